@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Set up Troika on this machine: system libraries (Cairo, fonts) and a virtualenv in .venv.
+# Safe to run again; it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+ldconfig -p 2>/dev/null | grep -q 'libcairo.so.2' || need_apt+=(libcairo2)
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        apt-get update -qq && apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    else
+        echo "Please install: ${need_apt[*]} (Cairo and the DejaVu fonts)" >&2
+        exit 1
+    fi
+fi
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/pip install -q --upgrade pip >/dev/null
+.venv/bin/pip install -q -e '.[test]'

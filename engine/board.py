@@ -1,0 +1,560 @@
+"""The printed board: hex coordinates, tiles parsed from the code notation, and the map.
+
+Everything here is static data read from ``engine/data/<title>.json`` (format in
+``shared/reference/README.md``); what changes during a game (laid tiles, tokens)
+lives in :mod:`engine.state`.
+
+Track ends are small integers: ``0..5`` is a tile edge, ``-1 - i`` is the tile's
+i-th revenue node (cities, towns and off-boards in the order they are listed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from typing import Iterable
+
+from .errors import DataError
+
+COLORS = ("white", "yellow", "green", "brown", "gray")
+"""Tile colours in upgrade order (white = empty land)."""
+
+# Edge -> (dx, dy) of the neighbour across that edge on the flat layout.
+EDGE_DELTAS: dict[int, tuple[int, int]] = {
+    0: (0, 2),
+    1: (-1, 1),
+    2: (-1, -1),
+    3: (0, -2),
+    4: (1, -1),
+    5: (1, 1),
+}
+
+_HEX_RE = re.compile(r"^([A-Z]+)(\d+)$")
+
+
+def parse_hex(hex_id: str) -> tuple[int, int]:
+    """'H8' -> (7, 8): column index from the letters, row number."""
+    m = _HEX_RE.match(hex_id)
+    if not m:
+        raise DataError(f"{hex_id!r} is not a hex name like H8")
+    letters, number = m.groups()
+    x = 0
+    for ch in letters:
+        x = x * 26 + (ord(ch) - ord("A") + 1)
+    return x - 1, int(number)
+
+
+def hex_name(x: int, y: int) -> str:
+    """(7, 8) -> 'H8'."""
+    letters = ""
+    n = x + 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        letters = chr(ord("A") + r) + letters
+    return f"{letters}{y}"
+
+
+def neighbour_coords(hex_id: str, edge: int) -> str:
+    """The hex across ``edge`` of ``hex_id`` (it may not exist on the map)."""
+    x, y = parse_hex(hex_id)
+    dx, dy = EDGE_DELTAS[edge]
+    return hex_name(x + dx, y + dy)
+
+
+def hex_distance(a: str, b: str) -> int:
+    """Number of hex borders crossed between two hexes (rulebook 8.7 token cost)."""
+    ax, ay = parse_hex(a)
+    bx, by = parse_hex(b)
+    dx, dy = abs(ax - bx), abs(ay - by)
+    return dx + max(0, (dy - dx) // 2)
+
+
+def is_edge(end: int) -> bool:
+    """True for a tile edge end, False for a revenue-node end."""
+    return end >= 0
+
+
+def node_end(index: int) -> int:
+    """The track end that stands for revenue node ``index``."""
+    return -1 - index
+
+
+def node_index(end: int) -> int:
+    """The revenue node a negative track end stands for."""
+    return -1 - end
+
+
+@dataclass(frozen=True)
+class Node:
+    """A revenue centre printed on a tile or hex."""
+
+    kind: str  # "city", "town" or "offboard"
+    revenue: int = 0
+    slots: int = 1
+    phase_revenue: tuple[tuple[str, int], ...] = ()  # off-boards: (colour, value)
+    groups: tuple[str, ...] = ()
+    hidden: bool = False
+    loc: float | None = None
+
+    def value(self, phase_color: str) -> int:
+        """The node's revenue in a phase whose latest tile colour is ``phase_color``."""
+        if not self.phase_revenue:
+            return self.revenue
+        by_color = dict(self.phase_revenue)
+        for color in reversed(COLORS[: COLORS.index(phase_color) + 1]):
+            if color in by_color:
+                return by_color[color]
+        return self.phase_revenue[0][1]
+
+
+@dataclass(frozen=True)
+class Border:
+    """A drawn or rule-bearing hex border."""
+
+    edge: int
+    type: str | None = None  # None (outline only), "impassable", "water"
+    cost: int = 0
+
+
+@dataclass(frozen=True)
+class TileDef:
+    """A tile (or the printed contents of a map hex) parsed from the code notation."""
+
+    name: str
+    color: str
+    nodes: tuple[Node, ...] = ()
+    paths: tuple[tuple[int, int], ...] = ()
+    label: str | None = None
+    future_label: tuple[str, str] | None = None  # (label, colour it applies from)
+    upgrade_cost: int = 0
+    terrain: str | None = None
+    borders: tuple[Border, ...] = ()
+    stubs: tuple[int, ...] = ()
+    count: int | None = None  # None = unlimited
+
+    @cached_property
+    def city_indexes(self) -> tuple[int, ...]:
+        return tuple(i for i, n in enumerate(self.nodes) if n.kind == "city")
+
+    @cached_property
+    def town_indexes(self) -> tuple[int, ...]:
+        return tuple(i for i, n in enumerate(self.nodes) if n.kind == "town")
+
+    def rotated_paths(self, rotation: int) -> tuple[tuple[int, int], ...]:
+        """Paths with every edge end turned clockwise by ``rotation`` sixths."""
+        return _rotated_paths(self, rotation % 6)
+
+    def exits(self, rotation: int) -> frozenset[int]:
+        """Hex edges that track on this tile leaves by, at ``rotation``."""
+        return _exits(self, rotation % 6)
+
+    def node_exits(self, rotation: int) -> tuple[frozenset[int], ...]:
+        """For each node, the hex edges joined to it directly by a path."""
+        return _node_exits(self, rotation % 6)
+
+    def edge_pairs(self, rotation: int) -> frozenset[frozenset[int]]:
+        """Plain edge-to-edge track pieces (not through a node)."""
+        return frozenset(
+            frozenset(p) for p in self.rotated_paths(rotation) if is_edge(p[0]) and is_edge(p[1])
+        )
+
+
+_ROT_CACHE: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+
+
+def _rotated_paths(tile: TileDef, rotation: int) -> tuple[tuple[int, int], ...]:
+    key = (id(tile), rotation)
+    hit = _ROT_CACHE.get(key)
+    if hit is None:
+        hit = tuple(
+            tuple((e + rotation) % 6 if is_edge(e) else e for e in p)  # type: ignore[misc]
+            for p in tile.paths
+        )
+        _ROT_CACHE[key] = hit
+    return hit
+
+
+def _exits(tile: TileDef, rotation: int) -> frozenset[int]:
+    return frozenset(e for p in tile.rotated_paths(rotation) for e in p if is_edge(e))
+
+
+def _node_exits(tile: TileDef, rotation: int) -> tuple[frozenset[int], ...]:
+    result: list[set[int]] = [set() for _ in tile.nodes]
+    for a, b in tile.rotated_paths(rotation):
+        if not is_edge(a) and is_edge(b):
+            result[node_index(a)].add(b)
+        elif is_edge(a) and not is_edge(b):
+            result[node_index(b)].add(a)
+    return tuple(frozenset(s) for s in result)
+
+
+def _parse_fields(body: str) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for item in body.split(","):
+        if not item:
+            continue
+        key, _, value = item.partition(":")
+        fields[key] = value
+    return fields
+
+
+def _parse_end(text: str) -> int:
+    return node_end(int(text[1:])) if text.startswith("_") else int(text)
+
+
+def parse_tile(name: str, color: str, code: str, count: int | None = None) -> TileDef:
+    """Parse the ``;``-separated code notation of a tile or map hex."""
+    nodes: list[Node] = []
+    paths: list[tuple[int, int]] = []
+    label = None
+    future_label = None
+    upgrade_cost = 0
+    terrain = None
+    borders: list[Border] = []
+    stubs: list[int] = []
+    for part in filter(None, code.split(";")):
+        kind, _, body = part.partition("=")
+        f = _parse_fields(body)
+        if kind in ("city", "town"):
+            loc = f.get("loc")
+            nodes.append(
+                Node(
+                    kind,
+                    int(f.get("revenue", "0")),
+                    int(f.get("slots", "1")),
+                    loc=float(loc) if loc else None,
+                )
+            )
+        elif kind == "offboard":
+            revenue = f["revenue"]
+            phases: tuple[tuple[str, int], ...] = ()
+            if "_" in revenue:
+                phases = tuple(
+                    (c, int(v)) for c, v in (item.split("_") for item in revenue.split("|"))
+                )
+            base = phases[0][1] if phases else int(revenue)
+            groups = tuple(filter(None, f.get("groups", "").split("|")))
+            nodes.append(Node("offboard", base, 0, phases, groups, f.get("hide") == "1"))
+        elif kind == "path":
+            paths.append((_parse_end(f["a"]), _parse_end(f["b"])))
+        elif kind == "label":
+            label = body
+        elif kind == "future_label":
+            future_label = (f["label"], f["color"])
+        elif kind == "upgrade":
+            upgrade_cost = int(f.get("cost", "0"))
+            terrain = f.get("terrain")
+        elif kind == "border":
+            borders.append(Border(int(f["edge"]), f.get("type"), int(f.get("cost", "0"))))
+        elif kind == "stub":
+            stubs.append(int(f["edge"]))
+        else:
+            raise DataError(f"tile {name}: unknown part {part!r}")
+    return TileDef(
+        name,
+        color,
+        tuple(nodes),
+        tuple(paths),
+        label,
+        future_label,
+        upgrade_cost,
+        terrain,
+        tuple(borders),
+        tuple(stubs),
+        count,
+    )
+
+
+@dataclass(frozen=True)
+class MarketCell:
+    """One space of a stock market."""
+
+    row: int
+    col: int
+    price: int
+    flags: str  # letters from the data: p, x, z, C, m
+
+    @property
+    def can_start_major(self) -> bool:
+        return "p" in self.flags or "z" in self.flags
+
+    @property
+    def can_start_minor(self) -> bool:
+        return "p" in self.flags or "x" in self.flags
+
+    @property
+    def convert_zone(self) -> bool:
+        return "C" in self.flags
+
+    @property
+    def minor_ceiling(self) -> bool:
+        return "m" in self.flags
+
+
+@dataclass(frozen=True)
+class TrainDef:
+    """A train type from the data."""
+
+    name: str
+    price: int
+    count: int | None  # None = unlimited
+    rusts_on: str | None
+    events: tuple[str, ...]
+    available_on: str | None
+    multiplier: int
+    pay: int  # stops counted
+    express: bool  # 5+5E: may skip cities, counts off-boards first
+
+    @property
+    def rank(self) -> int:
+        return int(self.name.split("+")[0])
+
+
+@dataclass(frozen=True)
+class PhaseDef:
+    """A game phase from the data (rulebook 11)."""
+
+    name: str
+    train_limit: dict[str, int]
+    tiles: tuple[str, ...]
+    status: tuple[str, ...]
+    operating_rounds: int
+
+    @property
+    def color(self) -> str:
+        """The latest tile colour: decides off-board values."""
+        return self.tiles[-1]
+
+
+@dataclass(frozen=True)
+class PrivateDef:
+    sym: str
+    name: str
+    value: int
+    revenue: int
+    min_bid: int
+    bonus_hexes: tuple[str, ...]
+    bonus: int
+    blocks_hexes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CorporationDef:
+    sym: str
+    name: str
+    type: str  # "major", "minor", "national"
+    tokens: tuple[int, ...]
+    color: str
+    text_color: str
+    home: str | None = None
+    home_city: int = 0
+
+
+@dataclass
+class Board:
+    """All static data of one title."""
+
+    title: str
+    hexes: dict[str, TileDef]
+    tiles: dict[str, TileDef]
+    upgrades: dict[str, tuple[str, ...]]
+    location_names: dict[str, str]
+    markets: dict[str, list[list[MarketCell | None]]]
+    default_market: str
+    phases: list[PhaseDef]
+    trains: list[TrainDef]
+    privates: list[PrivateDef]
+    corporations: dict[str, CorporationDef]
+    green_minors: tuple[str, ...]
+    bonus_capitals: tuple[str, ...]
+    bonus_revenue_hex: str | None
+    national_reservations: tuple[str, ...]
+    starting_cash: dict[int, int]
+    cert_limit: dict[int, int]
+    bank_cash: int
+    player_range: tuple[int, int]
+    neighbours: dict[str, dict[int, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.neighbours = {h: self._neighbours_of(h) for h in self.hexes}
+
+    def _neighbours_of(self, hex_id: str) -> dict[int, str]:
+        result: dict[int, str] = {}
+        for edge in range(6):
+            other = neighbour_coords(hex_id, edge)
+            if other in self.hexes:
+                result[edge] = other
+        return result
+
+    def train(self, name: str) -> TrainDef:
+        for t in self.trains:
+            if t.name == name:
+                return t
+        raise DataError(f"no train called {name!r}")
+
+    def phase(self, name: str) -> PhaseDef:
+        for p in self.phases:
+            if p.name == name:
+                return p
+        raise DataError(f"no phase called {name!r}")
+
+    def private(self, sym: str) -> PrivateDef:
+        for p in self.privates:
+            if p.sym == sym:
+                return p
+        raise DataError(f"no private company called {sym!r}")
+
+    def majors(self) -> list[str]:
+        return [s for s, c in self.corporations.items() if c.type == "major"]
+
+    def minors(self) -> list[str]:
+        return [s for s, c in self.corporations.items() if c.type == "minor"]
+
+    def national(self) -> str:
+        return next(s for s, c in self.corporations.items() if c.type == "national")
+
+    def market_cell(self, market: str, row: int, col: int) -> MarketCell:
+        grid = self.markets[market]
+        if 0 <= row < len(grid) and 0 <= col < len(grid[row]):
+            cell = grid[row][col]
+            if cell is not None:
+                return cell
+        raise DataError(f"no stock market space at row {row}, column {col}")
+
+    def market_cells(self, market: str) -> Iterable[MarketCell]:
+        for row in self.markets[market]:
+            for cell in row:
+                if cell is not None:
+                    yield cell
+
+
+def _parse_market(rows: list[list[str]]) -> list[list[MarketCell | None]]:
+    result: list[list[MarketCell | None]] = []
+    for r, row in enumerate(rows):
+        cells: list[MarketCell | None] = []
+        for c, text in enumerate(row):
+            if not text:
+                cells.append(None)
+                continue
+            m = re.match(r"^(\d+)([a-zA-Z]*)$", text)
+            if not m:
+                raise DataError(f"bad market cell {text!r}")
+            cells.append(MarketCell(r, c, int(m.group(1)), m.group(2)))
+        result.append(cells)
+    return result
+
+
+def _parse_train(d: dict) -> TrainDef:
+    distance = d["distance"]
+    if isinstance(distance, int):
+        pay, express = distance, False
+    else:
+        first = distance[0]
+        pay = first["pay"]
+        express = first["nodes"] == ["offboard"]
+    num = d.get("num")
+    return TrainDef(
+        name=d["name"],
+        price=d["price"],
+        count=None if num == "unlimited" else int(num),
+        rusts_on=d.get("rusts_on"),
+        events=tuple(e["type"] for e in d.get("events", [])),
+        available_on=d.get("available_on"),
+        multiplier=d.get("multiplier", 1),
+        pay=pay,
+        express=express,
+    )
+
+
+def _parse_private(d: dict) -> PrivateDef:
+    bonus_hexes: tuple[str, ...] = ()
+    bonus = 0
+    blocks: tuple[str, ...] = ()
+    for ability in d.get("abilities", []):
+        if ability["type"] == "hex_bonus":
+            bonus_hexes = tuple(ability["hexes"])
+            bonus = ability["amount"]
+        elif ability["type"] == "blocks_hexes":
+            blocks = tuple(ability["hexes"])
+    return PrivateDef(
+        d["sym"],
+        d["name"],
+        d["value"],
+        d["revenue"],
+        d["value"] - d.get("discount", 0),
+        bonus_hexes,
+        bonus,
+        blocks,
+    )
+
+
+def _parse_corporation(d: dict) -> CorporationDef:
+    return CorporationDef(
+        d["sym"],
+        d["name"],
+        d["type"],
+        tuple(d["tokens"]),
+        d.get("color") or "#888888",
+        d.get("text_color", "white"),
+        d.get("coordinates"),
+        d.get("city", 0),
+    )
+
+
+_BOARDS: dict[str, Board] = {}
+
+
+def load_board(title: str = "1861") -> Board:
+    """The board of ``title``, parsed once per process."""
+    if title not in _BOARDS:
+        _BOARDS[title] = _read_board(title)
+    return _BOARDS[title]
+
+
+def _read_board(title: str) -> Board:
+    data_dir = resources.files("engine") / "data"
+    try:
+        raw = json.loads((data_dir / f"{title}.json").read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise DataError(f"no board data for {title!r}") from exc
+    manifest = json.loads((data_dir / f"{title}-upgrades.json").read_text(encoding="utf-8"))
+    tiles = {
+        name: parse_tile(
+            name, t["color"], t["code"], None if t["count"] == "unlimited" else int(t["count"])
+        )
+        for name, t in raw["tiles"].items()
+    }
+    hexes = {h: parse_tile(h, v["color"], v["code"]) for h, v in raw["hexes"].items()}
+    return Board(
+        title=raw["title"],
+        hexes=hexes,
+        tiles=tiles,
+        upgrades={k: tuple(v) for k, v in manifest["upgrades"].items()},
+        location_names=raw["location_names"],
+        markets={name: _parse_market(rows) for name, rows in raw["markets"].items()},
+        default_market=raw["default_market"],
+        phases=[
+            PhaseDef(
+                p["name"],
+                p["train_limit"],
+                tuple(p["tiles"]),
+                tuple(p.get("status", [])),
+                p["operating_rounds"],
+            )
+            for p in raw["phases"]
+        ],
+        trains=[_parse_train(t) for t in raw["trains"]],
+        privates=[_parse_private(c) for c in raw["companies"]],
+        corporations={c["sym"]: _parse_corporation(c) for c in raw["corporations"]},
+        green_minors=tuple(raw.get("green_minors", [])),
+        bonus_capitals=tuple(raw.get("bonus_capitals", [])),
+        bonus_revenue_hex=raw.get("bonus_revenue_hex"),
+        national_reservations=tuple(raw.get("national_reservations", [])),
+        starting_cash={int(k): v for k, v in raw["starting_cash"].items()},
+        cert_limit={int(k): v for k, v in raw["cert_limit"].items()},
+        bank_cash=raw["bank_cash"],
+        player_range=tuple(raw["player_range"]),  # type: ignore[arg-type]
+    )

@@ -1,0 +1,142 @@
+"""A game of 1861: set-up, the round in progress, and applying actions.
+
+``Game.apply`` either changes the state or raises an :class:`EngineError` and
+leaves the state exactly as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import random
+from types import ModuleType
+from typing import Any
+
+from . import auction, merger, operating, stock_round
+from .actions import Action, EndGame
+from .board import load_board
+from .errors import IllegalAction
+from .rules import Rules
+from .scoring import end_game, final_values
+from .setup import new_state
+from .state import Context, GameState
+
+ROUND_MODULES: dict[str, ModuleType] = {
+    "Auction": auction,
+    "Stock": stock_round,
+    "Operating": operating,
+    "Merger": merger,
+}
+
+
+class Game:
+    """One game: its static context (board, rules) and its changing state."""
+
+    def __init__(self, ctx: Context, state: GameState) -> None:
+        self.ctx = ctx
+        self.state = state
+
+    @classmethod
+    def new(
+        cls,
+        players: list[tuple[str, str]],
+        seed: int,
+        rules: Rules | None = None,
+        title: str = "1861",
+        *,
+        first_player: int | None = None,
+    ) -> "Game":
+        """A new game. ``players`` are (id, name) in seat order; the first player
+        (priority deal, rule 2M) is drawn from ``seed`` unless given."""
+        ctx = Context(load_board(title), rules or Rules.rulebook())
+        if first_player is None:
+            first_player = random.Random(seed).randrange(len(players))
+        state = new_state(ctx, players, first_player)
+        auction.start(ctx, state)
+        return cls(ctx, state)
+
+    @property
+    def round_name(self) -> str:
+        return "Finished" if self.state.finished else self.state.round.kind
+
+    def actor(self) -> str | None:
+        """The player id or company symbol that must act now (None when finished)."""
+        if self.state.finished:
+            return None
+        return ROUND_MODULES[self.state.round.kind].actor(self.state)
+
+    def acting_player(self) -> str | None:
+        """The player who decides for the actor (the president of an acting company)."""
+        actor = self.actor()
+        if actor is None:
+            return None
+        return self.controller(actor)
+
+    def controller(self, entity: str) -> str | None:
+        """The player who decides for ``entity`` (a player id or a company symbol)."""
+        if any(p.id == entity for p in self.state.players):
+            return entity
+        company = self.state.companies.get(entity)
+        if company is None:
+            return None
+        if company.is_national:
+            return self.state.national_operator
+        president = self.state.president(entity)
+        return president.id if president else None
+
+    def choices(self) -> list[str]:
+        """What the actor may do now, in command words."""
+        if self.state.finished:
+            return []
+        return ROUND_MODULES[self.state.round.kind].choices(self.ctx, self.state)
+
+    def apply(self, action: Action, *, check: bool = True) -> list[str]:
+        """Apply an action and return the log lines it produced.
+
+        With ``check`` (the default) a refused action leaves the state untouched;
+        replays of trusted logs may pass ``check=False`` to skip the safety copy.
+        """
+        if self.state.finished:
+            raise IllegalAction("the game is over")
+        before = copy.deepcopy(self.state) if check else None
+        start = len(self.state.log)
+        try:
+            if isinstance(action, EndGame):
+                end_game(self.ctx, self.state, "manually_ended")
+            else:
+                ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
+        except Exception:
+            if before is not None:
+                self.state = before
+            raise
+        return self.state.log[start:]
+
+    def result(self) -> dict[str, int]:
+        """Each player's net worth (12.2); final once the game is finished."""
+        return final_values(self.ctx, self.state)
+
+    def dump(self) -> dict[str, Any]:
+        """The whole state as plain JSON data: equal dumps mean equal states."""
+        return _plain(dataclasses.asdict(self.state) | {"round": _round_dump(self.state)})
+
+
+def _round_dump(state: GameState) -> Any:
+    if state.round is None:
+        return None
+    return {"kind": state.round.kind, **dataclasses.asdict(state.round)}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_key(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: _key(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, set):
+        return sorted(_plain(v) for v in value)
+    return value
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, tuple):
+        return ",".join(str(k) for k in key)
+    return str(key)

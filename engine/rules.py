@@ -1,0 +1,75 @@
+"""Game options and the rule switches: the one place where rule sets differ.
+
+A new Troika game plays by the rulebook (:meth:`Rules.rulebook`). A game
+imported from 18xx.games plays by :meth:`Rules.site`, which turns on every
+switch below where that site applies the rules differently
+(``shared/RULES-NOTES.md`` section 11, cited as "RN 11.n").
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from .errors import InvalidAction
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Options chosen for a game plus the rulebook/18xx.games switches."""
+
+    market: str = "grid"
+    """Which stock market: "grid" or "column" (rulebook 4)."""
+
+    auction_decliner_may_bid: bool = False
+    """RN 11.1 — a player who declined to open a private auction may still bid once
+    someone has opened it. Rulebook 5.2: a pass is final."""
+
+    auction_reduced_price_first_taker: bool = False
+    """RN 11.2 — after all decline a private, the first player to bid the reduced
+    minimum buys it at once. Rulebook 5 note: the reduced private is auctioned normally."""
+
+    price_drop_per_sell_action: bool = False
+    """RN 11.5 — a president's sale drops the price once per sell action. Rulebook 7.3.1:
+    once per stock turn, however many sales."""
+
+    second_lay_may_upgrade: bool = False
+    """RN 11.10 — the extra track action for 20 may be an upgrade when the free one was
+    a yellow lay. Rulebook 8.6: the extra action is a yellow lay."""
+
+    max_exits_every_city_upgrade: bool = False
+    """RN 11.11 — "use as many track segments as possible" applies to every upgrade of
+    a city. Rulebook 8.6: only green cities upgraded to brown."""
+
+    tile_cost_paid_on_replace: bool = False
+    """RN 11.13 — a cost printed on a tile (Kiev's 635) is paid when that tile is
+    replaced. Rulebook 8.6.2: paid when the tile is placed."""
+
+    @classmethod
+    def rulebook(cls, **options: Any) -> "Rules":
+        """The rulebook's rules, with game options such as ``market="column"``."""
+        return cls(**options)
+
+    @classmethod
+    def site(cls, **options: Any) -> "Rules":
+        """The rules as 18xx.games applies them, for replaying its logs."""
+        switches = {f.name: True for f in fields(cls) if f.type == "bool"}
+        return cls(**{**switches, **options})
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Rules":
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise InvalidAction(f"unknown game options: {', '.join(sorted(unknown))}")
+        rules = cls(**data)
+        if rules.market not in ("grid", "column"):
+            raise InvalidAction(f"market must be 'grid' or 'column', not {rules.market!r}")
+        return rules
+
+    def but(self, **changes: Any) -> "Rules":
+        """A copy with some switches changed."""
+        return replace(self, **changes)

@@ -1,0 +1,81 @@
+"""Setting up a new game (rulebook 2): bank, players' cash, charters, map, train yard."""
+
+from __future__ import annotations
+
+from .board import Board
+from .errors import IllegalAction
+from .state import (
+    Certificate,
+    Company,
+    Context,
+    Depot,
+    GameState,
+    MapState,
+    Player,
+    StationToken,
+    Train,
+)
+
+HIDDEN_COMPANY = "3"
+"""The pseudo-private that locks hexes until phase 3 (RULES-NOTES 1.3)."""
+
+
+def new_state(ctx: Context, players: list[tuple[str, str]], priority: int) -> GameState:
+    """The state before the private auction: ``players`` are (id, name) in seat order."""
+    board = ctx.board
+    low, high = board.player_range
+    if not low <= len(players) <= high:
+        raise IllegalAction(f"{board.title} is played by {low} to {high} players, not {len(players)}")
+    if len({pid for pid, _ in players}) != len(players):
+        raise IllegalAction("every player needs a different id")
+    cash = board.starting_cash[len(players)]
+    state = GameState(
+        title=board.title,
+        players=[Player(pid, name, cash) for pid, name in players],
+        companies={sym: new_company(board, sym) for sym in board.corporations},
+        bank=board.bank_cash - cash * len(players),
+        map=_new_map(board),
+        depot=_new_depot(board),
+        phase=board.phases[0].name,
+        priority=priority,
+    )
+    state.private_owner = {p.sym: None for p in board.privates if p.sym != HIDDEN_COMPANY}
+    return state
+
+
+def new_company(board: Board, sym: str) -> Company:
+    """A company as its charter comes out of the box (also used to restart a major)."""
+    definition = board.corporations[sym]
+    company = Company(sym, definition.type)
+    company.tokens = [StationToken(price) for price in definition.tokens]
+    if definition.type == "major":
+        company.treasury = [Certificate(f"{sym}_0", sym, 20, president=True)] + [
+            Certificate(f"{sym}_{i}", sym, 10) for i in range(1, 9)
+        ]
+    elif definition.type == "minor":
+        company.treasury = [Certificate(f"{sym}_0", sym, 100, president=True)]
+    return company
+
+
+def _new_map(board: Board) -> MapState:
+    state = MapState()
+    for sym, corp in board.corporations.items():
+        if corp.home is not None and corp.type in ("minor", "national"):
+            state.reservations[(corp.home, corp.home_city)] = sym
+    for tile in board.tiles.values():
+        state.supply[tile.name] = tile.count
+        state.copies[tile.name] = 0
+    for private in board.privates:
+        state.blocked_hexes.update(private.blocks_hexes)
+    return state
+
+
+def _new_depot(board: Board) -> Depot:
+    depot = Depot()
+    for train in board.trains:
+        if train.count is None:
+            depot.upcoming.append(Train(f"{train.name}-0", train.name))
+            depot.copies[train.name] = 1
+        else:
+            depot.upcoming.extend(Train(f"{train.name}-{i}", train.name) for i in range(train.count))
+    return depot

@@ -1,0 +1,194 @@
+"""The game's state: plain dataclasses, nothing else.
+
+The state is only ever changed by the round modules while applying an action;
+everything here is data plus small queries that need no rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .board import Board, TileDef
+from .rules import Rules
+
+
+@dataclass
+class Certificate:
+    """A share certificate: ``NW_0`` is the president's 20%, ``NW_1``… are 10%."""
+
+    id: str
+    company: str
+    percent: int
+    president: bool = False
+
+
+@dataclass
+class Player:
+    id: str
+    name: str
+    cash: int = 0
+    certs: list[Certificate] = field(default_factory=list)  # in the order received
+    privates: list[str] = field(default_factory=list)
+
+    def percent_of(self, company: str) -> int:
+        return sum(c.percent for c in self.certs if c.company == company)
+
+
+@dataclass
+class Train:
+    id: str  # "2-0": train name and copy
+    name: str
+    operated: bool = False  # ran in the current operating round
+
+
+@dataclass
+class StationToken:
+    """One of a company's station tokens: placed on (hex, city) or still on the charter."""
+
+    price: int  # 0 home, 20 or 40 per hex
+    hex: str | None = None
+    city: int | None = None
+
+
+@dataclass
+class Company:
+    """A minor, a major or the national railway."""
+
+    sym: str
+    type: str  # "minor", "major", "national"
+    cash: int = 0
+    trains: list[Train] = field(default_factory=list)
+    loans: int = 0
+    loans_due: int = 0  # loans owing interest this operating round (fixed at its start)
+    treasury: list[Certificate] = field(default_factory=list)  # shares the company holds of itself
+    privates: list[str] = field(default_factory=list)
+    tokens: list[StationToken] = field(default_factory=list)
+    market: tuple[int, int] | None = None  # (row, column) on the stock market
+    floated: bool = False
+    operated: bool = False  # has completed an operating turn
+    closed: bool = False
+
+    @property
+    def placed_tokens(self) -> list[StationToken]:
+        return [t for t in self.tokens if t.hex is not None]
+
+    @property
+    def is_minor(self) -> bool:
+        return self.type == "minor"
+
+    @property
+    def is_major(self) -> bool:
+        return self.type == "major"
+
+    @property
+    def is_national(self) -> bool:
+        return self.type == "national"
+
+
+@dataclass
+class PlacedTile:
+    """A tile laid on a hex: ``tile`` is the tile name, ``id`` the physical copy (``58-0``)."""
+
+    tile: str
+    rotation: int
+    id: str
+
+
+@dataclass
+class MapState:
+    """What is on the board now: laid tiles, station tokens, reservations."""
+
+    tiles: dict[str, PlacedTile] = field(default_factory=dict)
+    # (hex, city index) -> company symbol in each slot (None = empty)
+    tokens: dict[tuple[str, int], list[str | None]] = field(default_factory=dict)
+    # (hex, city index) -> company that has that city's spot reserved
+    reservations: dict[tuple[str, int], str] = field(default_factory=dict)
+    supply: dict[str, int | None] = field(default_factory=dict)  # tile name -> left (None: unlimited)
+    copies: dict[str, int] = field(default_factory=dict)  # tile name -> copies handed out so far
+    blocked_hexes: set[str] = field(default_factory=set)  # locked until phase 3
+
+
+@dataclass
+class Depot:
+    """The train yard (upcoming trains in order) and the bank pool of trains."""
+
+    upcoming: list[Train] = field(default_factory=list)
+    pool: list[Train] = field(default_factory=list)
+    copies: dict[str, int] = field(default_factory=dict)  # unlimited trains: copies issued
+
+
+@dataclass
+class GameState:
+    """Everything that changes during a game."""
+
+    title: str
+    players: list[Player]
+    companies: dict[str, Company]
+    bank: int
+    pool: list[Certificate] = field(default_factory=list)  # the bank pool (market)
+    private_owner: dict[str, str | None] = field(default_factory=dict)  # player id / company / None
+    closed_privates: set[str] = field(default_factory=set)
+    market: dict[tuple[int, int], list[str]] = field(default_factory=dict)  # stacks, top first
+    map: MapState = field(default_factory=MapState)
+    depot: Depot = field(default_factory=Depot)
+    phase: str = "2"
+    events: set[str] = field(default_factory=set)  # train events that have happened (11)
+    priority: int = 0  # index of the player with the priority deal
+    national_operator: str | None = None  # player who runs the national's trains (8.13)
+    round: Any = None  # AuctionRound | StockRound | OperatingRound | MergerRound
+    round_number: int = 1  # stock-round number (the "set")
+    operating_rounds: int = 2  # operating rounds in the current set
+    bank_broken: bool = False
+    final_set: bool = False  # the game ends after this set of operating rounds
+    game_end_after_or: tuple[int, int] | None = None  # (set, OR number) after which the game ends
+    finished: bool = False
+    end_reason: str | None = None
+    log: list[str] = field(default_factory=list)
+
+    def player(self, player_id: str) -> Player:
+        for p in self.players:
+            if p.id == player_id:
+                return p
+        raise KeyError(player_id)
+
+    def player_index(self, player_id: str) -> int:
+        for i, p in enumerate(self.players):
+            if p.id == player_id:
+                return i
+        raise KeyError(player_id)
+
+    def holders(self, company: str) -> list[Player]:
+        return [p for p in self.players if any(c.company == company for c in p.certs)]
+
+    def president(self, company: str) -> Player | None:
+        for p in self.players:
+            for c in p.certs:
+                if c.company == company and (c.president or c.percent == 100):
+                    return p
+        return None
+
+    def pool_percent(self, company: str) -> int:
+        return sum(c.percent for c in self.pool if c.company == company)
+
+
+@dataclass
+class Context:
+    """What the round modules need besides the state: static data and the rule switches."""
+
+    board: Board
+    rules: Rules
+
+    def tile_def(self, name: str) -> TileDef:
+        return self.board.tiles[name]
+
+    def tile_at(self, state: GameState, hex_id: str) -> tuple[TileDef, int]:
+        """The tile on a hex and its rotation: a laid tile, else what the map prints."""
+        placed = state.map.tiles.get(hex_id)
+        if placed is None:
+            return self.board.hexes[hex_id], 0
+        return self.board.tiles[placed.tile], placed.rotation
+
+    def phase_color(self, state: GameState) -> str:
+        """The latest tile colour of the current phase (off-board values, 11)."""
+        return self.board.phase(state.phase).color
