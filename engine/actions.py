@@ -122,12 +122,14 @@ class RunRoutes(Action):
 
     kind: ClassVar[str] = "run_routes"
     routes: tuple[Route, ...] = ()
+    revenue: int | None = None  # the total the player expects; None = whatever the routes earn
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "type": self.kind,
             "entity": self.entity,
             "routes": [{"train": r.train, "legs": _listify(r.legs)} for r in self.routes],
+            "revenue": self.revenue,
         }
 
 
@@ -253,7 +255,10 @@ def action_from_dict(data: dict[str, Any]) -> Action:
                 Route(str(r["train"]), tuple(tuple(str(h) for h in leg) for leg in r["legs"]))
                 for r in values.get("routes", [])
             )
-            return RunRoutes(str(values["entity"]), routes)
+            revenue = values.get("revenue")
+            if revenue is not None and not isinstance(revenue, int):
+                raise InvalidAction(f"run_routes: revenue must be a whole number, not {revenue!r}")
+            return RunRoutes(str(values["entity"]), routes, revenue)
         allowed = {f.name: f for f in fields(cls)}
         unknown = set(values) - set(allowed)
         if unknown:

@@ -63,7 +63,7 @@ def _open_bidding(state: GameState, auction: AuctionRound) -> None:
     auction.turn = auction.active[0] if auction.active else auction.opener
 
 
-def actor(state: GameState) -> str:
+def actor(ctx: Context, state: GameState) -> str:
     auction: AuctionRound = state.round
     return state.players[auction.turn].id
 

@@ -63,7 +63,7 @@ class Game:
         """The player id or company symbol that must act now (None when finished)."""
         if self.state.finished:
             return None
-        return ROUND_MODULES[self.state.round.kind].actor(self.state)
+        return ROUND_MODULES[self.state.round.kind].actor(self.ctx, self.state)
 
     def acting_player(self) -> str | None:
         """The player who decides for the actor (the president of an acting company)."""

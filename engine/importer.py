@@ -158,7 +158,8 @@ def _run_routes(state: GameState, raw: dict[str, Any]) -> Action:
         Route(str(r["train"]), tuple(tuple(str(h) for h in leg) for leg in r["connections"]))
         for r in raw.get("routes", [])
     )
-    return RunRoutes(_entity(raw), routes)
+    revenue = sum(int(r["revenue"]) for r in raw.get("routes", []) if "revenue" in r)
+    return RunRoutes(_entity(raw), routes, revenue)
 
 
 def _dividend(state: GameState, raw: dict[str, Any]) -> Action:

@@ -7,7 +7,7 @@ from .errors import IllegalAction
 from .state import Context, GameState
 
 
-def actor(state: GameState) -> str:
+def actor(ctx: Context, state: GameState) -> str:
     return ""
 
 
@@ -17,3 +17,12 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
 
 def choices(ctx: Context, state: GameState) -> list[str]:
     return []
+
+
+def active_in_phase(ctx: Context, state: GameState) -> bool:
+    """9: merger rounds follow operating rounds in phases 3 to 7."""
+    return 3 <= int(state.phase) <= 7
+
+
+def start(ctx: Context, state: GameState, after_or: int) -> None:
+    raise IllegalAction("merger rounds are not playable yet")

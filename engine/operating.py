@@ -1,34 +1,578 @@
-"""The operating round (rulebook 8)."""
+"""The operating round (rulebook 8): privates pay, then minors, majors and the
+national railway operate in turn, each through steps A–H (8.4)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .actions import Action
+from . import dividends, game_end, graph, loans, market, trains
+from .actions import (
+    Action,
+    BuyPrivate,
+    BuyTrain,
+    Choose,
+    DiscardTrain,
+    Dividend,
+    LayTile,
+    Pass,
+    PlaceToken,
+    RedeemShares,
+    RunRoutes,
+)
 from .errors import IllegalAction
-from .state import Context, GameState
+from .nationalization import national, nationalize
+from .state import Company, Context, GameState
+from .tokens import free_slot_for, put_token, token_cost
+
+STEPS = (
+    "redeem",  # A (8.5)
+    "track",  # B (8.6)
+    "token",  # C (8.7)
+    "routes",  # D (8.8)
+    "dividend",  # E (8.9)
+    "private_before_loans",  # H, before loans are settled (8.12)
+    "loans",  # F (8.10)
+    "trains",  # G (8.11)
+    "private_end",  # H (8.12)
+)
+TRACK_ACTIONS = 2
+SECOND_LAY_COST = 20
 
 
 @dataclass
 class OperatingRound:
     kind = "Operating"
-    number: int = 1
+    number: int = 1  # 1..operating rounds in this set
     order: list[str] = field(default_factory=list)
     index: int = 0
+    step: str = STEPS[0]
+    lays: list[str] = field(default_factory=list)  # hexes of this turn's track actions
+    upgraded: bool = False
+    tokened: bool = False
+    revenue: int = 0
+
+
+# --- round flow ------------------------------------------------------------------
 
 
 def start_set(ctx: Context, state: GameState) -> None:
-    state.round = OperatingRound()
+    """After a stock round: the set's operating rounds begin."""
+    state.operating_rounds = game_end.rounds_in_next_set(ctx, state, state.round_number)
+    start(ctx, state, 1)
 
 
-def actor(state: GameState) -> str:
+def start(ctx: Context, state: GameState, number: int) -> None:
+    """8.3: record loans owing interest, privates pay, fix the operating order."""
+    rnd = OperatingRound(number=number)
+    state.round = rnd
+    state.log.append(f"Operating round {state.round_number}.{number}")
+    state.national_operator = state.players[state.priority].id
+    for company in state.companies.values():
+        company.loans_due = company.loans
+        for train in company.trains:
+            train.operated = False
+    _privates_pay(ctx, state)
+    floated = [s for s, c in state.companies.items() if c.floated and not c.closed]
+    minors = [s for s in floated if state.companies[s].is_minor]
+    majors = [s for s in floated if state.companies[s].is_major]
+    rnd.order = (
+        market.in_price_order(ctx, state, minors)
+        + market.in_price_order(ctx, state, majors)
+        + [ctx.board.national()]
+    )
+    rnd.index = -1
+    _next_company(ctx, state, rnd)
+
+
+def _privates_pay(ctx: Context, state: GameState) -> None:
+    """8.3A: every owned private pays its revenue to its owner."""
+    for sym, owner in state.private_owner.items():
+        if owner is None or sym in state.closed_privates:
+            continue
+        revenue = ctx.board.private(sym).revenue
+        if owner in state.companies:
+            state.companies[owner].cash += revenue
+        else:
+            state.player(owner).cash += revenue
+        state.bank -= revenue
+
+
+def current(state: GameState) -> Company | None:
     rnd: OperatingRound = state.round
-    return rnd.order[rnd.index] if rnd.order else ""
+    if 0 <= rnd.index < len(rnd.order):
+        return state.companies[rnd.order[rnd.index]]
+    return None
+
+
+def _next_company(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
+    rnd.index += 1
+    rnd.step = STEPS[0]
+    rnd.lays, rnd.upgraded, rnd.tokened, rnd.revenue = [], False, False, 0
+    company = current(state)
+    if company is None:
+        _end(ctx, state, rnd)
+        return
+    if company.is_national:
+        if "national_operates" not in ctx.board.phase(state.phase).status:
+            _next_company(ctx, state, rnd)
+            return
+        _national_home_token(ctx, state, company)
+    elif company.closed or not company.floated:
+        _next_company(ctx, state, rnd)
+        return
+    _advance(ctx, state)
+
+
+def _national_home_token(ctx: Context, state: GameState, nat: Company) -> None:
+    """8.13: on its first run the RSR puts a token in its reserved St Petersburg city."""
+    corp = ctx.board.corporations[nat.sym]
+    if corp.home is None or any(t.hex == corp.home for t in nat.tokens):
+        return
+    if (corp.home, corp.home_city) in state.map.reservations:
+        put_token(ctx, state, nat.sym, corp.home, corp.home_city)
+        return
+    for key, holder in state.map.reservations.items():
+        if key[0] == corp.home and holder == nat.sym:
+            put_token(ctx, state, nat.sym, *key)
+            return
+
+
+def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
+    """8.14: after the last company, a merger round (phases 3–7) or the next round."""
+    game_end.check_bank(ctx, state)
+    if state.game_ends_after == (state.round_number, rnd.number):
+        from .scoring import end_game
+
+        end_game(ctx, state, "bank" if state.bank_broken and state.phase != ctx.board.phases[-1].name else "final_phase")
+        return
+    from . import merger
+
+    if merger.active_in_phase(ctx, state):
+        merger.start(ctx, state, rnd.number)
+    else:
+        after_operating_round(ctx, state, rnd.number)
+
+
+def after_operating_round(ctx: Context, state: GameState, number: int) -> None:
+    """Another operating round of the set, or the next stock round (6)."""
+    if number < state.operating_rounds:
+        start(ctx, state, number + 1)
+        return
+    from . import stock_round
+
+    state.round_number += 1
+    stock_round.start(ctx, state)
+
+
+# --- who acts --------------------------------------------------------------------
+
+
+def actor(ctx: Context, state: GameState) -> str:
+    if state.trainless_majors:
+        return state.trainless_majors[0]
+    over = trains.over_limit(ctx, state)
+    if over:
+        return over[0]
+    company = current(state)
+    return company.sym if company else ""
+
+
+# --- applying actions ------------------------------------------------------------
 
 
 def apply(ctx: Context, state: GameState, action: Action) -> None:
-    raise IllegalAction("operating rounds are not playable yet")
+    """Apply one action of the operating round, then run automatic steps."""
+    rnd: OperatingRound = state.round
+    if state.trainless_majors:
+        _trainless_choice(ctx, state, action)
+    elif trains.over_limit(ctx, state):
+        _discard(ctx, state, action)
+    else:
+        company = current(state)
+        if company is None or action.entity != company.sym:
+            raise IllegalAction(f"it is {company.sym if company else 'nobody'}'s turn to operate")
+        if isinstance(action, BuyPrivate) and rnd.step != "private_end":
+            _buy_private(ctx, state, company, action)
+        else:
+            HANDLERS[rnd.step](ctx, state, rnd, company, action)
+    _advance(ctx, state)
+
+
+def _advance(ctx: Context, state: GameState) -> None:
+    """Run steps that need nobody's decision until someone must act."""
+    while state.round is not None and state.round.kind == "Operating" and not state.finished:
+        rnd: OperatingRound = state.round
+        if state.trainless_majors or trains.over_limit(ctx, state):
+            return
+        company = current(state)
+        if company is None:
+            return
+        if company.closed or (company.market is None and not company.is_national):
+            _next_company(ctx, state, rnd)
+            continue
+        if NEEDS_ACTION[rnd.step](ctx, state, rnd, company):
+            return
+        AUTOMATIC[rnd.step](ctx, state, rnd, company)
+        if state.round is not rnd:
+            continue
+        _next_step(ctx, state, rnd)
+
+
+def _next_step(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
+    i = STEPS.index(rnd.step)
+    if i + 1 < len(STEPS):
+        rnd.step = STEPS[i + 1]
+    else:
+        _next_company(ctx, state, rnd)
+
+
+def _nothing(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
+    return None
+
+
+# --- A: redeem shares (8.5) ---------------------------------------------------------
+
+
+def _redeem_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
+    return (
+        company.is_major
+        and state.pool_percent(company.sym) > 0
+        and company.cash >= market.price(ctx, state, company.sym)
+    )
+
+
+def _redeem(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
+    if isinstance(action, Pass):
+        _next_step(ctx, state, rnd)
+        return
+    if not isinstance(action, RedeemShares):
+        raise IllegalAction(f"{company.sym} may redeem shares from the pool or pass")
+    price = market.price(ctx, state, company.sym)
+    pool = [c for c in state.pool if c.company == company.sym]
+    if action.count < 1 or action.count * 10 > sum(c.percent for c in pool):
+        raise IllegalAction(f"the pool holds {sum(c.percent for c in pool)}% of {company.sym}")
+    if company.cash < price * action.count:
+        raise IllegalAction(f"{company.sym} has {company.cash}; {action.count} share(s) cost {price * action.count}")
+    for cert in pool[: action.count]:
+        state.pool.remove(cert)
+        company.treasury.append(cert)
+    company.cash -= price * action.count
+    state.bank += price * action.count
+    state.log.append(f"{company.sym} redeems {action.count} share(s) for {price * action.count}")
+    _next_step(ctx, state, rnd)
+
+
+# --- B: track (8.6) ---------------------------------------------------------------
+
+
+def _track_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
+    if company.is_national or not company.placed_tokens or len(rnd.lays) >= TRACK_ACTIONS:
+        return False
+    cost = SECOND_LAY_COST if rnd.lays else 0
+    return loans.borrowing_power(company) >= cost
+
+
+def _track(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
+    if isinstance(action, Pass):
+        _next_step(ctx, state, rnd)
+        return
+    if not isinstance(action, LayTile):
+        raise IllegalAction(f"{company.sym} may lay a tile or pass")
+    from .lay import lay_tile
+
+    lay_tile(ctx, state, rnd, company, action)
+    if len(rnd.lays) >= TRACK_ACTIONS:
+        _next_step(ctx, state, rnd)
+
+
+# --- C: station token (8.7) --------------------------------------------------------
+
+
+def tokenable_cities(ctx: Context, state: GameState, company: Company) -> list[tuple[str, int]]:
+    """Reachable cities with room for the company, on hexes where it has no token."""
+    reach = graph.reachable(ctx, state, company.sym)
+    own_hexes = {t.hex for t in company.tokens if t.hex}
+    result = []
+    for hex_id, index in sorted(reach.nodes):
+        tile, _ = ctx.tile_at(state, hex_id)
+        if tile.nodes[index].kind != "city" or hex_id in own_hexes:
+            continue
+        if free_slot_for(ctx, state, company.sym, hex_id, index) is not None:
+            result.append((hex_id, index))
+    return result
+
+
+def _token_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
+    if not company.is_major or rnd.tokened:
+        return False
+    unused = next((t for t in company.tokens if t.hex is None), None)
+    if unused is None or unused.price > company.cash:
+        return False
+    return bool(tokenable_cities(ctx, state, company))
+
+
+def _token(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
+    if isinstance(action, Pass):
+        _next_step(ctx, state, rnd)
+        return
+    if not isinstance(action, PlaceToken):
+        raise IllegalAction(f"{company.sym} may place a station token or pass")
+    allowed = tokenable_cities(ctx, state, company)
+    if (action.hex, action.city) not in allowed:
+        raise IllegalAction(
+            f"{company.sym} cannot token {action.hex} city {action.city}; it can reach "
+            + (", ".join(f"{h} city {c}" for h, c in allowed) or "no open city")
+        )
+    cost = token_cost(state, company.sym, action.hex)
+    if company.cash < cost:
+        raise IllegalAction(f"the token costs {cost}; {company.sym} has {company.cash} (no loans for tokens)")
+    company.cash -= cost
+    state.bank += cost
+    put_token(ctx, state, company.sym, action.hex, action.city)
+    state.log.append(f"{company.sym} places a token in {action.hex} for {cost}")
+    rnd.tokened = True
+    _next_step(ctx, state, rnd)
+
+
+# --- D: run trains (8.8) -------------------------------------------------------------
+
+
+def _routes_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
+    if not any(not t.operated for t in company.trains):
+        return False
+    reach = graph.reachable(ctx, state, company.sym)
+    own = {(t.hex, t.city) for t in company.tokens if t.hex is not None}
+    return any(node not in own for node in reach.nodes)
+
+
+def _run(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
+    if not isinstance(action, RunRoutes):
+        raise IllegalAction(f"{company.sym} must run its trains")
+    from .routes import check_routes
+
+    results = check_routes(ctx, state, company.sym, action.routes)
+    revenue = sum(r.revenue for r in results)
+    if action.revenue is not None and action.revenue != revenue:
+        raise IllegalAction(f"these routes earn {revenue}, not {action.revenue}")
+    for result in results:
+        for train in company.trains:
+            if train.id == result.train:
+                train.operated = True
+    rnd.revenue = revenue
+    state.log.append(f"{company.sym} runs for {rnd.revenue}")
+    _next_step(ctx, state, rnd)
+
+
+# --- E: dividends (8.9) --------------------------------------------------------------
+
+
+def _dividend_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
+    return company.is_major and rnd.revenue > 0
+
+
+def _dividend_auto(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
+    dividends.distribute(ctx, state, company, rnd.revenue, "withhold")
+    company.operated = True
+
+
+def _dividend(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
+    if not isinstance(action, Dividend):
+        raise IllegalAction(f"{company.sym} must choose: payout, half or withhold")
+    dividends.distribute(ctx, state, company, rnd.revenue, action.choice)
+    company.operated = True
+    _next_step(ctx, state, rnd)
+
+
+# --- H: buying privates (8.12) --------------------------------------------------------
+
+
+def can_buy_private(ctx: Context, state: GameState, company: Company) -> bool:
+    if company.is_national or company.cash < 1:
+        return False
+    if "can_buy_companies" not in ctx.board.phase(state.phase).status:
+        return False
+    return any(
+        owner is not None and owner not in state.companies and sym not in state.closed_privates
+        for sym, owner in state.private_owner.items()
+    )
+
+
+def _private_window_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
+    if not can_buy_private(ctx, state, company):
+        return False
+    if rnd.step == "private_before_loans":
+        return company.loans > 0 or ctx.rules.explicit_private_window
+    return True
+
+
+def _private_window(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
+    if isinstance(action, Pass):
+        _next_step(ctx, state, rnd)
+        return
+    if not isinstance(action, BuyPrivate):
+        raise IllegalAction(f"{company.sym} may buy a private company or pass")
+    _buy_private(ctx, state, company, action)
+
+
+def _buy_private(ctx: Context, state: GameState, company: Company, action: BuyPrivate) -> None:
+    """8.12: from a player, for 1 to its face value, cash only, in phases 3–5."""
+    if not can_buy_private(ctx, state, company):
+        raise IllegalAction(f"{company.sym} cannot buy a private company now (phases 3 to 5 only)")
+    owner = state.private_owner.get(action.private)
+    if owner is None or owner in state.companies:
+        raise IllegalAction(f"{action.private} is not owned by a player")
+    face = ctx.board.private(action.private).value
+    if not 1 <= action.price <= face:
+        raise IllegalAction(f"{action.private} may be bought for 1 to {face}")
+    if company.cash < action.price:
+        raise IllegalAction(f"{company.sym} has only {company.cash}")
+    seller = state.player(owner)
+    seller.privates.remove(action.private)
+    seller.cash += action.price
+    company.cash -= action.price
+    company.privates.append(action.private)
+    state.private_owner[action.private] = company.sym
+    state.log.append(f"{company.sym} buys {action.private} from {seller.name} for {action.price}")
+
+
+# --- F: loans (8.10) ------------------------------------------------------------------
+
+
+def _loans_auto(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
+    if not loans.pay_interest(state, company):
+        state.log.append(f"{company.sym} cannot pay its loan interest")
+        nationalize(ctx, state, company.sym)
+        return
+    loans.repay_loans(state, company)
+    company.loans_due = company.loans
+
+
+# --- G: buy trains (8.11) -------------------------------------------------------------
+
+
+def _must_buy(ctx: Context, state: GameState, company: Company) -> bool:
+    """Trainless and able to afford a yard or pool train with loans (8.11.3)."""
+    cheapest = trains.cheapest_bank_price(ctx, state)
+    return not company.trains and cheapest is not None and loans.borrowing_power(company) >= cheapest
+
+
+def _trains_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
+    if company.is_national:
+        return False
+    if _must_buy(ctx, state, company):
+        return True
+    if len(company.trains) >= trains.train_limit(ctx, state, company):
+        return False
+    prices = [ctx.board.train(t.name).price for t in trains.bank_trains(ctx, state)]
+    others = any(
+        c.trains and not c.is_national and c.sym != company.sym for c in state.companies.values() if not c.closed
+    )
+    return (prices and company.cash >= min(prices)) or (others and company.cash >= 1)
+
+
+def _trains_auto(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
+    if company.is_national:
+        trains.national_buys_trains(ctx, state)
+    elif not company.trains:
+        state.log.append(f"{company.sym} has no train and cannot buy one")
+        nationalize(ctx, state, company.sym)
+
+
+def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
+    if isinstance(action, Pass):
+        if _must_buy(ctx, state, company):
+            raise IllegalAction(f"{company.sym} has no train and must buy one (8.11.3)")
+        if not company.trains:
+            nationalize(ctx, state, company.sym)
+        _next_step(ctx, state, rnd)
+        return
+    if not isinstance(action, BuyTrain):
+        raise IllegalAction(f"{company.sym} may buy a train or pass")
+    trains.buy_train(ctx, state, company, action.train, action.price, compulsory=not company.trains)
+
+
+# --- discards and trainless majors ---------------------------------------------------
+
+
+def _discard(ctx: Context, state: GameState, action: Action) -> None:
+    sym = trains.over_limit(ctx, state)[0]
+    if not isinstance(action, DiscardTrain) or action.entity != sym:
+        raise IllegalAction(f"{sym} is over its train limit and must discard a train")
+    company = state.companies[sym]
+    train = next((t for t in company.trains if t.id == action.train), None)
+    if train is None:
+        raise IllegalAction(f"{sym} has no train {action.train}")
+    company.trains.remove(train)
+    state.depot.pool.append(train)
+    state.log.append(f"{sym} discards a {train.name}-train to the pool")
+
+
+def _trainless_choice(ctx: Context, state: GameState, action: Action) -> None:
+    sym = state.trainless_majors[0]
+    if action.entity != sym or not isinstance(action, (Choose, Pass)):
+        raise IllegalAction(f"{sym} has no train: its president must choose to nationalize it or keep it")
+    state.trainless_majors.pop(0)
+    if isinstance(action, Choose):
+        if action.choice != "nationalize":
+            raise IllegalAction("the only choice is 'nationalize' (or pass to keep the company)")
+        nationalize(ctx, state, sym)
 
 
 def choices(ctx: Context, state: GameState) -> list[str]:
-    return []
+    """What the acting company may do now, in command words."""
+    rnd: OperatingRound = state.round
+    if state.trainless_majors:
+        return ["choose nationalize", "pass"]
+    over = trains.over_limit(ctx, state)
+    if over:
+        company = state.companies[over[0]]
+        return [f"discard {t.id}" for t in company.trains]
+    company = current(state)
+    if company is None:
+        return []
+    options = {
+        "redeem": ["redeem N", "pass"],
+        "track": ["lay HEX TILE ROTATION", "pass"],
+        "token": [f"token {h} {c}" for h, c in tokenable_cities(ctx, state, company)] + ["pass"],
+        "routes": ["run", "run TRAIN: HEX-HEX-..."],
+        "dividend": ["payout", "half", "withhold"],
+        "private_before_loans": ["private SYM PRICE", "pass"],
+        "trains": [f"train {t.id} {ctx.board.train(t.name).price}" for t in trains.bank_trains(ctx, state)]
+        + ([] if _must_buy(ctx, state, company) else ["pass"]),
+        "private_end": ["private SYM PRICE", "pass"],
+    }
+    return options.get(rnd.step, [])
+
+
+NEEDS_ACTION = {
+    "redeem": _redeem_needed,
+    "track": _track_needed,
+    "token": _token_needed,
+    "routes": _routes_needed,
+    "dividend": _dividend_needed,
+    "private_before_loans": _private_window_needed,
+    "loans": lambda ctx, state, rnd, company: False,
+    "trains": _trains_needed,
+    "private_end": _private_window_needed,
+}
+AUTOMATIC = {
+    "redeem": _nothing,
+    "track": _nothing,
+    "token": _nothing,
+    "routes": _nothing,
+    "dividend": _dividend_auto,
+    "private_before_loans": _nothing,
+    "loans": _loans_auto,
+    "trains": _trains_auto,
+    "private_end": _nothing,
+}
+HANDLERS = {
+    "redeem": _redeem,
+    "track": _track,
+    "token": _token,
+    "routes": _run,
+    "dividend": _dividend,
+    "private_before_loans": _private_window,
+    "trains": _trains,
+    "private_end": _private_window,
+}

@@ -33,10 +33,6 @@ class Rules:
     """RN 11.5 — a president's sale drops the price once per sell action. Rulebook 7.3.1:
     once per stock turn, however many sales."""
 
-    second_lay_may_upgrade: bool = False
-    """RN 11.10 — the extra track action for 20 may be an upgrade when the free one was
-    a yellow lay. Rulebook 8.6: the extra action is a yellow lay."""
-
     max_exits_every_city_upgrade: bool = False
     """RN 11.11 — "use as many track segments as possible" applies to every upgrade of
     a city. Rulebook 8.6: only green cities upgraded to brown."""
@@ -44,6 +40,19 @@ class Rules:
     tile_cost_paid_on_replace: bool = False
     """RN 11.13 — a cost printed on a tile (Kiev's 635) is paid when that tile is
     replaced. Rulebook 8.6.2: paid when the tile is placed."""
+
+    bank_breaks_below_zero: bool = False
+    """RN 11.35 — the bank breaks when a payment would take it below zero. Rulebook
+    12.1: when it has run out (nothing left)."""
+
+    explicit_private_window: bool = False
+    """RN 7.2 — a company with no loans is still offered the private-purchase window
+    before loan operations (18xx.games passes it automatically and logs the pass).
+    Rulebook 8.12: buying a private is possible at any time, so no separate window."""
+
+    national_token_on_gray_moscow: bool = False
+    """RN 11.21 — the national's reserved Moscow token is placed when gray 639 is laid
+    there. Rulebook 8.13: at the start of phase 8."""
 
     @classmethod
     def rulebook(cls, **options: Any) -> "Rules":

@@ -139,9 +139,9 @@ class GameState:
     round: Any = None  # AuctionRound | StockRound | OperatingRound | MergerRound
     round_number: int = 1  # stock-round number (the "set")
     operating_rounds: int = 2  # operating rounds in the current set
+    trainless_majors: list[str] = field(default_factory=list)  # awaiting their president's choice (10)
     bank_broken: bool = False
-    final_set: bool = False  # the game ends after this set of operating rounds
-    game_end_after_or: tuple[int, int] | None = None  # (set, OR number) after which the game ends
+    game_ends_after: tuple[int, int] | None = None  # (set, operating round) that ends the game
     finished: bool = False
     end_reason: str | None = None
     log: list[str] = field(default_factory=list)

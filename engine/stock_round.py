@@ -48,7 +48,7 @@ def start(ctx: Context, state: GameState) -> None:
     _skip_players_without_actions(ctx, state)
 
 
-def actor(state: GameState) -> str:
+def actor(ctx: Context, state: GameState) -> str:
     sr: StockRound = state.round
     if sr.home_token is not None:
         return sr.home_token

@@ -1,0 +1,425 @@
+"""The track graph of the current map and what a company can reach on it (rulebook 8.1).
+
+Track is walked end to end: a walk leaves a revenue node along one of its paths,
+and every time a path ends on a hex edge it must cross that border into the
+neighbour (a path end on edge ``e`` of hex A meets edge ``(e + 3) % 6`` of the hex
+across), where it continues along any path that starts at that edge. Turning back
+onto another path at the same edge would be reversing at a junction, which 8.1
+counts as reusing track, so the walk structure here does not allow it.
+
+A border crossing is the unit of track use: a walk (or all of a company's trains
+in one turn, 8.8.1) may cross each border once. Walks never pass through
+off-boards, nor through cities whose slots are all held by other companies.
+
+:class:`TrackGraph` is built once per tile layout and cached; token positions
+only matter to the queries below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .board import Board, Node, TileDef, is_edge, node_index
+
+if TYPE_CHECKING:
+    from .state import Context, GameState
+
+NodeRef = tuple[str, int]
+"""A revenue node: (hex, index of the node on the hex's tile)."""
+
+TrackEnd = tuple[str, int]
+"""A path end on a hex edge: (hex, edge 0..5)."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Track from revenue node ``a`` to revenue node ``b`` that passes through no node.
+
+    ``mask`` has one bit per border crossed (and per node-to-node path used);
+    ``hexes`` runs from ``a``'s hex to ``b``'s hex, as a route leg is written.
+    """
+
+    a: int
+    b: int
+    mask: int
+    hexes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What a company can reach from its tokens (8.1)."""
+
+    nodes: frozenset[NodeRef]
+    hexes: frozenset[str]
+    track_ends: frozenset[TrackEnd]
+
+
+class TrackGraph:
+    """The laid track of one tile layout, indexed for walking.
+
+    Nodes are numbered ``0..len(nodes)-1`` and track ends (path ends on hex edges)
+    likewise. Crossing a border, or using a path that joins two nodes directly, sets
+    one bit of a walk's mask.
+    """
+
+    def __init__(self, board: Board, layout: dict[str, tuple[TileDef, int]]) -> None:
+        nodes: list[NodeRef] = []
+        defs: list[Node] = []
+        ends: list[TrackEnd] = []
+        end_ids: dict[TrackEnd, int] = {}
+        hex_paths: dict[str, list[tuple[_Key, _Key]]] = {}
+        for hex_id, (tile, rotation) in layout.items():
+            first = len(nodes)
+            for i, node in enumerate(tile.nodes):
+                nodes.append((hex_id, i))
+                defs.append(node)
+            hex_paths[hex_id] = [
+                (_key(hex_id, a, first, ends, end_ids), _key(hex_id, b, first, ends, end_ids))
+                for a, b in tile.rotated_paths(rotation)
+            ]
+        self.nodes: tuple[NodeRef, ...] = tuple(nodes)
+        self.node_ids: dict[NodeRef, int] = {ref: i for i, ref in enumerate(nodes)}
+        self.defs: tuple[Node, ...] = tuple(defs)
+        self.ends: tuple[TrackEnd, ...] = tuple(ends)
+        self.end_ids: dict[TrackEnd, int] = end_ids
+        bit_hexes: list[tuple[str, str]] = []
+        self.crossing: tuple[tuple[int, int] | None, ...] = _crossings(board, ends, end_ids, bit_hexes)
+        node_exits: list[list[int]] = [[] for _ in nodes]
+        node_links: list[list[tuple[int, int]]] = [[] for _ in nodes]
+        onward_ends: list[list[int]] = [[] for _ in ends]
+        onward_nodes: list[list[int]] = [[] for _ in ends]
+        for hex_id, paths in hex_paths.items():
+            for (a_is_node, a), (b_is_node, b) in paths:
+                if a_is_node and b_is_node:
+                    bit = 1 << len(bit_hexes)
+                    bit_hexes.append((hex_id, hex_id))
+                    node_links[a].append((bit, b))
+                    node_links[b].append((bit, a))
+                elif a_is_node:
+                    node_exits[a].append(b)
+                    onward_nodes[b].append(a)
+                elif b_is_node:
+                    node_exits[b].append(a)
+                    onward_nodes[a].append(b)
+                else:
+                    onward_ends[a].append(b)
+                    onward_ends[b].append(a)
+        self.node_exits: tuple[tuple[int, ...], ...] = tuple(map(tuple, node_exits))
+        self.node_links: tuple[tuple[tuple[int, int], ...], ...] = tuple(map(tuple, node_links))
+        self.onward_ends: tuple[tuple[int, ...], ...] = tuple(map(tuple, onward_ends))
+        self.onward_nodes: tuple[tuple[int, ...], ...] = tuple(map(tuple, onward_nodes))
+        self.bit_hexes: tuple[tuple[str, str], ...] = tuple(bit_hexes)
+        self.segments: tuple[Segment, ...] = tuple(_segments(self))
+        adjacent: list[list[int]] = [[] for _ in nodes]
+        for i, seg in enumerate(self.segments):
+            adjacent[seg.a].append(i)
+            adjacent[seg.b].append(i)
+        self.adjacent: tuple[tuple[int, ...], ...] = tuple(map(tuple, adjacent))
+
+    def node_of(self, ref: NodeRef) -> int | None:
+        """The id of a node, or None if the hex has no such node."""
+        return self.node_ids.get(ref)
+
+    def kind(self, node: int) -> str:
+        return self.defs[node].kind
+
+
+_Key = tuple[bool, int]  # (is a node, node id or end id)
+
+
+def _key(
+    hex_id: str, end: int, first_node: int, ends: list[TrackEnd], end_ids: dict[TrackEnd, int]
+) -> _Key:
+    if not is_edge(end):
+        return (True, first_node + node_index(end))
+    ref = (hex_id, end)
+    if ref not in end_ids:
+        end_ids[ref] = len(ends)
+        ends.append(ref)
+    return (False, end_ids[ref])
+
+
+def _crossings(
+    board: Board, ends: list[TrackEnd], end_ids: dict[TrackEnd, int], bit_hexes: list[tuple[str, str]]
+) -> tuple[tuple[int, int] | None, ...]:
+    """For each track end, the border bit and the end it meets across the border."""
+    crossing: list[tuple[int, int] | None] = [None] * len(ends)
+    for end_id, (hex_id, edge) in enumerate(ends):
+        if crossing[end_id] is not None:
+            continue
+        other = _across(board, hex_id, edge)
+        if other is None or other not in end_ids:
+            continue
+        other_id = end_ids[other]
+        bit = 1 << len(bit_hexes)
+        bit_hexes.append((hex_id, other[0]))
+        crossing[end_id] = (bit, other_id)
+        crossing[other_id] = (bit, end_id)
+    return tuple(crossing)
+
+
+def _across(board: Board, hex_id: str, edge: int) -> TrackEnd | None:
+    """The track end that meets (hex_id, edge) across the border, unless the border is cut."""
+    other = board.neighbours.get(hex_id, {}).get(edge)
+    if other is None:
+        return None
+    back = (edge + 3) % 6
+    if _impassable(board, hex_id, edge) or _impassable(board, other, back):
+        return None
+    return (other, back)
+
+
+def _impassable(board: Board, hex_id: str, edge: int) -> bool:
+    return any(b.edge == edge and b.type == "impassable" for b in board.hexes[hex_id].borders)
+
+
+def _segments(g: TrackGraph) -> list[Segment]:
+    """Every node-to-node walk through no node, each listed once (from its lower node id)."""
+    found: list[Segment] = []
+    for start in range(len(g.nodes)):
+        start_hex = g.nodes[start][0]
+        for bit, other in g.node_links[start]:
+            if start < other:
+                found.append(Segment(start, other, bit, (start_hex,)))
+        for exit_end in g.node_exits[start]:
+            _extend_segment(g, start, exit_end, 0, (start_hex,), found)
+    return found
+
+
+def _extend_segment(
+    g: TrackGraph, start: int, exit_end: int, mask: int, hexes: tuple[str, ...], found: list[Segment]
+) -> None:
+    cross = g.crossing[exit_end]
+    if cross is None:
+        return
+    bit, entered = cross
+    if mask & bit:
+        return
+    mask |= bit
+    hexes = hexes + (g.ends[entered][0],)
+    for node in g.onward_nodes[entered]:
+        if start < node:
+            found.append(Segment(start, node, mask, hexes))
+    for onward in g.onward_ends[entered]:
+        _extend_segment(g, start, onward, mask, hexes, found)
+
+
+_CACHE: dict[tuple, TrackGraph] = {}
+_CACHE_SIZE = 32
+
+
+def track_graph(ctx: "Context", state: "GameState") -> TrackGraph:
+    """The track graph of the map as it is now (cached per tile layout)."""
+    key = (id(ctx.board), tuple(sorted((h, p.tile, p.rotation) for h, p in state.map.tiles.items())))
+    graph = _CACHE.get(key)
+    if graph is None:
+        layout = {h: ctx.tile_at(state, h) for h in ctx.board.hexes}
+        graph = TrackGraph(ctx.board, {h: tr for h, tr in layout.items() if tr[0].nodes or tr[0].paths})
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = graph
+    return graph
+
+
+def blocked_nodes(state: "GameState", graph: TrackGraph, friends: Iterable[str]) -> int:
+    """Mask of the cities whose slots are all held by tokens of companies not in ``friends``."""
+    friendly = set(friends)
+    mask = 0
+    for (hex_id, city), occupants in state.map.tokens.items():
+        node = graph.node_of((hex_id, city))
+        if node is None:
+            continue
+        slots = graph.defs[node].slots
+        others = sum(1 for sym in occupants if sym is not None and sym not in friendly)
+        if slots and others >= slots:
+            mask |= 1 << node
+    return mask
+
+
+def passable_nodes(graph: TrackGraph, blocked: int) -> int:
+    """Mask of the nodes a walk may pass through: towns and unblocked cities (never off-boards)."""
+    mask = 0
+    for node, d in enumerate(graph.defs):
+        if d.kind != "offboard":
+            mask |= 1 << node
+    return mask & ~blocked
+
+
+def token_nodes(state: "GameState", graph: TrackGraph, company: str) -> list[int]:
+    """The nodes holding ``company``'s placed tokens, in token order."""
+    found: list[int] = []
+    for token in state.companies[company].placed_tokens:
+        assert token.hex is not None and token.city is not None
+        node = graph.node_of((token.hex, token.city))
+        if node is not None and node not in found:
+            found.append(node)
+    return found
+
+
+class _Done(Exception):
+    """Raised inside a walk once everything that can be marked is marked."""
+
+
+class _Walk:
+    """Every walk from some start nodes by the rules of 8.1: no border crossed twice,
+    no node visited twice, nothing passed through unless passable.
+
+    The walk is exhaustive but stops as soon as it has marked everything a relaxed
+    walk (which may repeat nodes and borders) can mark, since it can mark no more;
+    ``goal`` stops it earlier, as soon as one of those nodes is marked.
+    """
+
+    def __init__(self, graph: TrackGraph, passable: int, goal: int = 0) -> None:
+        self.g = graph
+        self.passable = passable
+        self.goal = goal
+        self.nodes = 0
+        self.ends: set[int] = set()
+        self.seen: set[tuple[int, int, int, int]] = set()
+        self.full_nodes = 0
+        self.full_ends: set[int] = set()
+
+    def run(self, starts: Iterable[int]) -> "_Walk":
+        starts = list(starts)
+        self.full_nodes, self.full_ends = self._relaxed(starts)
+        try:
+            for start in starts:
+                self._mark_node(start)
+                self._leave(start, 1 << start, 0)
+        except _Done:
+            pass
+        return self
+
+    def _relaxed(self, starts: list[int]) -> tuple[int, set[int]]:
+        """What a walk reaches if it may repeat nodes and borders: a superset of the strict walk."""
+        g = self.g
+        nodes = 0
+        outward: set[int] = set()  # ends walked to, about to cross
+        inward: set[int] = set()  # ends entered across a border
+        stack: list[int] = list(starts)
+        for start in starts:
+            nodes |= 1 << start
+        while stack:
+            node = stack.pop()
+            if node not in starts and not self.passable >> node & 1:
+                continue
+            for _bit, other in g.node_links[node]:
+                if not nodes >> other & 1:
+                    nodes |= 1 << other
+                    stack.append(other)
+            todo = [e for e in g.node_exits[node] if e not in outward]
+            while todo:
+                end = todo.pop()
+                if end in outward:
+                    continue
+                outward.add(end)
+                cross = g.crossing[end]
+                if cross is None or cross[1] in inward:
+                    continue
+                entered = cross[1]
+                inward.add(entered)
+                for other in g.onward_nodes[entered]:
+                    if not nodes >> other & 1:
+                        nodes |= 1 << other
+                        stack.append(other)
+                todo.extend(e for e in g.onward_ends[entered] if e not in outward)
+        return nodes, outward | inward
+
+    def _mark_node(self, node: int) -> None:
+        self.nodes |= 1 << node
+        if self.goal & (1 << node) or (
+            self.nodes == self.full_nodes and len(self.ends) == len(self.full_ends)
+        ):
+            raise _Done
+
+    def _mark_end(self, end: int) -> None:
+        if end not in self.ends:
+            self.ends.add(end)
+            if self.nodes == self.full_nodes and len(self.ends) == len(self.full_ends):
+                raise _Done
+
+    def _leave(self, node: int, visited: int, used: int) -> None:
+        key = (0, node, visited, used)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        for bit, other in self.g.node_links[node]:
+            if not used & bit:
+                self._arrive(other, visited, used | bit)
+        for end in self.g.node_exits[node]:
+            self._along(end, visited, used)
+
+    def _along(self, end: int, visited: int, used: int) -> None:
+        self._mark_end(end)
+        cross = self.g.crossing[end]
+        if cross is None or used & cross[0]:
+            return
+        bit, entered = cross
+        used |= bit
+        key = (1, entered, visited, used)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self._mark_end(entered)
+        for other in self.g.onward_nodes[entered]:
+            self._arrive(other, visited, used)
+        for onward in self.g.onward_ends[entered]:
+            self._along(onward, visited, used)
+
+    def _arrive(self, node: int, visited: int, used: int) -> None:
+        if visited >> node & 1:
+            return
+        self._mark_node(node)
+        if self.passable >> node & 1:
+            self._leave(node, visited | 1 << node, used)
+
+
+def reachable(ctx: "Context", state: "GameState", company: str) -> Reach:
+    """The nodes, hexes and track ends ``company`` reaches from its placed tokens (8.1).
+
+    A node is reached if a walk from a token city gets there without crossing a
+    border twice or visiting a node twice, passing only through towns and cities
+    not blocked by other companies' tokens (a blocked city may end the walk).
+    ``track_ends`` holds every (hex, edge) end of a path such a walk uses, including
+    ends that point into empty hexes, so a new tile may connect there (8.6).
+    """
+    graph = track_graph(ctx, state)
+    starts = token_nodes(state, graph, company)
+    passable = passable_nodes(graph, blocked_nodes(state, graph, [company]))
+    walk = _Walk(graph, passable).run(starts)
+    nodes = frozenset(graph.nodes[n] for n in range(len(graph.nodes)) if walk.nodes >> n & 1)
+    track_ends = frozenset(graph.ends[e] for e in walk.ends)
+    hexes = frozenset(h for h, _ in nodes) | frozenset(h for h, _ in track_ends)
+    return Reach(nodes, hexes, track_ends)
+
+
+def city_is_unconnected(ctx: "Context", state: "GameState", hex_id: str, city: int) -> bool:
+    """True if no walk along track from this city reaches another city, town or off-board
+    (tokens ignored; 18xx.games' test for a major's home, RULES-NOTES 4.3)."""
+    graph = track_graph(ctx, state)
+    node = graph.node_of((hex_id, city))
+    if node is None:
+        return True
+    others = ((1 << len(graph.nodes)) - 1) & ~(1 << node)
+    walk = _Walk(graph, passable_nodes(graph, 0), goal=others).run([node])
+    return not walk.nodes & others
+
+
+def minors_connected(
+    ctx: "Context", state: "GameState", a_sym: str, b_sym: str, merging: set[str]
+) -> bool:
+    """True if minor ``a_sym``'s token reaches ``b_sym``'s token city (9.2): tokens of the
+    minors in the merge (and of ``a_sym``, ``b_sym``) do not block; cities of one hex
+    count as connected only if track joins them."""
+    graph = track_graph(ctx, state)
+    friends = set(merging) | {a_sym, b_sym}
+    targets = 0
+    for node in token_nodes(state, graph, b_sym):
+        targets |= 1 << node
+    if not targets:
+        return False
+    passable = passable_nodes(graph, blocked_nodes(state, graph, friends))
+    walk = _Walk(graph, passable, goal=targets).run(token_nodes(state, graph, a_sym))
+    return bool(walk.nodes & targets)

@@ -1,0 +1,132 @@
+"""A company's track action (rulebook 8.6): check a lay or upgrade, pay, place."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import graph, loans
+from .actions import LayTile
+from .errors import IllegalAction
+from .state import Company, Context, GameState
+from .track import (
+    check_upgrade,
+    exits_are_legal,
+    lay_cost,
+    new_track_ends,
+    place_tile,
+    revenue_grows,
+)
+
+if TYPE_CHECKING:
+    from .operating import OperatingRound
+
+NATIONAL_GRAY_MOSCOW = "639"
+
+
+def lay_tile(ctx: Context, state: GameState, rnd: "OperatingRound", company: Company, action: LayTile) -> None:
+    """Check every rule of 8.6 for this lay, then pay (with loans if needed) and lay."""
+    hex_id = action.hex
+    if hex_id not in ctx.board.hexes:
+        raise IllegalAction(f"there is no hex {hex_id} on the map")
+    tile = ctx.board.tiles.get(action.tile)
+    if tile is None:
+        raise IllegalAction(f"there is no tile {action.tile}")
+    _check_action_allowed(rnd, hex_id, upgrade=hex_id in state.map.tiles or ctx.board.hexes[hex_id].color != "white")
+    if hex_id in state.map.blocked_hexes:
+        raise IllegalAction(f"{hex_id} is locked until phase 3 (8.6)")
+    if tile.color not in ctx.board.phase(state.phase).tiles:
+        raise IllegalAction(f"{tile.color} tiles are not available in phase {state.phase}")
+    if state.map.supply.get(tile.name, 0) == 0 and tile.count is not None:
+        raise IllegalAction(f"no tile {tile.name} is left")
+    rotation = action.rotation % 6
+    check_upgrade(ctx, state, hex_id, tile, rotation)
+    problem = exits_are_legal(ctx, state, hex_id, tile, rotation)
+    if problem:
+        raise IllegalAction(problem)
+    _check_enhances_route(ctx, state, company, hex_id, tile, rotation)
+    _check_max_exits(ctx, state, hex_id, tile, rotation)
+    cost = lay_cost(ctx, state, hex_id, tile, second=bool(rnd.lays))
+    if loans.borrowing_power(company) < cost:
+        raise IllegalAction(f"this lay costs {cost}; {company.sym} cannot raise that even with loans")
+    loans.borrow_for(state, company, cost)
+    upgrade = hex_id in state.map.tiles or ctx.board.hexes[hex_id].color != "white"
+    company.cash -= cost
+    state.bank += cost
+    place_tile(ctx, state, hex_id, tile, rotation, action.tile_id)
+    rnd.lays.append(hex_id)
+    rnd.upgraded = rnd.upgraded or upgrade
+    state.log.append(
+        f"{company.sym} lays tile {tile.name} on {hex_id} (rotation {rotation})" + (f" for {cost}" if cost else "")
+    )
+    if tile.name == NATIONAL_GRAY_MOSCOW and ctx.rules.national_token_on_gray_moscow:
+        _national_moscow_token(ctx, state, hex_id)
+
+
+def _check_action_allowed(rnd: "OperatingRound", hex_id: str, *, upgrade: bool) -> None:
+    """8.6: one free lay or upgrade and one extra action for 20; at most one upgrade
+    and never twice on one hex."""
+    if len(rnd.lays) >= 2:
+        raise IllegalAction("a company has at most two track actions a turn")
+    if hex_id in rnd.lays:
+        raise IllegalAction(f"{hex_id} already had a track action this turn")
+    if upgrade and rnd.upgraded:
+        raise IllegalAction("the extra track action may only lay a yellow tile")
+
+
+def _check_enhances_route(
+    ctx: Context, state: GameState, company: Company, hex_id: str, tile, rotation: int
+) -> None:
+    """8.6: the lay must be on the company's home hex, extend its route, or raise a
+    city's value on it."""
+    if any(t.hex == hex_id for t in company.tokens):
+        return
+    reach = graph.reachable(ctx, state, company.sym)
+    reached_edges = {e for (h, e) in reach.track_ends if h == hex_id}
+    for edge, neighbour in ctx.board.neighbours[hex_id].items():
+        if (neighbour, (edge + 3) % 6) in reach.track_ends:
+            reached_edges.add(edge)
+    if new_track_ends(ctx, state, hex_id, tile, rotation) & reached_edges:
+        return
+    if hex_id in reach.hexes and revenue_grows(ctx, state, hex_id, tile):
+        return
+    if hex_id in reach.hexes and reached_edges & tile.exits(rotation):
+        return
+    raise IllegalAction(f"{company.sym} cannot reach {hex_id}: a lay must extend its route (8.6)")
+
+
+def _check_max_exits(ctx: Context, state: GameState, hex_id: str, tile, rotation: int) -> None:
+    """8.6: upgrading a green city to brown must use as many track segments as
+    legally able (with the 18xx.games switch: every upgrade of a city)."""
+    old, _ = ctx.tile_at(state, hex_id)
+    if not tile.city_indexes or old.color == "white":
+        return
+    if not ctx.rules.max_exits_every_city_upgrade and not (old.color == "green" and tile.color == "brown"):
+        return
+    mine = len(tile.exits(rotation))
+    for other in ctx.board.tiles.values():
+        if other.color != tile.color or not other.city_indexes or len(other.exits(0)) <= mine:
+            continue
+        if state.map.supply.get(other.name, 0) == 0 and other.count is not None:
+            continue
+        for r in range(6):
+            try:
+                check_upgrade(ctx, state, hex_id, other, r)
+            except IllegalAction:
+                continue
+            if not exits_are_legal(ctx, state, hex_id, other, r):
+                raise IllegalAction(
+                    f"tile {other.name} uses more track on {hex_id}; an upgrade must use as many segments as it can (8.6)"
+                )
+
+
+def _national_moscow_token(ctx: Context, state: GameState, hex_id: str) -> None:
+    """RN 11.21: laying gray Moscow puts the national's reserved token there."""
+    from .nationalization import national
+    from .tokens import put_token
+
+    nat = national(ctx, state)
+    if hex_id not in ctx.board.national_reservations or any(t.hex == hex_id for t in nat.tokens):
+        return
+    if not any(t.hex is None for t in nat.tokens):
+        return
+    put_token(ctx, state, nat.sym, hex_id, 0)

@@ -1,0 +1,101 @@
+"""Nationalization (rulebook 10): the national railway absorbs a company or a private."""
+
+from __future__ import annotations
+
+from . import market
+from .loans import repay_loans
+from .setup import new_company
+from .state import Company, Context, GameState
+
+
+def national(ctx: Context, state: GameState) -> Company:
+    return state.companies[ctx.board.national()]
+
+
+def nationalize_privates(ctx: Context, state: GameState) -> None:
+    """Start of phase 6: every private pays its owner face value and joins the national (10)."""
+    nat = national(ctx, state)
+    for sym, owner in state.private_owner.items():
+        if owner == nat.sym or sym in state.closed_privates:
+            continue
+        value = ctx.board.private(sym).value
+        if owner is not None:
+            _pay_owner(state, owner, sym, value)
+        state.private_owner[sym] = nat.sym
+        nat.privates.append(sym)
+        state.log.append(f"{sym} is nationalized for {value}")
+
+
+def _pay_owner(state: GameState, owner: str, private: str, value: int) -> None:
+    if owner in state.companies:
+        company = state.companies[owner]
+        company.privates.remove(private)
+        company.cash += value
+    else:
+        player = state.player(owner)
+        player.privates.remove(private)
+        player.cash += value
+    state.bank -= value
+
+
+def nationalize(ctx: Context, state: GameState, sym: str) -> None:
+    """10.1: repay what loans it can, move the price left (once, and once per loan
+    left), pay the players, hand everything to the national, close or reset."""
+    company = state.companies[sym]
+    nat = national(ctx, state)
+    repay_loans(state, company)
+    market.move_left(ctx, state, sym)
+    for _ in range(company.loans):
+        market.move_left(ctx, state, sym)
+    price = market.price(ctx, state, sym)
+    for player in state.players:
+        units = sum(2 if c.percent in (20, 100) else 1 for c in player.certs if c.company == sym)
+        if units:
+            player.cash += units * price
+            state.bank -= units * price
+            player.certs = [c for c in player.certs if c.company != sym]
+    state.pool = [c for c in state.pool if c.company != sym]
+    nat.cash += company.cash
+    nat.trains.extend(company.trains)
+    for private in company.privates:
+        state.private_owner[private] = nat.sym
+        nat.privates.append(private)
+    _replace_tokens(ctx, state, company, nat)
+    state.log.append(f"{sym} is nationalized at {price} a share")
+    market.remove(state, sym)
+    if company.is_minor:
+        company.closed = True
+        company.cash, company.trains, company.privates, company.loans = 0, [], [], 0
+        company.tokens = [t for t in company.tokens if t.hex is None]
+    else:
+        state.companies[sym] = new_company(ctx.board, sym)
+
+
+def _replace_tokens(ctx: Context, state: GameState, company: Company, nat: Company) -> None:
+    """10.1E: the national takes the company's cities, highest value first (ties by
+    hex, last first), keeping tokens back for its own unused reservations."""
+    placed = [t for t in company.tokens if t.hex is not None]
+
+    def value(token: object) -> tuple[int, str]:
+        tile, _ = ctx.tile_at(state, token.hex)  # type: ignore[attr-defined]
+        return (tile.nodes[token.city].revenue, token.hex)  # type: ignore[attr-defined]
+
+    for token in sorted(placed, key=value, reverse=True):
+        hex_id, city = token.hex, token.city
+        assert hex_id is not None and city is not None
+        slots = state.map.tokens.get((hex_id, city), [])
+        slot = slots.index(company.sym)
+        slots[slot] = None
+        token.hex = token.city = None
+        if any(t.hex == hex_id for t in nat.tokens):
+            continue
+        unused = [t for t in nat.tokens if t.hex is None]
+        reserved = [h for h in ctx.board.national_reservations if not any(t.hex == h for t in nat.tokens)]
+        if not unused:
+            continue
+        if hex_id not in reserved and len(unused) <= len(reserved):
+            continue
+        slots[slot] = nat.sym
+        unused[0].hex, unused[0].city = hex_id, city
+        for key in [k for k, v in state.map.reservations.items() if k[0] == hex_id and v == nat.sym]:
+            del state.map.reservations[key]

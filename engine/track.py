@@ -1,0 +1,184 @@
+"""Laying and upgrading tiles (rulebook 8.6)."""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+from .board import COLORS, TileDef
+from .errors import IllegalAction
+from .state import Context, GameState, PlacedTile
+
+
+def next_color(color: str) -> str | None:
+    """The colour a tile of ``color`` upgrades to (white = empty land takes yellow)."""
+    i = COLORS.index(color)
+    return COLORS[i + 1] if i + 1 < len(COLORS) else None
+
+
+def required_label(old: TileDef, hex_def: TileDef, new_color: str) -> str | None:
+    """The label the new tile must carry: the hex's, or its future label from the
+    colour it applies (Kharkov is a Y city until its gray Kh tile, 8.6)."""
+    if hex_def.future_label is not None:
+        label, color = hex_def.future_label
+        if COLORS.index(new_color) >= COLORS.index(color):
+            return label
+    return old.label if old.label is not None else hex_def.label
+
+
+def check_upgrade(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int) -> None:
+    """Raise unless ``new`` at ``rotation`` may replace what is on ``hex_id``: one colour
+    step, a tile the manifest allows (19), same label, every old track and station kept."""
+    old, old_rotation = ctx.tile_at(state, hex_id)
+    hex_def = ctx.board.hexes[hex_id]
+    if old.color in ("gray", "red", "blue") or hex_def.color in ("gray", "red", "blue"):
+        raise IllegalAction(f"{hex_id} cannot take a tile")
+    if new.color != next_color(old.color):
+        raise IllegalAction(
+            f"a {old.color} hex takes a {next_color(old.color)} tile; tile {new.name} is {new.color}"
+        )
+    allowed = ctx.board.upgrades.get(old.name)
+    if old.name in ctx.board.tiles and allowed is not None and new.name not in allowed:
+        raise IllegalAction(
+            f"tile {old.name} upgrades only to {', '.join(allowed) or 'nothing'} (19.1), not {new.name}"
+        )
+    label = required_label(old, hex_def, new.color)
+    if new.label != label:
+        want = f"a tile labelled {label}" if label else "a tile without a label"
+        raise IllegalAction(f"{hex_id} needs {want}; tile {new.name} is labelled {new.label or 'nothing'}")
+    if len(new.town_indexes) != len(old.town_indexes):
+        raise IllegalAction(f"{hex_id} has {len(old.town_indexes)} town(s); tile {new.name} has {len(new.town_indexes)}")
+    if label is None and len(new.city_indexes) != len(old.city_indexes):
+        raise IllegalAction(f"{hex_id} has {len(old.city_indexes)} city(ies); tile {new.name} has {len(new.city_indexes)}")
+    if not new.city_indexes and old.city_indexes:
+        raise IllegalAction(f"{hex_id} has a city; tile {new.name} has none")
+    if city_mapping(old, old_rotation, new, rotation) is None:
+        raise IllegalAction(f"tile {new.name} at rotation {rotation} does not keep the track already on {hex_id}")
+
+
+def city_mapping(old: TileDef, old_rotation: int, new: TileDef, rotation: int) -> dict[int, int] | None:
+    """Map each old revenue node to the new node that keeps its track (preservation,
+    8.6), or None if the new tile loses track. Plain track must stay too."""
+    if not old.edge_pairs(old_rotation) <= new.edge_pairs(rotation):
+        return None
+    old_exits = old.node_exits(old_rotation)
+    new_exits = new.node_exits(rotation)
+    mapping: dict[int, int] = {}
+    for kind in ("city", "town"):
+        olds = [i for i, n in enumerate(old.nodes) if n.kind == kind]
+        news = [i for i, n in enumerate(new.nodes) if n.kind == kind]
+        if not olds:
+            continue
+        if len(news) < len(olds):
+            if len(news) != 1:
+                return None
+            # Several cities merge into one (Kiev, Moscow, St Petersburg).
+            if not all(old_exits[o] <= new_exits[news[0]] for o in olds):
+                return None
+            mapping.update({o: news[0] for o in olds})
+            continue
+        found = _match_nodes(olds, news, old_exits, new_exits)
+        if found is None:
+            return None
+        mapping.update(found)
+    return mapping
+
+
+def _match_nodes(
+    olds: list[int], news: list[int], old_exits: tuple[frozenset[int], ...], new_exits: tuple[frozenset[int], ...]
+) -> dict[int, int] | None:
+    for chosen in permutations(news, len(olds)):
+        if all(old_exits[o] <= new_exits[n] for o, n in zip(olds, chosen)):
+            # Keep a track-less old city at its own index when possible.
+            return dict(zip(olds, chosen))
+    return None
+
+
+def exits_are_legal(ctx: Context, state: GameState, hex_id: str, tile: TileDef, rotation: int) -> str:
+    """8.6.1: track may not run off the map, into a gray or red hex without track
+    to meet it, or across an impassable border. Returns the reason, or ''."""
+    hex_def = ctx.board.hexes[hex_id]
+    for edge in tile.exits(rotation):
+        neighbour = ctx.board.neighbours[hex_id].get(edge)
+        if neighbour is None:
+            return f"track on {hex_id} would run off the map (edge {edge})"
+        if any(b.edge == edge and b.type == "impassable" for b in hex_def.borders):
+            return f"track on {hex_id} would cross an impassable border"
+        other = ctx.board.hexes[neighbour]
+        if other.color in ("gray", "red", "blue") and neighbour not in state.map.tiles:
+            back = (edge + 3) % 6
+            if back not in other.exits(0):
+                return f"track on {hex_id} would run into {neighbour}, which has no track to meet it"
+    return ""
+
+
+def lay_cost(ctx: Context, state: GameState, hex_id: str, new: TileDef, second: bool) -> int:
+    """What a lay costs (8.6, 8.6.2): 20 for the extra action, terrain printed on the
+    hex, and a cost printed on a tile (paid when laying it, or with the 18xx.games
+    switch when replacing it)."""
+    old, _ = ctx.tile_at(state, hex_id)
+    cost = 20 if second else 0
+    if ctx.rules.tile_cost_paid_on_replace:
+        return cost + old.upgrade_cost
+    printed = old.upgrade_cost if hex_id not in state.map.tiles else 0
+    return cost + printed + new.upgrade_cost
+
+
+def place_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int, tile_id: str) -> None:
+    """Put the tile on the map, return the old one to the supply, carry over tokens
+    and reservations to the cities that keep their track."""
+    old, old_rotation = ctx.tile_at(state, hex_id)
+    mapping = city_mapping(old, old_rotation, new, rotation) or {}
+    previous = state.map.tiles.get(hex_id)
+    if previous is not None:
+        supply = state.map.supply.get(previous.tile)
+        if supply is not None:
+            state.map.supply[previous.tile] = supply + 1
+    remaining = state.map.supply.get(new.name)
+    if remaining is not None:
+        state.map.supply[new.name] = remaining - 1
+    if not tile_id:
+        tile_id = f"{new.name}-{state.map.copies.get(new.name, 0)}"
+    state.map.copies[new.name] = state.map.copies.get(new.name, 0) + 1
+    state.map.tiles[hex_id] = PlacedTile(new.name, rotation, tile_id)
+    _carry_over(state, hex_id, mapping, new)
+
+
+def _carry_over(state: GameState, hex_id: str, mapping: dict[int, int], new: TileDef) -> None:
+    tokens = {k: v for k, v in state.map.tokens.items() if k[0] == hex_id}
+    reservations = {k: v for k, v in state.map.reservations.items() if k[0] == hex_id}
+    for key in tokens:
+        del state.map.tokens[key]
+    for key in reservations:
+        del state.map.reservations[key]
+    for (_, old_city), slots in sorted(tokens.items()):
+        target = mapping.get(old_city, old_city)
+        size = new.nodes[target].slots
+        merged = state.map.tokens.get((hex_id, target), [None] * size)
+        merged += [None] * (size - len(merged))
+        for holder in slots:
+            if holder is None:
+                continue
+            free = merged.index(None)
+            merged[free] = holder
+        state.map.tokens[(hex_id, target)] = merged
+    for (_, old_city), sym in reservations.items():
+        state.map.reservations[(hex_id, mapping.get(old_city, old_city))] = sym
+    for company in state.companies.values():
+        for token in company.tokens:
+            if token.hex == hex_id and token.city is not None:
+                token.city = mapping.get(token.city, token.city)
+
+
+def new_track_ends(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int) -> set[int]:
+    """Edges of ``hex_id`` where the new tile adds track."""
+    old, old_rotation = ctx.tile_at(state, hex_id)
+    return set(new.exits(rotation) - old.exits(old_rotation)) | {
+        e for pair in new.edge_pairs(rotation) - old.edge_pairs(old_rotation) for e in pair
+    }
+
+
+def revenue_grows(ctx: Context, state: GameState, hex_id: str, new: TileDef) -> bool:
+    """Whether the upgrade raises the value of a city or town on the hex."""
+    old, _ = ctx.tile_at(state, hex_id)
+    old_best = max((n.revenue for n in old.nodes), default=0)
+    return max((n.revenue for n in new.nodes), default=0) > old_best

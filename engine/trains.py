@@ -1,0 +1,239 @@
+"""Buying trains (rulebook 8.11) and the phase changes they cause (11)."""
+
+from __future__ import annotations
+
+from . import market
+from .board import TrainDef
+from .errors import IllegalAction
+from .loans import borrow_for, borrowing_power
+from .nationalization import national, nationalize, nationalize_privates
+from .state import Company, Context, GameState, Train
+
+
+def train_limit(ctx: Context, state: GameState, company: Company) -> int:
+    """How many trains a company may hold in this phase (8.11.2)."""
+    return ctx.board.phase(state.phase).train_limit.get(company.type, 0)
+
+
+def over_limit(ctx: Context, state: GameState) -> list[str]:
+    """Companies holding more trains than the limit (must discard, 8.11.2)."""
+    return [
+        sym
+        for sym, c in state.companies.items()
+        if not c.is_national and not c.closed and len(c.trains) > train_limit(ctx, state, c)
+    ]
+
+
+def yard_trains(ctx: Context, state: GameState) -> list[Train]:
+    """Trains the yard sells now: the lowest rank left, plus the special trains once
+    they are available (8.11)."""
+    if not state.depot.upcoming:
+        return []
+    result = [state.depot.upcoming[0]]
+    for train in state.depot.upcoming[1:]:
+        available_on = ctx.board.train(train.name).available_on
+        if available_on is not None and int(state.phase) >= int(available_on):
+            result.append(train)
+    return result
+
+
+def pool_trains(state: GameState) -> list[Train]:
+    """One train of each kind from the bank pool."""
+    seen: dict[str, Train] = {}
+    for train in state.depot.pool:
+        seen.setdefault(train.name, train)
+    return list(seen.values())
+
+
+def bank_trains(ctx: Context, state: GameState) -> list[Train]:
+    return yard_trains(ctx, state) + pool_trains(state)
+
+
+def cheapest_bank_price(ctx: Context, state: GameState) -> int | None:
+    prices = [ctx.board.train(t.name).price for t in bank_trains(ctx, state)]
+    return min(prices) if prices else None
+
+
+def find_train(ctx: Context, state: GameState, train_id: str) -> tuple[str, Train]:
+    """Where a train is: 'yard', 'pool' or the owning company's symbol."""
+    for train in yard_trains(ctx, state):
+        if train.id == train_id:
+            return "yard", train
+    for train in state.depot.pool:
+        if train.id == train_id:
+            return "pool", train
+    for sym, company in state.companies.items():
+        for train in company.trains:
+            if train.id == train_id:
+                return sym, train
+    raise IllegalAction(f"train {train_id} is not for sale now")
+
+
+def buy_train(
+    ctx: Context, state: GameState, buyer: Company, train_id: str, price: int, *, compulsory: bool
+) -> None:
+    """8.11: check and make one purchase, then resolve its phase change."""
+    source, train = find_train(ctx, state, train_id)
+    definition = ctx.board.train(train.name)
+    if source == buyer.sym:
+        raise IllegalAction(f"{buyer.sym} already owns train {train.id}")
+    if len(buyer.trains) >= train_limit(ctx, state, buyer):
+        raise IllegalAction(f"{buyer.sym} is at its train limit of {train_limit(ctx, state, buyer)}")
+    if source in ("yard", "pool"):
+        if price != definition.price:
+            raise IllegalAction(f"a {train.name}-train from the {source} costs {definition.price}")
+        if buyer.cash < price:
+            if not compulsory:
+                raise IllegalAction(f"{buyer.sym} has {buyer.cash}; the {train.name}-train costs {price}")
+            if borrowing_power(buyer) < price:
+                raise IllegalAction(f"{buyer.sym} cannot raise {price} even with every loan it may take")
+            borrow_for(state, buyer, price)
+    else:
+        seller = state.companies[source]
+        if seller.is_national:
+            raise IllegalAction("the national railway does not sell trains")
+        if price < 1:
+            raise IllegalAction("a train bought from another company costs at least 1")
+        if buyer.cash < price:
+            raise IllegalAction(f"{buyer.sym} has only {buyer.cash}; loans are not allowed for trains from companies")
+    _transfer(ctx, state, buyer, source, train, price)
+    if source == "yard":
+        _after_yard_sale(ctx, state, definition)
+
+
+def _transfer(ctx: Context, state: GameState, buyer: Company, source: str, train: Train, price: int) -> None:
+    buyer.cash -= price
+    if source == "yard":
+        state.bank += price
+        index = state.depot.upcoming.index(train)
+        state.depot.upcoming.pop(index)
+        if ctx.board.train(train.name).count is None:
+            # Unlimited trains: the next copy takes the sold one's place (RULES-NOTES 1.7).
+            copy = state.depot.copies[train.name]
+            state.depot.copies[train.name] = copy + 1
+            state.depot.upcoming.insert(index, Train(f"{train.name}-{copy}", train.name))
+    elif source == "pool":
+        state.bank += price
+        state.depot.pool.remove(train)
+    else:
+        seller = state.companies[source]
+        seller.trains.remove(train)
+        seller.cash += price
+    buyer.trains.append(train)
+    state.log.append(f"{buyer.sym} buys a {train.name}-train for {price} from the {source}")
+
+
+def _after_yard_sale(ctx: Context, state: GameState, definition: TrainDef) -> None:
+    """The first train of a new rank starts its phase (8.11.1)."""
+    phase_names = [p.name for p in ctx.board.phases]
+    if definition.name in phase_names and int(definition.name) > int(state.phase):
+        change_phase(ctx, state, definition.name)
+
+
+def change_phase(ctx: Context, state: GameState, phase: str) -> None:
+    """Advance the phase and resolve its events in order (11): rusting, the train's
+    events, then nationalization of trainless companies."""
+    state.phase = phase
+    limits = ", ".join(f"{k} {v}" for k, v in ctx.board.phase(phase).train_limit.items())
+    state.log.append(f"Phase {phase} begins (train limits: {limits})")
+    _rust(ctx, state, phase)
+    events = ctx.board.train(phase).events
+    for event in events:
+        state.events.add(event)
+        EVENTS.get(event, lambda c, s: None)(ctx, state)
+    if phase == "3":
+        state.map.blocked_hexes.clear()
+    if "trainless_nationalization" in events:
+        _trainless_companies(ctx, state)
+    if phase == ctx.board.phases[-1].name:
+        from .game_end import final_phase_reached
+
+        final_phase_reached(ctx, state)
+        if not ctx.rules.national_token_on_gray_moscow:
+            _national_reserved_tokens(ctx, state)
+
+
+def _rust(ctx: Context, state: GameState, phase: str) -> None:
+    rusting = {t.name for t in ctx.board.trains if t.rusts_on == phase}
+    if not rusting:
+        return
+    for company in state.companies.values():
+        company.trains = [t for t in company.trains if t.name not in rusting]
+    state.depot.pool = [t for t in state.depot.pool if t.name not in rusting]
+    state.log.append(f"{', '.join(sorted(rusting))}-trains rust")
+
+
+def _minors_cannot_start(ctx: Context, state: GameState) -> None:
+    """Phase 5: unstarted minors leave the game with their reserved cities."""
+    for sym in ctx.board.minors():
+        company = state.companies[sym]
+        if not company.floated and not company.closed:
+            company.closed = True
+            for key in [k for k, v in state.map.reservations.items() if v == sym]:
+                del state.map.reservations[key]
+
+
+def _nationalize_companies(ctx: Context, state: GameState) -> None:
+    nationalize_privates(ctx, state)
+
+
+def _minors_nationalized(ctx: Context, state: GameState) -> None:
+    """Phase 8: every minor is nationalized, in stock price order (10)."""
+    minors = [s for s in ctx.board.minors() if state.companies[s].floated and not state.companies[s].closed]
+    for sym in market.in_price_order(ctx, state, minors):
+        nationalize(ctx, state, sym)
+
+
+EVENTS = {
+    "minors_cannot_start": _minors_cannot_start,
+    "nationalize_companies": _nationalize_companies,
+    "minors_nationalized": _minors_nationalized,
+}
+
+
+def _trainless_companies(ctx: Context, state: GameState) -> None:
+    """Phases 4, 6, 8: trainless minors that have operated are nationalized; trainless
+    majors that have operated may be (their president chooses, 10)."""
+    minors = [
+        s for s, c in state.companies.items()
+        if c.is_minor and c.floated and not c.closed and c.operated and not c.trains
+    ]
+    for sym in market.in_price_order(ctx, state, minors):
+        nationalize(ctx, state, sym)
+    majors = [
+        s for s, c in state.companies.items()
+        if c.is_major and c.floated and c.operated and not c.trains
+    ]
+    state.trainless_majors.extend(market.in_price_order(ctx, state, majors))
+
+
+def _national_reserved_tokens(ctx: Context, state: GameState) -> None:
+    """8.13: at the start of phase 8 the national tokens its reserved cities (Moscow)."""
+    from .tokens import free_slot_for, put_token
+
+    nat = national(ctx, state)
+    for hex_id in ctx.board.national_reservations:
+        if any(t.hex == hex_id for t in nat.tokens) or not any(t.hex is None for t in nat.tokens):
+            continue
+        tile, _ = ctx.tile_at(state, hex_id)
+        for city in tile.city_indexes:
+            if free_slot_for(ctx, state, nat.sym, hex_id, city) is not None:
+                put_token(ctx, state, nat.sym, hex_id, city)
+                break
+
+
+def national_buys_trains(ctx: Context, state: GameState) -> None:
+    """8.13: the RSR buys the cheapest train if it has none (with loans), then every
+    next train from the yard it can afford."""
+    nat = national(ctx, state)
+    if not nat.trains:
+        options = bank_trains(ctx, state)
+        if options:
+            cheapest = min(options, key=lambda t: ctx.board.train(t.name).price)
+            buy_train(ctx, state, nat, cheapest.id, ctx.board.train(cheapest.name).price, compulsory=True)
+    while state.depot.upcoming and not state.finished:
+        nxt = state.depot.upcoming[0]
+        price = ctx.board.train(nxt.name).price
+        if nat.cash < price:
+            break
+        buy_train(ctx, state, nat, nxt.id, price, compulsory=False)
