@@ -117,13 +117,22 @@ class TrackGraph:
             adjacent[seg.a].append(i)
             adjacent[seg.b].append(i)
         self.adjacent: tuple[tuple[int, ...], ...] = tuple(map(tuple, adjacent))
+        self._along: dict[tuple[str, ...], list[int]] | None = None
 
     def node_of(self, ref: NodeRef) -> int | None:
         """The id of a node, or None if the hex has no such node."""
         return self.node_ids.get(ref)
 
-    def kind(self, node: int) -> str:
-        return self.defs[node].kind
+    def segments_along(self, hexes: tuple[str, ...]) -> list[int]:
+        """The segments whose hex chain is ``hexes``, read in either direction."""
+        if self._along is None:
+            index: dict[tuple[str, ...], list[int]] = {}
+            for i, seg in enumerate(self.segments):
+                index.setdefault(seg.hexes, []).append(i)
+                if len(seg.hexes) > 1:
+                    index.setdefault(seg.hexes[::-1], []).append(i)
+            self._along = index
+        return self._along.get(hexes, [])
 
 
 _Key = tuple[bool, int]  # (is a node, node id or end id)

@@ -1,22 +1,36 @@
-"""The merger round (rulebook 9)."""
+"""The merger round (rulebook 9): minors convert or merge into majors."""
 
 from __future__ import annotations
 
-from .actions import Action
+from dataclasses import dataclass, field
+
+from . import graph, market, shares, trains
+from .actions import Action, BuyShare, Convert, DiscardTrain, Merge, Pass, RemoveToken
 from .errors import IllegalAction
-from .state import Context, GameState
+from .state import Company, Context, GameState, StationToken
+from .tokens import remove_token
+
+MAX_MINORS = 10
+MAX_MINORS_PER_PLAYER = 6
+MERGE_PRICE_MIN, MERGE_PRICE_MAX = 100, 200
+EXTRA_TOKEN_PRICE = 40
+TOKENS_KEPT_ON_MAP = 2
 
 
-def actor(ctx: Context, state: GameState) -> str:
-    return ""
-
-
-def apply(ctx: Context, state: GameState, action: Action) -> None:
-    raise IllegalAction("merger rounds are not playable yet")
-
-
-def choices(ctx: Context, state: GameState) -> list[str]:
-    return []
+@dataclass
+class MergerRound:
+    kind = "Merger"
+    after_or: int = 1
+    order: list[str] = field(default_factory=list)  # minors in price order at the start
+    index: int = 0
+    merging: list[str] = field(default_factory=list)  # the active minor first
+    converting: bool = False
+    adding_done: bool = False
+    major: str | None = None  # the major just formed (tokens, then share sales)
+    buyers: list[int] = field(default_factory=list)  # seats still to buy, first acts
+    buy_phase: int = 0  # 1: any number each; 2: one each
+    phase_one_passer: int | None = None
+    spanned_hexes: int = 0
 
 
 def active_in_phase(ctx: Context, state: GameState) -> bool:
@@ -25,4 +39,409 @@ def active_in_phase(ctx: Context, state: GameState) -> bool:
 
 
 def start(ctx: Context, state: GameState, after_or: int) -> None:
-    raise IllegalAction("merger rounds are not playable yet")
+    """Each floated minor, in price order, may convert or merge (9)."""
+    minors = [s for s, c in state.companies.items() if c.is_minor and c.floated and not c.closed]
+    rnd = MergerRound(after_or=after_or, order=market.in_price_order(ctx, state, minors), index=-1)
+    state.round = rnd
+    state.log.append(f"Merger round after operating round {state.round_number}.{after_or}")
+    _next_minor(ctx, state, rnd)
+
+
+def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    while True:
+        rnd.index += 1
+        rnd.merging, rnd.converting, rnd.adding_done, rnd.major = [], False, False, None
+        rnd.buyers, rnd.buy_phase, rnd.phase_one_passer = [], 0, None
+        if rnd.index >= len(rnd.order):
+            from .operating import after_operating_round
+
+            after_operating_round(ctx, state, rnd.after_or)
+            return
+        sym = rnd.order[rnd.index]
+        minor = state.companies[sym]
+        if minor.closed:
+            continue
+        rnd.merging = [sym]
+        if ctx.rules.merger_turn_for_every_minor:
+            return
+        if _can_convert(ctx, state, minor) or _candidates(ctx, state, rnd):
+            return
+
+
+def actor(ctx: Context, state: GameState) -> str:
+    rnd: MergerRound = state.round
+    over = trains.over_limit(ctx, state)
+    if over:
+        return over[0]
+    if rnd.major is not None and _tokens_to_remove(state, rnd):
+        return rnd.major
+    if rnd.buyers:
+        return state.players[rnd.buyers[0]].id
+    return rnd.merging[0] if rnd.merging else ""
+
+
+def apply(ctx: Context, state: GameState, action: Action) -> None:
+    """Apply one merger-round action."""
+    rnd: MergerRound = state.round
+    over = trains.over_limit(ctx, state)
+    if over:
+        _discard(ctx, state, over[0], action)
+    elif rnd.major is not None and _tokens_to_remove(state, rnd):
+        _remove_token(ctx, state, rnd, action)
+    elif rnd.buyers:
+        _buy_or_pass(ctx, state, rnd, action)
+    else:
+        _minor_action(ctx, state, rnd, action)
+    _continue(ctx, state, rnd)
+
+
+def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    """Move on once nothing is pending for the merge just made."""
+    if state.round is not rnd or trains.over_limit(ctx, state):
+        return
+    if rnd.major is None:
+        return
+    if _tokens_to_remove(state, rnd):
+        return
+    if rnd.buy_phase == 0:
+        _finish_tokens(state, rnd)
+        _start_buying(ctx, state, rnd)
+    _skip_buyers_who_cannot(ctx, state, rnd)
+    if rnd.buyers:
+        return
+    if rnd.buy_phase == 1 and not rnd.converting:
+        _start_phase_two(ctx, state, rnd)
+        _skip_buyers_who_cannot(ctx, state, rnd)
+        if rnd.buyers:
+            return
+    if trains.over_limit(ctx, state):
+        return
+    _next_minor(ctx, state, rnd)
+
+
+# --- the active minor ------------------------------------------------------------
+
+
+def _minor_action(ctx: Context, state: GameState, rnd: MergerRound, action: Action) -> None:
+    active = rnd.merging[0]
+    if action.entity != active:
+        raise IllegalAction(f"it is {active}'s turn to convert, merge or pass")
+    if isinstance(action, Pass):
+        if len(rnd.merging) > 1 and not rnd.adding_done:
+            rnd.adding_done = True
+            return
+        if len(rnd.merging) > 1 or rnd.converting:
+            raise IllegalAction(f"choose the major company that {' and '.join(rnd.merging)} form")
+        _next_minor(ctx, state, rnd)
+        return
+    if isinstance(action, Convert):
+        if len(rnd.merging) > 1 or rnd.converting:
+            raise IllegalAction("a minor that is merging cannot also convert")
+        if not _can_convert(ctx, state, state.companies[active]):
+            raise IllegalAction(f"{active} may convert only from the blue zone (9.1)")
+        rnd.converting = True
+        return
+    if not isinstance(action, Merge):
+        raise IllegalAction(f"{active} may convert, merge or pass")
+    target = state.companies.get(action.target)
+    if target is None:
+        raise IllegalAction(f"there is no company {action.target}")
+    if target.is_minor:
+        _add_minor(ctx, state, rnd, action.target)
+    elif target.is_major:
+        _form_major(ctx, state, rnd, action.target)
+    else:
+        raise IllegalAction(f"{action.target} cannot take part in a merge")
+
+
+def _can_convert(ctx: Context, state: GameState, minor: Company) -> bool:
+    return minor.market is not None and market.cell_of(ctx, state, minor.sym).convert_zone and bool(_free_majors(state))
+
+
+def _free_majors(state: GameState) -> list[str]:
+    return [s for s, c in state.companies.items() if c.is_major and not c.floated]
+
+
+def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
+    """Minors that may join the merge: connected to one already in it (9.2), at most
+    ten in all and six of one player's."""
+    if len(rnd.merging) >= MAX_MINORS or not _free_majors(state):
+        return []
+    owners = [state.president(s) for s in rnd.merging]
+    result = []
+    for sym, company in state.companies.items():
+        if not company.is_minor or not company.floated or company.closed or sym in rnd.merging:
+            continue
+        owner = state.president(sym)
+        if sum(1 for o in owners if o is owner) >= MAX_MINORS_PER_PLAYER:
+            continue
+        merging = set(rnd.merging) | {sym}
+        if any(graph.minors_connected(ctx, state, m, sym, merging) for m in rnd.merging):
+            result.append(sym)
+    return result
+
+
+def _add_minor(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> None:
+    if rnd.converting or rnd.adding_done:
+        raise IllegalAction("no more minors can join this merge; choose the major to form")
+    if sym not in _candidates(ctx, state, rnd):
+        raise IllegalAction(f"{sym} is not connected to {' or '.join(rnd.merging)} and cannot merge (9.2)")
+    rnd.merging.append(sym)
+    if not _candidates(ctx, state, rnd):
+        rnd.adding_done = True
+
+
+def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> None:
+    if not rnd.converting and len(rnd.merging) < 2:
+        raise IllegalAction("convert, or add another minor first: a merge needs two minors (9.2)")
+    if sym not in _free_majors(state):
+        raise IllegalAction(f"{sym} has already started; choose one of {', '.join(_free_majors(state))}")
+    prices = [market.price(ctx, state, m) for m in rnd.merging]
+    if rnd.converting:
+        cell = market.major_start_cell(ctx, prices[0], exact=False)
+    else:
+        value = min(max(min(prices) + max(prices), MERGE_PRICE_MIN), MERGE_PRICE_MAX)
+        cell = market.major_start_cell(ctx, value, exact=False)
+        owners = [state.president(m) for m in rnd.merging]
+        if not any(owners.count(o) >= 2 or (o is not None and o.cash >= cell.price) for o in owners):
+            raise IllegalAction(f"nobody in this merge could become president of {sym} at {cell.price} (9.2)")
+    major = state.companies[sym]
+    major.floated = True
+    market.place(state, sym, cell)
+    minors = market.in_price_order(ctx, state, rnd.merging)
+    rnd.spanned_hexes = len({t.hex for m in minors for t in state.companies[m].tokens if t.hex})
+    for minor in minors:
+        if rnd.converting:
+            _convert_exchange(state, major, minor)
+        else:
+            _exchange(state, major, minor)
+        _take_assets(ctx, state, major, minor)
+    rnd.merging = minors
+    rnd.major = sym
+    state.log.append(f"{' and '.join(minors)} form {sym} at {cell.price}")
+
+
+def _exchange(state: GameState, major: Company, minor_sym: str) -> None:
+    """9.2C (RN 8.3): each minor's owner takes the last treasury certificate; one who
+    already holds a 10% share trades it for the president's while that is free."""
+    owner = state.president(minor_sym)
+    if owner is None:
+        return
+    owner.certs = [c for c in owner.certs if c.company != minor_sym]
+    held = shares.first_plain(owner.certs, major.sym)
+    pres = next((c for c in major.treasury if c.president), None)
+    if pres is not None and held is not None:
+        major.treasury.remove(pres)
+        owner.certs.remove(held)
+        major.treasury.append(held)
+        owner.certs.append(pres)
+        return
+    owner.certs.append(major.treasury.pop())
+
+
+def _take_assets(ctx: Context, state: GameState, major: Company, minor_sym: str) -> None:
+    """Cash, trains, privates and loans move to the major; the minor's token is
+    replaced by the major's next token; the minor leaves the game."""
+    minor = state.companies[minor_sym]
+    major.cash += minor.cash
+    major.trains.extend(minor.trains)
+    major.loans += minor.loans
+    major.loans_due += minor.loans
+    for private in minor.privates:
+        state.private_owner[private] = major.sym
+        major.privates.append(private)
+    for token in minor.placed_tokens:
+        hex_id, city = token.hex, token.city
+        assert hex_id is not None and city is not None
+        remove_token(state, minor_sym, hex_id, city)
+        unused = next((t for t in major.tokens if t.hex is None), None)
+        if unused is None:
+            unused = StationToken(EXTRA_TOKEN_PRICE)
+            major.tokens.append(unused)
+        slots = state.map.tokens[(hex_id, city)]
+        slots[slots.index(None)] = major.sym
+        unused.hex, unused.city = hex_id, city
+    market.remove(state, minor_sym)
+    minor.cash, minor.trains, minor.privates, minor.loans = 0, [], [], 0
+    minor.closed = True
+
+
+# --- converting: the owner takes the president's certificate -----------------------
+
+
+def _convert_exchange(state: GameState, major: Company, minor_sym: str) -> None:
+    owner = state.president(minor_sym)
+    assert owner is not None
+    owner.certs = [c for c in owner.certs if c.company != minor_sym]
+    pres = next(c for c in major.treasury if c.president)
+    major.treasury.remove(pres)
+    owner.certs.append(pres)
+
+
+# --- token reduction (9.2E, RN 8.3) -------------------------------------------------
+
+
+def _tokens_to_remove(state: GameState, rnd: MergerRound) -> bool:
+    if rnd.major is None or rnd.buy_phase:
+        return False
+    placed = state.companies[rnd.major].placed_tokens
+    hexes = [t.hex for t in placed]
+    return len(placed) > TOKENS_KEPT_ON_MAP or len(set(hexes)) < len(hexes)
+
+
+def _remove_token(ctx: Context, state: GameState, rnd: MergerRound, action: Action) -> None:
+    major = state.companies[rnd.major or ""]
+    if not isinstance(action, RemoveToken) or action.entity != major.sym:
+        raise IllegalAction(f"{major.sym} keeps at most two tokens on the map: remove one")
+    placed = [(t.hex, t.city) for t in major.placed_tokens]
+    if (action.hex, action.city) not in placed:
+        raise IllegalAction(f"{major.sym} has no token in {action.hex} city {action.city}")
+    hexes = [h for h, _ in placed]
+    doubled = {h for h in hexes if hexes.count(h) > 1}
+    if doubled and action.hex not in doubled:
+        raise IllegalAction(f"first remove one of the tokens in {', '.join(sorted(doubled))}")
+    remove_token(state, major.sym, action.hex, action.city)
+    state.log.append(f"{major.sym} removes its token from {action.hex}")
+
+
+def _finish_tokens(state: GameState, rnd: MergerRound) -> None:
+    """After any reduction the major has three tokens: those on the map plus the
+    cheapest on its charter, with a new 40 token if it is short (RN 8.3)."""
+    major = state.companies[rnd.major or ""]
+    placed = major.placed_tokens
+    unused = sorted((t for t in major.tokens if t.hex is None), key=lambda t: t.price)
+    keep = placed + unused[: max(0, 3 - len(placed))]
+    while len(keep) < 3:
+        keep.append(StationToken(EXTRA_TOKEN_PRICE))
+    major.tokens = [t for t in major.tokens if t in keep] + [t for t in keep if t not in major.tokens]
+
+
+# --- share sales after a merge or conversion (9.1D, 9.2C–D) -------------------------
+
+
+def _start_buying(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    n = len(state.players)
+    major = rnd.major or ""
+    if rnd.converting:
+        owner = state.president(major)
+        seat = state.players.index(owner) if owner else 0
+        rnd.buy_phase = 1
+        rnd.buyers = [seat]
+        return
+    first_owner = state.president(rnd.merging[0]) or state.president(major)
+    owners = {state.players.index(p) for p in state.players if p.percent_of(major)}
+    start = state.players.index(first_owner) if first_owner in state.players else 0
+    rnd.buy_phase = 1
+    rnd.buyers = [(start + i) % n for i in range(n) if (start + i) % n in owners]
+
+
+def _start_phase_two(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    """Then every player, from the president clockwise, may buy one share (9.2D)."""
+    major = rnd.major or ""
+    president = state.president(major)
+    if president is None:
+        raise IllegalAction(f"nobody holds two shares of {major}: the merge fails (9.2 note)")
+    n = len(state.players)
+    start = state.players.index(president)
+    rnd.buy_phase = 2
+    rnd.buyers = [(start + i) % n for i in range(n)]
+    able = [s for s in rnd.buyers if _can_buy(ctx, state, rnd, s)]
+    if able and able[0] == rnd.phase_one_passer:
+        rnd.buyers.remove(rnd.phase_one_passer)
+
+
+def _can_buy(ctx: Context, state: GameState, rnd: MergerRound, seat: int) -> bool:
+    major = state.companies[rnd.major or ""]
+    player = state.players[seat]
+    if shares.first_plain(major.treasury, major.sym) is None and not any(c.president for c in major.treasury):
+        return False
+    return (
+        player.cash >= market.price(ctx, state, major.sym)
+        and player.percent_of(major.sym) + 10 <= shares.max_holding(state)
+        and shares.cert_count(player) < shares.cert_limit(ctx, state)
+    )
+
+
+def _skip_buyers_who_cannot(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    while rnd.buyers and not _can_buy(ctx, state, rnd, rnd.buyers[0]):
+        rnd.buyers.pop(0)
+        if rnd.converting and rnd.buy_phase == 1:
+            _convert_others(state, rnd)
+
+
+def _convert_others(state: GameState, rnd: MergerRound) -> None:
+    """9.1D: after the new president, every other player clockwise may buy one share."""
+    president = state.president(rnd.major or "")
+    n = len(state.players)
+    start = state.players.index(president) if president else 0
+    rnd.buy_phase = 2
+    rnd.buyers = [(start + i) % n for i in range(1, n)]
+
+
+def _buy_or_pass(ctx: Context, state: GameState, rnd: MergerRound, action: Action) -> None:
+    seat = rnd.buyers[0]
+    player = state.players[seat]
+    if action.entity != player.id:
+        raise IllegalAction(f"it is {player.name}'s turn to buy shares of {rnd.major}")
+    if isinstance(action, Pass):
+        rnd.buyers.pop(0)
+        if rnd.buy_phase == 1:
+            rnd.phase_one_passer = seat
+            if rnd.converting:
+                _convert_others(state, rnd)
+        return
+    if not isinstance(action, BuyShare) or action.company != rnd.major:
+        raise IllegalAction(f"buy a share of {rnd.major} or pass")
+    if not _can_buy(ctx, state, rnd, seat):
+        raise IllegalAction(f"{player.name} cannot buy a share of {rnd.major} now")
+    major = state.companies[rnd.major or ""]
+    price = market.price(ctx, state, major.sym)
+    cert = next((c for c in major.treasury if c.id == action.cert), None) if action.cert else None
+    cert = cert or shares.first_plain(major.treasury, major.sym)
+    if cert is None:
+        raise IllegalAction(f"{major.sym} has no shares left to sell")
+    major.treasury.remove(cert)
+    held = shares.first_plain(player.certs, major.sym)
+    pres = next((c for c in major.treasury if c.president), None)
+    if pres is not None and held is not None:
+        # Two 10% shares become the president's certificate (RN 8.3).
+        player.certs.remove(held)
+        major.treasury.extend([held, cert])
+        major.treasury.remove(pres)
+        player.certs.append(pres)
+    else:
+        player.certs.append(cert)
+    player.cash -= price
+    major.cash += price
+    state.log.append(f"{player.name} buys 10% of {major.sym} for {price}")
+    if rnd.buy_phase == 2:
+        rnd.buyers.pop(0)
+
+
+def _discard(ctx: Context, state: GameState, sym: str, action: Action) -> None:
+    if not isinstance(action, DiscardTrain) or action.entity != sym:
+        raise IllegalAction(f"{sym} is over its train limit and must discard a train")
+    company = state.companies[sym]
+    train = next((t for t in company.trains if t.id == action.train), None)
+    if train is None:
+        raise IllegalAction(f"{sym} has no train {action.train}")
+    company.trains.remove(train)
+    state.depot.pool.append(train)
+
+
+def choices(ctx: Context, state: GameState) -> list[str]:
+    """What the actor may do now, in command words."""
+    rnd: MergerRound = state.round
+    if rnd.major is not None and _tokens_to_remove(state, rnd):
+        return [f"remove {t.hex} {t.city}" for t in state.companies[rnd.major].placed_tokens]
+    if rnd.buyers:
+        return [f"buy {rnd.major}", "pass"]
+    options = []
+    if not rnd.converting and len(rnd.merging) == 1 and _can_convert(ctx, state, state.companies[rnd.merging[0]]):
+        options.append("convert")
+    if not rnd.adding_done and not rnd.converting:
+        options += [f"merge {m}" for m in _candidates(ctx, state, rnd)]
+    if rnd.converting or len(rnd.merging) > 1:
+        options += [f"into {m}" for m in _free_majors(state)]
+    options.append("pass")
+    return options

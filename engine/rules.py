@@ -54,6 +54,11 @@ class Rules:
     """RN 11.21 — the national's reserved Moscow token is placed when gray 639 is laid
     there. Rulebook 8.13: at the start of phase 8."""
 
+    merger_turn_for_every_minor: bool = False
+    """RN 8.1 — every minor gets a merger-round turn and must pass even when it can
+    neither convert nor merge (18xx.games logs those passes). Rulebook 9: only
+    eligible minors are asked."""
+
     @classmethod
     def rulebook(cls, **options: Any) -> "Rules":
         """The rulebook's rules, with game options such as ``market="column"``."""
