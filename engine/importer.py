@@ -41,6 +41,7 @@ from .rules import Rules
 from .state import GameState
 
 IGNORED_TYPES = {"message", "program_share_pass", "program_buy_shares", "program_merger_pass", "program_disable"}
+"""Chat, and standing orders whose effects are logged as the auto_actions they caused."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def read_log(log: dict[str, Any]) -> tuple[Game, list[LoggedAction]]:
         if not isinstance(raw, dict) or "type" not in raw:
             raise InvalidAction(f"malformed log entry: {raw!r}")
         entries.append((raw.get("id", 0), raw, LoggedAction(raw.get("id", 0), raw)))
-    kept = [a for a in effective_entries(entries) if a.raw["type"] not in IGNORED_TYPES]
+    kept = [a for a in effective_entries(entries) if a.raw["type"] != "message"]
     return game, kept
 
 

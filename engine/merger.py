@@ -30,7 +30,7 @@ class MergerRound:
     buyers: list[int] = field(default_factory=list)  # seats still to buy, first acts
     buy_phase: int = 0  # 1: any number each; 2: one each
     phase_one_passer: int | None = None
-    spanned_hexes: int = 0
+    tokens_removed: bool = False
 
 
 def active_in_phase(ctx: Context, state: GameState) -> bool:
@@ -51,7 +51,7 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     while True:
         rnd.index += 1
         rnd.merging, rnd.converting, rnd.adding_done, rnd.major = [], False, False, None
-        rnd.buyers, rnd.buy_phase, rnd.phase_one_passer = [], 0, None
+        rnd.buyers, rnd.buy_phase, rnd.phase_one_passer, rnd.tokens_removed = [], 0, None, False
         if rnd.index >= len(rnd.order):
             from .operating import after_operating_round
 
@@ -209,7 +209,6 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
     major.floated = True
     market.place(state, sym, cell)
     minors = market.in_price_order(ctx, state, rnd.merging)
-    rnd.spanned_hexes = len({t.hex for m in minors for t in state.companies[m].tokens if t.hex})
     for minor in minors:
         if rnd.converting:
             _convert_exchange(state, major, minor)
@@ -301,19 +300,17 @@ def _remove_token(ctx: Context, state: GameState, rnd: MergerRound, action: Acti
     if doubled and action.hex not in doubled:
         raise IllegalAction(f"first remove one of the tokens in {', '.join(sorted(doubled))}")
     remove_token(state, major.sym, action.hex, action.city)
+    rnd.tokens_removed = True
     state.log.append(f"{major.sym} removes its token from {action.hex}")
 
 
 def _finish_tokens(state: GameState, rnd: MergerRound) -> None:
-    """After any reduction the major has three tokens: those on the map plus the
-    cheapest on its charter, with a new 40 token if it is short (RN 8.3)."""
+    """9.2E: after a reduction the major keeps its two tokens on the map and one
+    40/hex token on its charter."""
+    if not rnd.tokens_removed:
+        return
     major = state.companies[rnd.major or ""]
-    placed = major.placed_tokens
-    unused = sorted((t for t in major.tokens if t.hex is None), key=lambda t: t.price)
-    keep = placed + unused[: max(0, 3 - len(placed))]
-    while len(keep) < 3:
-        keep.append(StationToken(EXTRA_TOKEN_PRICE))
-    major.tokens = [t for t in major.tokens if t in keep] + [t for t in keep if t not in major.tokens]
+    major.tokens = major.placed_tokens + [StationToken(EXTRA_TOKEN_PRICE)]
 
 
 # --- share sales after a merge or conversion (9.1D, 9.2C–D) -------------------------
