@@ -238,11 +238,10 @@ def blocked_nodes(state: "GameState", graph: TrackGraph, friends: Iterable[str])
     mask = 0
     for (hex_id, city), occupants in state.map.tokens.items():
         node = graph.node_of((hex_id, city))
-        if node is None:
+        if node is None or any(sym in friendly for sym in occupants):
             continue
         slots = graph.defs[node].slots
-        others = sum(1 for sym in occupants if sym is not None and sym not in friendly)
-        if slots and others >= slots:
+        if slots and sum(1 for sym in occupants if sym is not None) >= slots:
             mask |= 1 << node
     return mask
 

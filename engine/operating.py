@@ -350,7 +350,7 @@ def _run(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, 
         raise IllegalAction(f"{company.sym} must run its trains")
     from .routes import check_routes
 
-    results = check_routes(ctx, state, company.sym, action.routes)
+    results = check_routes(ctx, state, company, action.routes)
     revenue = sum(r.revenue for r in results)
     if action.revenue is not None and action.revenue != revenue:
         raise IllegalAction(f"these routes earn {revenue}, not {action.revenue}")

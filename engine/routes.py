@@ -19,7 +19,7 @@ adds Ekaterinburg's value again, times the train's multiplier.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .actions import Route
@@ -115,6 +115,7 @@ class _Scope:
             n for n, (h, _) in enumerate(graph.nodes) if h == board.bonus_revenue_hex
         )
         self.reach = self._reach()
+        self._pricing: dict[str, _Pricing] = {}
 
     def _reach(self) -> int:
         """Nodes reachable from the tokens along unblocked track, repeats allowed: a
@@ -133,53 +134,11 @@ class _Scope:
                         stack.append(other)
         return seen
 
-    def mandatory(self, train: TrainDef) -> int:
-        """Nodes the train must count whenever it visits them (8.8.1, 8.8.3)."""
-        return self.offboards if train.express else self.cities | self.offboards
-
-    def worth(self, train: TrainDef) -> list[int]:
-        """What each node adds when counted, private bonuses included."""
-        return [v * train.multiplier + b for v, b in zip(self.value, self.bonus)]
-
-    def pair_bonus(self, train: TrainDef, counted: int) -> int:
-        """Ekaterinburg counted with Moscow: its value again, times the multiplier (8.8.2)."""
-        if counted & self.capitals and counted & self.bonus_city:
-            node = _lowest(counted & self.bonus_city)
-            return self.value[node] * train.multiplier
-        return 0
-
-    def count(self, train: TrainDef, nodes: Sequence[int]) -> tuple[int, int] | None:
-        """The best revenue of a route visiting ``nodes`` and the mask of the stops counted,
-        or None if no legal count includes a city with the company's token."""
-        worth = self.worth(train)
-        mandatory = self.mandatory(train)
-        must = [n for n in nodes if mandatory >> n & 1]
-        optional = sorted((n for n in nodes if not mandatory >> n & 1), key=lambda n: -worth[n])
-        room = (EXPRESS_STOPS if train.express else train.pay) - len(must)
-        if room < 0:
-            return None
-        base = _mask(must)
-        forced_options: list[tuple[int, ...]] = [()]
-        visited = _mask(nodes)
-        if visited & self.capitals and visited & self.bonus_city:
-            pair = (_lowest(visited & self.capitals), _lowest(visited & self.bonus_city))
-            forced_options.append(tuple(n for n in pair if not base >> n & 1))
-        token_options: list[int | None] = [None]
-        if not base & self.token_mask:
-            token_options = [n for n in optional if self.token_mask >> n & 1]
-        best: tuple[int, int] | None = None
-        for forced in forced_options:
-            for token in token_options:
-                chosen = set(forced) if token is None else set(forced) | {token}
-                if len(chosen) > room:
-                    continue
-                rest = [n for n in optional if n not in chosen][: room - len(chosen)]
-                counted = base | _mask(chosen) | _mask(rest)
-                value = sum(worth[n] for n in nodes if counted >> n & 1)
-                value += self.pair_bonus(train, counted)
-                if best is None or value > best[0]:
-                    best = (value, counted)
-        return best
+    def pricing(self, train: TrainDef) -> "_Pricing":
+        """How ``train`` counts stops on this company's routes (cached per train type)."""
+        if train.name not in self._pricing:
+            self._pricing[train.name] = _Pricing(self, train)
+        return self._pricing[train.name]
 
     def describe(self, node: int) -> str:
         """A node as a player reads it: ``Moscow (H8)``."""
@@ -195,9 +154,88 @@ class _Scope:
         return f"the track between {a} and {b}" if a != b else f"the track inside {a}"
 
 
-def _mask(nodes: object) -> int:
+class _Pricing:
+    """How one train type counts the stops of a route (8.8.1-8.8.3) for one company."""
+
+    def __init__(self, scope: _Scope, train: TrainDef) -> None:
+        self.scope = scope
+        self.train = train
+        self.limit = EXPRESS_STOPS if train.express else train.pay
+        # Nodes counted whenever visited: all cities and off-boards, or a 5+5E's off-boards.
+        self.mandatory = scope.offboards if train.express else scope.cities | scope.offboards
+        self.worth = [v * train.multiplier + b for v, b in zip(scope.value, scope.bonus)]
+        self.pair = [v * train.multiplier if scope.bonus_city >> n & 1 else 0 for n, v in enumerate(scope.value)]
+        # Upper-bound worth: Ekaterinburg may also earn the pair bonus.
+        self.worth_ub = [w + p if scope.capitals else w for w, p in zip(self.worth, self.pair)]
+
+    def pair_bonus(self, counted: int) -> int:
+        """Ekaterinburg counted with Moscow: its value again, times the multiplier (8.8.2)."""
+        scope = self.scope
+        if counted & scope.capitals and counted & scope.bonus_city:
+            return self.pair[_lowest(counted & scope.bonus_city)]
+        return 0
+
+    def count(self, nodes: Sequence[int]) -> tuple[int, int] | None:
+        """The best revenue of a route visiting ``nodes`` and the mask of the stops that
+        earn it, or None if it visits too many cities or off-boards for the train or
+        cannot count a city with the company's token."""
+        scope = self.scope
+        worth = self.worth
+        must = 0
+        base_value = 0
+        musts = 0
+        optional: list[int] = []
+        for n in nodes:
+            if self.mandatory >> n & 1:
+                must |= 1 << n
+                base_value += worth[n]
+                musts += 1
+            else:
+                optional.append(n)
+        room = self.limit - musts
+        if room < 0:
+            return None
+        optional.sort(key=worth.__getitem__, reverse=True)
+        visited = must | _mask(optional)
+        pair_open = visited & scope.capitals and visited & scope.bonus_city and not (
+            must & scope.capitals and must & scope.bonus_city
+        )
+        counted = must | _mask(optional[:room])
+        if counted & scope.token_mask and not pair_open:
+            return base_value + sum(worth[n] for n in optional[:room]) + self.pair_bonus(counted), counted
+        return self._count_forced(must, base_value, optional, room, visited)
+
+    def _count_forced(
+        self, must: int, base_value: int, optional: list[int], room: int, visited: int
+    ) -> tuple[int, int] | None:
+        """Counting when a token city or the Moscow-Ekaterinburg pair must be picked
+        among the optional stops: try each such choice, fill up with the best others."""
+        scope = self.scope
+        forced_options: list[list[int]] = [[]]
+        if visited & scope.capitals and visited & scope.bonus_city:
+            pair = [_lowest(visited & scope.capitals), _lowest(visited & scope.bonus_city)]
+            forced_options.append([n for n in pair if not must >> n & 1])
+        token_options: list[int | None] = [None]
+        if not must & scope.token_mask:
+            token_options = [n for n in optional if scope.token_mask >> n & 1]
+        best: tuple[int, int] | None = None
+        for forced in forced_options:
+            for token in token_options:
+                chosen = forced if token is None or token in forced else forced + [token]
+                if len(chosen) > room:
+                    continue
+                rest = [n for n in optional if n not in chosen][: room - len(chosen)]
+                counted = must | _mask(chosen) | _mask(rest)
+                value = base_value + sum(self.worth[n] for n in chosen + rest)
+                value += self.pair_bonus(counted)
+                if best is None or value > best[0]:
+                    best = (value, counted)
+        return best
+
+
+def _mask(nodes: Iterable[int]) -> int:
     bits = 0
-    for n in nodes:  # type: ignore[attr-defined]
+    for n in nodes:
         bits |= 1 << n
     return bits
 
@@ -343,9 +381,9 @@ def _judge(
     """Apply 8.8.1 to one reading of a route: (revenue, counted mask, track mask)."""
     _check_stops(scope, train.id, nodes)
     mask = _check_track(scope, train.id, segments, used, used_by)
-    mandatory = scope.mandatory(train_def)
+    pricing = scope.pricing(train_def)
     if not train_def.express:
-        must = [n for n in nodes if mandatory >> n & 1]
+        must = [n for n in nodes if pricing.mandatory >> n & 1]
         if len(must) > train_def.pay:
             names = ", ".join(scope.describe(n) for n in must)
             raise IllegalAction(
@@ -356,7 +394,7 @@ def _judge(
         raise IllegalAction(
             f"train {train.id}: the route must include a city with a {scope.company.sym} token"
         )
-    counted = scope.count(train_def, nodes)
+    counted = pricing.count(nodes)
     if counted is None:
         raise IllegalAction(
             f"train {train.id}: the route must count a city with a {scope.company.sym} token"
@@ -454,17 +492,10 @@ class _TrainSearch:
 
     def __init__(self, scope: _Scope, train: TrainDef) -> None:
         self.scope = scope
-        self.train = train
-        self.limit = EXPRESS_STOPS if train.express else train.pay
-        self.mandatory = scope.mandatory(train)
-        self.worth = scope.worth(train)
-        # Upper-bound worth: Ekaterinburg may also earn the pair bonus.
-        self.worth_ub = list(self.worth)
-        if scope.capitals:
-            for n in range(len(self.worth)):
-                if scope.bonus_city >> n & 1:
-                    self.worth_ub[n] += scope.value[n] * train.multiplier
-        self.order_ub = sorted(range(len(self.worth)), key=lambda n: -self.worth_ub[n])
+        self.pricing = scope.pricing(train)
+        self.express = train.express
+        worth_ub = self.pricing.worth_ub
+        self.order_ub = sorted(range(len(worth_ub)), key=lambda n: -worth_ub[n])
         graph = scope.graph
         self.adjacent = [
             sorted(
@@ -472,7 +503,7 @@ class _TrainSearch:
                     (s, graph.segments[s].a ^ graph.segments[s].b ^ node, graph.segments[s].mask)
                     for s in graph.adjacent[node]
                 ),
-                key=lambda t: -self.worth_ub[t[1]],
+                key=lambda t: -worth_ub[t[1]],
             )
             for node in range(len(graph.nodes))
         ]
@@ -482,54 +513,53 @@ class _TrainSearch:
         total = 0
         if k <= 0:
             return 0
+        worth_ub = self.pricing.worth_ub
         for n in self.order_ub:
             if candidates >> n & 1:
-                total += self.worth_ub[n]
+                total += worth_ub[n]
                 k -= 1
                 if not k:
                     break
         return total
 
     def frontier(self, starts: list[int], visited: int, hexes: int, groups: int, used: int) -> int:
-        """Nodes a route could still add from ``starts`` on unused track (relaxed)."""
+        """Nodes a route could still add from ``starts`` on unused track (relaxed: the
+        walks to them may share track with each other)."""
         scope = self.scope
+        hex_bit = scope.hex_bit
+        group_bit = scope.group_bit
+        passable = scope.passable
+        adjacent = self.adjacent
         found = 0
         seen = visited
         stack = starts
         while stack:
             node = stack.pop()
-            for _s, other, seg_mask in self.adjacent[node]:
+            for _s, other, seg_mask in adjacent[node]:
                 bit = 1 << other
                 if used & seg_mask or seen & bit:
                     continue
                 seen |= bit
-                if hexes & scope.hex_bit[other] or groups & scope.group_bit[other]:
+                if hexes & hex_bit[other] or groups & group_bit[other]:
                     continue
                 found |= bit
-                if scope.passable & bit:
+                if passable & bit:
                     stack.append(other)
         return found
 
-    def run(
-        self,
-        used0: int,
-        need: Callable[[], int],
-        cap: tuple[int, int] | None,
-        emit: Callable[[_Found], None],
-    ) -> None:
-        """Call ``emit`` with each legal route avoiding track ``used0`` whose revenue is
-        above ``need()`` (and, if ``cap`` is given, not above ``cap`` in (revenue, track)
-        order), pruning branches whose upper bound cannot beat ``need()``."""
+    def run(self, used0: int, need: Callable[[], int], emit: Callable[[_Found], None]) -> None:
+        """Call ``emit`` with each legal route on track other than ``used0`` that earns
+        more than ``need()``; branches whose upper bound is not above ``need()`` are cut."""
         scope = self.scope
+        pricing = self.pricing
         hex_bit = scope.hex_bit
         group_bit = scope.group_bit
         passable = scope.passable
-        mandatory = self.mandatory
-        worth_ub = self.worth_ub
+        mandatory = pricing.mandatory
+        worth_ub = pricing.worth_ub
         adjacent = self.adjacent
-        limit = self.limit
-        express = self.train.express
-        cap_value = cap[0] if cap is not None else 1 << 60
+        limit = pricing.limit
+        capped = not self.express  # only N-trains limit the cities they visit
         arm1: list[int] = []
         segs1: list[int] = []
         arm2: list[int] = []
@@ -537,16 +567,12 @@ class _TrainSearch:
 
         def report(t0: int, used: int) -> None:
             nodes = arm1[::-1] + [t0] + arm2
-            counted = scope.count(self.train, nodes)
+            counted = pricing.count(nodes)
             if counted is None:
                 return
             value, counted_mask = counted
-            if value <= need() or not (counted_mask >> nodes[0] & 1 and counted_mask >> nodes[-1] & 1):
-                return
-            mask = used & ~used0
-            if cap is not None and (value, mask) > cap:
-                return
-            emit(_Found(value, mask, tuple(nodes), tuple(segs1[::-1] + segs2)))
+            if value > need() and counted_mask >> nodes[0] & 1 and counted_mask >> nodes[-1] & 1:
+                emit(_Found(value, used & ~used0, tuple(nodes), tuple(segs1[::-1] + segs2)))
 
         def step(
             t0: int, head: int, phase: int, visited: int, hexes: int, groups: int, used: int,
@@ -556,25 +582,26 @@ class _TrainSearch:
                 report(t0, used)
             room = limit - musts
             threshold = need()
-            if min(must_ub + self.top(scope.reach, room), cap_value) <= threshold:
+            if must_ub + self.top(scope.reach, room) <= threshold:
                 return
             starts = [head] if passable >> head & 1 else []
             if phase == 1 and arm1:
                 starts.append(t0)
-            optional_seen = visited & ~banned & ~mandatory
             ahead = self.frontier(starts, visited, hexes, groups, used)
-            if min(must_ub + self.top(ahead | optional_seen, room), cap_value) <= threshold:
+            if must_ub + self.top(ahead | visited & ~banned & ~mandatory, room) <= threshold:
                 return
-            arm, segs, next_phase = (arm1, segs1, 1) if phase == 1 else (arm2, segs2, 2)
+            state = (visited, hexes, groups, used, musts, must_ub)
             if passable >> head & 1:
-                grow(t0, head, arm, segs, next_phase, -1, visited, hexes, groups, used, musts, must_ub, banned)
+                grow(t0, head, phase, -1, state, banned)
             if phase == 1 and arm1:
-                grow(t0, t0, arm2, segs2, 2, segs1[0], visited, hexes, groups, used, musts, must_ub, banned)
+                grow(t0, t0, 2, segs1[0], state, banned)
 
         def grow(
-            t0: int, head: int, arm: list[int], segs: list[int], phase: int, after: int,
-            visited: int, hexes: int, groups: int, used: int, musts: int, must_ub: int, banned: int,
+            t0: int, head: int, phase: int, after: int,
+            state: tuple[int, int, int, int, int, int], banned: int,
         ) -> None:
+            visited, hexes, groups, used, musts, must_ub = state
+            arm, segs = (arm1, segs1) if phase == 1 else (arm2, segs2)
             for s, other, seg_mask in adjacent[head]:
                 bit = 1 << other
                 if s <= after or used & seg_mask or visited & bit:
@@ -582,112 +609,131 @@ class _TrainSearch:
                 if hexes & hex_bit[other] or groups & group_bit[other]:
                     continue
                 is_must = mandatory >> other & 1
-                if is_must and not express and musts >= limit:
+                if is_must and capped and musts >= limit:
                     continue
                 arm.append(other)
                 segs.append(s)
                 step(
-                    t0, other, phase, visited | bit, hexes | hex_bit[other], groups | group_bit[other],
-                    used | seg_mask, musts + is_must, must_ub + (worth_ub[other] if is_must else 0),
-                    banned,
+                    t0, other, phase, visited | bit, hexes | hex_bit[other],
+                    groups | group_bit[other], used | seg_mask, musts + is_must,
+                    must_ub + (worth_ub[other] if is_must else 0), banned,
                 )
                 arm.pop()
                 segs.pop()
 
         banned = 0
         for t0 in scope.tokens:
+            is_must = mandatory >> t0 & 1
             step(
                 t0, t0, 1, banned | 1 << t0, hex_bit[t0], group_bit[t0], used0,
-                mandatory >> t0 & 1, worth_ub[t0] if mandatory >> t0 & 1 else 0, banned,
+                is_must, worth_ub[t0] if is_must else 0, banned,
             )
             banned |= 1 << t0
 
+    def best(self, used: int) -> _Found | None:
+        """The train's best route on track other than ``used``."""
+        found: list[_Found] = []
+        self.run(used, lambda: found[-1].value if found else 0, found.append)
+        return found[-1] if found else None
+
+    def pool(self, threshold: int) -> list[_Found]:
+        """Every route (ends counted) earning more than ``threshold``, best first."""
+        found: list[_Found] = []
+        self.run(0, lambda: threshold, found.append)
+        found.sort(key=lambda f: -f.value)
+        return found
+
+
 class _Optimizer:
-    """Branch and bound over all the company's trains at once (one route each, no
-    shared track): trains in order of their best lone revenue, each route search cut
-    by what the remaining trains could earn at most."""
+    """The company's best set of routes: one per train, no track shared (8.8.1).
+
+    1. Each train's best route alone bounds what it can add; the sum of these
+       bounds, ``ceiling``, bounds any answer.
+    2. Greedily, each train in turn takes its best route on the track left: a first
+       answer to beat.
+    3. With a margin ``slack``, each train type lists every route earning more than
+       its bound minus ``slack`` (``_TrainSearch.pool``), and branch and bound picks
+       one route (or none) per train from those lists; trains of one type take
+       routes in list order, so no answer is tried twice.
+    4. An answer using some route outside the lists earns at most ``ceiling - slack``;
+       so once the best answer reaches that, it is the maximum. Otherwise the margin
+       grows (at least doubling) and step 3 runs again.
+    """
 
     def __init__(self, scope: _Scope, trains: list[Train]) -> None:
-        self.scope = scope
-        defs = {t.name: scope.ctx.board.train(t.name) for t in trains}
-        self.searches = {name: _TrainSearch(scope, d) for name, d in defs.items()}
-        alone = {name: self._best_alone(name, 0) for name in defs}
-        self.trains = sorted(trains, key=lambda t: (-(alone[t.name].value if alone[t.name] else 0), t.name))
-        self.bounds = [alone[t.name].value if alone[t.name] else 0 for t in self.trains]
-        self.best_total = -1
+        board = scope.ctx.board
+        self.searches = {t.name: _TrainSearch(scope, board.train(t.name)) for t in trains}
+        self.alone = {name: search.best(0) for name, search in self.searches.items()}
+        value = {name: found.value if found else 0 for name, found in self.alone.items()}
+        self.trains = sorted(trains, key=lambda t: (-value[t.name], t.name))
+        self.bounds = [value[t.name] for t in self.trains]
+        self.best_total = 0
         self.best: list[_Found | None] = []
-
-    def _best_alone(self, name: str, used: int) -> _Found | None:
-        found: list[_Found] = []
-
-        def keep(f: _Found) -> None:
-            found.append(f)
-
-        self.searches[name].run(used, lambda: found[-1].value if found else 0, None, keep)
-        return found[-1] if found else None
+        self.pools: list[list[_Found]] = []
 
     def solve(self) -> list[tuple[Train, _Found]]:
         self._greedy()
-        self._branch(0, 0, 0, [], None)
+        ceiling = sum(self.bounds)
+        slack = (ceiling - self.best_total) // 4
+        while len(self.trains) > 1 and self.best_total < ceiling - slack:
+            slack = max(min(ceiling - self.best_total, 2 * slack), 10)
+            pools = {
+                t.name: self.searches[t.name].pool(bound - slack)
+                for t, bound in zip(self.trains, self.bounds)
+            }
+            self.pools = [pools[t.name] for t in self.trains]
+            self._combine(0, 0, 0, [], 0)
         return [(t, f) for t, f in zip(self.trains, self.best) if f is not None]
 
     def _greedy(self) -> None:
-        """A first answer to beat: each train takes its best route on the track left."""
         used = 0
         chosen: list[_Found | None] = []
         for train in self.trains:
-            found = self._best_alone(train.name, used)
+            search = self.searches[train.name]
+            found = self.alone[train.name] if not used else search.best(used)
             chosen.append(found)
-            if found:
+            if found is not None:
                 used |= found.mask
         self.best = chosen
-        self.best_total = sum(f.value for f in chosen if f)
+        self.best_total = sum(f.value for f in chosen if f is not None)
 
-    def _branch(
-        self, i: int, used: int, total: int, chosen: list[_Found | None], cap: tuple[int, int] | None
-    ) -> None:
+    def _combine(self, i: int, used: int, total: int, chosen: list[_Found | None], start: int) -> None:
         if i == len(self.trains):
             if total > self.best_total:
                 self.best_total = total
                 self.best = list(chosen)
             return
-        rest = sum(self.bounds[i + 1 :])
-        if total + self.bounds[i] + rest <= self.best_total:
-            return
+        pool = self.pools[i]
+        rest = sum(p[0].value for p in self.pools[i + 1 :] if p)
         twin = i + 1 < len(self.trains) and self.trains[i + 1].name == self.trains[i].name
-
-        def need() -> int:
-            return self.best_total - total - rest
-
-        def take(found: _Found) -> None:
+        for index in range(start, len(pool)):
+            found = pool[index]
+            if total + found.value + rest <= self.best_total:
+                break
+            if found.mask & used:
+                continue
             chosen.append(found)
-            self._branch(i + 1, used | found.mask, total + found.value, chosen,
-                         (found.value, found.mask) if twin else None)
+            self._combine(i + 1, used | found.mask, total + found.value, chosen, index + 1 if twin else 0)
             chosen.pop()
-
-        self.searches[self.trains[i].name].run(used, need, cap, take)
-        if need() < 0:
+        if total + rest > self.best_total:
             chosen.append(None)
-            self._branch(i + 1, used, total, chosen, (0, 0) if twin else None)
+            self._combine(i + 1, used, total, chosen, len(pool) if twin else 0)
             chosen.pop()
 
 
 def best_routes(ctx: Context, state: GameState, company: Company) -> list[RouteResult]:
-    """The routes that earn ``company`` the most this turn, one per train that can run
-    (exhaustive branch and bound, so the total is the true maximum)."""
+    """The routes that earn ``company`` the most this turn, one per train that can run,
+    in the company's train order (an exhaustive search: the total is the maximum)."""
     trains = [t for t in company.trains if not t.operated]
-    if not trains:
-        return []
     scope = _Scope(ctx, state, company)
-    if not scope.tokens:
+    if not trains or not scope.tokens:
         return []
-    chosen = dict((t.id, f) for t, f in _Optimizer(scope, trains).solve())
+    chosen = {t.id: f for t, f in _Optimizer(scope, trains).solve()}
     results = []
     for train in trains:
         found = chosen.get(train.id)
         if found is not None:
-            counted = scope.count(ctx.board.train(train.name), found.nodes)
+            counted = scope.pricing(ctx.board.train(train.name)).count(found.nodes)
             assert counted is not None
             results.append(_result(scope, train.id, found.value, counted[1], found.nodes, found.segments))
     return results
-

@@ -1,0 +1,58 @@
+"""Shared test helpers: where the real games live, and small game builders."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.actions import Action
+from engine.game import Game
+from engine.rules import Rules
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("TROIKA_SHARED", ROOT.parent / "shared"))
+GAMES = SHARED / "games"
+
+
+def shared_game(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A real game log and its trace from ``shared/games``."""
+    log_path = GAMES / f"{name}.json"
+    if not log_path.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"the shared games are missing: {log_path}")
+        pytest.skip(f"shared games not found at {GAMES}")
+    log = json.loads(log_path.read_text(encoding="utf-8"))
+    trace = [
+        json.loads(line)
+        for line in (GAMES / f"{name}.trace.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    return log, [t for t in trace if "header" not in t]
+
+
+PLAYERS3 = [("a", "Anna"), ("b", "Boris"), ("c", "Clara")]
+
+
+def new_game(players: list[tuple[str, str]] = PLAYERS3, **options: Any) -> Game:
+    """A rulebook game with Anna first."""
+    return Game.new(players, seed=1, rules=Rules.rulebook(**options), first_player=0)
+
+
+def play(game: Game, *actions: Action) -> None:
+    for action in actions:
+        game.apply(action)
+
+
+def refused(game: Game, action: Action, match: str) -> None:
+    """Assert the action is refused with a message containing ``match`` and that
+    the state is exactly as before."""
+    from engine.errors import EngineError
+
+    before = game.dump()
+    with pytest.raises(EngineError, match=match):
+        game.apply(action)
+    assert game.dump() == before

@@ -1,0 +1,161 @@
+"""The stock round (rulebook 7): restrictions, minor auctions, selling, presidency."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import market
+from engine.actions import Bid, BuyShare, Par, Pass, PlaceToken, SellShares
+from engine.game import Game
+from engine.replay import replay
+from engine.rules import Rules
+from engine.tokens import put_token
+from tests.conftest import new_game, play, refused, shared_game
+
+
+def _after_auction(**options) -> Game:
+    game = new_game(**options)
+    play(game, Bid("a", "TSR", 20), Pass("b"), Pass("c"))
+    play(game, Bid("b", "BSS", 30), Pass("c"), Pass("a"))
+    play(game, Bid("c", "MYR", 40), Pass("a"), Pass("b"))
+    play(game, Bid("a", "MRR", 50), Pass("b"), Pass("c"))
+    play(game, Bid("b", "WVR", 60), Pass("c"), Pass("a"))
+    assert game.round_name == "Stock" and game.actor() == "c"
+    return game
+
+
+def _real_stock_round(rules: Rules | None = None) -> Game:
+    """1861-29683 at the start of stock round 4 (phase 4): NW and GRR have operated,
+    MKN has not; Player 1 (id 5522) is first with 1 in cash."""
+    log, _ = shared_game("1861-29683")
+    game = replay(log, None, until=408).game
+    if rules is not None:
+        game.ctx.rules = rules
+    assert game.round_name == "Stock" and game.actor() == "5522"
+    return game
+
+
+def test_the_nikolaev_must_be_auctioned_first() -> None:
+    game = _after_auction()
+    refused(game, Bid("c", "KB", 100), "Nikolaev")
+    play(game, Bid("c", "N", 100))
+    assert game.actor() == "a"
+
+
+def test_minor_auction_winner_pays_the_treasury_and_gets_half_the_bid_as_price() -> None:
+    game = _after_auction()
+    play(game, Bid("c", "N", 100), Bid("a", "N", 115), Pass("b"), Pass("c"))
+    n = game.state.companies["N"]
+    assert game.state.president("N").id == "a"
+    assert n.cash == 115
+    assert market.price(game.ctx, game.state, "N") == 55
+    assert game.state.map.tokens[("H8", 1)] == ["N"]  # its reserved Moscow city
+    assert game.actor() == "b"  # left of the winner, not of the nominator
+
+
+def test_minor_bids_start_at_100_in_fives() -> None:
+    game = _after_auction()
+    refused(game, Bid("c", "N", 95), "lowest bid is 100")
+    refused(game, Bid("c", "N", 102), "multiples of 5")
+    refused(game, Bid("c", "MB", 100), "cannot be auctioned now")  # green minors from phase 3
+
+
+def test_players_who_cannot_act_pass_automatically_and_all_passing_ends_the_round() -> None:
+    game = _after_auction()
+    log = game.apply(Pass("c")) + game.apply(Pass("a")) + game.apply(Pass("b"))
+    assert "Operating round 1.1" in log  # no company yet: the operating rounds are empty
+    assert game.round_name == "Stock" and game.state.round_number == 2
+    assert game.state.priority == 2  # nobody acted: priority stays
+
+
+def test_shares_of_a_major_that_has_not_operated_cannot_be_sold() -> None:
+    game = _real_stock_round()
+    refused(game, SellShares("5522", "MKN", 1), "has not operated")
+
+
+def test_no_player_may_own_more_than_60_percent() -> None:
+    game = _real_stock_round()
+    play(game, Pass("5522"))
+    play(game, BuyShare("4138", "GRR", "treasury"))  # Player 2: 30% -> 40%
+    play(game, Pass("3058"))
+    refused(game, BuyShare("5522", "MKN", "treasury"), "more than 60%")
+
+
+def test_a_player_may_not_buy_back_what_they_sold_this_round() -> None:
+    game = _real_stock_round()
+    play(game, SellShares("5522", "GRR", 1))
+    refused(game, BuyShare("5522", "GRR", "pool"), "may not buy it back")
+
+
+def test_selling_puts_shares_in_the_pool_at_the_current_price() -> None:
+    game = _real_stock_round()
+    before = game.state.player("5522").cash
+    play(game, SellShares("5522", "GRR", 1))
+    assert game.state.player("5522").cash == before + 150
+    assert game.state.pool_percent("GRR") == 10
+    assert market.price(game.ctx, game.state, "GRR") == 150  # not the president: no drop
+
+
+def _president_with_50_percent(game: Game) -> None:
+    """Player 2 buys two more GRR shares (50%) so two separate sales are legal."""
+    grr = game.state.companies["GRR"]
+    game.state.player("4138").certs += [grr.treasury.pop(), grr.treasury.pop()]
+
+
+def test_a_presidents_sale_drops_the_price_once_per_turn_by_the_rulebook() -> None:
+    game = _real_stock_round(Rules.rulebook())
+    _president_with_50_percent(game)
+    play(game, Pass("5522"))
+    play(game, SellShares("4138", "GRR", 1), SellShares("4138", "GRR", 1))
+    assert market.price(game.ctx, game.state, "GRR") == 135  # one space down only
+
+
+def test_a_presidents_sale_drops_the_price_per_sale_on_18xx_games() -> None:
+    game = _real_stock_round(Rules.site())
+    _president_with_50_percent(game)
+    play(game, Pass("5522"))
+    play(game, SellShares("4138", "GRR", 1), SellShares("4138", "GRR", 1))
+    assert market.price(game.ctx, game.state, "GRR") == 120  # two spaces down
+
+
+def test_the_presidency_passes_to_a_bigger_holder() -> None:
+    game = _real_stock_round()
+    play(game, Pass("5522"))
+    play(game, SellShares("4138", "GRR", 1))  # Player 2 20%, Player 1 10%
+    assert game.state.president("GRR").id == "4138"
+    assert game.state.pool_percent("GRR") == 10
+
+
+def test_the_presidents_certificate_cannot_go_to_the_pool() -> None:
+    game = _real_stock_round()
+    play(game, Pass("5522"))
+    refused(game, SellShares("4138", "GRR", 3), "another player holds 20%")
+
+
+def test_majors_start_from_phase_four_with_a_home_in_an_unconnected_city() -> None:
+    game = _real_stock_round()
+    play(game, Pass("5522"))
+    refused(game, Par("4138", "SE", 75), "not a starting price")
+    refused(game, Par("4138", "NW", 100), "already started")
+    play(game, Par("4138", "SE", 150))
+    assert game.actor() == "SE"
+    assert game.state.companies["SE"].cash == 300
+    refused(game, PlaceToken("SE", "H8", 2), "unconnected")
+
+
+@pytest.mark.parametrize("kind", ["grid", "column"])
+def test_sold_out_majors_rise_at_the_end_of_the_round(kind: str) -> None:
+    game = _after_auction(market=kind)
+    state = game.state
+    state.phase = "3"
+    company = state.companies["NW"]
+    company.floated = True
+    start = game.ctx.board.market_cell(kind, 3, 5) if kind == "grid" else game.ctx.board.market_cell(kind, 0, 11)
+    market.place(state, "NW", start)
+    state.player("a").certs += company.treasury[:5]
+    state.player("b").certs += company.treasury[5:]
+    company.treasury = []
+    put_token(game.ctx, state, "NW", "L12", 0)  # so NW has a turn to wait for
+    play(game, Pass("c"), Pass("a"), Pass("b"))
+    assert game.round_name == "Operating" and game.actor() == "NW"
+    assert market.price(game.ctx, state, "NW") == 120
