@@ -1,0 +1,465 @@
+"""Live games: a game's event log replayed through the rules engine, and cached.
+
+:class:`GameRepository` turns commands into events and events into engine state. It
+keeps recently used games in an LRU cache checked against the game's last sequence
+number, so a command costs one engine step and one append rather than a full replay.
+A cache entry is rebuilt from the log whenever in doubt: the log has moved on, or a
+step failed and the state may have changed.
+
+Each event the repository writes carries a hash of the engine state after it. A game
+whose log replays to a different state (a rules change altered its history) refuses to
+load with :class:`ReplayMismatch` until :meth:`GameRepository.accept_replay`.
+
+The engine is injected as an :class:`EngineAdapter`; :class:`TroikaEngine` adapts the
+real one, :class:`storage.fake_engine.FakeEngine` stands in for it in tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Protocol
+
+from engine.history import effective_entries
+
+from .gamelog import InvalidGameLog, export_log, parse_log
+from .store import (
+    AppendConflict,
+    CorruptEvent,
+    Event,
+    EventKind,
+    EventStore,
+    GameRecord,
+    GameStatus,
+    NewEvent,
+    NewGame,
+    Seat,
+    utc_now,
+)
+
+
+class EngineAdapter(Protocol):
+    """What storage needs from a rules engine."""
+
+    @property
+    def version(self) -> int:
+        """The engine's version; a new version may replay old logs differently."""
+
+    def new_game(self, meta: GameRecord) -> Any:
+        """A fresh game for the record's title, options, seed and seats (in seat order)."""
+
+    def apply(self, game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
+        """Apply an action and return its log lines. On refusal raise, leaving ``game`` as
+        it was; when ``replaying`` a refused game is thrown away, so that may be skipped."""
+
+    def dump(self, game: Any) -> dict[str, Any]:
+        """The whole state as JSON-able data; equal dumps mean equal states."""
+
+
+class TroikaEngine:
+    """The real rules engine (package :mod:`engine`), imported on first use.
+
+    A game's options are :meth:`engine.rules.Rules.to_dict` plus, optionally,
+    ``first_player`` (seat index; else drawn from the seed), which games imported
+    from 18xx.games need."""
+
+    @property
+    def version(self) -> int:
+        import engine
+
+        return int(engine.ENGINE_VERSION)
+
+    def new_game(self, meta: GameRecord) -> Any:
+        from engine.game import Game
+        from engine.rules import Rules
+
+        players = [(s.player_id, s.display_name) for s in meta.seats]
+        options = dict(meta.options)
+        first_player = options.pop("first_player", None)
+        rules = Rules.from_dict(options)
+        return Game.new(players, meta.seed, rules, meta.title, first_player=first_player)
+
+    def apply(self, game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
+        from engine.actions import action_from_dict
+
+        return list(game.apply(action_from_dict(action), check=not replaying))
+
+    def dump(self, game: Any) -> dict[str, Any]:
+        return dict(game.dump())
+
+
+class ReplayMismatch(CorruptEvent):
+    """The log replays without error but not to the state recorded when it was played."""
+
+
+class UndoError(ValueError):
+    """An undo or redo that would change nothing."""
+
+
+@dataclass(frozen=True)
+class LiveGame:
+    """A game's current state. ``game`` is the engine's object, shared with the cache:
+    read it (or ``dump`` it), never change it."""
+
+    game_id: int
+    seq: int
+    game: Any
+    state_hash: str
+
+
+@dataclass(frozen=True)
+class ActResult:
+    live: LiveGame
+    lines: list[str]
+
+
+@dataclass(frozen=True)
+class ReplayProblem:
+    game_id: int
+    title: str
+    message: str
+
+
+@dataclass
+class _Entry:
+    seq: int
+    game: Any
+    state_hash: str
+
+
+PostBuilder = Callable[[list[str]], Sequence[dict[str, Any]]]
+"""Given an action's log lines, the outbox posts to queue with it."""
+
+
+def state_hash(dump: dict[str, Any]) -> str:
+    """A fingerprint of an engine state: SHA-256 of its canonical JSON."""
+    text = json.dumps(dump, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def effective_events(events: Sequence[Event]) -> list[Event]:
+    """The action events in effect once undo and redo are accounted for, in order."""
+    return effective_entries((e.seq, _history_view(e), e) for e in events)
+
+
+def _seqs(events: Sequence[Event]) -> list[int]:
+    return [e.seq for e in events]
+
+
+def _history_view(event: Event) -> dict[str, Any]:
+    """The event as :func:`engine.history.effective_entries` reads it: the kind decides."""
+    if event.kind is EventKind.UNDO:
+        return {"type": "undo", "action_id": event.action.get("action_id")}
+    if event.kind is EventKind.REDO:
+        return {"type": "redo"}
+    if event.kind is EventKind.ACTION:
+        return {"type": "action"}
+    return {"type": "message"}  # seat and admin events: kept, never undone, no effect
+
+
+class GameRepository:
+    """Games as live engine state over an :class:`EventStore`."""
+
+    def __init__(self, store: EventStore, engine: EngineAdapter, *, cache_size: int = 32) -> None:
+        self.store = store
+        self.engine = engine
+        self._cache_size = cache_size
+        self._cache: OrderedDict[int, _Entry] = OrderedDict()
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    async def create_game(
+        self,
+        title: str,
+        options: dict[str, Any],
+        seed: int,
+        seats: Sequence[Seat],
+        created_by: str,
+        *,
+        guild_id: str | None = None,
+        channel_id: str | None = None,
+    ) -> GameRecord:
+        """Store a game being set up, under the current engine version."""
+        return await self.store.create_game(NewGame(
+            title, options, seed, created_by, self.engine.version, seats, guild_id, channel_id
+        ))
+
+    async def start_game(self, game_id: int) -> LiveGame:
+        """Start a game being set up; the engine's own error if its set-up is not playable."""
+        async with self._lock(game_id):
+            record = await self.store.get_game(game_id)
+            if record.status is not GameStatus.SETTING_UP:
+                raise ValueError(f"game {game_id} is {record.status}, not being set up")
+            self.engine.new_game(record)
+            await self.store.set_status(game_id, GameStatus.RUNNING)
+            return self._live(game_id, await self._current(game_id))
+
+    async def load(self, game_id: int) -> LiveGame:
+        """The game's current state, from the cache or replayed from its log.
+
+        Raises :class:`CorruptEvent` (naming game and event) if the log does not replay."""
+        async with self._lock(game_id):
+            return self._live(game_id, await self._current(game_id))
+
+    async def act(
+        self,
+        game_id: int,
+        expected_seq: int,
+        action: dict[str, Any],
+        actor: str | None,
+        *,
+        note: str | None = None,
+        outbox: PostBuilder | None = None,
+    ) -> ActResult:
+        """Apply ``action`` to the game as last seen at ``expected_seq`` and log it.
+
+        The engine's error if illegal; :class:`AppendConflict` if the game moved on. Posts
+        built by ``outbox`` from the log lines are queued in the same transaction."""
+        async with self._lock(game_id):
+            entry = await self._current(game_id)
+            if entry.seq != expected_seq:
+                raise AppendConflict(game_id, expected_seq, entry.seq)
+            try:
+                lines = self.engine.apply(entry.game, action)
+                digest = self._hash(entry.game)
+                posts = list(outbox(lines)) if outbox else []
+                event = await self.store.append(
+                    game_id, expected_seq, NewEvent(action, EventKind.ACTION, actor, note, digest),
+                    outbox=posts,
+                )
+            except BaseException:
+                self._drop_if_changed(game_id, entry)
+                raise
+            entry.seq, entry.state_hash = event.seq, digest
+            return ActResult(self._live(game_id, entry), lines)
+
+    async def undo(
+        self,
+        game_id: int,
+        expected_seq: int,
+        actor: str | None,
+        *,
+        action_id: int | None = None,
+        note: str | None = None,
+    ) -> LiveGame:
+        """Take back the latest action in effect, or every action after ``action_id``."""
+        marker = {"type": "undo"} if action_id is None else {"type": "undo", "action_id": action_id}
+        undo = NewEvent(marker, EventKind.UNDO, actor, note)
+        return await self._travel(game_id, expected_seq, undo)
+
+    async def redo(
+        self, game_id: int, expected_seq: int, actor: str | None, *, note: str | None = None
+    ) -> LiveGame:
+        """Restore what the last undo took back (possible until a new action is taken)."""
+        marker = NewEvent({"type": "redo"}, EventKind.REDO, actor, note)
+        return await self._travel(game_id, expected_seq, marker)
+
+    async def set_seats(
+        self,
+        game_id: int,
+        expected_seq: int,
+        seats: Sequence[Seat],
+        actor: str | None,
+        *,
+        note: str | None = None,
+    ) -> Event:
+        """Replace the game's seats, logged as a seat event. Once the game has started,
+        seats may change hands and names but the players (seat to player id) stay."""
+        async with self._lock(game_id):
+            record = await self.store.get_game(game_id)
+            seated = replace(record, seats=tuple(sorted(seats, key=lambda s: s.seat)))
+            action = {"type": "seats", "seats": [asdict(s) for s in seated.seats]}
+            if record.status is GameStatus.SETTING_UP:
+                self._cache.pop(game_id, None)
+                change = NewEvent(action, EventKind.SEAT, actor, note)
+                return await self.store.append(game_id, expected_seq, change, seats=seats)
+            if [(s.seat, s.player_id) for s in seated.seats] != [
+                (s.seat, s.player_id) for s in record.seats
+            ]:
+                raise ValueError(f"game {game_id} has started: seats may change hands, not players")
+            entry = await self._current(game_id)
+            if entry.seq != expected_seq:
+                raise AppendConflict(game_id, expected_seq, entry.seq)
+            game = self._replay(seated, await self.store.events(game_id))
+            digest = self._hash(game)
+            event = await self.store.append(
+                game_id, expected_seq, NewEvent(action, EventKind.SEAT, actor, note, digest),
+                seats=seats,
+            )
+            self._remember(game_id, _Entry(event.seq, game, digest))
+            return event
+
+    async def record_admin(
+        self,
+        game_id: int,
+        expected_seq: int,
+        action: dict[str, Any],
+        actor: str | None,
+        *,
+        note: str | None = None,
+    ) -> Event:
+        """Log an administrative record (it never reaches the engine and is never undone)."""
+        async with self._lock(game_id):
+            entry = await self._current(game_id)
+            if entry.seq != expected_seq:
+                raise AppendConflict(game_id, expected_seq, entry.seq)
+            event = await self.store.append(
+                game_id, expected_seq,
+                NewEvent(action, EventKind.ADMIN, actor, note, entry.state_hash),
+            )
+            entry.seq = event.seq
+            return event
+
+    async def accept_replay(self, game_id: int, actor: str | None, note: str) -> LiveGame:
+        """Accept the state the current engine replays a game to (after a
+        :class:`ReplayMismatch`), logged as an admin event; the game loads again."""
+        async with self._lock(game_id):
+            entry = await self._rebuild(game_id, check=False)
+            action = {"type": "accept_replay", "engine_version": self.engine.version}
+            event = await self.store.append(
+                game_id, entry.seq, NewEvent(action, EventKind.ADMIN, actor, note, entry.state_hash)
+            )
+            await self.store.set_engine_version(game_id, self.engine.version)
+            entry.seq = event.seq
+            self._remember(game_id, entry)
+            return self._live(game_id, entry)
+
+    async def verify_running_games(self) -> list[ReplayProblem]:
+        """Replay every running game from its log and report those that fail or replay to
+        a different state. The others are cached and marked playable under this engine."""
+        problems = []
+        for record in await self.store.list_games([GameStatus.RUNNING]):
+            async with self._lock(record.id):
+                self._cache.pop(record.id, None)
+                try:
+                    self._remember(record.id, await self._rebuild(record.id))
+                except CorruptEvent as exc:
+                    problems.append(ReplayProblem(record.id, record.title, str(exc)))
+                    continue
+            if record.engine_version != self.engine.version:
+                await self.store.set_engine_version(record.id, self.engine.version)
+        return problems
+
+    async def export_game(self, game_id: int) -> dict[str, Any]:
+        """The game as an 18xx.games-style JSON log (see :mod:`storage.gamelog`)."""
+        return export_log(await self.store.get_game(game_id), await self.store.events(game_id))
+
+    async def import_game(
+        self,
+        log: Any,
+        created_by: str,
+        *,
+        guild_id: str | None = None,
+        channel_id: str | None = None,
+        status: GameStatus | None = None,
+    ) -> GameRecord:
+        """Store a game from a log, as a new game, after checking that it replays.
+
+        ``status`` defaults to the log's own (else running). Raises :class:`InvalidGameLog`."""
+        parsed = parse_log(log)
+        new = NewGame(
+            parsed.title, parsed.options, parsed.seed, created_by, self.engine.version,
+            parsed.seats, guild_id, channel_id, status or parsed.status or GameStatus.RUNNING,
+        )
+        probe = new.record(0, utc_now())
+        events = [e.at(0, seq, probe.created_at) for seq, e in enumerate(parsed.events, 1)]
+        try:
+            game = self._replay(probe, events)
+        except CorruptEvent as exc:
+            where = f"action {exc.seq}" if exc.seq else "set-up"
+            raise InvalidGameLog(f"the log does not replay ({where}): {exc.reason}") from exc
+        to_store = list(parsed.events)
+        if to_store:
+            to_store[-1] = replace(to_store[-1], state_hash=self._hash(game))
+        return await self.store.create_game(new, to_store)
+
+    async def _travel(self, game_id: int, expected_seq: int, marker: NewEvent) -> LiveGame:
+        """Append an undo or redo, if it changes which actions are in effect."""
+        async with self._lock(game_id):
+            entry = await self._current(game_id)
+            if entry.seq != expected_seq:
+                raise AppendConflict(game_id, expected_seq, entry.seq)
+            record = await self.store.get_game(game_id)
+            events = await self.store.events(game_id)
+            if len(events) != expected_seq:
+                raise AppendConflict(game_id, expected_seq, len(events))
+            after = [*events, marker.at(game_id, expected_seq + 1, utc_now())]
+            if _seqs(effective_events(after)) == _seqs(effective_events(events)):
+                target = marker.action.get("action_id")
+                raise UndoError(f"nothing to {marker.kind}" + (
+                    f" after action {target}" if target is not None else ""))
+            game = self._replay(record, after)
+            digest = self._hash(game)
+            marker = replace(marker, state_hash=digest)
+            event = await self.store.append(game_id, expected_seq, marker)
+            entry = _Entry(event.seq, game, digest)
+            self._remember(game_id, entry)
+            return self._live(game_id, entry)
+
+    async def _current(self, game_id: int) -> _Entry:
+        """The cached entry if it is at the log's last event, else a fresh replay."""
+        last = await self.store.last_seq(game_id)
+        entry = self._cache.get(game_id)
+        if entry is None or entry.seq != last:
+            entry = await self._rebuild(game_id)
+        self._remember(game_id, entry)
+        return entry
+
+    async def _rebuild(self, game_id: int, *, check: bool = True) -> _Entry:
+        """Replay the game's whole log; with ``check``, compare with the recorded state."""
+        record = await self.store.get_game(game_id)
+        events = await self.store.events(game_id)
+        game = self._replay(record, events)
+        digest = self._hash(game)
+        recorded = events[-1].state_hash if events else None
+        if check and recorded is not None and recorded != digest:
+            raise ReplayMismatch(
+                game_id, events[-1].seq,
+                f"engine v{self.engine.version} replays the log to a different state from the "
+                f"one recorded (last verified under v{record.engine_version}); a rules change "
+                "altered this game's history",
+            )
+        return _Entry(events[-1].seq if events else 0, game, digest)
+
+    def _replay(self, record: GameRecord, events: Sequence[Event]) -> Any:
+        try:
+            game = self.engine.new_game(record)
+        except Exception as exc:
+            raise CorruptEvent(record.id, 0, f"the engine refuses the set-up: {exc}") from exc
+        for event in effective_events(events):
+            try:
+                self.engine.apply(game, event.action, replaying=True)
+            except Exception as exc:
+                raise CorruptEvent(
+                    record.id, event.seq,
+                    f"the engine refuses its {event.action.get('type')!r} action: {exc}",
+                ) from exc
+        return game
+
+    def _drop_if_changed(self, game_id: int, entry: _Entry) -> None:
+        """After a failed step, keep the cached game only if its state is provably unchanged."""
+        try:
+            unchanged = self._hash(entry.game) == entry.state_hash
+        except Exception:
+            unchanged = False
+        if not unchanged:
+            self._cache.pop(game_id, None)
+
+    def _hash(self, game: Any) -> str:
+        return state_hash(self.engine.dump(game))
+
+    def _remember(self, game_id: int, entry: _Entry) -> None:
+        self._cache[game_id] = entry
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+    def _lock(self, game_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+    @staticmethod
+    def _live(game_id: int, entry: _Entry) -> LiveGame:
+        return LiveGame(game_id, entry.seq, entry.game, entry.state_hash)

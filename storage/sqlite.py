@@ -1,0 +1,458 @@
+"""The SQLite backend of the event store. All of Troika's SQL lives in this module.
+
+One connection per store, in WAL mode with ``synchronous=FULL`` so an append is on
+disk once acknowledged. Writes are ``BEGIN IMMEDIATE`` transactions, so several
+processes may share the file. The schema is the numbered scripts in ``migrations/``,
+applied in order at :meth:`SqliteEventStore.open` and recorded in ``schema_version``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager, suppress
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from .store import (
+    ACTIVE_STATUSES,
+    AppendConflict,
+    ChannelBusy,
+    CorruptEvent,
+    Event,
+    EventKind,
+    EventStore,
+    GameNotFound,
+    GameRecord,
+    GameStatus,
+    NewEvent,
+    NewGame,
+    OutboxMessage,
+    Seat,
+    StoreError,
+    check_seats,
+    utc_now,
+)
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+_GAME_COLUMNS = (
+    "id, title, options, seed, guild_id, channel_id, created_by, status, engine_version, created_at"
+)
+_SEAT_COLUMNS = "game_id, seat, player_id, discord_user_id, display_name, commissioner"
+_ACTIVE = tuple(sorted(ACTIVE_STATUSES))
+_ACTIVE_SQL = f"status IN ({', '.join('?' for _ in _ACTIVE)})"
+
+
+class SqliteEventStore(EventStore):
+    """An :class:`EventStore` in one SQLite file (``":memory:"`` for a throwaway one)."""
+
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000) -> None:
+        self.path = str(path)
+        self._busy_timeout_ms = busy_timeout_ms
+        self._db: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()  # one statement or transaction at a time on the connection
+
+    async def open(self) -> None:
+        if self._db is not None:
+            return
+        try:
+            self._db = await aiosqlite.connect(self.path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
+        self._db.row_factory = sqlite3.Row
+        try:
+            async with self._connection(f"opening {self.path}") as db:
+                await db.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+                journal = await _scalar(db, "PRAGMA journal_mode = WAL")
+                if journal != "wal" and self.path != ":memory:":
+                    raise StoreError(f"{self.path}: cannot switch to WAL (journal mode {journal})")
+                await db.execute("PRAGMA synchronous = FULL")
+                await db.execute("PRAGMA foreign_keys = ON")
+            await self._migrate()
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        async with self._lock:
+            db, self._db = self._db, None
+            if db is not None:
+                await db.close()
+
+    @asynccontextmanager
+    async def _connection(self, doing: str) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection, exclusively, with driver errors turned into StoreError."""
+        async with self._lock:
+            if self._db is None:
+                raise StoreError("the store is not open")
+            try:
+                yield self._db
+            except sqlite3.Error as exc:
+                raise StoreError(f"database error while {doing}: {exc}") from exc
+
+    @asynccontextmanager
+    async def _transaction(self, doing: str) -> AsyncIterator[aiosqlite.Connection]:
+        """A write transaction: committed if the block succeeds, else rolled back.
+
+        The rollback is queued behind whatever statement a cancellation interrupted, and
+        fails harmlessly if that statement was the commit."""
+        async with self._connection(doing) as db:
+            try:
+                await db.execute("BEGIN IMMEDIATE")
+                yield db
+                await db.execute("COMMIT")
+            except BaseException:
+                with suppress(sqlite3.OperationalError):  # "no transaction is active"
+                    await db.execute("ROLLBACK")
+                raise
+
+    async def _migrate(self) -> None:
+        scripts = _migration_scripts()
+        async with self._transaction("upgrading the database schema") as db:
+            await db.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version"
+                " (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            current = await _scalar(db, "SELECT COALESCE(MAX(version), 0) FROM schema_version")
+            if current > len(scripts):
+                raise StoreError(
+                    f"the database {self.path} has schema version {current} but this Troika "
+                    f"only knows up to {len(scripts)}; upgrade Troika"
+                )
+            for version, name, script in scripts[current:]:
+                try:
+                    for statement in _statements(script):
+                        await db.execute(statement)
+                except sqlite3.Error as exc:
+                    raise StoreError(f"migration {name} failed: {exc}") from exc
+                await db.execute(
+                    "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
+                    (version, _time(utc_now())),
+                )
+
+    async def create_game(self, game: NewGame, events: Sequence[NewEvent] = ()) -> GameRecord:
+        check_seats(game.seats)
+        options = _json(game.options)
+        actions = [_json(e.action) for e in events]
+        now = utc_now()
+        async with self._transaction(f"creating a game of {game.title}") as db:
+            if game.channel_id is not None and game.status in ACTIVE_STATUSES:
+                await _check_channel_free(db, game.channel_id)
+            row = await db.execute_insert(
+                "INSERT INTO games (title, options, seed, guild_id, channel_id, created_by,"
+                " status, engine_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (game.title, options, game.seed, game.guild_id, game.channel_id,
+                 game.created_by, game.status.value, game.engine_version, _time(now)),
+            )
+            assert row is not None
+            game_id = int(row[0])
+            await _replace_seats(db, game_id, game.seats)
+            await _insert_events(db, game_id, 0, events, actions, now)
+        return game.record(game_id, now)
+
+    async def get_game(self, game_id: int) -> GameRecord:
+        async with self._connection(f"reading game {game_id}") as db:
+            games = await db.execute_fetchall(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)
+            )
+            if not games:
+                raise GameNotFound(game_id)
+            seats = await db.execute_fetchall(
+                f"SELECT {_SEAT_COLUMNS} FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
+            )
+        return _decode_game(next(iter(games)), seats)
+
+    async def list_games(self, statuses: Collection[GameStatus] | None = None) -> list[GameRecord]:
+        where = ""
+        params: tuple[str, ...] = ()
+        if statuses is not None:
+            params = tuple(GameStatus(s).value for s in statuses)
+            if not params:
+                return []
+            where = f"WHERE status IN ({', '.join('?' for _ in params)})"
+        async with self._connection("listing games") as db:
+            games = await db.execute_fetchall(
+                f"SELECT {_GAME_COLUMNS} FROM games {where} ORDER BY id", params
+            )
+            seats = await db.execute_fetchall(
+                f"SELECT {_SEAT_COLUMNS} FROM seats WHERE game_id IN (SELECT id FROM games {where})"
+                " ORDER BY game_id, seat",
+                params,
+            )
+        by_game: dict[int, list[sqlite3.Row]] = {}
+        for seat in seats:
+            by_game.setdefault(seat["game_id"], []).append(seat)
+        return [_decode_game(game, by_game.get(game["id"], [])) for game in games]
+
+    async def active_game_in_channel(self, channel_id: str) -> GameRecord | None:
+        async with self._connection(f"looking up channel {channel_id}") as db:
+            game_id = await _scalar(
+                db, f"SELECT id FROM games WHERE channel_id = ? AND {_ACTIVE_SQL}",
+                (channel_id, *_ACTIVE),
+            )
+        return None if game_id is None else await self.get_game(game_id)
+
+    async def set_status(self, game_id: int, status: GameStatus) -> None:
+        async with self._transaction(f"setting game {game_id} {status}") as db:
+            games = list(await db.execute_fetchall(
+                "SELECT channel_id FROM games WHERE id = ?", (game_id,)
+            ))
+            if not games:
+                raise GameNotFound(game_id)
+            channel_id = games[0]["channel_id"]
+            if channel_id is not None and status in ACTIVE_STATUSES:
+                await _check_channel_free(db, channel_id, except_game=game_id)
+            await db.execute("UPDATE games SET status = ? WHERE id = ?", (status.value, game_id))
+
+    async def set_engine_version(self, game_id: int, version: int) -> None:
+        async with (
+            self._transaction(f"recording game {game_id}'s engine version") as db,
+            db.execute(
+                "UPDATE games SET engine_version = ? WHERE id = ?", (version, game_id)
+            ) as cursor,
+        ):
+            if cursor.rowcount == 0:
+                raise GameNotFound(game_id)
+
+    async def last_seq(self, game_id: int) -> int:
+        async with self._connection(f"reading game {game_id}") as db:
+            return await _last_seq(db, game_id)
+
+    async def append_many(
+        self,
+        game_id: int,
+        expected_seq: int,
+        events: Sequence[NewEvent],
+        *,
+        outbox: Sequence[dict[str, Any]] = (),
+        seats: Sequence[Seat] | None = None,
+    ) -> list[Event]:
+        if not events:
+            raise ValueError("append_many needs at least one event")
+        if seats is not None:
+            check_seats(seats)
+        actions = [_json(e.action) for e in events]
+        posts = [_json(p) for p in outbox]
+        now = utc_now()
+        async with self._transaction(f"appending to game {game_id}") as db:
+            last = await _last_seq(db, game_id)
+            if last != expected_seq:
+                raise AppendConflict(game_id, expected_seq, last)
+            stored = await _insert_events(db, game_id, last, events, actions, now)
+            if seats is not None:
+                await _replace_seats(db, game_id, seats)
+            await db.executemany(
+                "INSERT INTO outbox (game_id, payload, created_at) VALUES (?, ?, ?)",
+                [(game_id, post, _time(now)) for post in posts],
+            )
+        return stored
+
+    async def events(self, game_id: int, after_seq: int = 0) -> list[Event]:
+        async with self._connection(f"reading game {game_id}'s events") as db:
+            rows = await db.execute_fetchall(
+                "SELECT seq, kind, action, actor, created_at, note, state_hash FROM events"
+                " WHERE game_id = ? AND seq > ? ORDER BY seq",
+                (game_id, after_seq),
+            )
+            if not rows:
+                await _last_seq(db, game_id)  # raises GameNotFound
+        return [_decode_event(game_id, after_seq + i, row) for i, row in enumerate(rows, 1)]
+
+    async def outbox_add(self, game_id: int, payload: dict[str, Any]) -> int:
+        post = _json(payload)
+        async with self._transaction(f"queueing a post for game {game_id}") as db:
+            await _last_seq(db, game_id)  # raises GameNotFound
+            row = await db.execute_insert(
+                "INSERT INTO outbox (game_id, payload, created_at) VALUES (?, ?, ?)",
+                (game_id, post, _time(utc_now())),
+            )
+        assert row is not None
+        return int(row[0])
+
+    async def outbox_unsent(self, limit: int = 100) -> list[OutboxMessage]:
+        async with self._connection("reading the outbox") as db:
+            rows = await db.execute_fetchall(
+                "SELECT id, game_id, payload, created_at FROM outbox"
+                " WHERE sent_at IS NULL ORDER BY id LIMIT ?",
+                (limit,),
+            )
+        messages = []
+        for row in rows:
+            try:
+                payload = json.loads(row["payload"])
+            except json.JSONDecodeError as exc:
+                raise StoreError(f"outbox message {row['id']} is not valid JSON: {exc}") from exc
+            messages.append(
+                OutboxMessage(row["id"], row["game_id"], payload, _parse_time(row["created_at"]))
+            )
+        return messages
+
+    async def outbox_mark_sent(self, message_id: int) -> None:
+        async with self._transaction(f"marking post {message_id} sent") as db:
+            async with db.execute(
+                "UPDATE outbox SET sent_at = ? WHERE id = ? AND sent_at IS NULL",
+                (_time(utc_now()), message_id),
+            ) as cursor:
+                updated = cursor.rowcount
+            if not updated and await _scalar(
+                db, "SELECT COUNT(*) FROM outbox WHERE id = ?", (message_id,)
+            ) == 0:
+                raise StoreError(f"there is no outbox message {message_id}")
+
+    async def backup(self, path: str | Path) -> None:
+        target = Path(path)
+        if self.path != ":memory:" and target.resolve() == Path(self.path).resolve():
+            raise StoreError("refusing to back up the database onto itself")
+        async with self._connection(f"backing up to {target}") as db:
+            copy = await aiosqlite.connect(target, check_same_thread=False)
+            try:
+                await db.backup(copy)
+            finally:
+                await copy.close()
+
+
+def _migration_scripts() -> list[tuple[int, str, str]]:
+    """The migrations as (version, file name, SQL), checked to be numbered 001, 002, ..."""
+    files = sorted(MIGRATIONS_DIR.glob("*.sql"))
+    for version, file in enumerate(files, 1):
+        if not file.name.startswith(f"{version:03d}_"):
+            raise StoreError(
+                f"migrations in {MIGRATIONS_DIR} must be numbered 001_, 002_, ... without gaps;"
+                f" expected {version:03d}_*.sql, found {file.name}"
+            )
+    return [(version, f.name, f.read_text(encoding="utf-8")) for version, f in enumerate(files, 1)]
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split an SQL script into complete statements (triggers included)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+    if pending.strip():
+        yield pending
+
+
+async def _scalar(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
+    rows = list(await db.execute_fetchall(sql, params))
+    return rows[0][0] if rows else None
+
+
+async def _last_seq(db: aiosqlite.Connection, game_id: int) -> int:
+    rows = list(await db.execute_fetchall(
+        "SELECT (SELECT MAX(seq) FROM events WHERE game_id = ?),"
+        " EXISTS (SELECT 1 FROM games WHERE id = ?)",
+        (game_id, game_id),
+    ))
+    last, exists = rows[0]
+    if not exists:
+        raise GameNotFound(game_id)
+    return int(last or 0)
+
+
+async def _check_channel_free(
+    db: aiosqlite.Connection, channel_id: str, except_game: int | None = None
+) -> None:
+    busy = await _scalar(
+        db, f"SELECT id FROM games WHERE channel_id = ? AND {_ACTIVE_SQL} AND id IS NOT ?",
+        (channel_id, *_ACTIVE, except_game),
+    )
+    if busy is not None:
+        raise ChannelBusy(channel_id, busy)
+
+
+async def _replace_seats(db: aiosqlite.Connection, game_id: int, seats: Sequence[Seat]) -> None:
+    await db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+    await db.executemany(
+        f"INSERT INTO seats ({_SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+        [(game_id, s.seat, s.player_id, s.discord_user_id, s.display_name, int(s.commissioner))
+         for s in seats],
+    )
+
+
+async def _insert_events(
+    db: aiosqlite.Connection,
+    game_id: int,
+    last_seq: int,
+    events: Sequence[NewEvent],
+    actions: Sequence[str],
+    now: datetime,
+) -> list[Event]:
+    stored = [event.at(game_id, last_seq + i, now) for i, event in enumerate(events, 1)]
+    await db.executemany(
+        "INSERT INTO events (game_id, seq, kind, action, actor, created_at, note, state_hash)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(e.game_id, e.seq, e.kind.value, action, e.actor, _time(e.created_at), e.note,
+          e.state_hash) for e, action in zip(stored, actions, strict=True)],
+    )
+    return stored
+
+
+def _decode_game(row: sqlite3.Row, seats: Iterable[sqlite3.Row]) -> GameRecord:
+    try:
+        options = json.loads(row["options"])
+    except json.JSONDecodeError as exc:
+        raise CorruptEvent(row["id"], 0, f"its options are not valid JSON ({exc})") from exc
+    return GameRecord(
+        id=row["id"],
+        title=row["title"],
+        options=options,
+        seed=row["seed"],
+        created_by=row["created_by"],
+        status=GameStatus(row["status"]),
+        engine_version=row["engine_version"],
+        created_at=_parse_time(row["created_at"]),
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        seats=tuple(
+            Seat(s["seat"], s["player_id"], s["display_name"], s["discord_user_id"],
+                 bool(s["commissioner"]))
+            for s in seats
+        ),
+    )
+
+
+def _decode_event(game_id: int, expected_seq: int, row: sqlite3.Row) -> Event:
+    seq = row["seq"]
+    if seq != expected_seq:
+        raise CorruptEvent(game_id, expected_seq, "this event is missing from the log")
+    try:
+        action = json.loads(row["action"])
+    except json.JSONDecodeError as exc:
+        raise CorruptEvent(game_id, seq, f"its action is not valid JSON ({exc})") from exc
+    if not isinstance(action, dict):
+        raise CorruptEvent(game_id, seq, "its action is not a JSON object")
+    try:
+        created_at = _parse_time(row["created_at"])
+    except (TypeError, ValueError) as exc:
+        raise CorruptEvent(game_id, seq, f"its time is unreadable ({exc})") from exc
+    return Event(
+        game_id=game_id,
+        seq=seq,
+        kind=EventKind(row["kind"]),
+        action=action,
+        actor=row["actor"],
+        created_at=created_at,
+        note=row["note"],
+        state_hash=row["state_hash"],
+    )
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _time(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text)

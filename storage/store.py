@@ -1,0 +1,309 @@
+"""The event store's interface: games, their seats, one append-only event log per game,
+and an outbox of posts for the bot.
+
+Backends implement :class:`EventStore` (today SQLite, :mod:`storage.sqlite`); code
+above them sees only the types and errors defined here. Sequence numbers of a game's
+events run 1, 2, 3, ... without gaps; a game without events is at sequence 0.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+
+class StoreError(Exception):
+    """The store could not do what was asked (database unreadable, locked, misused...)."""
+
+
+class AppendConflict(StoreError):
+    """Someone appended to the game after the caller last looked at it; nothing was written."""
+
+    def __init__(self, game_id: int, expected_seq: int, actual_seq: int) -> None:
+        super().__init__(
+            f"game {game_id} has moved on: you acted on event {expected_seq} but the latest "
+            f"is event {actual_seq}; look at the game again and retry"
+        )
+        self.game_id = game_id
+        self.expected_seq = expected_seq
+        self.actual_seq = actual_seq
+
+
+class GameNotFound(StoreError):
+    """No game has this id."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"there is no game {game_id}")
+        self.game_id = game_id
+
+
+class CorruptEvent(StoreError):
+    """An event cannot be read or replayed, so its game refuses to load.
+
+    ``seq`` is 0 when the game's set-up itself is at fault.
+    """
+
+    def __init__(self, game_id: int, seq: int, reason: str) -> None:
+        where = f"event {seq}" if seq else "set-up"
+        super().__init__(f"game {game_id} cannot be loaded ({where}): {reason}")
+        self.game_id = game_id
+        self.seq = seq
+        self.reason = reason
+
+
+class ChannelBusy(StoreError):
+    """The channel already has a game that is being set up or running."""
+
+    def __init__(self, channel_id: str, game_id: int) -> None:
+        super().__init__(f"channel {channel_id} already has an active game ({game_id})")
+        self.channel_id = channel_id
+        self.game_id = game_id
+
+
+class GameStatus(enum.StrEnum):
+    SETTING_UP = "setting-up"
+    RUNNING = "running"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+
+ACTIVE_STATUSES = frozenset({GameStatus.SETTING_UP, GameStatus.RUNNING})
+"""A channel holds at most one game in these states."""
+
+
+class EventKind(enum.StrEnum):
+    ACTION = "action"  # a game action for the engine
+    UNDO = "undo"  # {"type": "undo", "action_id"?: seq}
+    REDO = "redo"  # {"type": "redo"}
+    SEAT = "seat"  # the seats changed; never undone, no effect on the engine
+    ADMIN = "admin"  # an administrative record; never undone, no effect on the engine
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat at the table. ``player_id`` is the engine's id for the player."""
+
+    seat: int
+    player_id: str
+    display_name: str
+    discord_user_id: str | None = None
+    commissioner: bool = False
+
+
+def check_seats(seats: Sequence[Seat]) -> None:
+    """Raise ValueError unless seat numbers and player ids are each unique."""
+    seat_numbers, player_ids = [str(s.seat) for s in seats], [s.player_id for s in seats]
+    for label, values in (("seat", seat_numbers), ("player", player_ids)):
+        repeated = sorted(value for value, n in Counter(values).items() if n > 1)
+        if repeated:
+            raise ValueError(f"each {label} may appear once, but {', '.join(repeated)} repeats")
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A game's metadata as stored; its state is the replay of its events."""
+
+    id: int
+    title: str
+    options: dict[str, Any]
+    seed: int
+    created_by: str
+    status: GameStatus
+    engine_version: int
+    created_at: datetime
+    guild_id: str | None = None
+    channel_id: str | None = None
+    seats: tuple[Seat, ...] = ()
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """What :meth:`EventStore.create_game` needs; the store assigns id and time."""
+
+    title: str
+    options: dict[str, Any]
+    seed: int
+    created_by: str
+    engine_version: int
+    seats: Sequence[Seat] = ()
+    guild_id: str | None = None
+    channel_id: str | None = None
+    status: GameStatus = GameStatus.SETTING_UP
+
+    def record(self, game_id: int, created_at: datetime) -> GameRecord:
+        """The record this game gets once stored under ``game_id``."""
+        return GameRecord(
+            id=game_id,
+            title=self.title,
+            options=self.options,
+            seed=self.seed,
+            created_by=self.created_by,
+            status=self.status,
+            engine_version=self.engine_version,
+            created_at=created_at,
+            guild_id=self.guild_id,
+            channel_id=self.channel_id,
+            seats=tuple(sorted(self.seats, key=lambda s: s.seat)),
+        )
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of a game's log. ``state_hash`` fingerprints the engine state after it."""
+
+    game_id: int
+    seq: int
+    kind: EventKind
+    action: dict[str, Any]
+    actor: str | None
+    created_at: datetime
+    note: str | None = None
+    state_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append; the store assigns its sequence number (and time if None)."""
+
+    action: dict[str, Any]
+    kind: EventKind = EventKind.ACTION
+    actor: str | None = None
+    note: str | None = None
+    state_hash: str | None = None
+    created_at: datetime | None = None
+
+    def at(self, game_id: int, seq: int, now: datetime) -> Event:
+        """This event as stored at ``seq`` (``now`` unless it carries its own time)."""
+        return Event(
+            game_id=game_id,
+            seq=seq,
+            kind=self.kind,
+            action=self.action,
+            actor=self.actor,
+            created_at=self.created_at or now,
+            note=self.note,
+            state_hash=self.state_hash,
+        )
+
+
+@dataclass(frozen=True)
+class OutboxMessage:
+    """A post the bot owes a game's channel; ``sent_at`` is None until delivered."""
+
+    id: int
+    game_id: int
+    payload: dict[str, Any]
+    created_at: datetime
+    sent_at: datetime | None = None
+
+
+class EventStore(ABC):
+    """Durable storage of games and their event logs. Use as ``async with Store(...)``."""
+
+    @abstractmethod
+    async def open(self) -> None:
+        """Connect and bring the schema up to date."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release the connection; safe to call twice."""
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @abstractmethod
+    async def create_game(self, game: NewGame, events: Sequence[NewEvent] = ()) -> GameRecord:
+        """Store a new game (and, atomically, its first events). Raises :class:`ChannelBusy`."""
+
+    @abstractmethod
+    async def get_game(self, game_id: int) -> GameRecord:
+        """The game's record with its seats. Raises :class:`GameNotFound`."""
+
+    @abstractmethod
+    async def list_games(self, statuses: Collection[GameStatus] | None = None) -> list[GameRecord]:
+        """All games (or those in ``statuses``), oldest first."""
+
+    @abstractmethod
+    async def active_game_in_channel(self, channel_id: str) -> GameRecord | None:
+        """The channel's game that is being set up or running, if any."""
+
+    @abstractmethod
+    async def set_status(self, game_id: int, status: GameStatus) -> None:
+        """Change a game's status. Raises :class:`ChannelBusy` if it would make two active."""
+
+    @abstractmethod
+    async def set_engine_version(self, game_id: int, version: int) -> None:
+        """Record the engine version the game is known to replay under."""
+
+    @abstractmethod
+    async def last_seq(self, game_id: int) -> int:
+        """The sequence number of the game's latest event (0 if none)."""
+
+    @abstractmethod
+    async def append_many(
+        self,
+        game_id: int,
+        expected_seq: int,
+        events: Sequence[NewEvent],
+        *,
+        outbox: Sequence[dict[str, Any]] = (),
+        seats: Sequence[Seat] | None = None,
+    ) -> list[Event]:
+        """Append ``events`` as ``expected_seq + 1, ...`` if the game is still at
+        ``expected_seq``, else raise :class:`AppendConflict`. In the same transaction,
+        queue ``outbox`` posts and, if given, replace the game's seats. All or nothing."""
+
+    async def append(
+        self,
+        game_id: int,
+        expected_seq: int,
+        event: NewEvent,
+        *,
+        outbox: Sequence[dict[str, Any]] = (),
+        seats: Sequence[Seat] | None = None,
+    ) -> Event:
+        """Append one event; see :meth:`append_many`."""
+        written = await self.append_many(game_id, expected_seq, [event], outbox=outbox, seats=seats)
+        return written[0]
+
+    @abstractmethod
+    async def events(self, game_id: int, after_seq: int = 0) -> list[Event]:
+        """The game's events after ``after_seq``, in order. Raises :class:`CorruptEvent`
+        for an entry that cannot be decoded."""
+
+    @abstractmethod
+    async def outbox_add(self, game_id: int, payload: dict[str, Any]) -> int:
+        """Queue a post for the game's channel; returns its id."""
+
+    @abstractmethod
+    async def outbox_unsent(self, limit: int = 100) -> list[OutboxMessage]:
+        """Posts not yet marked sent, oldest first."""
+
+    @abstractmethod
+    async def outbox_mark_sent(self, message_id: int) -> None:
+        """Mark a post delivered (again is harmless). Raises :class:`StoreError` if unknown."""
+
+    @abstractmethod
+    async def backup(self, path: str | Path) -> None:
+        """Write a consistent copy of the whole store to ``path`` while it stays in use."""

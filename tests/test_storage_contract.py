@@ -1,0 +1,361 @@
+"""The EventStore contract, run against every backend: SQLite and an in-memory fake."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from storage.sqlite import SqliteEventStore
+from storage.store import (
+    ACTIVE_STATUSES,
+    AppendConflict,
+    ChannelBusy,
+    Event,
+    EventKind,
+    EventStore,
+    GameNotFound,
+    GameRecord,
+    GameStatus,
+    NewEvent,
+    NewGame,
+    OutboxMessage,
+    Seat,
+    StoreError,
+    check_seats,
+    utc_now,
+)
+
+
+class MemoryEventStore(EventStore):
+    """A second backend, all in memory; ``backup`` pickles it and ``open`` reads that back."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._games: dict[int, GameRecord] = {}
+        self._events: dict[int, list[Event]] = {}
+        self._outbox: dict[int, OutboxMessage] = {}
+
+    async def open(self) -> None:
+        if self.path.exists():
+            self._games, self._events, self._outbox = pickle.loads(self.path.read_bytes())
+
+    async def close(self) -> None:
+        pass
+
+    async def create_game(self, game: NewGame, events: Sequence[NewEvent] = ()) -> GameRecord:
+        check_seats(game.seats)
+        _encode([game.options, *(e.action for e in events)])
+        if game.channel_id is not None and game.status in ACTIVE_STATUSES:
+            self._check_channel_free(game.channel_id, None)
+        record = game.record(len(self._games) + 1, utc_now())
+        self._games[record.id] = copy.deepcopy(record)
+        self._events[record.id] = []
+        self._insert(record.id, events)
+        return record
+
+    async def get_game(self, game_id: int) -> GameRecord:
+        return copy.deepcopy(self._game(game_id))
+
+    async def list_games(self, statuses: Collection[GameStatus] | None = None) -> list[GameRecord]:
+        return [copy.deepcopy(g) for g in self._games.values()
+                if statuses is None or g.status in statuses]
+
+    async def active_game_in_channel(self, channel_id: str) -> GameRecord | None:
+        return next((copy.deepcopy(g) for g in self._games.values()
+                     if g.channel_id == channel_id and g.status in ACTIVE_STATUSES), None)
+
+    async def set_status(self, game_id: int, status: GameStatus) -> None:
+        game = self._game(game_id)
+        if game.channel_id is not None and status in ACTIVE_STATUSES:
+            self._check_channel_free(game.channel_id, game_id)
+        self._games[game_id] = replace(game, status=status)
+
+    async def set_engine_version(self, game_id: int, version: int) -> None:
+        game = self._game(game_id)
+        self._games[game_id] = replace(game, engine_version=version)
+
+    async def last_seq(self, game_id: int) -> int:
+        self._game(game_id)
+        return len(self._events[game_id])
+
+    async def append_many(
+        self,
+        game_id: int,
+        expected_seq: int,
+        events: Sequence[NewEvent],
+        *,
+        outbox: Sequence[dict[str, Any]] = (),
+        seats: Sequence[Seat] | None = None,
+    ) -> list[Event]:
+        if not events:
+            raise ValueError("append_many needs at least one event")
+        if seats is not None:
+            check_seats(seats)
+        _encode([*(e.action for e in events), *outbox])
+        last = await self.last_seq(game_id)
+        if last != expected_seq:
+            raise AppendConflict(game_id, expected_seq, last)
+        stored = self._insert(game_id, events)
+        if seats is not None:
+            game = self._games[game_id]
+            ordered = tuple(sorted(seats, key=lambda s: s.seat))
+            self._games[game_id] = replace(game, seats=ordered)
+        for payload in outbox:
+            await self.outbox_add(game_id, payload)
+        return stored
+
+    async def events(self, game_id: int, after_seq: int = 0) -> list[Event]:
+        self._game(game_id)
+        return copy.deepcopy(self._events[game_id][after_seq:])
+
+    async def outbox_add(self, game_id: int, payload: dict[str, Any]) -> int:
+        self._game(game_id)
+        _encode([payload])
+        message = OutboxMessage(len(self._outbox) + 1, game_id, copy.deepcopy(payload), utc_now())
+        self._outbox[message.id] = message
+        return message.id
+
+    async def outbox_unsent(self, limit: int = 100) -> list[OutboxMessage]:
+        return [m for m in self._outbox.values() if m.sent_at is None][:limit]
+
+    async def outbox_mark_sent(self, message_id: int) -> None:
+        message = self._outbox.get(message_id)
+        if message is None:
+            raise StoreError(f"there is no outbox message {message_id}")
+        if message.sent_at is None:
+            self._outbox[message_id] = replace(message, sent_at=utc_now())
+
+    async def backup(self, path: str | Path) -> None:
+        Path(path).write_bytes(pickle.dumps((self._games, self._events, self._outbox)))
+
+    def _game(self, game_id: int) -> GameRecord:
+        if game_id not in self._games:
+            raise GameNotFound(game_id)
+        return self._games[game_id]
+
+    def _check_channel_free(self, channel_id: str, except_game: int | None) -> None:
+        for game in self._games.values():
+            if game.channel_id == channel_id and game.status in ACTIVE_STATUSES \
+                    and game.id != except_game:
+                raise ChannelBusy(channel_id, game.id)
+
+    def _insert(self, game_id: int, events: Sequence[NewEvent]) -> list[Event]:
+        log = self._events[game_id]
+        now = utc_now()
+        stored = [e.at(game_id, len(log) + i, now) for i, e in enumerate(events, 1)]
+        log.extend(copy.deepcopy(stored))
+        return stored
+
+
+def _encode(values: list[Any]) -> None:
+    for value in values:
+        json.dumps(value, allow_nan=False)
+
+
+BACKENDS: dict[str, Callable[[Path], EventStore]] = {
+    "sqlite": SqliteEventStore,
+    "memory": MemoryEventStore,
+}
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def make_store(request: pytest.FixtureRequest) -> Callable[[Path], EventStore]:
+    return BACKENDS[request.param]
+
+
+@pytest.fixture
+async def store(make_store: Callable[[Path], EventStore], tmp_path: Path) -> AsyncIterator[EventStore]:
+    async with make_store(tmp_path / "games.db") as opened:
+        yield opened
+
+
+SEATS = (
+    Seat(1, "p2", "Boris", "222"),
+    Seat(0, "p1", "Anna", "111", commissioner=True),
+    Seat(2, "p3", "Vera"),
+)
+
+
+def new_game(channel: str | None = "chan-1", status: GameStatus = GameStatus.RUNNING) -> NewGame:
+    return NewGame(
+        title="1861", options={"market": "grid"}, seed=42, created_by="111",
+        engine_version=3, seats=SEATS, guild_id="guild-1", channel_id=channel, status=status,
+    )
+
+
+def action(n: int) -> NewEvent:
+    return NewEvent({"type": "score", "entity": "p1", "points": n}, actor="111")
+
+
+async def test_create_and_get_game(store: EventStore) -> None:
+    created = await store.create_game(new_game())
+    fetched = await store.get_game(created.id)
+    assert fetched == created
+    assert fetched.title == "1861" and fetched.options == {"market": "grid"} and fetched.seed == 42
+    assert (fetched.guild_id, fetched.channel_id, fetched.created_by) == ("guild-1", "chan-1", "111")
+    assert fetched.status is GameStatus.RUNNING and fetched.engine_version == 3
+    assert [s.player_id for s in fetched.seats] == ["p1", "p2", "p3"]
+    assert fetched.seats[0].commissioner and fetched.seats[2].discord_user_id is None
+    assert fetched.created_at.tzinfo is not None
+    assert abs(fetched.created_at - datetime.now(UTC)) < timedelta(minutes=1)
+    assert await store.last_seq(created.id) == 0 and await store.events(created.id) == []
+
+
+async def test_unknown_game_is_game_not_found(store: EventStore) -> None:
+    for attempt in (
+        store.get_game(99), store.last_seq(99), store.events(99),
+        store.append(99, 0, action(1)), store.set_status(99, GameStatus.FINISHED),
+        store.set_engine_version(99, 4), store.outbox_add(99, {"text": "hi"}),
+    ):
+        with pytest.raises(GameNotFound, match="there is no game 99"):
+            await attempt
+
+
+async def test_duplicate_seats_are_refused(store: EventStore) -> None:
+    twice = NewGame("1861", {}, 1, "u", 1, seats=[Seat(0, "p1", "A"), Seat(1, "p1", "B")])
+    with pytest.raises(ValueError, match="p1 repeats"):
+        await store.create_game(twice)
+    assert await store.list_games() == []
+
+
+async def test_list_games_by_status(store: EventStore) -> None:
+    running = await store.create_game(new_game("a"))
+    lobby = await store.create_game(new_game("b", GameStatus.SETTING_UP))
+    done = await store.create_game(new_game("c", GameStatus.FINISHED))
+    assert [g.id for g in await store.list_games()] == [running.id, lobby.id, done.id]
+    assert await store.list_games([GameStatus.RUNNING]) == [running]
+    assert [g.id for g in await store.list_games(ACTIVE_STATUSES)] == [running.id, lobby.id]
+    assert await store.list_games([]) == []
+
+
+async def test_one_active_game_per_channel(store: EventStore) -> None:
+    first = await store.create_game(new_game("chan", GameStatus.SETTING_UP))
+    assert await store.active_game_in_channel("chan") == first
+    with pytest.raises(ChannelBusy, match=f"channel chan already has an active game \\({first.id}\\)"):
+        await store.create_game(new_game("chan"))
+    await store.set_status(first.id, GameStatus.RUNNING)  # still the same game: allowed
+    await store.set_status(first.id, GameStatus.ABANDONED)
+    assert await store.active_game_in_channel("chan") is None
+    second = await store.create_game(new_game("chan"))
+    with pytest.raises(ChannelBusy):
+        await store.set_status(first.id, GameStatus.RUNNING)
+    assert (await store.active_game_in_channel("chan")) == second
+    await store.create_game(new_game("chan", GameStatus.FINISHED))  # inactive games don't count
+    await store.create_game(new_game(None))
+    await store.create_game(new_game(None))  # no channel: never busy
+
+
+async def test_appends_are_numbered_in_order(store: EventStore) -> None:
+    game = await store.create_game(new_game())
+    first = await store.append(game.id, 0, action(1))
+    batch = await store.append_many(game.id, 1, [action(2), action(3)])
+    assert [first.seq, *(e.seq for e in batch)] == [1, 2, 3]
+    assert await store.last_seq(game.id) == 3
+    events = await store.events(game.id)
+    assert [(e.seq, e.action["points"], e.kind, e.actor) for e in events] == [
+        (n, n, EventKind.ACTION, "111") for n in (1, 2, 3)
+    ]
+    assert events == [first, *batch]
+    assert [e.seq for e in await store.events(game.id, after_seq=1)] == [2, 3]
+    assert await store.events(game.id, after_seq=3) == []
+
+
+async def test_event_fields_round_trip(store: EventStore) -> None:
+    game = await store.create_game(new_game())
+    when = datetime(2024, 5, 1, 12, 30, tzinfo=UTC)
+    await store.append(game.id, 0, NewEvent(
+        {"type": "undo", "action_id": 0, "text": "Привет"}, EventKind.UNDO, "222", "oops", "abc",
+        created_at=when,
+    ))
+    [event] = await store.events(game.id)
+    assert (event.kind, event.actor, event.note) == (EventKind.UNDO, "222", "oops")
+    assert event.state_hash == "abc"
+    assert event.action == {"type": "undo", "action_id": 0, "text": "Привет"}
+    assert event.created_at == when
+
+
+async def test_append_conflict_writes_nothing(store: EventStore) -> None:
+    game = await store.create_game(new_game())
+    await store.append(game.id, 0, action(1))
+    latest = "you acted on event 0 but the latest is event 1"
+    with pytest.raises(AppendConflict, match=latest) as caught:
+        await store.append(game.id, 0, action(2))
+    assert (caught.value.expected_seq, caught.value.actual_seq) == (0, 1)
+    with pytest.raises(AppendConflict):
+        await store.append_many(game.id, 5, [action(2), action(3)])
+    assert [e.action["points"] for e in await store.events(game.id)] == [1]
+
+
+async def test_batch_append_is_all_or_nothing(store: EventStore) -> None:
+    game = await store.create_game(new_game())
+    with pytest.raises(TypeError):
+        await store.append_many(game.id, 0, [action(1), NewEvent({"type": "x", "bad": {1, 2}})])
+    with pytest.raises(ValueError, match="at least one event"):
+        await store.append_many(game.id, 0, [])
+    with pytest.raises(AppendConflict):
+        await store.append_many(game.id, 1, [action(1)], outbox=[{"text": "never"}])
+    assert await store.events(game.id) == [] and await store.outbox_unsent() == []
+
+
+async def test_append_replaces_seats_and_queues_posts_atomically(store: EventStore) -> None:
+    game = await store.create_game(new_game())
+    seats = [Seat(0, "p1", "Anna"), Seat(1, "p2", "Gleb", "333"), Seat(2, "p3", "Vera")]
+    seat_event = NewEvent({"type": "seats"}, EventKind.SEAT, "111")
+    await store.append(game.id, 0, seat_event, seats=seats, outbox=[{"text": "Gleb sits down"}])
+    assert (await store.get_game(game.id)).seats == tuple(seats)
+    [post] = await store.outbox_unsent()
+    assert (post.game_id, post.payload) == (game.id, {"text": "Gleb sits down"})
+    with pytest.raises(AppendConflict):
+        await store.append(game.id, 0, seat_event, seats=list(SEATS), outbox=[{"text": "no"}])
+    assert (await store.get_game(game.id)).seats == tuple(seats)
+    assert len(await store.outbox_unsent()) == 1
+
+
+async def test_outbox_lists_unsent_in_order_and_marks_sent(store: EventStore) -> None:
+    game = await store.create_game(new_game())
+    ids = [await store.outbox_add(game.id, {"n": n}) for n in range(3)]
+    assert [m.id for m in await store.outbox_unsent()] == ids
+    assert [m.payload for m in await store.outbox_unsent(limit=2)] == [{"n": 0}, {"n": 1}]
+    await store.outbox_mark_sent(ids[1])
+    await store.outbox_mark_sent(ids[1])  # again: harmless
+    assert [m.id for m in await store.outbox_unsent()] == [ids[0], ids[2]]
+    with pytest.raises(StoreError, match="no outbox message 999"):
+        await store.outbox_mark_sent(999)
+
+
+async def test_create_game_with_its_first_events(store: EventStore) -> None:
+    game = await store.create_game(new_game(), [action(1), action(2)])
+    assert [e.seq for e in await store.events(game.id)] == [1, 2]
+    with pytest.raises(TypeError):
+        await store.create_game(new_game("other"), [NewEvent({"bad": object()})])
+    assert [g.id for g in await store.list_games()] == [game.id]
+
+
+async def test_status_and_engine_version_updates(store: EventStore) -> None:
+    game = await store.create_game(new_game())
+    await store.set_status(game.id, GameStatus.FINISHED)
+    await store.set_engine_version(game.id, 7)
+    record = await store.get_game(game.id)
+    assert (record.status, record.engine_version) == (GameStatus.FINISHED, 7)
+
+
+async def test_backup_is_a_complete_copy(
+    store: EventStore, make_store: Callable[[Path], EventStore], tmp_path: Path
+) -> None:
+    game = await store.create_game(new_game())
+    await store.append_many(game.id, 0, [action(n) for n in range(1, 6)])
+    await store.outbox_add(game.id, {"text": "pending"})
+    await store.backup(tmp_path / "copy.db")
+    await store.append(game.id, 5, action(6))  # after the backup: not in it
+    async with make_store(tmp_path / "copy.db") as copy_store:
+        assert await copy_store.get_game(game.id) == await store.get_game(game.id)
+        assert await copy_store.events(game.id) == (await store.events(game.id))[:5]
+        assert [m.payload for m in await copy_store.outbox_unsent()] == [{"text": "pending"}]
