@@ -1,0 +1,878 @@
+"""The map as SVG, in the printed style: hexes, tiles and track, cities, tokens, coordinates.
+
+Layout: flat-topped hexes; the centre of hex ``x, y`` (column letter index, row
+number) is at ``(1.5 * SIZE * x, APOTHEM * y)``. Edge ``e`` faces the direction
+``90° + 60° * e`` (0 = south, then clockwise on screen), so a tile laid with
+rotation ``r`` is its own drawing turned by ``60° * r``.
+
+Track is one canonical shape per kind (:data:`SHAPES`), turned by 60° per edge:
+straight (edges 3 apart), sharp curve (1 apart: an arc round the corner the two
+edges share) and gentle curve (2 apart: an arc with three times that radius).
+Pieces that share an edge or a node are drawn as one path, casing under rail, so
+junctions merge and crossings bridge. The shapes are written out rather than
+``<use>``d from ``<defs>`` because cairosvg re-reads the document for every
+``<use>``, which made the map several times slower.
+
+Text (names, revenue, labels, costs) always stays upright and goes where it
+covers the least track, nodes and other text.
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable, Iterable
+
+from engine.board import COLORS, Node, TileDef, hex_distance, is_edge, node_index, parse_hex
+from engine.state import Context, GameState
+
+from .svg import (
+    INK,
+    PAPER,
+    PHASE_COLORS,
+    el,
+    fit_size,
+    fmt,
+    money,
+    solid,
+    svg_root,
+    text,
+    text_width,
+    to_string,
+)
+
+SIZE = 72.0
+"""Hex centre to corner, in pixels of the full map."""
+APOTHEM = SIZE * math.sqrt(3) / 2
+"""Hex centre to the middle of an edge."""
+MARGIN = 44.0
+"""Band around the map that holds the coordinates."""
+
+TRACK = 0.15 * SIZE
+CASING = TRACK + 5
+CITY_R = 0.29 * SIZE
+"""Radius of one city slot (and of a station token)."""
+TOWN_DOT_R = 0.11 * SIZE
+TOWN_BAR = (0.42 * SIZE, 0.13 * SIZE)
+"""Length and thickness of the bar of a town on through track."""
+NODE_OFFSET = 0.5 * SIZE
+"""Distance from the hex centre of a city that shares its hex with others."""
+STUB_END = 0.42 * APOTHEM
+"""Off-board track runs from the edge to this distance from the centre."""
+
+FOCUS_RADIUS = 2
+"""A focused map shows the hexes this many steps around the focus."""
+FOCUS_ZOOM = 2.0
+
+NAME_FONT = 14.0
+LABEL_FONT = 22.0
+SMALL_FONT = 14.0
+TOKEN_FONT = 14.0
+COORD_FONT = 22.0
+
+OUTLINE = "#777777"
+WATER = "#2b78c2"
+HIGHLIGHT = "#e6007e"
+LOCK = "#5b3f8c"
+LOCK_TEXT = "phase 3"
+"""Badge on hexes locked until phase 3 (``state.map.blocked_hexes``)."""
+BORDER_COLORS = {"impassable": "#c0282d", "water": WATER}
+
+CSS = f"""
+.outline {{ stroke: {OUTLINE}; stroke-width: 1.5; }}
+.casing {{ fill: none; stroke: {PAPER}; stroke-width: {fmt(CASING)}; }}
+.rail {{ fill: none; stroke: {INK}; stroke-width: {fmt(TRACK)}; }}
+.town-bar {{ stroke: {INK}; stroke-width: {fmt(TOWN_BAR[1])}; }}
+.town-dot, .arrow {{ fill: {INK}; }}
+.slot {{ fill: {PAPER}; stroke: {INK}; stroke-width: 2; }}
+.city-back {{ fill: {PAPER}; stroke: {INK}; stroke-linejoin: round; }}
+.city-fill {{ fill: {PAPER}; stroke: {PAPER}; stroke-linejoin: round; }}
+.token circle {{ stroke: {INK}; stroke-width: 2; }}
+.reservation circle {{ fill: {PAPER}; stroke-width: 3.5; stroke-dasharray: 5 3; }}
+.pill {{ fill: {PAPER}; stroke: {INK}; stroke-width: 1.5; }}
+.back {{ fill: {PAPER}; fill-opacity: 0.8; }}
+.water {{ fill: none; stroke: {WATER}; stroke-width: 2.5; stroke-linecap: round; }}
+.lock-hatch {{ fill: url(#hatch); }}
+rect.lock {{ fill: {LOCK}; }}
+text.lock {{ fill: {PAPER}; }}
+.highlight {{ fill: none; stroke: {HIGHLIGHT}; stroke-width: 6; }}
+.band, .paper {{ fill: {PAPER}; }}
+.coord {{ font-weight: bold; fill: #555555; }}
+"""
+
+_SQRT3 = math.sqrt(3)
+Point = tuple[float, float]
+
+
+# --- geometry -------------------------------------------------------------------------
+
+
+def hex_center(hex_id: str) -> Point:
+    """Centre of a hex on the full map."""
+    x, y = parse_hex(hex_id)
+    return 1.5 * SIZE * x, APOTHEM * y
+
+
+def _polar(angle: float, radius: float) -> Point:
+    rad = math.radians(angle)
+    return radius * math.cos(rad), radius * math.sin(rad)
+
+
+def _edge_angle(edge: float) -> float:
+    return 90.0 + 60.0 * edge
+
+
+def _rotate(point: Point, angle: float) -> Point:
+    rad = math.radians(angle)
+    c, s = math.cos(rad), math.sin(rad)
+    return point[0] * c - point[1] * s, point[0] * s + point[1] * c
+
+
+def _inside_hex(x: float, y: float) -> bool:
+    return abs(y) <= APOTHEM and _SQRT3 * abs(x) + abs(y) <= _SQRT3 * SIZE
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A canonical track piece from edge 0 to edge ``span``: 1 sharp, 2 gentle, 3 straight."""
+
+    span: int
+    radius: float  # of the arc; 0 for straight track
+    samples: tuple[Point, ...]  # seven points along it, the middle one halfway
+    bar_angle: float  # direction across the track at its middle (for a town bar)
+
+    def turned(self, start: int) -> tuple[str, list[Point]]:
+        """Path data and sample points of the shape turned to start at edge ``start``."""
+        points = [_rotate(p, 60.0 * start) for p in self.samples]
+        (x0, y0), (x1, y1) = points[0], points[-1]
+        if self.radius:
+            r = fmt(self.radius)
+            return f"M {fmt(x0)} {fmt(y0)} A {r} {r} 0 0 0 {fmt(x1)} {fmt(y1)}", points
+        return f"M {fmt(x0)} {fmt(y0)} L {fmt(x1)} {fmt(y1)}", points
+
+
+def _arc(span: int, radius: float, center: Point, bar_angle: float) -> _Shape:
+    """An arc from the middle of edge 0, round ``center``, to the middle of edge ``span``."""
+    turn = -120.0 if span == 1 else -60.0
+    samples = tuple(
+        (
+            center[0] + radius * math.cos(math.radians(turn * i / 6)),
+            center[1] + radius * math.sin(math.radians(turn * i / 6)),
+        )
+        for i in range(7)
+    )
+    return _Shape(span, radius, samples, bar_angle)
+
+
+SHAPES: dict[int, _Shape] = {
+    1: _arc(1, SIZE / 2, (-SIZE / 2, APOTHEM), -60.0),
+    2: _arc(2, 1.5 * SIZE, (-1.5 * SIZE, APOTHEM), -30.0),
+    3: _Shape(3, 0.0, tuple((0.0, APOTHEM * (1 - i / 3)) for i in range(7)), 0.0),
+}
+HEX_POINTS = " ".join(f"{fmt(x)},{fmt(y)}" for x, y in (_polar(60.0 * k, SIZE) for k in range(6)))
+ARROW = ((-0.16 * SIZE, STUB_END + 8), (0.16 * SIZE, STUB_END + 8), (0.0, STUB_END - 0.16 * SIZE))
+"""Head of off-board track entering by edge 0, pointing into the off-board."""
+WATER_PATH = "M -9 -4 q 3 -4 6 0 t 6 0 t 6 0 M -9 3 q 3 -4 6 0 t 6 0 t 6 0"
+
+
+def _edge_pair(a: int, b: int) -> tuple[int, int]:
+    """(start edge, span 1..3) of the canonical shape joining edges a and b."""
+    span = (b - a) % 6
+    return (a, span) if span <= 3 else (b, 6 - span)
+
+
+def _line(p: Point, q: Point) -> tuple[str, list[Point]]:
+    samples = [(p[0] + (q[0] - p[0]) * t / 4, p[1] + (q[1] - p[1]) * t / 4) for t in range(5)]
+    return f"M {fmt(p[0])} {fmt(p[1])} L {fmt(q[0])} {fmt(q[1])}", samples
+
+
+# --- tile layout (tile frame, cached per tile) ------------------------------------------
+
+
+@dataclass
+class _Layout:
+    """Everything drawn for one tile, in the tile's own frame (rotation 0)."""
+
+    track: list[str] = field(default_factory=list)  # path data of each connected group
+    arrows: str = ""  # off-board arrow heads
+    bars: list[tuple[int, Point, float]] = field(default_factory=list)  # (node, centre, angle)
+    dots: list[tuple[int, Point]] = field(default_factory=list)
+    nodes: list[Point] = field(default_factory=list)  # centre of each node
+    samples: list[Point] = field(default_factory=list)  # points along the track
+
+
+@lru_cache(maxsize=None)
+def _layout(tile: TileDef) -> _Layout:
+    """Track pieces joined into groups that share an edge or a node: a group is drawn
+    as one casing and one rail, so junctions merge and crossings bridge."""
+    layout = _Layout()
+    exits = tile.node_exits(0)
+    barred = {
+        i
+        for i, node in enumerate(tile.nodes)
+        if node.kind == "town" and node.loc is None and len(exits[i]) == 2
+    }
+    layout.nodes = [_node_position(tile, i, exits) for i in range(len(tile.nodes))]
+    pieces: list[tuple[set[int | str], str, list[Point]]] = []
+    arrows: list[str] = []
+    for i in sorted(barred):
+        start, span = _edge_pair(*sorted(exits[i]))
+        shape = SHAPES[span]
+        d, samples = shape.turned(start)
+        pieces.append(({*exits[i], f"n{i}"}, d, samples))
+        layout.nodes[i] = samples[3]
+        layout.bars.append((i, samples[3], shape.bar_angle + 60.0 * start))
+    for a, b in tile.paths:
+        if is_edge(a) and is_edge(b):
+            start, span = _edge_pair(a, b)
+            pieces.append(({a, b}, *SHAPES[span].turned(start)))
+            continue
+        keys = {e if is_edge(e) else f"n{node_index(e)}" for e in (a, b)}
+        nodes = [node_index(e) for e in (a, b) if not is_edge(e)]
+        if any(n in barred for n in nodes):
+            continue
+        if any(tile.nodes[n].kind == "offboard" for n in nodes):
+            edge = a if is_edge(a) else b
+            pieces.append(
+                (
+                    keys,
+                    *_line(
+                        _polar(_edge_angle(edge), APOTHEM), _polar(_edge_angle(edge), STUB_END + 6)
+                    ),
+                )
+            )
+            head = [_rotate(p, 60.0 * edge) for p in ARROW]
+            arrows.append("M " + " L ".join(f"{fmt(x)} {fmt(y)}" for x, y in head) + " Z")
+            continue
+        ends = [
+            _polar(_edge_angle(e), APOTHEM) if is_edge(e) else layout.nodes[node_index(e)]
+            for e in (a, b)
+        ]
+        pieces.append((keys, *_line(ends[0], ends[1])))
+    groups: list[tuple[set[int | str], list[str]]] = []
+    for keys, d, samples in pieces:
+        joined = [g for g in groups if g[0] & keys]
+        group = (set(keys), [d])
+        for g in joined:
+            group[0].update(g[0])
+            group[1][:0] = g[1]
+            groups.remove(g)
+        groups.append(group)
+        layout.samples.extend(samples)
+    layout.track = [" ".join(parts) for _, parts in groups]
+    layout.arrows = " ".join(arrows)
+    layout.dots = [
+        (i, layout.nodes[i])
+        for i, n in enumerate(tile.nodes)
+        if n.kind == "town" and i not in barred
+    ]
+    return layout
+
+
+def _node_position(tile: TileDef, index: int, exits: tuple[frozenset[int], ...]) -> Point:
+    """A node's centre: its ``loc``, else towards its exits when it shares the hex."""
+    node = tile.nodes[index]
+    if node.loc is not None:
+        return _polar(_edge_angle(node.loc), NODE_OFFSET)
+    if len(tile.nodes) == 1:
+        return (0.0, 0.0)
+    vx = sum(math.cos(math.radians(_edge_angle(e))) for e in exits[index])
+    vy = sum(math.sin(math.radians(_edge_angle(e))) for e in exits[index])
+    if math.hypot(vx, vy) < 0.1:
+        return _polar(_edge_angle(6 * index / len(tile.nodes)), NODE_OFFSET)
+    return _polar(math.degrees(math.atan2(vy, vx)), NODE_OFFSET)
+
+
+def _slot_offsets(slots: int) -> list[Point]:
+    """Centres of a city's slots around its centre (2 side by side, 4 in a square)."""
+    if slots <= 1:
+        return [(0.0, 0.0)]
+    radius = CITY_R / math.sin(math.pi / slots)
+    start = -90.0 - (180.0 / slots if slots % 2 == 0 else 0.0)
+    return [_polar(start + 360.0 * i / slots, radius) for i in range(slots)]
+
+
+# --- text placement ---------------------------------------------------------------------
+
+
+@dataclass
+class _Item:
+    """A piece of upright text (or a badge) to place in a hex."""
+
+    width: float
+    height: float
+    candidates: tuple[Point, ...]
+    draw: Callable[[ET.Element, float, float], None]
+
+
+def _spots(*angles: float) -> tuple[Point, ...]:
+    """Anchors towards the corners at two distances, then towards the edges' middles."""
+    corners = tuple(_polar(angle, radius * SIZE) for angle in angles for radius in (0.62, 0.85))
+    return corners + tuple(_polar(angle + 30.0, 0.6 * SIZE) for angle in angles)
+
+
+LABEL_SPOTS = _spots(180, 0, 240, 300, 120, 60)
+"""Anchors for short texts, best first (west, east, then slanted corners)."""
+REVENUE_SPOTS = _spots(0, 180, 300, 240, 60, 120)
+CENTER = ((0.0, 0.0),)
+TRACK_WEIGHT, NODE_WEIGHT, TEXT_WEIGHT, OUTSIDE_WEIGHT = 3.0, 10.0, 20.0, 2.0
+"""Cost of a text covering a point of track, a city slot or town, an earlier text,
+or a corner reaching into a neighbouring hex; each text goes where it costs least."""
+COST_SPOTS = _spots(60, 120, 0, 180, 300, 240)
+
+
+class _Placer:
+    """Puts items where they overlap the least track, nodes and earlier items."""
+
+    def __init__(self, circles: list[tuple[float, float, float, float]], neighbours: Iterable[int]):
+        self.circles = circles  # (x, y, radius, weight)
+        self.neighbours = set(neighbours)  # edges with a hex beyond them
+        self.boxes: list[tuple[float, float, float, float]] = []
+
+    def block(self, x: float, y: float, w: float, h: float) -> None:
+        self.boxes.append((x - w / 2, y - h / 2, x + w / 2, y + h / 2))
+
+    def place(self, item: _Item) -> Point:
+        best, best_cost = item.candidates[0], math.inf
+        for rank, (x, y) in enumerate(item.candidates):
+            cost = self._cost(x, y, item.width, item.height) + rank * 0.01
+            if cost < best_cost:
+                best, best_cost = (x, y), cost
+        self.block(best[0], best[1], item.width, item.height)
+        return best
+
+    def _cost(self, x: float, y: float, w: float, h: float) -> float:
+        x0, y0, x1, y1 = x - w / 2, y - h / 2, x + w / 2, y + h / 2
+        cost = 0.0
+        for cx, cy, r, weight in self.circles:
+            dx = cx - min(max(cx, x0), x1)
+            dy = cy - min(max(cy, y0), y1)
+            if dx * dx + dy * dy < r * r:
+                cost += weight
+        for bx0, by0, bx1, by1 in self.boxes:
+            if x0 < bx1 and bx0 < x1 and y0 < by1 and by0 < y1:
+                cost += TEXT_WEIGHT
+        for px, py in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):
+            if not _inside_hex(px, py):
+                edge = round((math.degrees(math.atan2(py, px)) - 90.0) / 60.0) % 6
+                cost += OUTSIDE_WEIGHT if edge in self.neighbours else 0.5
+        return cost
+
+
+# --- drawing ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _View:
+    x: float
+    y: float
+    width: float
+    height: float
+
+    def contains(self, point: Point, pad: float) -> bool:
+        return (
+            self.x - pad <= point[0] <= self.x + self.width + pad
+            and self.y - pad <= point[1] <= self.y + self.height + pad
+        )
+
+
+def render_map(
+    ctx: Context,
+    state: GameState,
+    *,
+    highlight: str | Iterable[str] = (),
+    focus: str | None = None,
+) -> str:
+    """The map as an SVG document.
+
+    ``highlight``: hex(es) to outline, such as the hex of the last action.
+    ``focus``: a hex to zoom in on; the picture then shows only the hexes around it.
+    """
+    board = ctx.board
+    shown = list(board.hexes)
+    if focus is not None:
+        if focus not in board.hexes:
+            raise ValueError(f"{focus} is not a hex of the {board.title} map")
+        shown = [h for h in shown if hex_distance(h, focus) <= FOCUS_RADIUS]
+    view = _view_of(shown)
+    zoom = FOCUS_ZOOM if focus else 1.0
+    root = svg_root(
+        view.width * zoom,
+        view.height * zoom,
+        CSS,
+        view_box=(view.x, view.y, view.width, view.height),
+        class_="map",
+        data_title=board.title,
+        data_phase=state.phase,
+        data_focus=focus,
+    )
+    _defs(root)
+    el(root, "rect", class_="paper", x=view.x, y=view.y, width=view.width, height=view.height)
+    ground, hexes, borders, marks = (
+        el(root, "g", class_=c) for c in ("ground", "hexes", "borders", "highlights")
+    )
+    _bands(root, view)
+    layers = _Layers(ground, hexes, borders, el(root, "g", class_="labels"))
+    phase_color = ctx.phase_color(state)
+    whole = set(shown)
+    for hex_id in board.hexes:
+        center = hex_center(hex_id)
+        if view.contains(center, SIZE):
+            _draw_hex(ctx, state, hex_id, center, phase_color, layers, hex_id in whole)
+    layers.fill_ground()
+    for hex_id in [highlight] if isinstance(highlight, str) else highlight:
+        if hex_id in board.hexes:
+            x, y = hex_center(hex_id)
+            translate = f"translate({fmt(x)},{fmt(y)})"
+            el(
+                marks,
+                "polygon",
+                class_="highlight",
+                data_hex=hex_id,
+                points=HEX_POINTS,
+                transform=translate,
+            )
+    inner = _View(
+        view.x + MARGIN, view.y + MARGIN, view.width - 2 * MARGIN, view.height - 2 * MARGIN
+    )
+    _coordinates(root, board.hexes, inner)
+    return to_string(root)
+
+
+def _view_of(hex_ids: list[str]) -> _View:
+    xs = [hex_center(h)[0] for h in hex_ids]
+    ys = [hex_center(h)[1] for h in hex_ids]
+    x0, y0 = min(xs) - SIZE - MARGIN, min(ys) - APOTHEM - MARGIN
+    return _View(x0, y0, max(xs) + SIZE + MARGIN - x0, max(ys) + APOTHEM + MARGIN - y0)
+
+
+def _defs(root: ET.Element) -> None:
+    defs = el(root, "defs")
+    pattern = el(
+        defs,
+        "pattern",
+        id="hatch",
+        width=10.0,
+        height=10.0,
+        patternUnits="userSpaceOnUse",
+        patternTransform="rotate(45)",
+    )
+    el(pattern, "rect", width=3.0, height=10.0, fill=LOCK, fill_opacity=0.35)
+
+
+@dataclass
+class _Layers:
+    """Where the parts of the hexes go, back to front."""
+
+    ground: ET.Element  # one outlined path per hex colour (and the hatching of locked hexes)
+    hexes: ET.Element  # a group per hex with something on it: track, cities, tokens
+    borders: ET.Element
+    labels: ET.Element  # upright texts
+    colors: dict[str, list[tuple[str, Point]]] = field(default_factory=dict)
+    locked: list[tuple[str, Point]] = field(default_factory=list)
+
+    def fill_ground(self) -> None:
+        """Each colour's hexes as one path: far fewer elements for Cairo to draw."""
+        for color, hexes in self.colors.items():
+            el(
+                self.ground,
+                "path",
+                class_="outline",
+                data_color=color,
+                data_hexes=_ids(hexes),
+                d=_hex_paths(hexes),
+                fill=PHASE_COLORS[color],
+            )
+        if self.locked:
+            el(
+                self.ground,
+                "path",
+                class_="lock-hatch",
+                data_hexes=_ids(self.locked),
+                d=_hex_paths(self.locked),
+            )
+
+
+def _ids(hexes: list[tuple[str, Point]]) -> str:
+    return " ".join(hex_id for hex_id, _ in hexes)
+
+
+def _hex_paths(hexes: list[tuple[str, Point]]) -> str:
+    corners = [_polar(60.0 * k, SIZE) for k in range(6)]
+    return " ".join(
+        "M " + " L ".join(f"{fmt(cx + x)} {fmt(cy + y)}" for x, y in corners) + " Z"
+        for _, (cx, cy) in hexes
+    )
+
+
+def _draw_hex(
+    ctx: Context,
+    state: GameState,
+    hex_id: str,
+    center: Point,
+    phase_color: str,
+    layers: _Layers,
+    with_labels: bool,
+) -> None:
+    """One hex: its colour, its tile or printed contents, border marks and, unless it
+    is cut by the picture's edge (``with_labels`` false), its upright texts."""
+    tile, rotation = ctx.tile_at(state, hex_id)
+    placed = state.map.tiles.get(hex_id)
+    layers.colors.setdefault(tile.color, []).append((hex_id, center))
+    if hex_id in state.map.blocked_hexes:
+        layers.locked.append((hex_id, center))
+    layout = _layout(tile)
+    angle = 60.0 * rotation
+    translate = f"translate({fmt(center[0])},{fmt(center[1])})"
+    group = el(
+        None,
+        "g",
+        class_="tile" if placed else "printed",
+        data_hex=hex_id,
+        data_tile=placed.tile if placed else None,
+        data_rotation=rotation if placed else None,
+        data_color=tile.color,
+        transform=translate,
+    )
+    _draw_track(group, layout, angle)
+    circles = [(*_rotate(p, angle), CASING / 2, TRACK_WEIGHT) for p in layout.samples]
+    for i, node in enumerate(tile.nodes):
+        position = _rotate(layout.nodes[i], angle)
+        if node.kind == "city":
+            slots = _draw_city(ctx, state, group, hex_id, i, node, position)
+            circles.extend(
+                (position[0] + x, position[1] + y, CITY_R, NODE_WEIGHT) for x, y in slots
+            )
+        elif node.kind == "town":
+            circles.append((*position, TOWN_BAR[0] / 2, NODE_WEIGHT))
+    if placed or len(group):
+        layers.hexes.append(group)
+    _draw_borders(layers.borders, tile, center)
+    if not with_labels:
+        return
+    placer = _Placer(circles, ctx.board.neighbours[hex_id])
+    texts = el(None, "g", class_="hex-labels", data_hex=hex_id, transform=translate)
+    for node in tile.nodes:
+        if node.kind == "offboard" and not node.hidden:
+            _draw_values(texts, placer, node, phase_color)
+            break
+    for item in _items(ctx, state, hex_id, tile):
+        x, y = placer.place(item)
+        item.draw(texts, x, y)
+    if len(texts):
+        layers.labels.append(texts)
+
+
+def _draw_track(group: ET.Element, layout: _Layout, angle: float) -> None:
+    if not (layout.track or layout.dots):
+        return
+    track = el(group, "g", class_="track", transform=f"rotate({fmt(angle)})" if angle else None)
+    for d in layout.track:
+        if len(layout.track) > 1:
+            el(track, "path", class_="casing", d=d)
+        el(track, "path", class_="rail", d=d)
+    if layout.arrows:
+        el(track, "path", class_="arrow", d=layout.arrows)
+    for node, (x, y), bar_angle in layout.bars:
+        dx, dy = _polar(bar_angle, TOWN_BAR[0] / 2)
+        el(
+            track,
+            "line",
+            class_="town-bar",
+            data_node=node,
+            x1=x - dx,
+            y1=y - dy,
+            x2=x + dx,
+            y2=y + dy,
+        )
+    for node, (x, y) in layout.dots:
+        el(track, "circle", class_="town-dot", data_node=node, cx=x, cy=y, r=TOWN_DOT_R)
+
+
+def _draw_city(
+    ctx: Context,
+    state: GameState,
+    group: ET.Element,
+    hex_id: str,
+    index: int,
+    node: Node,
+    at: Point,
+) -> list[Point]:
+    """A city with its slots, tokens and reservation; returns the slot centres."""
+    holders = state.map.tokens.get((hex_id, index), [])
+    count = max(node.slots, len(holders))
+    offsets = _slot_offsets(count)
+    city = el(
+        group,
+        "g",
+        class_="city",
+        data_node=index,
+        data_slots=count,
+        transform=f"translate({fmt(at[0])},{fmt(at[1])})",
+    )
+    if count > 1:
+        d = "M " + " L ".join(f"{fmt(x)} {fmt(y)}" for x, y in offsets) + " Z"
+        el(city, "path", class_="city-back", d=d, stroke_width=2 * CITY_R + 4)
+        el(city, "path", class_="city-fill", d=d, stroke_width=2 * CITY_R)
+    reserver = state.map.reservations.get((hex_id, index))
+    for slot, (x, y) in enumerate(offsets):
+        holder = holders[slot] if slot < len(holders) else None
+        if holder is not None:
+            _draw_token(ctx, city, holder, x, y, hex_id, index, slot)
+        elif reserver is not None:
+            _draw_reservation(ctx, city, reserver, x, y)
+            reserver = None
+        else:
+            el(city, "circle", class_="slot", cx=x, cy=y, r=CITY_R)
+    return offsets
+
+
+def _draw_token(
+    ctx: Context,
+    parent: ET.Element,
+    sym: str,
+    x: float,
+    y: float,
+    hex_id: str,
+    city: int,
+    slot: int,
+) -> None:
+    corp = ctx.board.corporations[sym]
+    token = el(
+        parent,
+        "g",
+        class_="token",
+        data_company=sym,
+        data_hex=hex_id,
+        data_city=city,
+        data_slot=slot,
+    )
+    el(token, "circle", cx=x, cy=y, r=CITY_R, fill=solid(corp.color))
+    size = fit_size(sym, 2 * CITY_R - 4, TOKEN_FONT)
+    text(token, x, y, sym, size=size, bold=True, fill=solid(corp.text_color))
+
+
+def _draw_reservation(ctx: Context, parent: ET.Element, sym: str, x: float, y: float) -> None:
+    corp = ctx.board.corporations[sym]
+    color = solid(corp.color) if corp.text_color != "black" else INK
+    mark = el(parent, "g", class_="reservation", data_company=sym)
+    el(mark, "circle", cx=x, cy=y, r=CITY_R - 1.5, stroke=color)
+    text(mark, x, y, sym, size=fit_size(sym, 2 * CITY_R - 4, TOKEN_FONT), bold=True, fill=color)
+
+
+def _current_index(node: Node, phase_color: str) -> int:
+    """The off-board value in use: the last one whose colour has come."""
+    rank = COLORS.index(phase_color)
+    return max(
+        (i for i, (c, _) in enumerate(node.phase_revenue) if COLORS.index(c) <= rank), default=0
+    )
+
+
+def _draw_values(parent: ET.Element, placer: _Placer, node: Node, phase_color: str) -> None:
+    """Off-board values, one box per phase colour, the current one bold and framed."""
+    values = node.phase_revenue or (("red", node.revenue),)
+    current = _current_index(node, phase_color) if node.phase_revenue else 0
+    box_w = max(text_width(str(v), SMALL_FONT, True) for _, v in values) + 10
+    box_h = SMALL_FONT + 10
+    total = box_w * len(values)
+    group = el(parent, "g", class_="offboard-values")
+    for i, (color, value) in enumerate(values):
+        x = -total / 2 + i * box_w
+        now = i == current
+        el(
+            group,
+            "rect",
+            class_="value",
+            data_color=color,
+            data_current="true" if now else None,
+            x=x,
+            y=-box_h / 2,
+            width=box_w,
+            height=box_h,
+            fill=PHASE_COLORS.get(color, PAPER),
+            stroke=INK,
+            stroke_width=3.5 if now else 1.0,
+        )
+        text(group, x + box_w / 2, 0.0, str(value), size=SMALL_FONT, bold=now)
+    placer.block(0.0, 0.0, total, box_h)
+
+
+def _items(ctx: Context, state: GameState, hex_id: str, tile: TileDef) -> list[_Item]:
+    """The upright texts of a hex, most important first.
+
+    A cost printed on a laid tile (Kiev's 635) is shown only where it is paid on
+    replacing the tile; by the rulebook it was paid when the tile was laid.
+    """
+    items: list[_Item] = []
+    name = ctx.board.location_names.get(hex_id)
+    if name:
+        items.append(_name_item(name))
+    if tile.label:
+        items.append(_label_item(tile.label))
+    future = ctx.board.hexes[hex_id].future_label
+    if future and COLORS.index(tile.color) < COLORS.index(future[1]):
+        items.append(_future_label_item(*future))
+    revenues = sorted({n.revenue for n in tile.nodes if n.kind != "offboard" and n.revenue})
+    if revenues:
+        items.append(_revenue_item("/".join(map(str, revenues))))
+    laid = hex_id in state.map.tiles
+    if tile.upgrade_cost and (not laid or ctx.rules.tile_cost_paid_on_replace):
+        items.append(_cost_item(tile, bool(tile.nodes or tile.paths)))
+    if hex_id in state.map.blocked_hexes:
+        items.append(_lock_item())
+    return items
+
+
+def _name_item(name: str) -> _Item:
+    head, _, note = name.partition(" (")
+    lines = [head] + ([f"({note}"] if note else [])
+    line_h = NAME_FONT + 3
+    width = max(text_width(line, NAME_FONT) for line in lines) + 8
+    height = line_h * len(lines) + 2
+    spots = tuple(
+        (dx * SIZE, sign * (APOTHEM - height / 2 - gap))
+        for gap in (1.0, 8.0)
+        for sign in (-1, 1)
+        for dx in (0.0, 0.3, -0.3)
+    )
+
+    def draw(parent: ET.Element, x: float, y: float) -> None:
+        top = y - height / 2
+        el(
+            parent,
+            "rect",
+            class_="back",
+            x=x - width / 2,
+            y=top,
+            width=width,
+            height=height,
+            rx=4.0,
+        )
+        for i, line in enumerate(lines):
+            text(parent, x, top + 1 + line_h * (i + 0.5), line, size=NAME_FONT, class_="name")
+
+    return _Item(width, height, spots, draw)
+
+
+def _label_item(label: str) -> _Item:
+    width = text_width(label, LABEL_FONT, True) + 4
+
+    def draw(parent: ET.Element, x: float, y: float) -> None:
+        text(parent, x, y, label, size=LABEL_FONT, bold=True, class_="label")
+
+    return _Item(width, LABEL_FONT + 2, LABEL_SPOTS, draw)
+
+
+def _future_label_item(label: str, color: str) -> _Item:
+    width = text_width(label, SMALL_FONT, True) + 12
+    height = SMALL_FONT + 8
+
+    def draw(parent: ET.Element, x: float, y: float) -> None:
+        left, top = x - width / 2, y - height / 2
+        fill = PHASE_COLORS[color]
+        el(parent, "rect", x=left, y=top, width=width, height=height, rx=4.0, fill=fill, stroke=INK)
+        text(
+            parent, x, y, label, size=SMALL_FONT, bold=True, class_="future-label", data_color=color
+        )
+
+    return _Item(width, height, LABEL_SPOTS, draw)
+
+
+def _revenue_item(content: str) -> _Item:
+    width = max(text_width(content, SMALL_FONT, True) + 10, SMALL_FONT + 12)
+    height = SMALL_FONT + 10
+
+    def draw(parent: ET.Element, x: float, y: float) -> None:
+        left, top = x - width / 2, y - height / 2
+        el(parent, "rect", class_="pill", x=left, y=top, width=width, height=height, rx=height / 2)
+        text(parent, x, y, content, size=SMALL_FONT, bold=True, class_="revenue")
+
+    return _Item(width, height, REVENUE_SPOTS, draw)
+
+
+def _cost_item(tile: TileDef, crowded: bool) -> _Item:
+    content = money(tile.upgrade_cost)
+    icon = 22.0 if tile.terrain == "water" else 0.0
+    width = icon + text_width(content, SMALL_FONT) + 4
+    height = SMALL_FONT + 6
+
+    def draw(parent: ET.Element, x: float, y: float) -> None:
+        left = x - width / 2
+        if icon:
+            place = f"translate({fmt(left + icon / 2)},{fmt(y)})"
+            el(parent, "path", class_="water", d=WATER_PATH, transform=place)
+        text(
+            parent,
+            left + icon,
+            y,
+            content,
+            size=SMALL_FONT,
+            anchor="start",
+            class_="cost",
+            data_terrain=tile.terrain,
+        )
+
+    return _Item(width, height, COST_SPOTS + CENTER if crowded else CENTER + COST_SPOTS, draw)
+
+
+def _lock_item() -> _Item:
+    content = LOCK_TEXT
+    width = text_width(content, SMALL_FONT, True) + 12
+    height = SMALL_FONT + 8
+
+    def draw(parent: ET.Element, x: float, y: float) -> None:
+        left, top = x - width / 2, y - height / 2
+        el(parent, "rect", class_="lock", x=left, y=top, width=width, height=height, rx=4.0)
+        text(parent, x, y, content, size=SMALL_FONT, bold=True, class_="lock")
+
+    middle = ((0.0, -0.3 * APOTHEM), (0.0, 0.3 * APOTHEM))
+    return _Item(width, height, middle + LABEL_SPOTS, draw)
+
+
+def _draw_borders(parent: ET.Element, tile: TileDef, center: Point) -> None:
+    """Outline-free edges inside a multi-hex off-board, and water/impassable borders."""
+    for border in tile.borders:
+        a = _polar(60.0 * (border.edge + 1), SIZE)
+        b = _polar(60.0 * (border.edge + 2), SIZE)
+        color = BORDER_COLORS.get(border.type or "", PHASE_COLORS[tile.color])
+        el(
+            parent,
+            "line",
+            class_="border",
+            data_type=border.type,
+            x1=center[0] + a[0],
+            y1=center[1] + a[1],
+            x2=center[0] + b[0],
+            y2=center[1] + b[1],
+            stroke=color,
+            stroke_width=6.0 if border.type else 3.0,
+        )
+
+
+def _bands(root: ET.Element, view: _View) -> None:
+    """A white frame round the edge of the view, under the coordinates."""
+    x0, y0, x1, y1 = view.x, view.y, view.x + view.width, view.y + view.height
+    outer = f"M {fmt(x0)} {fmt(y0)} H {fmt(x1)} V {fmt(y1)} H {fmt(x0)} Z"
+    inner = f"M {fmt(x0 + MARGIN)} {fmt(y0 + MARGIN)} V {fmt(y1 - MARGIN)} H {fmt(x1 - MARGIN)} V {fmt(y0 + MARGIN)} Z"
+    el(root, "path", class_="band", d=f"{outer} {inner}")
+
+
+def _coordinates(root: ET.Element, hex_ids: Iterable[str], inner: _View) -> None:
+    """Column letters above and below, row numbers left and right of the ``inner`` view."""
+    group = el(root, "g", class_="coordinates")
+    columns: dict[str, float] = {}
+    rows: dict[int, float] = {}
+    for hex_id in hex_ids:
+        cx, cy = hex_center(hex_id)
+        if inner.x <= cx <= inner.x + inner.width:
+            columns[hex_id.rstrip("0123456789")] = cx
+        if inner.y <= cy <= inner.y + inner.height:
+            rows[parse_hex(hex_id)[1]] = cy
+    for letters, cx in columns.items():
+        for cy in (inner.y - MARGIN / 2, inner.y + inner.height + MARGIN / 2):
+            text(group, cx, cy, letters, size=COORD_FONT, class_="coord", data_column=letters)
+    for number, cy in rows.items():
+        for cx in (inner.x - MARGIN / 2, inner.x + inner.width + MARGIN / 2):
+            text(group, cx, cy, str(number), size=COORD_FONT, class_="coord", data_row=number)

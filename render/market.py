@@ -1,0 +1,229 @@
+"""The stock market as SVG: the grid or the column, its zones and the companies' tokens.
+
+Zones follow rulebook 4.1: orange spaces start minors only (``x``), pink start any
+company (``p``), teal start majors only (``z``), blue let minors convert (``C``);
+a convert space that is also a start space gets a blue band. The thick line
+right of an ``m`` space is the border minors do not cross. Tokens sharing a
+space are listed top of the stack first, which is the order they operate in (4.2).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from engine.board import MarketCell
+from engine.state import Context, GameState
+
+from .svg import (
+    INK,
+    PAPER,
+    PHASE_COLORS,
+    el,
+    fit_size,
+    solid,
+    svg_root,
+    text,
+    text_width,
+    to_string,
+)
+
+CELL = {"grid": (92.0, 110.0), "column": (64.0, 230.0)}
+"""Width and height of a market space in each market."""
+PAD = 20.0
+PRICE_FONT = 17.0
+CHIP_FONT = 14.0
+CHIP_HEIGHT = 22.0
+CHIP_GAP = 3.0
+PRICE_BAND = 28.0
+"""Height at the top of a space kept for its price."""
+CONVERT_BAND = 9.0
+CEILING_WIDTH = 7.0
+LEGEND_FONT = 15.0
+TITLE_FONT = 20.0
+LEGEND_LINE = 26.0
+
+ZONES = {
+    "x": ("#f5a04f", "orange: only minors start here"),
+    "p": ("#f2a7c8", "pink: any company starts here"),
+    "z": ("#4fb2a6", "teal: only majors start here"),
+    "C": ("#7eaee3", "blue: minors may convert here"),
+}
+PLAIN = PHASE_COLORS["white"]
+
+CSS = f"""
+.space rect.ground {{ stroke: {INK}; stroke-width: 1; }}
+.ceiling {{ stroke: {INK}; stroke-width: {CEILING_WIDTH}; }}
+.token rect {{ stroke: {INK}; stroke-width: 1.2; }}
+.legend rect {{ stroke: {INK}; stroke-width: 1; }}
+"""
+
+
+def zone_of(cell: MarketCell) -> str | None:
+    """The start zone letter of a space (x, p or z), else ``C`` for a convert space."""
+    for letter in "xpz":
+        if letter in cell.flags:
+            return letter
+    return "C" if cell.convert_zone else None
+
+
+def render_market(ctx: Context, state: GameState) -> str:
+    """The stock market with every company's token, as an SVG document."""
+    kind = ctx.rules.market
+    grid = ctx.board.markets[kind]
+    cell_w, cell_h = CELL[kind]
+    cols = max(len(row) for row in grid)
+    legend_w, legend_h = _legend_size(kind)
+    spot = _legend_spot(grid, cols, cell_w, cell_h, legend_w, legend_h)
+    width = 2 * PAD + max(cols * cell_w, legend_w)
+    height = 2 * PAD + len(grid) * cell_h + (0.0 if spot else legend_h + PAD)
+    root = svg_root(width, height, CSS, class_="market", data_market=kind)
+    el(root, "rect", width=width, height=height, fill=PAPER)
+    spaces = el(root, "g", class_="spaces")
+    ceilings = el(root, "g", class_="ceilings")
+    for row in grid:
+        for cell in row:
+            if cell is not None:
+                x, y = PAD + cell.col * cell_w, PAD + cell.row * cell_h
+                _draw_space(ctx, state, spaces, cell, x, y, cell_w, cell_h)
+                if cell.minor_ceiling:
+                    el(
+                        ceilings,
+                        "line",
+                        class_="ceiling",
+                        x1=x + cell_w,
+                        y1=y,
+                        x2=x + cell_w,
+                        y2=y + cell_h,
+                    )
+    lx, ly = spot or (PAD, PAD + len(grid) * cell_h + PAD)
+    _draw_legend(root, kind, lx, ly)
+    return to_string(root)
+
+
+def _draw_space(
+    ctx: Context,
+    state: GameState,
+    parent: ET.Element,
+    cell: MarketCell,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+) -> None:
+    zone = zone_of(cell)
+    group = el(
+        parent,
+        "g",
+        class_="space",
+        data_row=cell.row,
+        data_col=cell.col,
+        data_price=cell.price,
+        data_zone=zone,
+        data_flags=cell.flags or None,
+    )
+    el(
+        group,
+        "rect",
+        class_="ground",
+        x=x,
+        y=y,
+        width=w,
+        height=h,
+        fill=ZONES[zone][0] if zone else PLAIN,
+    )
+    if cell.convert_zone and zone != "C":
+        el(
+            group,
+            "rect",
+            class_="convert",
+            x=x + 1,
+            y=y + h - CONVERT_BAND - 1,
+            width=w - 2,
+            height=CONVERT_BAND,
+            fill=ZONES["C"][0],
+        )
+    text(group, x + w / 2, y + PRICE_BAND / 2 + 1, str(cell.price), size=PRICE_FONT, bold=True)
+    stack = state.market.get((cell.row, cell.col), [])
+    if stack:
+        _draw_stack(
+            ctx, group, stack, x + 4, y + PRICE_BAND, w - 8, h - PRICE_BAND - CONVERT_BAND - 4
+        )
+
+
+def _draw_stack(
+    ctx: Context, parent: ET.Element, stack: list[str], x: float, y: float, w: float, h: float
+) -> None:
+    """Tokens top of the stack first: one column, or two when one does not fit."""
+    per_column = max(1, int((h + CHIP_GAP) // (CHIP_HEIGHT + CHIP_GAP)))
+    columns = 1 if len(stack) <= per_column else 2
+    rows = -(-len(stack) // columns)
+    chip_h = min(CHIP_HEIGHT, (h + CHIP_GAP) / rows - CHIP_GAP)
+    chip_w = (w - CHIP_GAP * (columns - 1)) / columns
+    for i, sym in enumerate(stack):
+        corp = ctx.board.corporations[sym]
+        cx = x + (i % columns) * (chip_w + CHIP_GAP)
+        cy = y + (i // columns) * (chip_h + CHIP_GAP)
+        chip = el(parent, "g", class_="token", data_company=sym, data_stack_index=i)
+        el(chip, "rect", x=cx, y=cy, width=chip_w, height=chip_h, rx=4.0, fill=solid(corp.color))
+        size = fit_size(sym, chip_w - 2, min(CHIP_FONT, chip_h - 4))
+        text(
+            chip,
+            cx + chip_w / 2,
+            cy + chip_h / 2,
+            sym,
+            size=size,
+            bold=True,
+            fill=solid(corp.text_color),
+        )
+
+
+def _legend_lines(kind: str) -> list[tuple[str | None, str]]:
+    """(swatch colour or None, text) for each line after the title."""
+    return [(colour, words) for colour, words in ZONES.values()] + [
+        (
+            INK,
+            (
+                "thick line: minors stop at it"
+                if kind == "column"
+                else "thick line: minors move up at it"
+            ),
+        ),
+        (None, "tokens in a space: top operates first"),
+    ]
+
+
+def _legend_size(kind: str) -> tuple[float, float]:
+    lines = _legend_lines(kind)
+    width = max(text_width(words, LEGEND_FONT) for _, words in lines) + 40
+    return width, LEGEND_LINE * (len(lines) + 1) + 10
+
+
+def _legend_spot(
+    grid: list[list[MarketCell | None]], cols: int, cell_w: float, cell_h: float, w: float, h: float
+) -> tuple[float, float] | None:
+    """Top-left corner of an empty block of the grid (below and right) that fits the legend."""
+    for r in range(len(grid)):
+        for c in range(cols):
+            if (cols - c) * cell_w < w + PAD or (len(grid) - r) * cell_h < h + PAD:
+                break
+            if all(cell is None for row in grid[r:] for cell in row[c:]):
+                return PAD + c * cell_w + PAD, PAD + r * cell_h + PAD
+    return None
+
+
+def _draw_legend(root: ET.Element, kind: str, x: float, y: float) -> None:
+    legend = el(root, "g", class_="legend")
+    text(
+        legend,
+        x,
+        y + LEGEND_LINE / 2,
+        f"Stock market ({kind})",
+        size=TITLE_FONT,
+        bold=True,
+        anchor="start",
+    )
+    for i, (colour, words) in enumerate(_legend_lines(kind), start=1):
+        cy = y + LEGEND_LINE * (i + 0.5)
+        if colour is not None:
+            el(legend, "rect", x=x, y=cy - 8, width=28.0, height=16.0, fill=colour)
+        text(legend, x + 36, cy, words, size=LEGEND_FONT, anchor="start")
