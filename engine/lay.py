@@ -25,6 +25,26 @@ NATIONAL_GRAY_MOSCOW = "639"
 
 def lay_tile(ctx: Context, state: GameState, rnd: "OperatingRound", company: Company, action: LayTile) -> None:
     """Check every rule of 8.6 for this lay, then pay (with loans if needed) and lay."""
+    cost = check_lay(ctx, state, rnd, company, action)
+    hex_id = action.hex
+    tile = ctx.board.tiles[action.tile]
+    rotation = action.rotation % 6
+    loans.borrow_for(state, company, cost)
+    upgrade = hex_id in state.map.tiles or ctx.board.hexes[hex_id].color != "white"
+    company.cash -= cost
+    state.bank += cost
+    place_tile(ctx, state, hex_id, tile, rotation, action.tile_id)
+    rnd.lays.append(hex_id)
+    rnd.upgraded = rnd.upgraded or upgrade
+    state.log.append(
+        f"{company.sym} lays tile {tile.name} on {hex_id} (rotation {rotation})" + (f" for {cost}" if cost else "")
+    )
+    if tile.name == NATIONAL_GRAY_MOSCOW and ctx.rules.national_token_on_gray_moscow:
+        _national_moscow_token(ctx, state, hex_id)
+
+
+def check_lay(ctx: Context, state: GameState, rnd: "OperatingRound", company: Company, action: LayTile) -> int:
+    """Raise unless the lay is legal (8.6); return what it costs."""
     hex_id = action.hex
     if hex_id not in ctx.board.hexes:
         raise IllegalAction(f"there is no hex {hex_id} on the map")
@@ -48,18 +68,7 @@ def lay_tile(ctx: Context, state: GameState, rnd: "OperatingRound", company: Com
     cost = lay_cost(ctx, state, hex_id, tile, second=bool(rnd.lays))
     if loans.borrowing_power(company) < cost:
         raise IllegalAction(f"this lay costs {cost}; {company.sym} cannot raise that even with loans")
-    loans.borrow_for(state, company, cost)
-    upgrade = hex_id in state.map.tiles or ctx.board.hexes[hex_id].color != "white"
-    company.cash -= cost
-    state.bank += cost
-    place_tile(ctx, state, hex_id, tile, rotation, action.tile_id)
-    rnd.lays.append(hex_id)
-    rnd.upgraded = rnd.upgraded or upgrade
-    state.log.append(
-        f"{company.sym} lays tile {tile.name} on {hex_id} (rotation {rotation})" + (f" for {cost}" if cost else "")
-    )
-    if tile.name == NATIONAL_GRAY_MOSCOW and ctx.rules.national_token_on_gray_moscow:
-        _national_moscow_token(ctx, state, hex_id)
+    return cost
 
 
 def _check_action_allowed(rnd: "OperatingRound", hex_id: str, *, upgrade: bool) -> None:

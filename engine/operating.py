@@ -340,9 +340,27 @@ def _token(ctx: Context, state: GameState, rnd: OperatingRound, company: Company
 def _routes_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
     if not any(not t.operated for t in company.trains):
         return False
+    if company.is_national and not ctx.rules.national_route_entered_by_player:
+        return False
     reach = graph.reachable(ctx, state, company.sym)
     own = {(t.hex, t.city) for t in company.tokens if t.hex is not None}
     return any(node not in own for node in reach.nodes)
+
+
+def _national_runs_itself(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
+    """8.13: the RSR runs for its maximum revenue."""
+    if not company.is_national or not company.trains:
+        return
+    from .routes import best_routes, route_text
+
+    results = best_routes(ctx, state, company)
+    for result in results:
+        next(t for t in company.trains if t.id == result.train).operated = True
+    rnd.revenue = sum(r.revenue for r in results)
+    if results:
+        state.log.append(
+            f"{company.sym} runs for {rnd.revenue}: " + ", ".join(f"{r.train} {route_text(r)}" for r in results)
+        )
 
 
 def _run(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
@@ -559,7 +577,7 @@ AUTOMATIC = {
     "redeem": _nothing,
     "track": _nothing,
     "token": _nothing,
-    "routes": _nothing,
+    "routes": _national_runs_itself,
     "dividend": _dividend_auto,
     "private_before_loans": _nothing,
     "loans": _loans_auto,

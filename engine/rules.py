@@ -59,6 +59,10 @@ class Rules:
     neither convert nor merge (18xx.games logs those passes). Rulebook 9: only
     eligible minors are asked."""
 
+    national_route_entered_by_player: bool = False
+    """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
+    Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
+
     @classmethod
     def rulebook(cls, **options: Any) -> "Rules":
         """The rulebook's rules, with game options such as ``market="column"``."""

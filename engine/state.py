@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .board import Board, TileDef
+from .errors import IllegalAction
 from .rules import Rules
 
 
@@ -147,16 +148,13 @@ class GameState:
     log: list[str] = field(default_factory=list)
 
     def player(self, player_id: str) -> Player:
-        for p in self.players:
-            if p.id == player_id:
-                return p
-        raise KeyError(player_id)
+        return self.players[self.player_index(player_id)]
 
     def player_index(self, player_id: str) -> int:
         for i, p in enumerate(self.players):
             if p.id == player_id:
                 return i
-        raise KeyError(player_id)
+        raise IllegalAction(f"{player_id} is not a player in this game")
 
     def holders(self, company: str) -> list[Player]:
         return [p for p in self.players if any(c.company == company for c in p.certs)]

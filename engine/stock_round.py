@@ -97,10 +97,7 @@ def _turn_action(ctx: Context, state: GameState, sr: StockRound, action: Action)
 
 
 def _seat_of(state: GameState, action: Action) -> int:
-    try:
-        return state.player_index(action.entity)
-    except KeyError:
-        raise IllegalAction(f"{action.entity} is not a player in this game") from None
+    return state.player_index(action.entity)
 
 
 def _over_limits(ctx: Context, state: GameState, player: Player) -> str:

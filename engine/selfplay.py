@@ -1,0 +1,105 @@
+"""Seeded random self-play with invariants checked after every action.
+
+A random player picks among the candidate actions (:mod:`engine.legal`); the
+engine accepts or refuses each. After every accepted action the invariants of a
+sound game must hold: no money created or lost, every company's shares add up,
+no limit broken.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from . import shares, trains
+from .actions import Action, Pass
+from .errors import EngineError
+from .game import Game
+from .legal import candidates
+from .rules import Rules
+
+MAX_ACTIONS = 5000
+PASS_WEIGHT = 0.25  # how often a random player prefers passing when it may act
+
+
+@dataclass
+class SelfPlayResult:
+    seed: int
+    players: int
+    market: str
+    actions: int = 0
+    finished: bool = False
+    failures: list[str] = field(default_factory=list)
+
+
+class InvariantError(AssertionError):
+    """The state broke a rule that must always hold."""
+
+
+def play_random_game(seed: int, players: int, market: str) -> SelfPlayResult:
+    """Play one game of random legal moves to the end, checking invariants."""
+    rng = random.Random(seed)
+    seats = [(f"p{i}", f"Player {i + 1}") for i in range(players)]
+    game = Game.new(seats, seed, Rules.rulebook(market=market))
+    result = SelfPlayResult(seed, players, market)
+    while not game.state.finished and result.actions < MAX_ACTIONS:
+        action = _choose(game, rng)
+        if action is None:
+            result.failures.append(f"no legal action for {game.actor()} in {game.round_name}: {game.choices()}")
+            break
+        try:
+            check_invariants(game, action)
+        except InvariantError as exc:
+            result.failures.append(f"after {action}: {exc}")
+            break
+        result.actions += 1
+    result.finished = game.state.finished
+    if not result.finished and not result.failures:
+        result.failures.append(f"not finished after {MAX_ACTIONS} actions")
+    return result
+
+
+def _choose(game: Game, rng: random.Random) -> Action | None:
+    options = candidates(game)
+    passes = [a for a in options if isinstance(a, Pass)]
+    others = [a for a in options if not isinstance(a, Pass)]
+    rng.shuffle(others)
+    order = passes + others if passes and rng.random() < PASS_WEIGHT else others + passes
+    for action in order:
+        try:
+            game.apply(action)
+        except EngineError:
+            continue
+        return action
+    return None
+
+
+def check_invariants(game: Game, last: Action) -> None:
+    """Raise :class:`InvariantError` if the state is unsound."""
+    ctx, state = game.ctx, game.state
+    total = state.bank + sum(p.cash for p in state.players) + sum(c.cash for c in state.companies.values())
+    if total != ctx.board.bank_cash:
+        raise InvariantError(f"money adds up to {total}, not {ctx.board.bank_cash}")
+    if state.bank < 0 and not state.bank_broken:
+        raise InvariantError(f"the bank is at {state.bank} but not broken")
+    for sym, company in state.companies.items():
+        if company.closed or not company.floated:
+            continue
+        held = sum(p.percent_of(sym) for p in state.players)
+        total_pct = held + sum(c.percent for c in company.treasury) + state.pool_percent(sym)
+        if total_pct != 100:
+            raise InvariantError(f"{sym}'s shares add up to {total_pct}%")
+        placed = [t.hex for t in company.tokens if t.hex]
+        if len(set(placed)) != len(placed) and game.actor() != sym:  # unless reducing tokens now
+            raise InvariantError(f"{sym} has two tokens on one hex")
+    for key, slots in state.map.tokens.items():
+        tile, _ = ctx.tile_at(state, key[0])
+        if len(slots) > tile.nodes[key[1]].slots:
+            raise InvariantError(f"{key} holds more tokens than slots")
+    over = trains.over_limit(ctx, state)
+    if over and game.actor() != over[0] and not state.trainless_majors:
+        raise InvariantError(f"{over[0]} is over its train limit and is not discarding")
+    if last.entity in {p.id for p in state.players}:
+        player = state.player(last.entity)
+        if shares.cert_count(player) > shares.cert_limit(ctx, state) and last.kind in ("buy_share", "par"):
+            raise InvariantError(f"{player.name} bought beyond the certificate limit")
