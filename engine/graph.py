@@ -17,7 +17,8 @@ only matter to the queries below.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -274,9 +275,11 @@ class _Walk:
     """Every walk from some start nodes by the rules of 8.1: no border crossed twice,
     no node visited twice, nothing passed through unless passable.
 
-    The walk is exhaustive but stops as soon as it has marked everything a relaxed
-    walk (which may repeat nodes and borders) can mark, since it can mark no more;
-    ``goal`` stops it earlier, as soon as one of those nodes is marked.
+    First a breadth-first survey follows track while ignoring those limits (except
+    turning straight back through a node): what it reaches is all a legal walk could
+    reach, and whatever it reaches by a legal walk is reached. Only if something is
+    left unproven does an exhaustive depth-first walk run, which stops once
+    everything is proven; ``goal`` stops either as soon as one of its nodes is reached.
     """
 
     def __init__(self, graph: TrackGraph, passable: int, goal: int = 0) -> None:
@@ -288,64 +291,87 @@ class _Walk:
         self.seen: set[tuple[int, int, int, int]] = set()
         self.full_nodes = 0
         self.full_ends: set[int] = set()
+        self.surveying = True
 
     def run(self, starts: Iterable[int]) -> "_Walk":
         starts = list(starts)
-        self.full_nodes, self.full_ends = self._relaxed(starts)
         try:
+            self._survey(starts)
+            self.surveying = False
+            if self.nodes == self.full_nodes and len(self.ends) == len(self.full_ends):
+                return self
             for start in starts:
-                self._mark_node(start)
                 self._leave(start, 1 << start, 0)
         except _Done:
             pass
         return self
 
-    def _relaxed(self, starts: list[int]) -> tuple[int, set[int]]:
-        """What a walk reaches if it may repeat nodes and borders: a superset of the strict walk."""
+    def _survey(self, starts: list[int]) -> None:
+        """Breadth-first over (node, end arrived by) and track ends, each once; every
+        state keeps the nodes and borders of the walk that first reached it, and marks
+        what it reaches when that walk repeats neither."""
         g = self.g
-        nodes = 0
-        outward: set[int] = set()  # ends walked to, about to cross
-        inward: set[int] = set()  # ends entered across a border
-        stack: list[int] = list(starts)
-        for start in starts:
-            nodes |= 1 << start
-        while stack:
-            node = stack.pop()
-            if node not in starts and not self.passable >> node & 1:
+        queue: deque[tuple[bool, int, int, bool, int, int]] = deque(
+            (True, start, -1, True, 1 << start, 0) for start in starts
+        )
+        arrivals: set[tuple[int, int]] = set()
+        outward: set[int] = set()
+        while queue:
+            at_node, where, came, legal, visited, used = queue.popleft()
+            if at_node:
+                if (where, came) in arrivals:
+                    continue
+                arrivals.add((where, came))
+                self.full_nodes |= 1 << where
+                if legal:
+                    self._mark_node(where)
+                if where not in starts and not self.passable >> where & 1:
+                    continue
+                for bit, other in g.node_links[where]:
+                    fine = legal and not used & bit and not visited >> other & 1
+                    queue.append((True, other, -1, fine, visited | 1 << other, used | bit))
+                for end in g.node_exits[where]:
+                    if end != came:
+                        queue.append((False, end, -1, legal, visited, used))
                 continue
-            for _bit, other in g.node_links[node]:
-                if not nodes >> other & 1:
-                    nodes |= 1 << other
-                    stack.append(other)
-            todo = [e for e in g.node_exits[node] if e not in outward]
-            while todo:
-                end = todo.pop()
-                if end in outward:
-                    continue
-                outward.add(end)
-                cross = g.crossing[end]
-                if cross is None or cross[1] in inward:
-                    continue
-                entered = cross[1]
-                inward.add(entered)
-                for other in g.onward_nodes[entered]:
-                    if not nodes >> other & 1:
-                        nodes |= 1 << other
-                        stack.append(other)
-                todo.extend(e for e in g.onward_ends[entered] if e not in outward)
-        return nodes, outward | inward
+            if where in outward:
+                continue
+            outward.add(where)
+            self.full_ends.add(where)
+            if legal:
+                self._mark_end(where)
+            cross = g.crossing[where]
+            if cross is None:
+                continue
+            bit, entered = cross
+            legal = legal and not used & bit
+            used |= bit
+            self.full_ends.add(entered)
+            if legal:
+                self._mark_end(entered)
+            for other in g.onward_nodes[entered]:
+                fine = legal and not visited >> other & 1
+                queue.append((True, other, entered, fine, visited | 1 << other, used))
+            for end in g.onward_ends[entered]:
+                queue.append((False, end, -1, legal, visited, used))
 
     def _mark_node(self, node: int) -> None:
         self.nodes |= 1 << node
         if self.goal & (1 << node) or (
-            self.nodes == self.full_nodes and len(self.ends) == len(self.full_ends)
+            not self.surveying
+            and self.nodes == self.full_nodes
+            and len(self.ends) == len(self.full_ends)
         ):
             raise _Done
 
     def _mark_end(self, end: int) -> None:
         if end not in self.ends:
             self.ends.add(end)
-            if self.nodes == self.full_nodes and len(self.ends) == len(self.full_ends):
+            if (
+                not self.surveying
+                and self.nodes == self.full_nodes
+                and len(self.ends) == len(self.full_ends)
+            ):
                 raise _Done
 
     def _leave(self, node: int, visited: int, used: int) -> None:

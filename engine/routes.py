@@ -19,6 +19,7 @@ adds Ekaterinburg's value again, times the train's multiplier.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -196,41 +197,36 @@ class _Pricing:
         if room < 0:
             return None
         optional.sort(key=worth.__getitem__, reverse=True)
+        best = self._pick(must, base_value, optional, room, [])
         visited = must | _mask(optional)
-        pair_open = visited & scope.capitals and visited & scope.bonus_city and not (
-            must & scope.capitals and must & scope.bonus_city
-        )
-        counted = must | _mask(optional[:room])
-        if counted & scope.token_mask and not pair_open:
-            return base_value + sum(worth[n] for n in optional[:room]) + self.pair_bonus(counted), counted
-        return self._count_forced(must, base_value, optional, room, visited)
-
-    def _count_forced(
-        self, must: int, base_value: int, optional: list[int], room: int, visited: int
-    ) -> tuple[int, int] | None:
-        """Counting when a token city or the Moscow-Ekaterinburg pair must be picked
-        among the optional stops: try each such choice, fill up with the best others."""
-        scope = self.scope
-        forced_options: list[list[int]] = [[]]
         if visited & scope.capitals and visited & scope.bonus_city:
             pair = [_lowest(visited & scope.capitals), _lowest(visited & scope.bonus_city)]
-            forced_options.append([n for n in pair if not must >> n & 1])
-        token_options: list[int | None] = [None]
-        if not must & scope.token_mask:
-            token_options = [n for n in optional if scope.token_mask >> n & 1]
-        best: tuple[int, int] | None = None
-        for forced in forced_options:
-            for token in token_options:
-                chosen = forced if token is None or token in forced else forced + [token]
-                if len(chosen) > room:
-                    continue
-                rest = [n for n in optional if n not in chosen][: room - len(chosen)]
-                counted = must | _mask(chosen) | _mask(rest)
-                value = base_value + sum(self.worth[n] for n in chosen + rest)
-                value += self.pair_bonus(counted)
-                if best is None or value > best[0]:
-                    best = (value, counted)
+            forced = [n for n in pair if not must >> n & 1]
+            if forced:
+                with_pair = self._pick(must, base_value, optional, room, forced)
+                if with_pair is not None and (best is None or with_pair[0] > best[0]):
+                    best = with_pair
         return best
+
+    def _pick(
+        self, must: int, base_value: int, optional: list[int], room: int, forced: list[int]
+    ) -> tuple[int, int] | None:
+        """Count ``must`` and ``forced``, then the best other optional stops (best first
+        in ``optional``), making sure one counted stop is a city with the company's token."""
+        token_mask = self.scope.token_mask
+        free = room - len(forced)
+        if free < 0:
+            return None
+        others = [n for n in optional if n not in forced] if forced else optional
+        chosen = forced + others[:free]
+        if not (must | _mask(chosen)) & token_mask:
+            # The best token city left out replaces the last pick (all picks rank above it).
+            token = next((n for n in others[free:] if token_mask >> n & 1), None)
+            if token is None or free == 0:
+                return None
+            chosen = forced + others[: free - 1] + [token]
+        counted = must | _mask(chosen)
+        return base_value + sum(self.worth[n] for n in chosen) + self.pair_bonus(counted), counted
 
 
 def _mask(nodes: Iterable[int]) -> int:
@@ -238,6 +234,13 @@ def _mask(nodes: Iterable[int]) -> int:
     for n in nodes:
         bits |= 1 << n
     return bits
+
+
+def _bits(mask: int) -> Iterable[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 def _lowest(mask: int) -> int:
@@ -321,14 +324,17 @@ def _check_route(
 def _leg_segments(scope: _Scope, train_id: str, leg: tuple[str, ...]) -> list[int]:
     """The track segments a leg can stand for; explains the problem if there is none."""
     if len(leg) < 2:
-        raise IllegalAction(f"train {train_id}: each leg must name at least two hexes, got {list(leg)}")
+        raise IllegalAction(
+            f"train {train_id}: each leg must name at least two hexes, got {list(leg)}"
+        )
     found = scope.graph.segments_along(leg)
     if found:
         return found
     board = scope.ctx.board
     for a, b in zip(leg, leg[1:]):
         if a not in board.hexes or b not in board.hexes:
-            raise IllegalAction(f"train {train_id}: {a if a not in board.hexes else b} is not on the map")
+            missing = a if a not in board.hexes else b
+            raise IllegalAction(f"train {train_id}: {missing} is not on the map")
         if b not in board.neighbours[a].values():
             raise IllegalAction(f"train {train_id}: {a} and {b} are not neighbouring hexes")
     for a, b in zip(leg, leg[1:]):
@@ -486,8 +492,12 @@ class _TrainSearch:
     such city in token order (earlier token cities are barred), first along one arm
     and then, optionally, along a second arm from that city. The second arm's first
     segment must have a higher index than the first arm's, so each route is made
-    once. A route whose end stop would not be counted is not reported: the route
-    without that end earns the same on less track.
+    once.
+
+    A route is not reported when a shorter route within it earns as much (it ends on
+    a stop it does not count, or a shorter one earns no less): that one does as well
+    on less track, so no best answer needs it. For the same reason a branch stops
+    once no stop within reach could raise the count (:meth:`gainful`).
     """
 
     def __init__(self, scope: _Scope, train: TrainDef) -> None:
@@ -547,9 +557,36 @@ class _TrainSearch:
                     stack.append(other)
         return found
 
-    def run(self, used0: int, need: Callable[[], int], emit: Callable[[_Found], None]) -> None:
+    def gainful(self, ahead: int, counted: int, optional_seen: int, room: int) -> bool:
+        """Whether some longer route could earn more than this one, which counts
+        ``counted``: only by adding a stop from ``ahead`` that the count would take.
+        (A longer route earning no more is never needed: this one does as well on less
+        track.)"""
+        if not ahead or room <= 0 and not self.express:
+            return False  # an N-train at its limit can add no city and count no town
+        if optional_seen.bit_count() < room:
+            return True  # a free slot: any stop adds
+        scope = self.scope
+        pricing = self.pricing
+        # Stops the count may pick over better ones: a token city when none is counted,
+        # half of the Moscow-Ekaterinburg pair whose other half is not counted.
+        special = 0
+        if not counted & scope.token_mask:
+            special |= scope.token_mask
+        if not counted & scope.bonus_city:
+            special |= scope.capitals
+        if not counted & scope.capitals:
+            special |= scope.bonus_city
+        if ahead & special:
+            return True
+        worth = pricing.worth
+        least = min(worth[n] for n in _bits(counted & ~pricing.mandatory))
+        return any(pricing.worth_ub[n] > least for n in _bits(ahead))
+
+    def run(self, used0: int, bar: "_Bar", emit: Callable[[_Found, object], None]) -> None:
         """Call ``emit`` with each legal route on track other than ``used0`` that earns
-        more than ``need()``; branches whose upper bound is not above ``need()`` are cut."""
+        more than ``bar`` asks, and the bar's state for that route's track; branches
+        whose upper bound does not clear the bar are cut."""
         scope = self.scope
         pricing = self.pricing
         hex_bit = scope.hex_bit
@@ -560,37 +597,47 @@ class _TrainSearch:
         adjacent = self.adjacent
         limit = pricing.limit
         capped = not self.express  # only N-trains limit the cities they visit
+        reach_top = [self.top(scope.reach, room) for room in range(limit + 1)]
         arm1: list[int] = []
         segs1: list[int] = []
         arm2: list[int] = []
         segs2: list[int] = []
 
-        def report(t0: int, used: int) -> None:
-            nodes = arm1[::-1] + [t0] + arm2
-            counted = pricing.count(nodes)
-            if counted is None:
-                return
-            value, counted_mask = counted
-            if value > need() and counted_mask >> nodes[0] & 1 and counted_mask >> nodes[-1] & 1:
-                emit(_Found(value, used & ~used0, tuple(nodes), tuple(segs1[::-1] + segs2)))
-
         def step(
             t0: int, head: int, phase: int, visited: int, hexes: int, groups: int, used: int,
-            musts: int, must_ub: int, banned: int,
+            musts: int, must_ub: int, banned: int, floor: int, mark: object,
         ) -> None:
-            if arm1:
-                report(t0, used)
+            # The bounds cover this route and all its extensions: cheap ones first.
             room = limit - musts
-            threshold = need()
-            if must_ub + self.top(scope.reach, room) <= threshold:
+            threshold = bar.need(mark)
+            if must_ub + reach_top[room] <= threshold:
+                return
+            optional_seen = visited & ~banned & ~mandatory
+            if must_ub + self.top(scope.reach & ~visited | optional_seen, room) <= threshold:
                 return
             starts = [head] if passable >> head & 1 else []
             if phase == 1 and arm1:
                 starts.append(t0)
             ahead = self.frontier(starts, visited, hexes, groups, used)
-            if must_ub + self.top(ahead | visited & ~banned & ~mandatory, room) <= threshold:
+            if must_ub + self.top(ahead | optional_seen, room) <= threshold:
                 return
-            state = (visited, hexes, groups, used, musts, must_ub)
+            if arm1:
+                # ``floor``: the most a shorter route within this one earns; a route
+                # earning no more than that is not needed.
+                nodes = arm1[::-1] + [t0] + arm2
+                priced = pricing.count(nodes)
+                if priced is not None:
+                    value, counted = priced
+                    if (
+                        value > threshold and value > floor
+                        and counted >> nodes[0] & 1 and counted >> nodes[-1] & 1
+                    ):
+                        found = _Found(value, used & ~used0, tuple(nodes), tuple(segs1[::-1] + segs2))
+                        emit(found, mark)
+                    floor = max(floor, value)
+                    if not self.gainful(ahead, counted, optional_seen, room):
+                        return
+            state = (visited, hexes, groups, used, musts, must_ub, floor, mark)
             if passable >> head & 1:
                 grow(t0, head, phase, -1, state, banned)
             if phase == 1 and arm1:
@@ -598,9 +645,9 @@ class _TrainSearch:
 
         def grow(
             t0: int, head: int, phase: int, after: int,
-            state: tuple[int, int, int, int, int, int], banned: int,
+            state: tuple[int, int, int, int, int, int, int, object], banned: int,
         ) -> None:
-            visited, hexes, groups, used, musts, must_ub = state
+            visited, hexes, groups, used, musts, must_ub, floor, mark = state
             arm, segs = (arm1, segs1) if phase == 1 else (arm2, segs2)
             for s, other, seg_mask in adjacent[head]:
                 bit = 1 << other
@@ -616,7 +663,8 @@ class _TrainSearch:
                 step(
                     t0, other, phase, visited | bit, hexes | hex_bit[other],
                     groups | group_bit[other], used | seg_mask, musts + is_must,
-                    must_ub + (worth_ub[other] if is_must else 0), banned,
+                    must_ub + (worth_ub[other] if is_must else 0), banned, floor,
+                    bar.add(mark, seg_mask),
                 )
                 arm.pop()
                 segs.pop()
@@ -626,35 +674,139 @@ class _TrainSearch:
             is_must = mandatory >> t0 & 1
             step(
                 t0, t0, 1, banned | 1 << t0, hex_bit[t0], group_bit[t0], used0,
-                is_must, worth_ub[t0] if is_must else 0, banned,
+                is_must, worth_ub[t0] if is_must else 0, banned, 0, bar.start(),
             )
             banned |= 1 << t0
 
     def best(self, used: int) -> _Found | None:
         """The train's best route on track other than ``used``."""
         found: list[_Found] = []
-        self.run(used, lambda: found[-1].value if found else 0, found.append)
+        bar = _Bar(0)
+
+        def keep(route: _Found, _mark: object) -> None:
+            found.append(route)
+            bar.amount = route.value
+
+        self.run(used, bar, keep)
         return found[-1] if found else None
 
     def pool(self, threshold: int) -> list[_Found]:
-        """Every route (ends counted) earning more than ``threshold``, best first."""
+        """Every route earning more than ``threshold``, best first (leaving out routes
+        that a shorter route within them earns as much as)."""
         found: list[_Found] = []
-        self.run(0, lambda: threshold, found.append)
+        self.run(0, _Bar(threshold), lambda route, _mark: found.append(route))
         found.sort(key=lambda f: -f.value)
         return found
+
+
+class _Bar:
+    """What a route must earn to be worth reporting: a fixed amount. Subclasses let
+    the amount depend on the route's track, kept in a ``mark`` grown segment by
+    segment."""
+
+    def __init__(self, amount: int) -> None:
+        self.amount = amount
+
+    def start(self) -> object:
+        return None
+
+    def add(self, mark: object, mask: int) -> object:
+        return mark
+
+    def need(self, mark: object) -> int:
+        return self.amount
+
+
+class _Pools(_Bar):
+    """The other trains' route lists, for a search of the first train's routes.
+
+    A first-train route is worth reporting only if, with the best other routes its
+    track leaves free, it beats the best total so far. The mark is, for each list,
+    the routes (as bits over their positions) that clash with the track so far.
+    """
+
+    def __init__(self, optimizer: "_Optimizer", trains: list[Train], pools: list[list[_Found]]) -> None:
+        super().__init__(0)
+        self.optimizer = optimizer
+        self.pools = pools
+        self.tops = [pool[0].value if pool else 0 for pool in pools]
+        self.twins = [
+            i + 1 < len(trains) and trains[i + 1].name == trains[i].name for i in range(len(trains))
+        ]
+        # users[i][b]: the routes of list i that use track bit b
+        self.users: list[dict[int, int]] = []
+        for pool in pools:
+            index: dict[int, int] = {}
+            for position, found in enumerate(pool):
+                for low in _lows(found.mask):
+                    index[low] = index.get(low, 0) | 1 << position
+            self.users.append(index)
+
+    def start(self) -> tuple[int, ...]:
+        return (0,) * len(self.pools)
+
+    def add(self, mark: object, mask: int) -> tuple[int, ...]:
+        clashes = list(mark)  # type: ignore[call-overload]
+        for low in _lows(mask):
+            for i, users in enumerate(self.users):
+                clashes[i] |= users.get(low, 0)
+        return tuple(clashes)
+
+    def need(self, mark: object) -> int:
+        rest = 0
+        for pool, clashes in zip(self.pools, mark):  # type: ignore[call-overload]
+            free = ~clashes & ((1 << len(pool)) - 1)
+            if free:
+                rest += pool[_lowest(free)].value
+        return self.optimizer.best_total - rest
+
+    def complete(self, first: _Found | None, mark: tuple[int, ...]) -> None:
+        """Branch and bound over the lists for the best routes to go with ``first``."""
+        optimizer = self.optimizer
+        pools = self.pools
+        chosen: list[_Found | None] = [first]
+
+        def branch(i: int, total: int, clashes: tuple[int, ...], start: int) -> None:
+            if i == len(pools):
+                if total > optimizer.best_total:
+                    optimizer.best_total = total
+                    optimizer.best = list(chosen)
+                return
+            pool = pools[i]
+            rest = sum(self.tops[i + 1 :])
+            free = ((1 << len(pool)) - 1) & ~clashes[i] & ~((1 << start) - 1)
+            while free:
+                low = free & -free
+                free ^= low
+                position = low.bit_length() - 1
+                found = pool[position]
+                if total + found.value + rest <= optimizer.best_total:
+                    break
+                chosen.append(found)
+                later = self.add(clashes, found.mask)
+                branch(i + 1, total + found.value, later, position + 1 if self.twins[i] else 0)
+                chosen.pop()
+            if total + rest > optimizer.best_total:
+                chosen.append(None)
+                branch(i + 1, total, clashes, len(pool) if self.twins[i] else 0)
+                chosen.pop()
+
+        branch(0, first.value if first else 0, mark, 0)
 
 
 class _Optimizer:
     """The company's best set of routes: one per train, no track shared (8.8.1).
 
     1. Each train's best route alone bounds what it can add; the sum of these
-       bounds, ``ceiling``, bounds any answer.
+       bounds, ``ceiling``, bounds any answer. Trains go in order of their bound.
     2. Greedily, each train in turn takes its best route on the track left: a first
        answer to beat.
-    3. With a margin ``slack``, each train type lists every route earning more than
-       its bound minus ``slack`` (``_TrainSearch.pool``), and branch and bound picks
-       one route (or none) per train from those lists; trains of one type take
-       routes in list order, so no answer is tried twice.
+    3. With a margin ``slack``, every train but the first lists each route earning
+       more than its bound minus ``slack`` (``_TrainSearch.pool``). The first train's
+       routes are searched with a bar that rises as their track takes away the other
+       trains' best listed routes (``_Pools``); each route found is completed by
+       branch and bound over the lists, trains of one type taking routes in list
+       order so no answer is tried twice.
     4. An answer using some route outside the lists earns at most ``ceiling - slack``;
        so once the best answer reaches that, it is the maximum. Otherwise the margin
        grows (at least doubling) and step 3 runs again.
@@ -669,21 +821,39 @@ class _Optimizer:
         self.bounds = [value[t.name] for t in self.trains]
         self.best_total = 0
         self.best: list[_Found | None] = []
-        self.pools: list[list[_Found]] = []
 
     def solve(self) -> list[tuple[Train, _Found]]:
         self._greedy()
         ceiling = sum(self.bounds)
-        slack = (ceiling - self.best_total) // 4
-        while len(self.trains) > 1 and self.best_total < ceiling - slack:
-            slack = max(min(ceiling - self.best_total, 2 * slack), 10)
-            pools = {
-                t.name: self.searches[t.name].pool(bound - slack)
-                for t, bound in zip(self.trains, self.bounds)
-            }
-            self.pools = [pools[t.name] for t in self.trains]
-            self._combine(0, 0, 0, [], 0)
+        if len(self.trains) > 1 and self.best_total < ceiling:
+            # Revenues are multiples of ``step``; a route outside a list earns at most
+            # its bound minus ``slack`` when both are multiples of it.
+            step = self._step()
+            slack = _round_up((ceiling - self.best_total + 1) // 2, step)
+            while True:
+                self._search(slack)
+                if self.best_total >= ceiling - slack:
+                    break
+                slack = min(_round_up(ceiling - self.best_total, step), 2 * slack)
         return [(t, f) for t, f in zip(self.trains, self.best) if f is not None]
+
+    def _search(self, slack: int) -> None:
+        first, others = self.trains[0], self.trains[1:]
+        lists = {
+            t.name: self.searches[t.name].pool(bound - slack)
+            for t, bound in zip(others, self.bounds[1:])
+        }
+        pools = _Pools(self, others, [lists[t.name] for t in others])
+        self.searches[first.name].run(0, pools, pools.complete)  # type: ignore[arg-type]
+        pools.complete(None, pools.start())
+
+    def _step(self) -> int:
+        """The largest number every route revenue is a multiple of."""
+        step = 0
+        for search in self.searches.values():
+            for value in search.pricing.worth + search.pricing.pair:
+                step = math.gcd(step, value)
+        return step or 1
 
     def _greedy(self) -> None:
         used = 0
@@ -697,28 +867,17 @@ class _Optimizer:
         self.best = chosen
         self.best_total = sum(f.value for f in chosen if f is not None)
 
-    def _combine(self, i: int, used: int, total: int, chosen: list[_Found | None], start: int) -> None:
-        if i == len(self.trains):
-            if total > self.best_total:
-                self.best_total = total
-                self.best = list(chosen)
-            return
-        pool = self.pools[i]
-        rest = sum(p[0].value for p in self.pools[i + 1 :] if p)
-        twin = i + 1 < len(self.trains) and self.trains[i + 1].name == self.trains[i].name
-        for index in range(start, len(pool)):
-            found = pool[index]
-            if total + found.value + rest <= self.best_total:
-                break
-            if found.mask & used:
-                continue
-            chosen.append(found)
-            self._combine(i + 1, used | found.mask, total + found.value, chosen, index + 1 if twin else 0)
-            chosen.pop()
-        if total + rest > self.best_total:
-            chosen.append(None)
-            self._combine(i + 1, used, total, chosen, len(pool) if twin else 0)
-            chosen.pop()
+
+def _round_up(value: int, step: int) -> int:
+    return -(-value // step) * step
+
+
+def _lows(mask: int) -> Iterable[int]:
+    """The single-bit parts of ``mask``."""
+    while mask:
+        low = mask & -mask
+        yield low
+        mask ^= low
 
 
 def best_routes(ctx: Context, state: GameState, company: Company) -> list[RouteResult]:
