@@ -61,6 +61,70 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0 if report.ok and (trace is None or report.matched == report.compared) else 1
 
 
+def cmd_routes(args: argparse.Namespace) -> int:
+    """At every logged run, compare our best routes with what the players ran."""
+    from engine.routes_check import check_logged_routes
+
+    summary = check_logged_routes(_read_json(args.game))
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"{summary['checked']} runs: {summary['better']} where our routes earn more, "
+            f"{summary['equal']} equal, {summary['worse']} worse; slowest {summary['max_ms']} ms, "
+            f"p95 {summary['p95_ms']} ms"
+        )
+    return 0 if summary["worse"] == 0 else 1
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """Write map.png, market.png and table.png for a point of a real game."""
+    from engine.replay import replay
+    from render import write_pictures
+
+    run = replay(_read_json(args.game), None, until=args.at)
+    game = run.game
+    paths = write_pictures(
+        game.ctx,
+        game.state,
+        Path(args.out),
+        highlight=_last_hex(game),
+        round_name=_round_title(game),
+        acting=game.actor(),
+    )
+    for path in paths.values():
+        print(path)
+    return 0
+
+
+def _last_hex(game: Any) -> str | None:
+    from engine.actions import LayTile, PlaceToken
+
+    last = game.last_action
+    return last.hex if isinstance(last, (LayTile, PlaceToken)) else None
+
+
+def _round_title(game: Any) -> str:
+    state = game.state
+    if state.finished:
+        return "Game over"
+    kind = game.round_name
+    if kind == "Operating":
+        return f"Operating round {state.round_number}.{state.round.number}"
+    if kind == "Stock":
+        return f"Stock round {state.round_number}"
+    return f"{kind} round"
+
+
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    """Play random games to the end, checking invariants after every action."""
+    from engine.selfplay import play_many
+
+    summary = play_many(args.games, args.seed)
+    print(json.dumps(summary))
+    return 0 if not summary["failures"] else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="troika", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -70,6 +134,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", help="the state after every action (.trace.jsonl) to compare with")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("routes", help="compare our best routes with the routes run in a real game")
+    p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
+    p.add_argument("--check-logged", action="store_true", required=True, help="check every logged run")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_routes)
+
+    p = sub.add_parser("render", help="draw the map, market and table of a real game")
+    p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
+    p.add_argument("--at", type=int, default=None, help="stop after this action id")
+    p.add_argument("--out", required=True, help="folder for map.png, market.png, table.png")
+    p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("selfplay", help="play random games, checking the rules' invariants")
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_selfplay)
     return parser
 
 

@@ -35,6 +35,7 @@ class Game:
     def __init__(self, ctx: Context, state: GameState) -> None:
         self.ctx = ctx
         self.state = state
+        self.last_action: Action | None = None
 
     @classmethod
     def new(
@@ -109,6 +110,7 @@ class Game:
             if before is not None:
                 self.state = before
             raise
+        self.last_action = action
         return self.state.log[start:]
 
     def result(self) -> dict[str, int]:

@@ -8,9 +8,10 @@ plays by the same rules.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from . import market
+from .actions import Action
 from .errors import EngineError
 from .game import Game
 from .importer import actions_of, read_log
@@ -54,9 +55,14 @@ class Replay:
 
 
 def replay(
-    log: dict[str, Any], trace: list[dict[str, Any]] | None = None, *, until: int | None = None
+    log: dict[str, Any],
+    trace: list[dict[str, Any]] | None = None,
+    *,
+    until: int | None = None,
+    before: Callable[[Game, Action], None] | None = None,
 ) -> Replay:
-    """Replay ``log`` (stopping after log id ``until`` if given), comparing with ``trace``."""
+    """Replay ``log`` (stopping after log id ``until`` if given), comparing with ``trace``;
+    ``before`` is called with the game and each action just before it is applied."""
     game, logged = read_log(log)
     report = ReplayReport(title=str(log.get("title", "")), actions=len(logged))
     expected = {int(k): int(v) for k, v in (log.get("result") or {}).items()}
@@ -69,6 +75,8 @@ def replay(
             break
         try:
             for action in actions_of(lambda: game.state, entry):
+                if before is not None:
+                    before(game, action)
                 game.apply(action, check=False)
         except EngineError as exc:
             report.first_divergence = {

@@ -103,3 +103,18 @@ def check_invariants(game: Game, last: Action) -> None:
         player = state.player(last.entity)
         if shares.cert_count(player) > shares.cert_limit(ctx, state) and last.kind in ("buy_share", "par"):
             raise InvariantError(f"{player.name} bought beyond the certificate limit")
+
+
+SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in ("grid", "column")]
+
+
+def play_many(games: int, seed: int) -> dict[str, object]:
+    """Play ``games`` random games over every player count and market; a summary."""
+    actions = 0
+    failures: list[str] = []
+    for i in range(games):
+        players, market = SELFPLAY_SETUPS[i % len(SELFPLAY_SETUPS)]
+        result = play_random_game(seed + i, players, market)
+        actions += result.actions
+        failures += [f"game {seed + i} ({players} players, {market}): {f}" for f in result.failures]
+    return {"games": games, "actions": actions, "failures": failures}
