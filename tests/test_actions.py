@@ -1,0 +1,60 @@
+"""Actions keep a stable JSON form: what the store keeps forever reads back the same."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.actions import (
+    ACTION_TYPES,
+    Bid,
+    BuyShare,
+    LayTile,
+    Route,
+    RunRoutes,
+    SellShares,
+    action_from_dict,
+)
+from engine.errors import InvalidAction
+
+EXAMPLES = [
+    Bid("a", "TSR", 25),
+    BuyShare("a", "NW", "pool", "NW_3"),
+    SellShares("a", "NW", 2, ("NW_1", "NW_2")),
+    LayTile("KR", "G15", "201", 3, "201-0"),
+    RunRoutes("N", (Route("2-0", (("H8", "G7", "G5"), ("G5", "F4", "F2", "E1"))),), 80),
+    RunRoutes("N", (Route("2-0", (("H8", "G7", "G5"),)),)),
+]
+
+
+@pytest.mark.parametrize("action", EXAMPLES, ids=lambda a: a.kind)
+def test_json_round_trip(action) -> None:
+    stored = json.loads(json.dumps(action.to_dict()))
+    assert action_from_dict(stored) == action
+
+
+@pytest.mark.parametrize("kind", sorted(ACTION_TYPES))
+def test_every_action_type_round_trips_with_defaults(kind: str) -> None:
+    action = ACTION_TYPES[kind]("x")
+    assert action_from_dict(json.loads(json.dumps(action.to_dict()))) == action
+
+
+def test_the_stored_form_names_its_type_and_fields() -> None:
+    assert Bid("a", "TSR", 25).to_dict() == {"type": "bid", "entity": "a", "target": "TSR", "price": 25}
+
+
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ({"type": "fly", "entity": "a"}, "unknown action type"),
+        ({"type": "bid", "entity": "a", "price": "lots"}, "whole number"),
+        ({"type": "bid", "entity": "a", "colour": "red"}, "unknown fields"),
+        ({"type": "bid"}, "malformed"),
+        (["bid"], "JSON object"),
+        ({"type": "run_routes", "entity": "N", "routes": [{"train": "2-0"}]}, "malformed"),
+    ],
+)
+def test_bad_stored_actions_are_refused_clearly(data, message) -> None:
+    with pytest.raises(InvalidAction, match=message):
+        action_from_dict(data)

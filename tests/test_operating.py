@@ -1,0 +1,157 @@
+"""Operating rounds (rulebook 8), phases (11), nationalization (10) and the end (12)
+on positions from a real game of 1861."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import market
+from engine.actions import BuyTrain, Dividend, Pass, PlaceToken, RunRoutes
+from engine.dividends import distribute
+from engine.game import Game
+from engine.game_end import check_bank, final_phase_reached
+from engine.loans import pay_interest, repay_loans, take_loan
+from engine.nationalization import nationalize
+from engine.replay import replay
+from engine.routes import best_routes, to_route
+from engine.rules import Rules
+from tests.conftest import play, refused, shared_game
+
+
+def _at(until: int) -> Game:
+    log, _ = shared_game("1861-29683")
+    return replay(log, None, until=until).game
+
+
+def test_a_token_costs_its_price_per_hex_from_the_nearest_own_token() -> None:
+    game = _at(460)  # GRR (Q3, H8) may token; its next token is the 40/hex one
+    cash = game.state.companies["GRR"].cash
+    refused(game, PlaceToken("GRR", "B4", 0), "the token costs")  # 6 hexes from H8: 240
+    play(game, PlaceToken("GRR", "K7", 0))  # 3 hexes from H8
+    assert game.state.companies["GRR"].cash == cash - 3 * 40
+    assert "GRR" in game.state.map.tokens[("K7", 0)]
+
+
+def test_routes_are_checked_and_the_best_ones_accepted() -> None:
+    game = _at(280)  # SPW about to run its 2-train
+    spw = game.state.companies["SPW"]
+    best = best_routes(game.ctx, game.state, spw)
+    total = sum(r.revenue for r in best)
+    refused(game, RunRoutes("SPW", tuple(to_route(r) for r in best), total + 10), f"earn {total}")
+    cash = game.state.player("3058").cash
+    play(game, RunRoutes("SPW", tuple(to_route(r) for r in best), total))
+    assert game.state.player("3058").cash == cash + total - total // 2  # a minor always half pays
+
+
+def test_half_pay_keeps_half_rounded_down_to_ten() -> None:
+    # Rulebook 8.9 example: 230 earned, 110 kept, 12 a share paid.
+    game = _at(460)
+    mkn = game.state.companies["MKN"]
+    holders = {p.id: p.percent_of("MKN") for p in game.state.players}
+    cash = {p.id: p.cash for p in game.state.players}
+    before = mkn.cash
+    treasury_units = sum(c.percent for c in mkn.treasury) // 10
+    distribute(game.ctx, game.state, mkn, 230, "half")
+    assert mkn.cash == before + 110 + 12 * treasury_units
+    for player in game.state.players:
+        assert player.cash == cash[player.id] + 12 * holders[player.id] // 10
+
+
+def test_dividends_move_the_price_right_only_when_at_least_the_price() -> None:
+    # 8.9.2: the total paid out is compared with the share price.
+    game = _at(460)
+    mkn = game.state.companies["MKN"]
+    price = market.price(game.ctx, game.state, "MKN")
+    distribute(game.ctx, game.state, mkn, price - 5 - (price - 5) % 10, "payout")
+    assert market.price(game.ctx, game.state, "MKN") == price
+    distribute(game.ctx, game.state, mkn, price + 10 - price % 10, "payout")
+    assert market.price(game.ctx, game.state, "MKN") > price
+    before = market.price(game.ctx, game.state, "MKN")
+    distribute(game.ctx, game.state, mkn, 100, "withhold")
+    assert market.price(game.ctx, game.state, "MKN") < before
+
+
+def test_loans_interest_and_repayment() -> None:
+    game = _at(460)
+    state = game.state
+    kb = state.companies["KB"]  # one loan
+    kb.cash, kb.loans_due = 2, 1
+    bank = state.bank
+    assert pay_interest(state, kb)  # must borrow: +45, then pays 5 for the old loan
+    assert (kb.loans, kb.cash) == (2, 42)
+    kb.loans_due = 2
+    kb.cash = 0
+    assert not pay_interest(state, kb)  # at the minors' limit of two loans: cannot pay
+    kb.cash = 42
+    kb.cash = 120
+    repay_loans(state, kb)
+    assert kb.loans == 0 and kb.cash == 20
+    assert state.bank == bank - 45 + 5 + 100
+
+
+def test_interest_that_cannot_be_paid_means_nationalization() -> None:
+    game = _at(460)
+    kb = game.state.companies["KB"]
+    kb.cash, kb.loans, kb.loans_due = 0, 2, 2
+    assert not pay_interest(game.state, kb)
+
+
+def test_nationalizing_a_minor_pays_its_owner_two_shares_at_the_lowered_price() -> None:
+    game = _at(460)
+    state = game.state
+    kk = state.companies["KK"]
+    owner = state.president("KK")
+    cash = owner.cash
+    row, col = kk.market
+    cell = (row, col - 1)  # one space left for being nationalized, no loans
+    rsr = state.companies["RSR"]
+    rsr_cash, trains = rsr.cash, len(rsr.trains)
+    nationalize(game.ctx, state, "KK")
+    left = game.ctx.board.market_cell("grid", *cell).price
+    assert owner.cash == cash + 2 * left
+    assert kk.closed and not any(c.company == "KK" for c in owner.certs)
+    assert rsr.cash == rsr_cash + 25 and len(rsr.trains) == trains + 1
+    assert any(t.hex == "D14" for t in rsr.tokens)
+
+
+def test_only_the_lowest_rank_is_for_sale_and_limits_hold() -> None:
+    game = _at(190)  # phase 2, KB without a train
+    play(game, Pass("KB"))
+    while game.actor() == "KB" and game.state.round.step != "trains":
+        play(game, Pass("KB"))
+    refused(game, BuyTrain("KB", "3-1", 225), "not for sale")
+
+
+def test_the_first_8_train_in_the_first_operating_round_ends_the_game_after_three() -> None:
+    game = _at(460)
+    state = game.state
+    state.round.number = 1
+    final_phase_reached(game.ctx, state)
+    assert state.game_ends_after == (state.round_number, 3) and state.operating_rounds == 3
+    state.game_ends_after = None
+    state.round.number = 2
+    final_phase_reached(game.ctx, state)
+    assert state.game_ends_after == (state.round_number + 1, 3)
+
+
+@pytest.mark.parametrize("site,bank,broken", [(True, 0, False), (True, -1, True), (False, 0, True)])
+def test_when_the_bank_breaks(site: bool, bank: int, broken: bool) -> None:
+    game = _at(460)
+    game.ctx.rules = Rules.site() if site else Rules.rulebook()
+    game.state.bank = bank
+    check_bank(game.ctx, game.state)
+    assert game.state.bank_broken is broken
+    if broken:
+        assert game.state.game_ends_after == (game.state.round_number, game.state.round.number)
+
+
+def test_a_major_must_choose_a_dividend() -> None:
+    game = _at(460)
+    play(game, Pass("GRR"))
+    assert game.state.round.step == "routes"
+    grr = game.state.companies["GRR"]
+    best = best_routes(game.ctx, game.state, grr)
+    play(game, RunRoutes("GRR", tuple(to_route(r) for r in best)))
+    refused(game, Dividend("GRR", "all"), "payout, half or withhold")
+    play(game, Dividend("GRR", "half"))
+    assert game.state.round.step != "dividend"
