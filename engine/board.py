@@ -459,7 +459,7 @@ def _parse_train(d: dict) -> TrainDef:
     return TrainDef(
         name=d["name"],
         price=d["price"],
-        count=None if num == "unlimited" else int(num),
+        count=None if num == "unlimited" else int(str(num)),
         rusts_on=d.get("rusts_on"),
         events=tuple(e["type"] for e in d.get("events", [])),
         available_on=d.get("available_on"),

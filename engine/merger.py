@@ -292,7 +292,7 @@ def _remove_token(ctx: Context, state: GameState, rnd: MergerRound, action: Acti
     major = state.companies[rnd.major or ""]
     if not isinstance(action, RemoveToken) or action.entity != major.sym:
         raise IllegalAction(f"{major.sym} keeps at most two tokens on the map: remove one")
-    placed = [(t.hex, t.city) for t in major.placed_tokens]
+    placed = [(t.hex or "", t.city) for t in major.placed_tokens]
     if (action.hex, action.city) not in placed:
         raise IllegalAction(f"{major.sym} has no token in {action.hex} city {action.city}")
     hexes = [h for h, _ in placed]

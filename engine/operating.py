@@ -20,7 +20,7 @@ from .actions import (
     RunRoutes,
 )
 from .errors import IllegalAction
-from .nationalization import national, nationalize
+from .nationalization import nationalize
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, put_token, token_cost
 
@@ -543,8 +543,7 @@ def choices(ctx: Context, state: GameState) -> list[str]:
         return ["choose nationalize", "pass"]
     over = trains.over_limit(ctx, state)
     if over:
-        company = state.companies[over[0]]
-        return [f"discard {t.id}" for t in company.trains]
+        return [f"discard {t.id}" for t in state.companies[over[0]].trains]
     company = current(state)
     if company is None:
         return []

@@ -61,8 +61,8 @@ def play_random_game(seed: int, players: int, market: str) -> SelfPlayResult:
 
 def _choose(game: Game, rng: random.Random) -> Action | None:
     options = candidates(game)
-    passes = [a for a in options if isinstance(a, Pass)]
-    others = [a for a in options if not isinstance(a, Pass)]
+    passes: list[Action] = [a for a in options if isinstance(a, Pass)]
+    others: list[Action] = [a for a in options if not isinstance(a, Pass)]
     rng.shuffle(others)
     order = passes + others if passes and rng.random() < PASS_WEIGHT else others + passes
     for action in order:

@@ -62,7 +62,7 @@ def remove_token(state: GameState, sym: str, hex_id: str, city: int) -> None:
 
 def cities(ctx: Context, state: GameState) -> list[tuple[str, int]]:
     """Every city on the map as (hex, city index)."""
-    result = []
+    result: list[tuple[str, int]] = []
     for hex_id in ctx.board.hexes:
         tile, _ = ctx.tile_at(state, hex_id)
         result.extend((hex_id, i) for i in tile.city_indexes)
