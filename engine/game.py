@@ -125,7 +125,10 @@ class Game:
 def _round_dump(state: GameState) -> Any:
     if state.round is None:
         return None
-    return {"kind": state.round.kind, **dataclasses.asdict(state.round)}
+    fields = {f.name for f in dataclasses.fields(state.round) if f.compare}
+    return {"kind": state.round.kind} | {
+        k: v for k, v in dataclasses.asdict(state.round).items() if k in fields
+    }
 
 
 def _plain(value: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 from . import graph, market, shares, trains
@@ -31,6 +32,7 @@ class MergerRound:
     buy_phase: int = 0  # 1: any number each; 2: one each
     phase_one_passer: int | None = None
     tokens_removed: bool = False
+    undo_point: GameState | None = field(default=None, repr=False, compare=False)  # before the merge
 
 
 def active_in_phase(ctx: Context, state: GameState) -> bool:
@@ -52,6 +54,7 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
         rnd.index += 1
         rnd.merging, rnd.converting, rnd.adding_done, rnd.major = [], False, False, None
         rnd.buyers, rnd.buy_phase, rnd.phase_one_passer, rnd.tokens_removed = [], 0, None, False
+        rnd.undo_point = None
         if rnd.index >= len(rnd.order):
             from .operating import after_operating_round
 
@@ -110,6 +113,9 @@ def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     if rnd.buyers:
         return
     if rnd.buy_phase == 1 and not rnd.converting:
+        if state.president(rnd.major or "") is None:
+            _merge_failed(ctx, state, rnd)
+            return
         _start_phase_two(ctx, state, rnd)
         _skip_buyers_who_cannot(ctx, state, rnd)
         if rnd.buyers:
@@ -205,6 +211,7 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
         owners = [state.president(m) for m in rnd.merging]
         if not any(owners.count(o) >= 2 or (o is not None and o.cash >= cell.price) for o in owners):
             raise IllegalAction(f"nobody in this merge could become president of {sym} at {cell.price} (9.2)")
+    rnd.undo_point = copy.deepcopy(state)
     major = state.companies[sym]
     major.floated = True
     market.place(state, sym, cell)
@@ -332,12 +339,22 @@ def _start_buying(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     rnd.buyers = [(start + i) % n for i in range(n) if (start + i) % n in owners]
 
 
+def _merge_failed(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    """9.2 note: nobody holds two shares, so every step of the merge is reversed and
+    the next minor has its turn."""
+    major = rnd.major
+    restored = rnd.undo_point
+    assert restored is not None
+    state.__dict__.update(copy.deepcopy(restored).__dict__)
+    state.log.append(f"Nobody can be president of {major}: the merge is reversed")
+    _next_minor(ctx, state, state.round)
+
+
 def _start_phase_two(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     """Then every player, from the president clockwise, may buy one share (9.2D)."""
     major = rnd.major or ""
     president = state.president(major)
-    if president is None:
-        raise IllegalAction(f"nobody holds two shares of {major}: the merge fails (9.2 note)")
+    assert president is not None
     n = len(state.players)
     start = state.players.index(president)
     rnd.buy_phase = 2

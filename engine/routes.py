@@ -342,10 +342,16 @@ def _leg_segments(scope: _Scope, train_id: str, leg: tuple[str, ...]) -> list[in
         end = scope.graph.end_ids.get((a, edge))
         if end is None or scope.graph.crossing[end] is None:
             raise IllegalAction(f"train {train_id}: no track joins {a} and {b}")
+    for hex_id in (leg[0], leg[-1]):
+        if not any(h == hex_id for h, _ in scope.graph.nodes):
+            raise IllegalAction(
+                f"train {train_id}: a leg starts and ends at revenue centres; {hex_id} has none"
+            )
     raise IllegalAction(
         f"train {train_id}: no track runs from a revenue centre in {leg[0]} "
-        f"through {', '.join(leg[1:-1]) or 'no other hex'} to one in {leg[-1]} "
-        "without passing a revenue centre on the way"
+        f"through {', '.join(leg[1:-1])} to one in {leg[-1]} without passing another on the way"
+        if len(leg) > 2
+        else f"train {train_id}: no track runs straight from a revenue centre in {leg[0]} to one in {leg[-1]}"
     )
 
 
@@ -369,9 +375,11 @@ def _chain(
 
     for s in matches[0]:
         seg = graph.segments[s]
-        for start, end in ((seg.a, seg.b), (seg.b, seg.a)):
-            if len(matches) > 1 or graph.nodes[start][0] == first_hex:
-                extend([start, end], [s])
+        ways = ((seg.a, seg.b), (seg.b, seg.a))
+        if graph.nodes[seg.a][0] != first_hex:
+            ways = ways[::-1]  # the way the leg is written first
+        for start, end in ways if len(matches) > 1 else ways[:1]:
+            extend([start, end], [s])
     return readings
 
 
