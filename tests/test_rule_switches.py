@@ -1,0 +1,105 @@
+"""Each place where 18xx.games plays differently from the rulebook is a named switch
+(engine/rules.py); these tests run both settings on the same position."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pytest
+
+from engine.actions import Dividend, Pass, RunRoutes
+from engine.game import Game
+from engine.errors import IllegalAction, InvalidAction
+from engine.lay import _check_max_exits
+from engine.replay import replay
+from engine.routes import best_routes, to_route
+from engine.rules import Rules
+from tests.conftest import play, shared_game
+
+
+def _at(until: int, rules: Rules) -> Game:
+    log, _ = shared_game("1861-29683")
+    game = replay(log, None, until=until).game
+    game.ctx.rules = rules
+    return game
+
+
+def test_every_switch_is_off_in_the_rulebook_and_on_for_18xx_games() -> None:
+    switches = [f.name for f in fields(Rules) if f.type == "bool"]
+    assert len(switches) >= 10
+    assert not any(getattr(Rules.rulebook(), s) for s in switches)
+    assert all(getattr(Rules.site(), s) for s in switches)
+    assert Rules.from_dict(Rules.site(market="column").to_dict()) == Rules.site(market="column")
+    with pytest.raises(InvalidAction, match="unknown game options"):
+        Rules.from_dict({"colour": "red"})
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_private_window_before_loans(site: bool) -> None:
+    """RN 7.2: a company without loans gets the window before loan operations only on
+    18xx.games (where the site passes it automatically and logs the pass)."""
+    game = _at(460, Rules.site() if site else Rules.rulebook())
+    assert game.state.private_owner["TSR"] == "4138"  # a player's private: GRR may buy it
+    play(game, Pass("GRR"))
+    grr = game.state.companies["GRR"]
+    assert grr.loans == 0
+    routes = tuple(to_route(r) for r in best_routes(game.ctx, game.state, grr))
+    play(game, RunRoutes("GRR", routes), Dividend("GRR", "payout"))
+    assert game.actor() == "GRR"
+    assert (game.state.round.step == "private_before_loans") is site
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_every_minor_gets_a_merger_turn_only_on_18xx_games(site: bool) -> None:
+    log, _ = shared_game("1861-29683")
+    game = replay(log, None, until=310).game  # the last action of operating round 3.1 comes next
+    game.ctx.rules = Rules.site() if site else Rules.rulebook()
+    log_actions = {a["id"]: a for a in log["actions"]}
+    from engine.importer import convert
+
+    game.apply(convert(game.state, log_actions[311]))
+    assert game.round_name == "Merger"
+    order = game.state.round.order
+    asked = []
+    for _ in range(len(order) * 3):
+        if game.round_name != "Merger":
+            break
+        actor = game.actor()
+        if actor in order:
+            asked.append(actor)
+        play(game, Pass(actor))
+    if site:
+        assert set(asked) == set(order)  # OK and SV cannot merge but are still asked
+    else:
+        assert "OK" not in asked and "SV" not in asked and "MB" in asked
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_national_route_runs_itself_by_the_rulebook(site: bool) -> None:
+    log, _ = shared_game("1861-29683")
+    rsr_run = next(a for a in log["actions"] if a["type"] == "run_routes" and a["entity"] == "RSR")
+    game = replay(log, None, until=rsr_run["id"] - 1).game
+    game.ctx.rules = Rules.site() if site else Rules.rulebook()
+    rsr = game.state.companies["RSR"]
+    game.state.round.step = "routes"
+    from engine.operating import _advance
+
+    _advance(game.ctx, game.state)
+    if site:
+        assert game.actor() == "RSR" and game.state.round.step == "routes"
+    else:
+        assert all(t.operated for t in rsr.trains)
+        assert any("RSR runs for" in line for line in game.state.log[-5:])
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_green_city_upgraded_to_brown_must_use_the_most_track(site: bool) -> None:
+    """8.6: 611 (five exits) is refused on Voronezh while 63 (six) fits; both rule sets
+    apply it to green-to-brown (18xx.games to every city upgrade, RN 11.11)."""
+    game = _at(460, Rules.site() if site else Rules.rulebook())
+    game.state.phase = "5"
+    assert game.state.map.tiles["I13"].tile == "15"
+    board = game.ctx.board
+    with pytest.raises(IllegalAction, match="as many segments"):
+        _check_max_exits(game.ctx, game.state, "I13", board.tiles["611"], 1)
+    _check_max_exits(game.ctx, game.state, "I13", board.tiles["63"], 0)
