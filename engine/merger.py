@@ -6,7 +6,7 @@ import copy
 from dataclasses import dataclass, field
 
 from . import graph, market, shares, trains
-from .actions import Action, BuyShare, Convert, DiscardTrain, Merge, Pass, RemoveToken
+from .actions import Action, BuyShare, Convert, Merge, Pass, RemoveToken
 from .errors import IllegalAction
 from .state import Company, Context, GameState, StationToken
 from .tokens import remove_token
@@ -86,9 +86,8 @@ def actor(ctx: Context, state: GameState) -> str:
 def apply(ctx: Context, state: GameState, action: Action) -> None:
     """Apply one merger-round action."""
     rnd: MergerRound = state.round
-    over = trains.over_limit(ctx, state)
-    if over:
-        _discard(ctx, state, over[0], action)
+    if trains.over_limit(ctx, state):
+        trains.discard(ctx, state, action)
     elif rnd.major is not None and _tokens_to_remove(state, rnd):
         _remove_token(ctx, state, rnd, action)
     elif rnd.buyers:
@@ -430,17 +429,6 @@ def _buy_or_pass(ctx: Context, state: GameState, rnd: MergerRound, action: Actio
     state.log.append(f"{player.name} buys 10% of {major.sym} for {price}")
     if rnd.buy_phase == 2:
         rnd.buyers.pop(0)
-
-
-def _discard(ctx: Context, state: GameState, sym: str, action: Action) -> None:
-    if not isinstance(action, DiscardTrain) or action.entity != sym:
-        raise IllegalAction(f"{sym} is over its train limit and must discard a train")
-    company = state.companies[sym]
-    train = next((t for t in company.trains if t.id == action.train), None)
-    if train is None:
-        raise IllegalAction(f"{sym} has no train {action.train}")
-    company.trains.remove(train)
-    state.depot.pool.append(train)
 
 
 def choices(ctx: Context, state: GameState) -> list[str]:

@@ -11,7 +11,6 @@ from .actions import (
     BuyPrivate,
     BuyTrain,
     Choose,
-    DiscardTrain,
     Dividend,
     LayTile,
     Pass,
@@ -186,7 +185,7 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
     if state.trainless_majors:
         _trainless_choice(ctx, state, action)
     elif trains.over_limit(ctx, state):
-        _discard(ctx, state, action)
+        trains.discard(ctx, state, action)
     else:
         company = current(state)
         if company is None or action.entity != company.sym:
@@ -510,19 +509,6 @@ def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Compan
 
 
 # --- discards and trainless majors ---------------------------------------------------
-
-
-def _discard(ctx: Context, state: GameState, action: Action) -> None:
-    sym = trains.over_limit(ctx, state)[0]
-    if not isinstance(action, DiscardTrain) or action.entity != sym:
-        raise IllegalAction(f"{sym} is over its train limit and must discard a train")
-    company = state.companies[sym]
-    train = next((t for t in company.trains if t.id == action.train), None)
-    if train is None:
-        raise IllegalAction(f"{sym} has no train {action.train}")
-    company.trains.remove(train)
-    state.depot.pool.append(train)
-    state.log.append(f"{sym} discards a {train.name}-train to the pool")
 
 
 def _trainless_choice(ctx: Context, state: GameState, action: Action) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import market
+from .actions import Action, DiscardTrain
 from .board import TrainDef
 from .errors import IllegalAction
 from .loans import borrow_for, borrowing_power
@@ -22,6 +23,20 @@ def over_limit(ctx: Context, state: GameState) -> list[str]:
         for sym, c in state.companies.items()
         if not c.is_national and not c.closed and len(c.trains) > train_limit(ctx, state, c)
     ]
+
+
+def discard(ctx: Context, state: GameState, action: Action) -> None:
+    """8.11.2: the first company over its limit puts a train of its choice in the pool."""
+    sym = over_limit(ctx, state)[0]
+    if not isinstance(action, DiscardTrain) or action.entity != sym:
+        raise IllegalAction(f"{sym} is over its train limit and must discard a train")
+    company = state.companies[sym]
+    train = next((t for t in company.trains if t.id == action.train), None)
+    if train is None:
+        raise IllegalAction(f"{sym} has no train {action.train}")
+    company.trains.remove(train)
+    state.depot.pool.append(train)
+    state.log.append(f"{sym} discards a {train.name}-train to the pool")
 
 
 def yard_trains(ctx: Context, state: GameState) -> list[Train]:
