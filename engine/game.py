@@ -52,7 +52,7 @@ class Game:
         ctx = Context(load_board(title), rules or Rules.rulebook())
         if first_player is None:
             first_player = random.Random(seed).randrange(len(players))
-        state = new_state(ctx, players, first_player)
+        state = new_state(ctx, players, first_player, seed)
         auction.start(ctx, state)
         return cls(ctx, state)
 

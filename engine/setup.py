@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from importlib import resources
+from typing import Iterator
+
 from .board import Board
 from .errors import IllegalAction
 from .state import (
@@ -20,7 +24,7 @@ HIDDEN_COMPANY = "3"
 """The pseudo-private that locks hexes until phase 3 (RULES-NOTES 1.3)."""
 
 
-def new_state(ctx: Context, players: list[tuple[str, str]], priority: int) -> GameState:
+def new_state(ctx: Context, players: list[tuple[str, str]], priority: int, seed: int = 0) -> GameState:
     """The state before the private auction: ``players`` are (id, name) in seat order."""
     board = ctx.board
     low, high = board.player_range
@@ -40,7 +44,31 @@ def new_state(ctx: Context, players: list[tuple[str, str]], priority: int) -> Ga
         priority=priority,
     )
     state.private_owner = {p.sym: None for p in board.privates if p.sym != HIDDEN_COMPANY}
+    if len(players) == 2:
+        _two_player_setup(board, state, seed)
     return state
+
+
+def _two_player_setup(board: Board, state: GameState, seed: int) -> None:
+    """16.1–16.2: fewer trains, and two privates removed at random before the auction."""
+    variant = json.loads((resources.files("engine") / "data" / f"{board.title}-two-player.json").read_text())
+    for name, count in variant["remove_trains"].items():
+        copies = [t for t in state.depot.upcoming if t.name == name]
+        for train in copies[len(copies) - count :]:
+            state.depot.upcoming.remove(train)
+    draw = lcg(seed)
+    keys = {sym: next(draw) for sym in state.private_owner}
+    for sym in sorted(keys, key=lambda s: keys[s])[: variant["remove_privates"]]:
+        del state.private_owner[sym]
+        state.log.append(f"{sym} is removed from this two-player game")
+
+
+def lcg(seed: int) -> Iterator[int]:
+    """The game's random numbers (RULES-NOTES 0.6): a linear congruential generator."""
+    value = seed
+    while True:
+        value = (1103515245 * value + 12345) % 2**31
+        yield value
 
 
 def new_company(board: Board, sym: str) -> Company:
