@@ -77,8 +77,10 @@ def _turn_action(ctx: Context, state: GameState, sr: StockRound, action: Action)
         raise IllegalAction(f"it is {state.players[sr.turn].name}'s turn in the stock round")
     player = state.players[seat]
     over = _over_limits(ctx, state, player)
-    if over and not isinstance(action, (SellShares, Pass)):
-        raise IllegalAction(f"{player.name} is {over} and must sell first")
+    if over and not isinstance(action, SellShares):
+        can_sell = any(_max_sellable(ctx, state, player, c) for c in _held_majors(player))
+        if can_sell or not isinstance(action, Pass):
+            raise IllegalAction(f"{player.name} is {over} and must sell down to it first (7.5)")
     if isinstance(action, SellShares):
         _sell(ctx, state, sr, player, action)
     elif isinstance(action, BuyShare):

@@ -159,3 +159,15 @@ def test_sold_out_majors_rise_at_the_end_of_the_round(kind: str) -> None:
     play(game, Pass("c"), Pass("a"), Pass("b"))
     assert game.round_name == "Operating" and game.actor() == "NW"
     assert market.price(game.ctx, state, "NW") == 120
+
+
+def test_a_player_over_the_certificate_limit_must_sell_before_anything_else() -> None:
+    game = _real_stock_round()
+    player = game.state.player("5522")
+    limit = game.ctx.board.cert_limit[3]
+    player.certs += [game.state.companies["MKN"].treasury.pop() for _ in range(2)]
+    player.privates += [f"X{i}" for i in range(limit - len(player.certs) - len(player.privates) + 1)]
+    refused(game, Pass("5522"), "over the certificate limit of 21 and must sell")
+    refused(game, BuyShare("5522", "GRR", "treasury"), "must sell")
+    play(game, SellShares("5522", "GRR", 1))
+    play(game, Pass("5522"))
