@@ -125,6 +125,70 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     return 0 if not summary["failures"] else 1
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    """The Discord bot if a token is configured, else the local console."""
+    import asyncio
+
+    from bot.discord_bot import load_token
+
+    try:
+        token = load_token()
+    except OSError as exc:
+        print(f"troika: cannot read DISCORD_TOKEN_FILE: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        if token:
+            from bot.discord_bot import run_discord
+
+            asyncio.run(run_discord(token, Path(args.db), args.guild))
+        else:
+            from bot.console import run_console
+
+            asyncio.run(run_console(Path(args.db), Path(args.pictures)))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    """Copy the whole database, consistently, while the bot may be using it."""
+    import asyncio
+
+    from storage import SqliteEventStore, StoreError
+
+    async def backup() -> None:
+        async with SqliteEventStore(args.db) as store:
+            await store.backup(args.path)
+
+    if not Path(args.db).exists():
+        print(f"troika: no database at {args.db}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(backup())
+    except StoreError as exc:
+        print(f"troika: {exc}", file=sys.stderr)
+        return 1
+    print(args.path)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Time replays, the store, pictures, routes and command answers on the shared games."""
+    import os
+
+    from bot.bench import run_bench
+
+    root = Path(__file__).resolve().parent.parent
+    shared = Path(os.environ.get("TROIKA_SHARED") or root.parent / "shared")
+    try:
+        figures = run_bench(shared)
+    except FileNotFoundError as exc:
+        print(f"troika: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(figures) if args.json else json.dumps(figures, indent=2))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="troika", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -151,6 +215,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_selfplay)
+
+    p = sub.add_parser("run", help="the Discord bot (DISCORD_TOKEN set), else the local console")
+    p.add_argument("--db", default="troika.db", help="the SQLite database (default ./troika.db)")
+    p.add_argument("--pictures", default="pictures", help="console: folder for the pictures")
+    p.add_argument("--guild", type=int, default=None, help="Discord: sync slash commands to this server now")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("backup", help="copy the database while it is in use")
+    p.add_argument("path", help="where to write the copy")
+    p.add_argument("--db", default="troika.db", help="the SQLite database (default ./troika.db)")
+    p.set_defaults(func=cmd_backup)
+
+    p = sub.add_parser("bench", help="time replays, store, pictures, routes and command answers")
+    p.add_argument("--json", action="store_true", help="print one JSON object on one line")
+    p.set_defaults(func=cmd_bench)
     return parser
 
 

@@ -1,0 +1,124 @@
+"""``troika bench``: how fast Troika replays, stores, draws, finds routes and answers.
+
+Everything runs in this process on the shared real games (``shared/games/1861-*.json``):
+the replay against the trace, the route finder at every logged run, the event store
+with the real engine, the pictures of a finished game, and the time from a command's
+arrival at the console layer to its reply and posts being ready, pictures included
+(Discord's network excluded).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from engine.importer import actions_of, read_log
+from engine.replay import replay
+from engine.routes_check import check_logged_routes
+from render.bench import bench_render
+from storage import SqliteEventStore, TroikaEngine
+from storage.bench import bench_store
+
+from .console import CHANNEL, Console
+from .service import TroikaService
+from .transcript import log_commands
+
+SCRIPTED_COMMANDS = 150
+"""Commands of the first shared game timed through the console layer."""
+
+
+def run_bench(shared: Path) -> dict[str, Any]:
+    """One JSON-able object with every figure."""
+    paths = sorted((shared / "games").glob("1861-*.json"))
+    if not paths:
+        raise FileNotFoundError(f"no shared games in {shared / 'games'}")
+    logs = {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in paths}
+    first = logs[paths[0].stem]
+    with tempfile.TemporaryDirectory() as tmp:
+        return {
+            "replay": {stem: _replay(log, _trace(path)) for (stem, log), path in zip(logs.items(), paths)},
+            "routes": {stem: _routes(log) for stem, log in logs.items()},
+            "store": _store(first, Path(tmp)),
+            "render": _render(first),
+            "command": asyncio.run(command_latency(first, Path(tmp))),
+        }
+
+
+def _trace(path: Path) -> list[dict[str, Any]] | None:
+    trace = path.with_suffix(".trace.jsonl")
+    if not trace.exists():
+        return None
+    lines = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [line for line in lines if "header" not in line]
+
+
+def _replay(log: dict[str, Any], trace: list[dict[str, Any]] | None) -> dict[str, Any]:
+    started = time.perf_counter()
+    report = replay(log, trace).report
+    total = (time.perf_counter() - started) * 1000
+    return {
+        "actions": report.applied,
+        "total_ms": round(total, 1),
+        "per_action_ms": round(total / max(report.applied, 1), 3),
+        "trace_matched": f"{report.matched}/{report.compared}",
+        "result_ok": report.ok,
+    }
+
+
+def _routes(log: dict[str, Any]) -> dict[str, Any]:
+    summary = check_logged_routes(log)
+    return {k: summary[k] for k in ("checked", "better", "equal", "worse", "max_ms", "p95_ms")}
+
+
+def _store(log: dict[str, Any], tmp: Path) -> dict[str, float]:
+    figures = asyncio.run(bench_store(tmp, TroikaEngine(), troika_log(log)))
+    return {name: round(value, 2) for name, value in figures.items()}
+
+
+def _render(log: dict[str, Any]) -> dict[str, Any]:
+    game = replay(log, None).game
+    return bench_render(game.ctx, game.state)
+
+
+def troika_log(log: dict[str, Any]) -> dict[str, Any]:
+    """An 18xx.games log in the store's export format, with Troika's actions."""
+    game, logged = read_log(log)
+    actions: list[dict[str, Any]] = []
+    for entry in logged:
+        for action in actions_of(lambda: game.state, entry):
+            actions.append({"id": len(actions) + 1, **action.to_dict()})
+            game.apply(action, check=False)
+    options = game.ctx.rules.to_dict() | {"first_player": 0}
+    return {
+        "title": str(log.get("title", "1861")),
+        "players": [{"id": str(p["id"]), "name": p["name"]} for p in log["players"]],
+        "settings": {"seed": int(log["settings"].get("seed") or 0), "options": options},
+        "actions": actions,
+    }
+
+
+async def command_latency(log: dict[str, Any], tmp: Path, count: int = SCRIPTED_COMMANDS) -> dict[str, Any]:
+    """Milliseconds from a command's arrival to its reply and posts being ready."""
+    rules = read_log(log)[0].ctx.rules
+    async with SqliteEventStore(tmp / "latency.sqlite3") as store:
+        service = TroikaService(store)
+        console = Console(service, tmp / "pictures", write=lambda text: None)
+        players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
+        await service.start_local_game(CHANNEL, players, rules=rules, first_player=0,
+                                       seed=int(log["settings"].get("seed") or 0))
+        timings = []
+        for (name, command), _ in zip(log_commands(log), range(count)):
+            started = time.perf_counter()
+            await console.line(f"as {name} {command}")
+            timings.append((time.perf_counter() - started) * 1000)
+    return {
+        "commands": len(timings),
+        "p50_ms": round(statistics.median(timings), 1),
+        "p95_ms": round(statistics.quantiles(timings, n=20)[-1], 1),
+        "max_ms": round(max(timings), 1),
+    }

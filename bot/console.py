@@ -1,0 +1,112 @@
+"""Troika at a local prompt: hot-seat play on the same store and commands as Discord.
+
+``new Anna Boris Clara`` starts a game (``new 4 Anna Boris Clara Dmitri column``: an
+optional player count and market). A command acts for the player who must decide
+now, or for the player named by an ``as NAME`` prefix (``as Anna bid TSR 20``).
+Pictures are written to a folder (``map.png``, ``market.png``, ``table.png``, replaced
+as the game goes on) and their paths printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from storage import SqliteEventStore
+
+from .errors import Refusal
+from .posts import Picture
+from .service import Account, Post, Reply, TroikaService
+
+CHANNEL = "console"
+NOBODY = Account("console", "console")
+
+
+class Console:
+    """Reads command lines, prints replies and posts, writes pictures."""
+
+    def __init__(self, service: TroikaService, pictures_dir: Path, write: Callable[[str], None] = print) -> None:
+        self.service = service
+        self.pictures_dir = pictures_dir
+        self._write = write
+
+    def write(self, text: str) -> None:
+        self._write(text.replace("**", ""))
+
+    async def line(self, text: str) -> None:
+        """Carry out one line, then deliver the posts it caused."""
+        text = text.strip()
+        if not text or text.startswith("#"):
+            return
+        try:
+            words = text.split()
+            if words[0].lower() == "new":
+                self._show(await self._new(words[1:]))
+            else:
+                account, command = await self._identity(words)
+                self._show(await self.service.handle(CHANNEL, account, command))
+        except Refusal as exc:
+            self.write(f"✗ {exc}")
+        await self.service.flush(self._deliver)
+
+    async def _new(self, words: list[str]) -> Reply:
+        market = "grid"
+        if words and words[-1].lower() in ("grid", "column"):
+            market = words.pop().lower()
+        if words and words[0].isdigit():
+            count = int(words.pop(0))
+            if count != len(words):
+                raise Refusal(f"You said {count} players but named {len(words)}.")
+        if len(set(n.lower() for n in words)) != len(words):
+            raise Refusal("Give each player a different name.")
+        from engine.rules import Rules
+
+        return await self.service.start_local_game(CHANNEL, [(n, n) for n in words],
+                                                   rules=Rules.rulebook(market=market))
+
+    async def _identity(self, words: list[str]) -> tuple[Account, str]:
+        """Who the line is typed by, and the command itself."""
+        if words[0].lower() == "as" and len(words) > 1:
+            account, used = await self.service.seat_account(CHANNEL, words[1:])
+            return account, " ".join(words[1 + used:])
+        return await self.service.deciding_account(CHANNEL) or NOBODY, " ".join(words)
+
+    def _show(self, reply: Reply) -> None:
+        if reply.text:
+            self.write(reply.text)
+        self._save(reply.pictures)
+
+    async def _deliver(self, post: Post) -> None:
+        self.write(post.content(lambda seat: f"@{seat.display_name}"))
+        self._save(post.pictures)
+
+    def _save(self, pictures: list[Picture]) -> None:
+        if not pictures:
+            return
+        self.pictures_dir.mkdir(parents=True, exist_ok=True)
+        for picture in pictures:
+            path = self.pictures_dir / f"{picture.name}.png"
+            path.write_bytes(picture.png)
+            self.write(f"  picture: {path}")
+
+
+async def run_console(db_path: Path, pictures_dir: Path) -> None:
+    """The interactive prompt, until end of input or ``quit``."""
+    async with SqliteEventStore(db_path) as store:
+        service = TroikaService(store)
+        console = Console(service, pictures_dir)
+        print(f"Troika console · database {db_path} · pictures in {pictures_dir}/")
+        if await store.active_game_in_channel(CHANNEL) is not None:
+            await console.line("status")
+        print("`new Anna Boris Clara` starts a game (add `column` for the column market); `help` lists "
+              "the commands. A command acts for whoever must decide; `as NAME ...` for someone else. "
+              "`quit` leaves; the game is saved as you go.")
+        while True:
+            try:
+                text = await asyncio.to_thread(input, "troika> ")
+            except EOFError:
+                break
+            if text.strip().lower() in ("quit", "exit"):
+                break
+            await console.line(text)

@@ -1,0 +1,317 @@
+"""What the bot writes: turn lines, status, holdings, results, help, the log, pictures.
+
+Text only, no Discord: bold is Markdown (``**``), which the console shows as is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+from dataclasses import dataclass
+from datetime import datetime
+
+from engine import market
+from engine.actions import action_from_dict
+from engine.errors import EngineError
+from engine.game import Game
+from render.map import render_map
+from render.market import render_market
+from render.png import svg_to_png
+from render.table import render_table
+from storage import Event, EventKind, GameRecord
+
+from .commands import VERBS, action_text, split
+from .errors import Refusal
+from .ledger import Ledger
+
+CHOICES_LIMIT = 350
+"""Characters of "what they may do" shown in a post; ``status`` shows them all."""
+
+PICTURES = ("map", "market", "table")
+
+STEPS = {
+    "redeem": "may redeem shares",
+    "track": "lays track",
+    "token": "may place a station token",
+    "routes": "runs its trains",
+    "dividend": "decides its dividend",
+    "private_before_loans": "may buy a private",
+    "trains": "buys trains",
+    "private_end": "may buy a private",
+}
+
+
+@dataclass(frozen=True)
+class Picture:
+    name: str
+    png: bytes
+
+
+def round_title(game: Game) -> str:
+    """``Operating round 2.1``, ``Stock round 3``, ``Game over``..."""
+    state = game.state
+    if state.finished:
+        return "Game over"
+    kind = game.round_name
+    if kind == "Operating":
+        return f"Operating round {state.round_number}.{state.round.number}"
+    if kind == "Stock":
+        return f"Stock round {state.round_number}"
+    if kind == "Merger":
+        return f"Merger round {state.round_number}.{state.round.after_or}"
+    return "Private auction"
+
+
+def player_name(game: Game, player_id: str | None) -> str:
+    for player in game.state.players:
+        if player.id == player_id:
+            return player.name
+    return player_id or "nobody"
+
+
+def who_acts(game: Game) -> str:
+    """``Boris`` or ``Boris for NW``."""
+    actor = game.actor()
+    player = game.acting_player()
+    name = player_name(game, player)
+    return name if actor == player or actor is None else f"{name} for {actor}"
+
+
+def doing(game: Game) -> str:
+    """What the actor is about: ``lays track``, ``bids on TSR``..."""
+    state = game.state
+    rnd = state.round
+    kind = game.round_name
+    if kind == "Auction":
+        return f"bids on {rnd.private}"
+    if kind == "Stock":
+        if rnd.home_token:
+            return "places its home token"
+        return f"bids on {rnd.auction.minor}" if rnd.auction else "has a stock turn"
+    if kind == "Operating":
+        if state.trainless_majors:
+            return "has no train: nationalize or keep?"
+        if game.actor() in _over_limit(game):
+            return "is over its train limit and discards"
+        return STEPS.get(rnd.step, rnd.step)
+    if kind == "Merger":
+        if rnd.buyers:
+            return f"may buy shares of {rnd.major}"
+        if rnd.major is not None and game.actor() == rnd.major:
+            return "removes station tokens"
+        return "may convert, merge or pass"
+    return ""
+
+
+def _over_limit(game: Game) -> list[str]:
+    from engine.trains import over_limit
+
+    return over_limit(game.ctx, game.state)
+
+
+def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
+    text = ", ".join(f"`{c}`" for c in game.choices())
+    if limit is not None and len(text) > limit:
+        text = text[: text.rfind(",", 0, limit)] + ", … (`status` shows all)"
+    return text
+
+
+def next_line(game: Game) -> str:
+    """Who acts next and what they may do."""
+    if game.state.finished:
+        return results_text(game)
+    return f"{who_acts(game)} {doing(game)}: {choices_text(game)}"
+
+
+def results_text(game: Game) -> str:
+    scores = sorted(game.result().items(), key=lambda kv: -kv[1])
+    reason = f" ({game.state.end_reason.replace('_', ' ')})" if game.state.end_reason else ""
+    return f"**Game over**{reason}: " + ", ".join(f"{player_name(game, p)} ₽{v}" for p, v in scores)
+
+
+def duration(seconds: float) -> str:
+    """``40 s``, ``12 min``, ``3 h 5 min``, ``2 d 4 h``."""
+    minutes = int(seconds // 60)
+    if minutes < 1:
+        return f"{int(seconds)} s"
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    days, hours = divmod(hours, 24)
+    return f"{days} d {hours} h" if hours else f"{days} d"
+
+
+def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime) -> str:
+    """The status of a running game: round, phase, who acts, what they may do, times."""
+    state = game.state
+    lines = [f"**{record.title}** game {record.id} · {round_title(game)} · phase {state.phase} · "
+             f"{record.options.get('market', 'grid')} market"]
+    if ledger.paused is not None:
+        lines.append("⏸ **Paused** by the commissioner" + (f": {ledger.paused}" if ledger.paused else ""))
+    if state.finished:
+        lines.append(results_text(game))
+    else:
+        waiting = f" (waiting {duration((now - ledger.turn_began).total_seconds())})" if ledger.turn_began else ""
+        lines.append(f"To act: **{who_acts(game)}** {doing(game)}{waiting}")
+        lines.append(f"May: {choices_text(game, None)}")
+    if ledger.ask is not None:
+        lines.append(f"Waiting for {player_name(game, ledger.ask.consenter)} to `agree` or `refuse`: "
+                     f"{player_name(game, ledger.ask.requester)} asks `{ledger.ask.command}`")
+    priority = state.players[state.priority].name
+    seats = " · ".join(
+        s.display_name + (" (commissioner)" if s.commissioner else "") for s in record.seats
+    )
+    lines.append(f"Seats: {seats} — priority deal: {priority}")
+    times = []
+    for seat in record.seats:
+        waits = ledger.waits.get(seat.player_id, [])
+        if waits:
+            times.append(f"{seat.display_name} {duration(statistics.median(waits))} ({len(waits)} actions)")
+    if times:
+        lines.append("Time to act (median): " + " · ".join(times))
+    if ledger.remind_hours:
+        lines.append(f"Reminders after {ledger.remind_hours:g} h")
+    return "\n".join(lines)
+
+
+def holdings_text(game: Game) -> str:
+    """Cash, certificates, privates and trains, as text."""
+    ctx, state = game.ctx, game.state
+    lines = []
+    for player in state.players:
+        held: dict[str, int] = {}
+        for cert in player.certs:
+            held[cert.company] = held.get(cert.company, 0) + cert.percent
+        parts = [f"{sym} {pct}%" + (" (pres.)" if _is_president(game, player.id, sym) else "")
+                 for sym, pct in held.items()]
+        parts += [f"private {p}" for p in player.privates]
+        lines.append(f"**{player.name}** ₽{player.cash}" + (" · " + ", ".join(parts) if parts else ""))
+    for sym, company in state.companies.items():
+        if company.closed or not (company.floated or company.trains or company.cash):
+            continue
+        price = f" · price {market.price(ctx, state, sym)}" if company.market else ""
+        trains = ", ".join(t.id for t in company.trains) or "no trains"
+        loans = f" · {company.loans} loan(s)" if company.loans else ""
+        privates = f" · owns {', '.join(company.privates)}" if company.privates else ""
+        lines.append(f"**{sym}** ₽{company.cash}{price} · {trains}{loans}{privates}")
+    pool: dict[str, int] = {}
+    for cert in state.pool:
+        pool[cert.company] = pool.get(cert.company, 0) + cert.percent
+    lines.append(f"Bank ₽{state.bank}" + (" · pool " + ", ".join(f"{s} {p}%" for s, p in pool.items()) if pool else ""))
+    return "\n".join(lines)
+
+
+def _is_president(game: Game, player_id: str, sym: str) -> bool:
+    president = game.state.president(sym)
+    company = game.state.companies.get(sym)
+    return president is not None and president.id == player_id and company is not None and company.is_major
+
+
+def fingerprints(game: Game) -> dict[str, int]:
+    """Cheap digests of what each picture shows, to post only the pictures that changed."""
+    state = game.state
+    rnd = state.round
+    return {
+        "map": hash(repr((sorted(state.map.tiles.items()), sorted(state.map.tokens.items())))),
+        "market": hash(repr(sorted(state.market.items()))),
+        "table": hash(repr((
+            state.players, state.companies, state.bank, state.pool, sorted(state.private_owner.items()),
+            sorted(state.closed_privates), state.depot, state.phase, game.round_name, state.round_number,
+            getattr(rnd, "number", None), state.finished,
+        ))),
+    }
+
+
+def changed_pictures(before: dict[str, int], after: dict[str, int]) -> list[str]:
+    return [name for name in PICTURES if before[name] != after[name]]
+
+
+async def render_pictures(
+    game: Game, names: list[str], *, highlight: str | None = None, focus: str | None = None
+) -> list[Picture]:
+    """The named pictures as PNG: drawn here (they read the live state), encoded in threads."""
+    ctx, state = game.ctx, game.state
+    svgs = []
+    for name in names:
+        if name == "map":
+            svgs.append(render_map(ctx, state, highlight=highlight or (), focus=focus))
+        elif name == "market":
+            svgs.append(render_market(ctx, state))
+        elif name == "table":
+            actor = game.actor()
+            acting = player_name(game, actor) if actor == game.acting_player() else actor
+            svgs.append(render_table(ctx, state, round_name=round_title(game), acting=acting))
+    pngs = await asyncio.gather(*(asyncio.to_thread(svg_to_png, svg) for svg in svgs))
+    return [Picture(name, png) for name, png in zip(names, pngs)]
+
+
+def help_text(rest: str) -> str:
+    """All commands by kind, or one command's usage."""
+    word = rest.strip().lower().lstrip("!/")
+    if word:
+        try:
+            verb, _ = split(word)
+        except Refusal as exc:
+            return str(exc)
+        info = VERBS[verb]
+        return f"`{info.usage}` — {info.summary}."
+    groups = {"setup": "Set-up", "action": "Your move", "turn": "Turns", "info": "Look", "admin": "Commissioner"}
+    lines = []
+    for kind, title in groups.items():
+        names = ", ".join(f"`{v.name}`" for v in VERBS.values() if v.kind == kind)
+        lines.append(f"**{title}**: {names}")
+    lines.append("Examples: `bid TSR 25`, `auction N 140`, `buy NW pool`, `lay H10 58 1`, "
+                 "`run 2-0: H8-G5-E1`, `train 3`, `train 2-1 from KB 150`. `help COMMAND` for one. "
+                 "On Discord, start a command with `!` or `/`, or mention the bot.")
+    return "\n".join(lines)
+
+
+def seat_name(record: GameRecord, player_id: str | None) -> str:
+    """The display name of the seat with this player id."""
+    seat = next((s for s in record.seats if s.player_id == player_id), None)
+    return seat.display_name if seat else (player_id or "the bot")
+
+
+def event_command(event: Event) -> str:
+    """A stored action as the command that makes it."""
+    try:
+        return action_text(action_from_dict(event.action))
+    except EngineError:
+        return str(event.action.get("type"))
+
+
+def log_line(record: GameRecord, event: Event, effective: set[int], moved: list[Event]) -> str | None:
+    """One line of the ``log`` command, or None for bookkeeping the players need not see;
+    ``moved``: the actions an undo took back or a redo restored."""
+    when = event.created_at.strftime("%d %b %H:%M")
+    who = seat_name(record, event.actor)
+    data = event.action
+    note = f" _({event.note})_" if event.note else ""
+    if event.kind is EventKind.ACTION:
+        entity = data.get("entity")
+        for_ = f" for {entity}" if entity not in (event.actor, None) and data.get("type") != "end_game" else ""
+        undone = "" if event.seq in effective else " — undone"
+        return f"#{event.seq} {when} {who}{for_}: `{event_command(event)}`{note}{undone}"
+    what = ", ".join(f"#{e.seq} `{event_command(e)}`" for e in moved)
+    if event.kind is EventKind.UNDO:
+        return f"#{event.seq} {when} ↶ {who} takes back {what or 'a move'}{note}"
+    if event.kind is EventKind.REDO:
+        return f"#{event.seq} {when} ↷ {who} redoes {what or 'a move'}{note}"
+    if event.kind is EventKind.SEAT:
+        seats = ", ".join(s["display_name"] for s in data.get("seats", []))
+        return f"#{event.seq} {when} seats: {seats}{note}"
+    kind = data.get("type")
+    texts = {
+        "start": "the game starts",
+        "pause": f"⏸ {who} pauses the game",
+        "resume": f"▶ {who} resumes the game",
+        "settings": f"⏰ {who} sets reminders to "
+                    + (f"{data.get('remind_hours'):g} h" if data.get("remind_hours") else "off"),
+        "ask": f"{who} asks {seat_name(record, data.get('consenter'))} to agree: `{data.get('command')}`",
+        "answer": f"{who} {data.get('answer')}",
+        "reminder": f"⏰ reminder {data.get('stage')}",
+    }
+    text = texts.get(str(kind))
+    return f"#{event.seq} {when} {text}{note}" if text else None

@@ -1,0 +1,165 @@
+"""Routes as players write them: ``2-0: H8-G5-E1; 3-1: A9-B8-B4-E1 = 200``.
+
+A route is its stops' hexes in order, one route per train (``TRAIN:`` may be left out:
+routes then go to the trains in order). Hexes the track passes between two stops may
+be written too, to choose one track over another. The resolver finds every way the
+company's track joins the stops, lets the engine check and price each, and picks the
+legal set of routes that earns the most, or exactly the claimed ``= REVENUE``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from engine.actions import Route, RunRoutes
+from engine.errors import IllegalAction
+from engine.graph import TrackGraph, track_graph
+from engine.routes import RouteResult, check_routes, route_text
+from engine.state import Company, Context, GameState, Train
+
+from .errors import Refusal
+
+MAX_READINGS = 64
+"""Track readings of one train's stops that are priced (more are very unlikely)."""
+
+_CLAIM = re.compile(r"\s*(?:=|\bfor\b)\s*\$?(\d+)\s*$", re.IGNORECASE)
+_LEGS = tuple[tuple[str, ...], ...]
+
+
+def parse_routes(
+    ctx: Context, state: GameState, company: Company, text: str
+) -> tuple[RunRoutes, list[RouteResult]]:
+    """The run ``text`` describes for ``company``, and what each route earns."""
+    claim_match = _CLAIM.search(text)
+    claim = int(claim_match.group(1)) if claim_match else None
+    body = text[: claim_match.start()] if claim_match else text
+    graph = track_graph(ctx, state)
+    options = [_priced(ctx, state, company, graph, train, stops) for train, stops in _specs(company, body)]
+    chosen = _combine(ctx, state, company, options, claim)
+    action = RunRoutes(company.sym, tuple(Route(r.train, r.legs) for r in chosen), claim)
+    return action, chosen
+
+
+def routes_detail(results: Sequence[RouteResult]) -> str:
+    """``2-0 H8-G5-E1 (80); 3-1 A9-B8-B4-E1 (120)``."""
+    return "; ".join(f"{r.train} {route_text(r)} ({r.revenue})" for r in results)
+
+
+def _specs(company: Company, body: str) -> list[tuple[Train, list[str]]]:
+    """Each route's train and stop hexes."""
+    free = [t for t in company.trains if not t.operated]
+    specs = []
+    for part in (p.strip() for p in re.split(r"[;,|]", body)):
+        if not part:
+            continue
+        if ":" in part:
+            word, stops = (s.strip().upper() for s in part.split(":", 1))
+            train = next((t for t in free if t.id.upper() == word), None) or next(
+                (t for t in free if t.name.upper() == word), None)
+            if train is None:
+                raise Refusal(f"{company.sym} has no train {word} that has not run yet")
+        else:
+            if not free:
+                raise Refusal(f"{company.sym} has more routes than trains to run")
+            train, stops = free[0], part.upper()
+        free.remove(train)
+        hexes = [h for h in re.split(r"[\s\-–>]+", stops) if h]
+        if len(hexes) < 2:
+            raise Refusal(f"train {train.id}: write at least two stops, e.g. `{train.id}: H8-G5`")
+        specs.append((train, hexes))
+    if not specs:
+        raise Refusal("Write routes as `TRAIN: HEX-HEX-...`, separated by `;`, or just `run` for the best.")
+    return specs
+
+
+def _priced(
+    ctx: Context, state: GameState, company: Company, graph: TrackGraph, train: Train, hexes: list[str]
+) -> list[RouteResult]:
+    """Every legal reading of one train's stops, best first."""
+    readings = _readings(graph, hexes, train.id)
+    results: list[RouteResult] = []
+    error: IllegalAction | None = None
+    for legs in readings[:MAX_READINGS]:
+        try:
+            results += check_routes(ctx, state, company, [Route(train.id, legs)])
+        except IllegalAction as exc:
+            error = error or exc
+    if not results:
+        assert error is not None
+        raise Refusal(str(error))
+    return sorted(results, key=lambda r: -r.revenue)
+
+
+def _readings(graph: TrackGraph, hexes: list[str], train_id: str) -> list[_LEGS]:
+    """The ways track joins the stops in ``hexes`` (with any written pass-through hexes)
+    in order, each as legs: one hex chain per stretch of track between two stops."""
+    found: list[_LEGS] = []
+    reached = [0]
+
+    def walk(node: int, at: int, visited: int, used: int, legs: list[tuple[str, ...]]) -> None:
+        reached[0] = max(reached[0], at)
+        if at == len(hexes) - 1:
+            found.append(tuple(legs))
+            return
+        for s in graph.adjacent[node]:
+            seg = graph.segments[s]
+            other = seg.b if seg.a == node else seg.a
+            if seg.mask & used or visited >> other & 1:
+                continue
+            chain = seg.hexes if seg.a == node else seg.hexes[::-1]
+            nxt = at + 1
+            for passed in chain[1:-1]:
+                if nxt < len(hexes) - 1 and hexes[nxt] == passed:
+                    nxt += 1
+            if graph.nodes[other][0] == hexes[nxt]:
+                walk(other, nxt, visited | 1 << other, used | seg.mask, legs + [chain])
+
+    starts = [n for n, (hex_id, _) in enumerate(graph.nodes) if hex_id == hexes[0]]
+    if not starts:
+        raise Refusal(f"train {train_id}: {hexes[0]} has no city, town or off-board to start from")
+    for start in starts:
+        walk(start, 0, 1 << start, 0, [])
+    if not found:
+        a, b = hexes[reached[0]], hexes[reached[0] + 1]
+        raise Refusal(f"train {train_id}: no track runs from {a} to {b} without passing another stop; "
+                      "write every stop the train visits")
+    return found
+
+
+def _combine(
+    ctx: Context, state: GameState, company: Company, options: list[list[RouteResult]], claim: int | None
+) -> list[RouteResult]:
+    """The readings, one per train, that may run together (no track used twice) and earn
+    the most, or exactly ``claim``."""
+    best: list[RouteResult] | None = None
+    best_total = -1
+    error: IllegalAction | None = None
+    tops = [max(r.revenue for r in rs) for rs in options]
+
+    def choose(i: int, chosen: list[RouteResult], total: int) -> bool:
+        nonlocal best, best_total, error
+        if i == len(options):
+            if claim is None or total == claim:
+                best, best_total = list(chosen), total
+            return claim is not None and total == claim
+        for result in options[i]:
+            if claim is None and total + result.revenue + sum(tops[i + 1:]) <= best_total:
+                break
+            attempt = chosen + [result]
+            try:
+                check_routes(ctx, state, company, [Route(r.train, r.legs) for r in attempt])
+            except IllegalAction as exc:
+                error = error or exc
+                continue
+            if choose(i + 1, attempt, total + result.revenue):
+                return True
+        return False
+
+    choose(0, [], 0)
+    if best is not None:
+        return best
+    if claim is not None:
+        top = _combine(ctx, state, company, options, None)
+        raise Refusal(f"these routes earn {sum(r.revenue for r in top)}, not {claim}")
+    raise Refusal(str(error) if error else "these routes cannot run together")

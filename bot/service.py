@@ -1,0 +1,749 @@
+"""The table's rules, without Discord: seats, turns, consent, undo, reminders, posts.
+
+:meth:`TroikaService.handle` takes one command (channel, account, text). It either
+raises a :class:`Refusal` with a message for the player, having stored nothing, or
+stores what the command changes: game actions through the repository, the bot's own
+records as admin events (see :mod:`bot.ledger`), and the posts it owes the channel in
+the store's outbox, in the same transaction as the action where the store allows it.
+It returns the direct reply (info, help), usually empty for actions, whose outcome is
+a post. Frontends deliver posts with :meth:`TroikaService.flush`, so a post due when
+the process stopped is delivered once it runs again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from engine.actions import EndGame, LayTile, PlaceToken, RemoveToken, action_from_dict
+from engine.errors import EngineError
+from engine.game import Game
+from engine.legal import candidates
+from engine.rules import Rules
+from storage import (
+    ChannelBusy,
+    EventKind,
+    EventStore,
+    GameRecord,
+    GameRepository,
+    GameStatus,
+    OutboxMessage,
+    Seat,
+    TroikaEngine,
+    UndoError,
+)
+from storage.repository import effective_events
+from storage.store import utc_now
+
+from .commands import VERBS, Parsed, command_for, consent_needed, parse_action, split
+from .errors import NoGame, NotAllowed, Refusal
+from .ledger import Ledger
+from .posts import (
+    Picture,
+    changed_pictures,
+    choices_text,
+    doing,
+    event_command,
+    fingerprints,
+    help_text,
+    holdings_text,
+    log_line,
+    next_line,
+    player_name,
+    render_pictures,
+    round_title,
+    seat_name,
+    status_text,
+    who_acts,
+)
+
+MAX_PLAYERS = 6
+
+
+@dataclass(frozen=True)
+class Account:
+    """Who typed a command: a Discord user (id, display name), or a console player."""
+
+    id: str
+    name: str
+
+
+@dataclass
+class Reply:
+    """The direct answer to a command."""
+
+    text: str = ""
+    pictures: list[Picture] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Post:
+    """A post the bot owes a game's channel; ``mention`` is the seat to call, if any."""
+
+    outbox_id: int
+    game_id: int
+    channel_id: str | None
+    text: str
+    next: str
+    mention: Seat | None
+    pictures: list[Picture]
+
+    def content(self, mention: Callable[[Seat], str]) -> str:
+        """The post as text, the mention written by ``mention`` before the next line."""
+        tail = ((mention(self.mention) + " " if self.mention else "") + self.next) if self.next else ""
+        return "\n".join(part for part in (self.text, tail) if part)
+
+
+@dataclass(frozen=True)
+class Status:
+    """A game's status text, and the channel and message that show it (if pinned yet)."""
+
+    channel_id: str | None
+    message_id: str | None
+    text: str
+
+
+class _Engine(TroikaEngine):
+    """The real engine, remembering the game its last ``apply`` changed, so a post
+    built inside the repository's transaction reads the state after the action."""
+
+    last_game: Any = None
+
+    def apply(self, game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
+        lines = super().apply(game, action, replaying=replaying)
+        self.last_game = game
+        return lines
+
+
+class TroikaService:
+    """Commands in, stored events and outbox posts out. One per process."""
+
+    def __init__(
+        self, store: EventStore, *, clock: Callable[[], datetime] = utc_now, pictures: bool = True
+    ) -> None:
+        self.store = store
+        self.engine = _Engine()
+        self.repo = GameRepository(store, self.engine, cache_size=64)
+        self.clock = clock
+        self.pictures = pictures
+        self._ledgers: dict[int, Ledger] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._flush_lock = asyncio.Lock()
+        self._setup: dict[str, Callable[[str, Account, str], Awaitable[Reply]]] = {
+            "new": self._new, "join": self._join, "leave": self._leave, "start": self._start,
+        }
+        self._turns: dict[str, Callable[[GameRecord, Seat, str, Seat | None], Awaitable[Reply]]] = {
+            "undo": self._undo, "redo": self._redo, "agree": self._agree, "refuse": self._refuse,
+        }
+        self._admin: dict[str, Callable[[GameRecord, Seat, str], Awaitable[Reply]]] = {
+            "as": self._as, "pause": self._pause, "resume": self._resume, "end": self._end, "remind": self._remind,
+        }
+
+    # --- entry points ------------------------------------------------------------
+
+    async def handle(self, channel_id: str, account: Account, text: str) -> Reply:
+        """Carry out one command typed in a channel; raises :class:`Refusal`."""
+        verb, rest = split(text)
+        if verb == "help":
+            return Reply(help_text(rest))
+        async with self._lock(channel_id):
+            if verb in self._setup:
+                return await self._setup[verb](channel_id, account, rest)
+            record = await self._game_in(channel_id)
+            if VERBS[verb].kind == "info":
+                return await self._info(record, verb, rest)
+            if VERBS[verb].kind == "admin":
+                commissioner = self._commissioner(record, account)
+                if verb == "replace":
+                    name, _, new = rest.rpartition(" ")
+                    return await self._replace(record, commissioner, name, Account(new, new))
+                return await self._admin[verb](record, commissioner, rest)
+            return await self._as_seat(record, self._seat(record, account), verb, rest, None)
+
+    async def replace_seat(self, channel_id: str, account: Account, player: str, new: Account) -> Reply:
+        """The commissioner gives ``player``'s seat to another account."""
+        async with self._lock(channel_id):
+            record = await self._game_in(channel_id)
+            return await self._replace(record, self._commissioner(record, account), player, new)
+
+    async def start_local_game(
+        self,
+        channel_id: str,
+        players: list[tuple[str, str]],
+        *,
+        rules: Rules | None = None,
+        first_player: int | None = None,
+        seed: int | None = None,
+    ) -> Reply:
+        """Set up and start a game at once (console, tests): ``players`` are (id, name),
+        each player's account id being their id; the first is the commissioner."""
+        if not players:
+            raise Refusal("Name the players: `new Anna Boris Clara`.")
+        options = (rules or Rules.rulebook()).to_dict()
+        if first_player is not None:
+            options["first_player"] = first_player
+        seats = [Seat(i, pid, name, pid, i == 0) for i, (pid, name) in enumerate(players)]
+        async with self._lock(channel_id):
+            record = await self._create(channel_id, seats, options, seed, players[0][0])
+            try:
+                return await self._begin(record)
+            except Refusal:
+                await self.store.set_status(record.id, GameStatus.ABANDONED)
+                raise
+
+    async def flush(self, deliver: Callable[[Post], Awaitable[None]]) -> set[int]:
+        """Deliver every post not yet sent, oldest first, marking each sent once
+        ``deliver`` returns; returns the games posted to. If ``deliver`` raises, the
+        post stays queued for the next flush."""
+        touched: set[int] = set()
+        async with self._flush_lock:
+            while batch := await self.store.outbox_unsent():
+                for message in batch:
+                    await deliver(await self._post(message))
+                    await self.store.outbox_mark_sent(message.id)
+                    touched.add(message.game_id)
+        return touched
+
+    async def send_reminders(self) -> None:
+        """Queue the reminders that are due: the acting player after the game's
+        reminder time, then the channel after twice that, each once per decision."""
+        now = self.clock()
+        for record in await self.store.list_games([GameStatus.RUNNING]):
+            async with self._lock(record.channel_id or f"game {record.id}"):
+                await self._reminders_for(record, now)
+
+    async def status(self, game_id: int) -> Status:
+        """What the game's pinned status message should say, and where it is."""
+        record = await self.store.get_game(game_id)
+        ledger = await self._ledger(game_id)
+        game = (await self.repo.load(game_id)).game
+        return Status(record.channel_id, ledger.status_message, status_text(record, game, ledger, self.clock()))
+
+    async def set_status_message(self, game_id: int, message_id: str) -> None:
+        record = await self.store.get_game(game_id)
+        async with self._lock(record.channel_id or f"game {game_id}"):
+            live = await self.repo.load(game_id)
+            await self.repo.record_admin(game_id, live.seq, {"type": "status_message", "message_id": message_id}, None)
+
+    async def seat_account(self, channel_id: str, words: list[str]) -> tuple[Account, int]:
+        """The account of the seat named by the first of ``words``, and how many words
+        the name took (names may have spaces)."""
+        record = await self._game_in(channel_id)
+        seat, used = _match_seat(record, words)
+        return _account(seat), used
+
+    async def deciding_account(self, channel_id: str) -> Account | None:
+        """Whoever must decide now: the player asked to agree, else the acting player."""
+        record = await self.store.active_game_in_channel(channel_id)
+        if record is None or record.status is not GameStatus.RUNNING:
+            return None
+        ledger = await self._ledger(record.id)
+        game = (await self.repo.load(record.id)).game
+        player = ledger.ask.consenter if ledger.ask else game.acting_player()
+        seat = next((s for s in record.seats if s.player_id == player), None)
+        return _account(seat) if seat else None
+
+    async def suggestions(self, channel_id: str, verb: str, current: str) -> list[str]:
+        """Ways to complete ``verb``'s argument now, from the engine's candidate actions."""
+        try:
+            _, game = await self.game_in(channel_id)
+        except Refusal:
+            return []
+        found: list[str] = []
+        for action in candidates(game):
+            try:
+                word, _, rest = command_for(game, action).partition(" ")
+            except EngineError:
+                continue
+            if word == verb or (verb == "home" and word == "token"):
+                if rest.lower().startswith(current.strip().lower()) and rest not in found:
+                    found.append(rest)
+        return found
+
+    async def seat_names(self, channel_id: str) -> list[str]:
+        record = await self.store.active_game_in_channel(channel_id)
+        return [s.display_name for s in record.seats] if record else []
+
+    async def game_in(self, channel_id: str) -> tuple[GameRecord, Game]:
+        """The channel's running game (for suggestions and the console)."""
+        record = await self._game_in(channel_id)
+        if record.status is not GameStatus.RUNNING:
+            raise Refusal("The game has not started yet.")
+        return record, (await self.repo.load(record.id)).game
+
+    # --- set-up ------------------------------------------------------------------
+
+    async def _new(self, channel_id: str, account: Account, rest: str) -> Reply:
+        market = rest.strip().lower() or "grid"
+        if market not in ("grid", "column"):
+            raise Refusal("Choose the market: `new grid` or `new column`.")
+        seat = Seat(0, account.id, account.name, account.id, True)
+        record = await self._create(channel_id, [seat], Rules.rulebook(market=market).to_dict(), None, account.id)
+        return Reply(f"**{account.name}** sets up game {record.id} of 1861 ({market} market) and is its "
+                     "commissioner. Others: `join`. Then the commissioner types `start` (2 to 6 players).")
+
+    async def _create(
+        self, channel_id: str, seats: list[Seat], options: dict[str, Any], seed: int | None, creator: str
+    ) -> GameRecord:
+        try:
+            return await self.repo.create_game(
+                "1861", options, secrets.randbelow(2**31) if seed is None else seed, seats, creator,
+                channel_id=channel_id,
+            )
+        except ChannelBusy as exc:
+            raise Refusal(f"This channel already has game {exc.game_id}; its commissioner can `end` it.") from None
+
+    async def _join(self, channel_id: str, account: Account, rest: str) -> Reply:
+        record = await self._setting_up(channel_id)
+        if any(s.discord_user_id == account.id for s in record.seats):
+            raise Refusal("You already have a seat.")
+        if len(record.seats) >= MAX_PLAYERS:
+            raise Refusal(f"The table is full ({MAX_PLAYERS} players).")
+        if any(s.display_name.lower() == account.name.lower() for s in record.seats):
+            raise Refusal(f"A player called {account.name} is already seated; change your nickname first.")
+        seats = [*record.seats, Seat(len(record.seats), account.id, account.name, account.id)]
+        await self.repo.set_seats(record.id, await self.store.last_seq(record.id), seats, account.id, note="join")
+        return Reply(f"**{account.name}** joins. Seated: {', '.join(s.display_name for s in seats)}.")
+
+    async def _leave(self, channel_id: str, account: Account, rest: str) -> Reply:
+        record = await self._setting_up(channel_id)
+        seat = self._seat(record, account)
+        if seat.commissioner:
+            raise Refusal("The commissioner keeps their seat; `end` cancels the game instead.")
+        seats = [replace(s, seat=i) for i, s in enumerate(s for s in record.seats if s != seat)]
+        await self.repo.set_seats(record.id, await self.store.last_seq(record.id), seats, account.id, note="leave")
+        return Reply(f"**{account.name}** leaves. Seated: {', '.join(s.display_name for s in seats)}.")
+
+    async def _start(self, channel_id: str, account: Account, rest: str) -> Reply:
+        record = await self._setting_up(channel_id)
+        self._commissioner(record, account)
+        return await self._begin(record)
+
+    async def _begin(self, record: GameRecord) -> Reply:
+        try:
+            live = await self.repo.start_game(record.id)
+        except EngineError as exc:
+            raise Refusal(f"The game cannot start: {exc}.") from None
+        event = await self.repo.record_admin(record.id, live.seq, {"type": "start"}, record.created_by)
+        game = live.game
+        order = " → ".join(p.name for p in game.state.players)
+        await self.store.outbox_add(record.id, {
+            "kind": "start", "seq": event.seq, "pictures": ["map", "table"],
+            "text": f"**Game {record.id} of 1861 begins** ({record.options.get('market', 'grid')} market). "
+                    f"Seats: {order}. Priority deal: **{who_acts(game)}**.",
+            "next": next_line(game), "mention": game.acting_player(),
+        })
+        return Reply()
+
+    async def _setting_up(self, channel_id: str) -> GameRecord:
+        record = await self.store.active_game_in_channel(channel_id)
+        if record is None:
+            raise NoGame("No game is being set up here: `new` sets one up.")
+        if record.status is not GameStatus.SETTING_UP:
+            raise Refusal(f"Game {record.id} has already started.")
+        return record
+
+    # --- who may act --------------------------------------------------------------
+
+    async def _game_in(self, channel_id: str) -> GameRecord:
+        record = await self.store.active_game_in_channel(channel_id)
+        if record is None:
+            raise NoGame("There is no game in this channel: `new` sets one up.")
+        return record
+
+    @staticmethod
+    def _seat(record: GameRecord, account: Account) -> Seat:
+        seat = next((s for s in record.seats if s.discord_user_id == account.id), None)
+        if seat is None:
+            raise NotAllowed(f"You have no seat in game {record.id} (seated: "
+                             f"{', '.join(s.display_name for s in record.seats)}).")
+        return seat
+
+    @staticmethod
+    def _commissioner(record: GameRecord, account: Account) -> Seat:
+        seat = next((s for s in record.seats if s.discord_user_id == account.id and s.commissioner), None)
+        if seat is None:
+            raise NotAllowed("Only the commissioner may do that.")
+        return seat
+
+    async def _as_seat(
+        self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None
+    ) -> Reply:
+        """Run a player's command (turn or action) for ``seat``; ``proxy`` is the
+        commissioner entering it for them."""
+        if record.status is not GameStatus.RUNNING:
+            raise Refusal("The game has not started yet: `join`, then the commissioner types `start`.")
+        if verb in self._turns:
+            return await self._turns[verb](record, seat, rest, proxy)
+        if VERBS[verb].kind != "action":
+            raise Refusal(f"`{verb}` cannot be done for another player.")
+        return await self._act(record, seat, verb, rest, proxy)
+
+    @staticmethod
+    def _check_open(game: Game, ledger: Ledger) -> None:
+        if game.state.finished:
+            raise Refusal("The game is over.")
+        if ledger.paused is not None:
+            reason = f" ({ledger.paused})" if ledger.paused else ""
+            raise Refusal(f"The game is paused{reason}; the commissioner can `resume` it.")
+
+    # --- actions -------------------------------------------------------------------
+
+    async def _act(self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None) -> Reply:
+        live = await self.repo.load(record.id)
+        game = live.game
+        ledger = await self._ledger(record.id)
+        self._check_open(game, ledger)
+        if game.acting_player() != seat.player_id:
+            raise NotAllowed(f"Not your turn: {who_acts(game)} {doing(game)} "
+                             f"(may {choices_text(game)}).")
+        try:
+            parsed = parse_action(game, verb, rest)
+        except Refusal as exc:
+            raise Refusal(f"{_sentence(str(exc))} You may: {choices_text(game)}") from None
+        command = f"{verb} {rest}".strip()
+        consenter = consent_needed(game, parsed.action)
+        if consenter is not None:
+            return await self._ask(record, live.seq, seat, consenter, parsed, command, proxy)
+        await self._apply(record, live.seq, game, seat, parsed, command, _proxy_note(proxy))
+        return Reply()
+
+    async def _apply(
+        self, record: GameRecord, seq: int, game: Game, seat: Seat, parsed: Parsed, command: str, note: str | None
+    ) -> None:
+        """Apply an action for ``seat`` and queue its post, in one transaction."""
+        before, acting_before = fingerprints(game), game.acting_player()
+        entity = parsed.action.entity
+
+        def posts(lines: list[str]) -> list[dict[str, Any]]:
+            after: Game = self.engine.last_game
+            head = f"**{seat.display_name}**" + (f" for {entity}" if entity != seat.player_id else "")
+            text = "\n".join([f"{head}: `{command}`" + (f" _({note})_" if note else ""),
+                              *([parsed.detail] if parsed.detail else []), *lines])
+            return [{
+                "kind": "turn", "seq": seq + 1, "text": text, "next": next_line(after),
+                "mention": _turn_changed(after, acting_before),
+                "pictures": changed_pictures(before, fingerprints(after)),
+                "highlight": _hex_of(parsed),
+            }]
+
+        try:
+            result = await self.repo.act(record.id, seq, parsed.action.to_dict(), seat.player_id,
+                                         note=note, outbox=posts)
+        except EngineError as exc:
+            raise Refusal(f"{_sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
+        if result.live.game.state.finished:
+            await self.store.set_status(record.id, GameStatus.FINISHED)
+
+    async def _ask(
+        self, record: GameRecord, seq: int, seat: Seat, consenter: str, parsed: Parsed, command: str,
+        proxy: Seat | None,
+    ) -> Reply:
+        """Store a request for ``consenter``'s agreement and ask them in the channel."""
+        ask = {"type": "ask", "consenter": consenter, "action": parsed.action.to_dict(), "command": command}
+        event = await self.repo.record_admin(record.id, seq, ask, seat.player_id, note=_proxy_note(proxy))
+        other = _seat_of(record, consenter).display_name
+        await self.store.outbox_add(record.id, {
+            "kind": "ask", "seq": event.seq,
+            "text": f"**{seat.display_name}** for {parsed.action.entity} asks **{other}** to agree: `{command}`",
+            "next": "`agree` or `refuse`?", "mention": consenter,
+        })
+        return Reply()
+
+    async def _agree(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+        ledger = await self._ledger(record.id)
+        ask = self._open_ask(ledger, seat)
+        live = await self.repo.load(record.id)
+        self._check_open(live.game, ledger)
+        requester = _seat_of(record, ask.requester)
+        note = f"agreed by {seat.display_name}" + (f", {_proxy_note(proxy)}" if proxy else "")
+        await self._apply(record, live.seq, live.game, requester, Parsed(action_from_dict(ask.action)),
+                          ask.command, note)
+        return Reply()
+
+    async def _refuse(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+        ledger = await self._ledger(record.id)
+        ask = self._open_ask(ledger, seat)
+        live = await self.repo.load(record.id)
+        event = await self.repo.record_admin(record.id, live.seq, {"type": "answer", "answer": "refused"},
+                                             seat.player_id, note=_proxy_note(proxy))
+        await self.store.outbox_add(record.id, {
+            "kind": "note", "seq": event.seq, "text": f"**{seat.display_name}** refuses `{ask.command}`.",
+            "next": next_line(live.game), "mention": ask.requester,
+        })
+        return Reply()
+
+    @staticmethod
+    def _open_ask(ledger: Ledger, seat: Seat) -> Any:
+        if ledger.ask is None:
+            raise Refusal("Nobody is waiting for an answer.")
+        if ledger.ask.consenter != seat.player_id:
+            raise NotAllowed("The open request is not addressed to you.")
+        return ledger.ask
+
+    # --- undo and redo -------------------------------------------------------------
+
+    async def _undo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
+        events = await self.store.events(record.id)
+        effective = effective_events(events)
+        if not effective:
+            raise Refusal("There is nothing to undo.")
+        last = effective[-1]
+        self._check_travel(record, seat, last.actor, reason, proxy, "take back")
+        line = f"↶ **{seat.display_name}** takes back #{last.seq} " \
+               f"({seat_name(record, last.actor)}: `{event_command(last)}`)"
+        return await self._travel(record, seat, reason, proxy, line, undo=True)
+
+    async def _redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
+        events = [e for e in await self.store.events(record.id) if e.kind is not EventKind.ADMIN]
+        if not events or events[-1].kind is not EventKind.UNDO:
+            raise Refusal("There is nothing to redo.")
+        self._check_travel(record, seat, events[-1].actor, reason, proxy, "redo")
+        return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes", undo=False)
+
+    @staticmethod
+    def _check_travel(
+        record: GameRecord, seat: Seat, owner: str | None, reason: str, proxy: Seat | None, doing_: str
+    ) -> None:
+        """Players undo and redo their own last move; the commissioner anything, saying why."""
+        if owner == seat.player_id:
+            return
+        if not (seat.commissioner or proxy is not None):
+            raise NotAllowed(f"You can only {doing_} your own last move; this one was "
+                             f"{seat_name(record, owner)}'s. Ask the commissioner.")
+        if not reason.strip():
+            raise Refusal(f"Say why, for the log: `{'undo' if doing_ == 'take back' else 'redo'} REASON`.")
+
+    async def _travel(
+        self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None, line: str, *, undo: bool
+    ) -> Reply:
+        live = await self.repo.load(record.id)
+        before, acting_before = fingerprints(live.game), live.game.acting_player()
+        note = "; ".join(n for n in (reason.strip(), _proxy_note(proxy) or "") if n) or None
+        travel = self.repo.undo if undo else self.repo.redo
+        try:
+            after = await travel(record.id, live.seq, seat.player_id, note=note)
+        except UndoError as exc:
+            raise Refusal(f"{_sentence(str(exc))}") from None
+        game = after.game
+        await self.store.outbox_add(record.id, {
+            "kind": "turn", "seq": after.seq, "text": line + (f" _({note})_" if note else ""),
+            "next": next_line(game), "mention": _turn_changed(game, acting_before),
+            "pictures": changed_pictures(before, fingerprints(game)),
+        })
+        return Reply()
+
+    # --- the commissioner ----------------------------------------------------------
+
+    async def _as(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
+        seat, used = _match_seat(record, rest.split())
+        command = " ".join(rest.split()[used:])
+        if not command:
+            raise Refusal(f"Write the command to enter for {seat.display_name}: `as {seat.display_name} pass`.")
+        verb, args = split(command)
+        return await self._as_seat(record, seat, verb, args, commissioner)
+
+    async def _replace(self, record: GameRecord, commissioner: Seat, player: str, new: Account) -> Reply:
+        seat, used = _match_seat(record, player.split())
+        if used != len(player.split()):
+            raise Refusal("Write it as `replace PLAYER @ACCOUNT`.")
+        if any(s.discord_user_id == new.id for s in record.seats):
+            raise Refusal(f"{new.name} already has a seat.")
+        seats = [replace(s, discord_user_id=new.id, display_name=new.name) if s == seat else s for s in record.seats]
+        await self.repo.set_seats(record.id, await self.store.last_seq(record.id), seats, commissioner.player_id,
+                                  note=f"{new.name} replaces {seat.display_name}")
+        return Reply(f"**{new.name}** takes {seat.display_name}'s seat.")
+
+    async def _pause(self, record: GameRecord, commissioner: Seat, reason: str) -> Reply:
+        return await self._admin_post(record, commissioner, {"type": "pause"}, reason.strip(),
+                                      f"⏸ **{commissioner.display_name}** pauses the game" +
+                                      (f": {reason.strip()}" if reason.strip() else ""))
+
+    async def _resume(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
+        return await self._admin_post(record, commissioner, {"type": "resume"}, None,
+                                      f"▶ **{commissioner.display_name}** resumes the game", mention=True)
+
+    async def _reminders_for(self, record: GameRecord, now: datetime) -> None:
+        ledger = await self._ledger(record.id)
+        if ledger.paused is not None or not ledger.remind_hours or ledger.turn_began is None:
+            return
+        game = (await self.repo.load(record.id)).game
+        waited = (now - ledger.turn_began).total_seconds() / 3600
+        player = ledger.ask.consenter if ledger.ask else game.acting_player()
+        name = player_name(game, player)
+        for stage in (1, 2):
+            if waited < stage * ledger.remind_hours or stage in ledger.reminded or game.state.finished:
+                continue
+            if stage == 1:
+                text, mention = f"⏰ Your turn has waited {waited:.0f} h.", player
+            else:
+                commissioner = next(s.display_name for s in record.seats if s.commissioner)
+                text, mention = (f"⏰ **{name}** has not acted for {waited:.0f} h. The commissioner "
+                                 f"({commissioner}) may act for them: `as {name} ...`."), None
+            live = await self.repo.load(record.id)
+            event = await self.repo.record_admin(
+                record.id, live.seq, {"type": "reminder", "stage": stage, "position": ledger.position}, None)
+            await self.store.outbox_add(record.id, {"kind": "note", "seq": event.seq, "text": text,
+                                                    "next": next_line(game), "mention": mention})
+            await self._ledger(record.id)
+
+    async def _end(self, record: GameRecord, commissioner: Seat, reason: str) -> Reply:
+        if record.status is GameStatus.SETTING_UP:
+            await self.store.set_status(record.id, GameStatus.ABANDONED)
+            return Reply(f"Game {record.id} is cancelled.")
+        live = await self.repo.load(record.id)
+        if live.game.state.finished:
+            raise Refusal("The game is over already.")
+        parsed = Parsed(EndGame(commissioner.player_id))
+        await self._apply(record, live.seq, live.game, commissioner, parsed, "end",
+                          reason.strip() or "ended by the commissioner")
+        return Reply()
+
+    async def _remind(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
+        word = rest.strip().lower().removesuffix("h").strip()
+        if word in ("off", "0", "never", "none"):
+            hours = None
+        else:
+            try:
+                hours = float(word)
+            except ValueError:
+                raise Refusal("Write it as `remind 24` (hours) or `remind off`.") from None
+            if hours <= 0:
+                raise Refusal("The reminder time must be more than 0 hours.")
+        text = (f"⏰ Reminders: a player is reminded after {hours:g} h, the channel told after {2 * hours:g} h."
+                if hours else "⏰ No more reminders.")
+        return await self._admin_post(record, commissioner, {"type": "settings", "remind_hours": hours}, None, text)
+
+    async def _admin_post(
+        self, record: GameRecord, commissioner: Seat, data: dict[str, Any], note: str | None, text: str,
+        *, mention: bool = False,
+    ) -> Reply:
+        if record.status is not GameStatus.RUNNING:
+            raise Refusal("The game has not started yet.")
+        live = await self.repo.load(record.id)
+        event = await self.repo.record_admin(record.id, live.seq, data, commissioner.player_id, note=note or None)
+        await self.store.outbox_add(record.id, {
+            "kind": "note", "seq": event.seq, "text": text, "next": next_line(live.game),
+            "mention": live.game.acting_player() if mention else None,
+        })
+        return Reply()
+
+    # --- information ---------------------------------------------------------------
+
+    async def _info(self, record: GameRecord, verb: str, rest: str) -> Reply:
+        if record.status is GameStatus.SETTING_UP:
+            if verb in ("status", "log"):
+                seated = ", ".join(s.display_name + (" (commissioner)" if s.commissioner else "")
+                                   for s in record.seats)
+                return Reply(f"Game {record.id} is being set up ({record.options.get('market', 'grid')} market). "
+                             f"Seated: {seated}. `join` to play; the commissioner types `start`.")
+            raise Refusal("The game has not started yet.")
+        game = (await self.repo.load(record.id)).game
+        if verb == "status":
+            return Reply(status_text(record, game, await self._ledger(record.id), self.clock()))
+        if verb == "holdings":
+            return Reply(holdings_text(game))
+        if verb == "log":
+            return Reply(await self._log(record, rest))
+        focus = rest.strip().upper() or None
+        if focus is not None and focus not in game.ctx.board.hexes:
+            raise Refusal(f"There is no hex {focus} on the map.")
+        pictures = await render_pictures(game, [verb], highlight=focus, focus=focus)
+        return Reply(f"{round_title(game)} · phase {game.state.phase}", pictures)
+
+    async def _log(self, record: GameRecord, rest: str) -> str:
+        try:
+            count = int(rest) if rest.strip() else 15
+        except ValueError:
+            raise Refusal("Write it as `log` or `log 30`.") from None
+        events = await self.store.events(record.id)
+        effective = {e.seq for e in effective_events(events)}
+        shown = [(i, e) for i, e in enumerate(events) if log_line(record, e, effective, [])][-max(count, 1):]
+        lines = []
+        for i, event in shown:
+            moved = []
+            if event.kind in (EventKind.UNDO, EventKind.REDO):
+                before = {e.seq: e for e in effective_events(events[:i])}
+                after = {e.seq: e for e in effective_events(events[: i + 1])}
+                moved = [before[s] for s in sorted(set(before) - set(after))] or \
+                        [after[s] for s in sorted(set(after) - set(before))]
+            lines.append(log_line(record, event, effective, moved))
+        return "\n".join(line for line in lines if line) or "Nothing has happened yet."
+
+    # --- posts ---------------------------------------------------------------------
+
+    async def _post(self, message: OutboxMessage) -> Post:
+        payload = message.payload
+        record = await self.store.get_game(message.game_id)
+        mention = next((s for s in record.seats if s.player_id == payload.get("mention")), None)
+        pictures: list[Picture] = []
+        if self.pictures and payload.get("pictures"):
+            game = await self._game_at(message.game_id, int(payload["seq"]))
+            hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
+            pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id)
+        return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""),
+                    payload.get("next", ""), mention, pictures)
+
+    async def _game_at(self, game_id: int, seq: int) -> Game:
+        """The game as it was after event ``seq``: the live one unless it has moved on."""
+        later = await self.store.events(game_id, after_seq=seq)
+        if not any(e.kind is not EventKind.ADMIN and e.kind is not EventKind.SEAT for e in later):
+            return (await self.repo.load(game_id)).game
+        record = await self.store.get_game(game_id)
+        game = self.engine.new_game(record)
+        events = [e for e in await self.store.events(game_id) if e.seq <= seq]
+        for event in effective_events(events):
+            self.engine.apply(game, event.action, replaying=True)
+        return game
+
+    async def _ledger(self, game_id: int) -> Ledger:
+        ledger = self._ledgers.setdefault(game_id, Ledger())
+        if ledger.seq < await self.store.last_seq(game_id):
+            ledger.fold(await self.store.events(game_id, after_seq=ledger.seq))
+        return ledger
+
+    def _lock(self, channel_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(channel_id, asyncio.Lock())
+
+
+def _account(seat: Seat) -> Account:
+    return Account(seat.discord_user_id or seat.player_id, seat.display_name)
+
+
+def _match_seat(record: GameRecord, words: list[str]) -> tuple[Seat, int]:
+    """The seat whose name (or account mention) the first words give; longest name wins."""
+    for used in range(len(words), 0, -1):
+        name = " ".join(words[:used]).lower()
+        mention = name.strip("<@!>")
+        for seat in record.seats:
+            if name == seat.display_name.lower() or mention in (seat.discord_user_id, seat.player_id):
+                return seat, used
+    raise Refusal(f"Whom do you mean? Seated: {', '.join(s.display_name for s in record.seats)}.")
+
+
+def _seat_of(record: GameRecord, player_id: str) -> Seat:
+    return next(s for s in record.seats if s.player_id == player_id)
+
+
+def _proxy_note(proxy: Seat | None) -> str | None:
+    return f"entered by {proxy.display_name} (commissioner)" if proxy else None
+
+
+def _turn_changed(game: Game, acting_before: str | None) -> str | None:
+    """The player to mention: the one who must act now, if it was someone else before."""
+    now = game.acting_player()
+    return now if now is not None and now != acting_before else None
+
+
+def _hex_of(parsed: Parsed) -> str | None:
+    action = parsed.action
+    return action.hex if isinstance(action, (LayTile, PlaceToken, RemoveToken)) else None
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + "."

@@ -1,0 +1,32 @@
+"""A real game as the commands its players would have typed to Troika.
+
+Each action of an 18xx.games log (read by :mod:`engine.importer`) becomes the short
+command a player types, preceded by who types it: the player who decides for the
+acting player or company, and, after a deal that needs another player's consent,
+that player's ``agree``. Used to play real games through the console in tests and
+in ``troika bench``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from engine.importer import actions_of, read_log
+
+from .commands import command_for, consent_needed
+
+
+def log_commands(log: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(player name, command) for every action of the log, in order."""
+    game, logged = read_log(log)
+    for entry in logged:
+        for action in actions_of(lambda: game.state, entry):
+            names = {p.id: p.name for p in game.state.players}
+            yield names[game.controller(action.entity) or ""], command_for(game, action)
+            consenter = consent_needed(game, action)
+            if consenter is not None:
+                yield names[consenter], "agree"
+            game.apply(action, check=False)
+
+

@@ -1,0 +1,301 @@
+"""The Discord layer driven through discord.py's real command objects.
+
+Messages go through ``Bot.get_context`` and ``Bot.invoke`` (prefix parsing, the hybrid
+commands, converters, the one error handler); contexts and the channel are fakes that
+record what the bot sends, as python-discord's bot tests do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+import pytest
+from discord.ext import commands
+
+from bot.discord_bot import GameCog, TroikaBot, suggest
+from bot.service import TroikaService
+from storage import SqliteEventStore
+
+CHANNEL_ID = 500
+
+
+@dataclass
+class FakeUser:
+    id: int
+    display_name: str
+    bot: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.display_name
+
+    @property
+    def mention(self) -> str:
+        return f"<@{self.id}>"
+
+
+@dataclass
+class Sent:
+    """A message the bot sent (or a message a user typed)."""
+
+    id: int
+    content: str | None
+    files: list[discord.File] = field(default_factory=list)
+    nonce: int | None = None
+    ephemeral: bool = False
+    pinned: bool = False
+    edits: list[str] = field(default_factory=list)
+
+    async def edit(self, *, content: str) -> None:
+        self.edits.append(content)
+        self.content = content
+
+    async def pin(self) -> None:
+        self.pinned = True
+
+    @property
+    def filenames(self) -> list[str]:
+        return [f.filename for f in self.files]
+
+
+class FakeChannel:
+    """Records what is sent; hands back sent messages by id."""
+
+    def __init__(self, channel_id: int) -> None:
+        self.id = channel_id
+        self.sent: list[Sent] = []
+
+    async def send(self, content: str | None = None, *, files: list[discord.File] | None = None,
+                   nonce: int | None = None, ephemeral: bool = False, **_: Any) -> Sent:
+        message = Sent(1000 + len(self.sent), content, list(files or []), nonce, ephemeral)
+        self.sent.append(message)
+        return message
+
+    def get_partial_message(self, message_id: int) -> Sent:
+        return next(m for m in self.sent if m.id == message_id)
+
+
+@dataclass
+class FakeMessage:
+    content: str
+    author: FakeUser
+    channel: FakeChannel
+    id: int = 1
+    guild: Any = None
+    attachments: list[Any] = field(default_factory=list)
+    _state: Any = None
+
+
+class RecordingContext(commands.Context):  # type: ignore[type-arg]
+    """A real Context whose replies go to the fake channel instead of Discord's API."""
+
+    async def send(self, content: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        return await self.channel.send(content, **kwargs)
+
+
+class FakeBot(TroikaBot):
+    def __init__(self, service: TroikaService, channel: FakeChannel) -> None:
+        super().__init__(service)
+        self.channel = channel
+
+    async def resolve_channel(self, channel_id: str) -> Any:
+        assert channel_id == str(self.channel.id)
+        return self.channel
+
+
+ANNA, BORIS, CLARA = FakeUser(11, "Anna"), FakeUser(22, "Boris"), FakeUser(33, "Clara")
+USERS = {u.display_name: u for u in (ANNA, BORIS, CLARA)}
+
+
+@pytest.fixture
+async def table(tmp_path: Any) -> AsyncIterator["Table"]:
+    async with SqliteEventStore(tmp_path / "bot.sqlite3") as store:
+        service = TroikaService(store)
+        channel = FakeChannel(CHANNEL_ID)
+        async with FakeBot(service, channel) as bot:  # initialised, never logged in
+            bot._connection.user = FakeUser(1, "Troika", bot=True)  # type: ignore[assignment]
+            await bot.add_cog(GameCog(bot))
+            yield Table(bot, service, channel)
+            await bot.remove_cog("Game")
+
+
+@dataclass
+class Table:
+    bot: FakeBot
+    service: TroikaService
+    channel: FakeChannel
+
+    async def say(self, user: FakeUser, content: str) -> list[Sent]:
+        """``user`` types ``content``; returns what the bot sent in answer."""
+        start = len(self.channel.sent)
+        message = FakeMessage(content, user, self.channel)
+        ctx = await self.bot.get_context(message, cls=RecordingContext)  # type: ignore[arg-type]
+        await self.bot.invoke(ctx)
+        await settle()
+        return self.channel.sent[start:]
+
+    async def acting(self) -> FakeUser:
+        _, game = await self.service.game_in(str(CHANNEL_ID))
+        return USERS[game.state.player(game.acting_player() or "").name]
+
+
+async def settle() -> None:
+    """Let the tasks discord.py schedules (the error handler) finish."""
+    for _ in range(20):
+        pending = [t for t in asyncio.all_tasks()
+                   if t is not asyncio.current_task() and t.get_name().startswith("discord.py") and not t.done()]
+        if not pending:
+            return
+        await asyncio.gather(*pending)
+
+
+def posts(sent: list[Sent]) -> list[Sent]:
+    """Game posts, without the pinned status message."""
+    return [m for m in sent if m.nonce is not None]
+
+
+def order_after(first: FakeUser) -> list[FakeUser]:
+    seats = [ANNA, BORIS, CLARA]
+    i = seats.index(first)
+    return seats[i:] + seats[:i]
+
+
+async def test_a_game_is_set_up_joined_and_started(table: Table) -> None:
+    reply = await table.say(ANNA, "!new column")
+    assert "sets up game 1" in (reply[0].content or "") and "column market" in (reply[0].content or "")
+    await table.say(BORIS, "!join")
+    assert (await table.say(BORIS, "!join"))[0].content == "✗ You already have a seat."
+    await table.say(CLARA, "!join")
+    assert (await table.say(BORIS, "!start"))[0].content == "✗ Only the commissioner may do that."
+    sent = await table.say(ANNA, "!start")
+    start = posts(sent)[0]
+    assert "Game 1 of 1861 begins" in (start.content or "")
+    assert start.filenames == ["map.png", "table.png"]
+    first = await table.acting()
+    assert first.mention in (start.content or "")  # the first player is called
+    status = [m for m in sent if m.nonce is None]
+    assert status and status[0].pinned and "To act" in (status[0].content or "")
+    assert "already has game 1" in (await table.say(BORIS, "!new"))[0].content
+
+
+async def test_the_private_auction_and_a_stock_round(table: Table) -> None:
+    for user, text in ((ANNA, "!new"), (BORIS, "!join"), (CLARA, "!join"), (ANNA, "!start")):
+        await table.say(user, text)
+    p0, p1, p2 = order_after(await table.acting())
+
+    # Out of turn, illegal and mistyped commands get one clear answer; nothing is stored.
+    seq = await table.service.store.last_seq(1)
+    wrong = await table.say(p1, "!bid TSR 20")
+    assert wrong[0].content.startswith(f"✗ Not your turn: {p0.display_name} bids on TSR")
+    low = await table.say(p0, "!bid TSR 5")
+    assert "lowest" in low[0].content.lower() and "`bid TSR 20..420`" in low[0].content
+    typo = await table.say(p0, "!bdi TSR 20")
+    assert typo[0].content == "✗ I don't know `bdi`. Did you mean `bid`? `help` lists the commands."
+    assert await table.service.store.last_seq(1) == seq
+
+    # A bid passes the turn: a post naming the move and calling the next bidder.
+    post = posts(await table.say(p0, "!bid TSR 20"))[0]
+    assert f"**{p0.display_name}**: `bid TSR 20`" in post.content and p1.mention in post.content
+    assert post.files == []  # a bid changes no picture
+    await table.say(p1, "!pass")
+    await table.say(p2, "!bid 25")  # the private up for auction is understood
+    won = posts(await table.say(p0, "!pass"))[0]
+    assert f"{p2.display_name} buys TSR for 25" in won.content
+    assert won.filenames == ["table.png"]
+    # p0 passed last and opens the next private: the turn stays with them, no mention.
+    assert await table.acting() == p0 and "<@" not in won.content
+
+    # The other privates: whoever opens bids the minimum and the others pass.
+    while (await table.service.game_in(str(CHANNEL_ID)))[1].round_name == "Auction":
+        user = await table.acting()
+        _, game = await table.service.game_in(str(CHANNEL_ID))
+        minimum = game.state.round.minimum if game.state.round.high_bidder is None else None
+        await table.say(user, f"!bid {minimum}" if minimum is not None else "!pass")
+
+    # The stock round: the Nikolaev first, majors not yet, then a minor auction.
+    user = await table.acting()
+    before = [u for u in order_after(user) if u is not user]
+    assert "Nikolaev (N) must be the first" in (await table.say(user, "!auction RO 100"))[0].content
+    assert "✗" in (await table.say(user, "!buy NW"))[0].content
+    nominated = posts(await table.say(user, "!auction N 100"))[0]
+    assert nominated.filenames == ["map.png", "table.png"]  # its home token is placed
+    assert before[0].mention in nominated.content
+    await table.say(before[0], "!pass")
+    won = posts(await table.say(before[1], "!pass"))[0]
+    assert f"{user.display_name} wins N for 100" in won.content
+    assert won.filenames == ["market.png", "table.png"]
+    while (await table.service.game_in(str(CHANNEL_ID)))[1].round_name == "Stock":
+        await table.say(await table.acting(), "!pass")
+    _, game = await table.service.game_in(str(CHANNEL_ID))
+    assert game.round_name == "Operating"
+
+    # The pinned status message was kept up to date by editing it.
+    pinned = [m for m in table.channel.sent if m.pinned]
+    assert len(pinned) == 1 and pinned[0].edits and "Operating round 1.1" in pinned[0].content
+
+
+async def test_info_commands_answer_with_text_and_pictures(table: Table) -> None:
+    for user, text in ((ANNA, "!new"), (BORIS, "!join"), (CLARA, "!join"), (ANNA, "!start")):
+        await table.say(user, text)
+    assert (await table.say(CLARA, "!map H8"))[0].filenames == ["map.png"]
+    assert (await table.say(CLARA, "!market"))[0].filenames == ["market.png"]
+    assert "Seats: Anna (commissioner) · Boris · Clara" in (await table.say(CLARA, "!status"))[0].content
+    assert "`lay HEX TILE [ROTATION]`" in (await table.say(CLARA, "!help lay"))[0].content
+    assert (await table.say(CLARA, "!map Z99"))[0].content == "✗ There is no hex Z99 on the map."
+    # Other names for commands work as prefix commands too.
+    assert "To act" in (await table.say(CLARA, "!info"))[0].content
+
+
+async def test_slash_commands_defer_and_offer_the_legal_moves(table: Table) -> None:
+    for user, text in ((ANNA, "!new"), (BORIS, "!join"), (CLARA, "!join"), (ANNA, "!start")):
+        await table.say(user, text)
+    first = await table.acting()
+
+    @dataclass
+    class Response:
+        deferred: list[bool] = field(default_factory=list)
+
+        async def defer(self, *, ephemeral: bool = False) -> None:
+            self.deferred.append(ephemeral)
+
+        def is_done(self) -> bool:
+            return bool(self.deferred)
+
+    @dataclass
+    class Interaction:
+        client: Any
+        channel_id: int
+        command: Any
+        response: Response = field(default_factory=Response)
+
+    bid = table.bot.get_command("bid")
+    assert bid is not None and bid.app_command is not None
+    choices = await suggest(Interaction(table.bot, CHANNEL_ID, bid.app_command), "TSR")  # type: ignore[arg-type]
+    assert [c.value for c in choices] == ["TSR 20", "TSR 30"]
+
+    interaction = Interaction(table.bot, CHANNEL_ID, bid.app_command)
+    ctx = RecordingContext(message=FakeMessage("", first, table.channel), bot=table.bot,  # type: ignore[arg-type]
+                           view=commands.view.StringView(""), interaction=interaction)  # type: ignore[arg-type]
+    cog = table.bot.get_cog("Game")
+    assert isinstance(cog, GameCog)
+    await cog.play(ctx, "bid TSR 20")
+    assert interaction.response.deferred == [True]  # acknowledged before any slow work
+    assert await table.acting() != first
+
+
+async def test_every_command_is_a_valid_slash_command(table: Table) -> None:
+    commands_ = table.bot.tree.get_commands()
+    assert 40 <= len(commands_) <= 100  # Discord allows 100 global commands
+    menus = set()
+    for command in commands_:
+        payload = command.to_dict(table.bot.tree)
+        assert 1 <= len(payload["description"]) <= 100
+        for option in payload.get("options", []):
+            assert len(option["description"]) <= 100
+            if option.get("autocomplete"):
+                menus.add(command.name)
+    assert {"bid", "auction", "buy", "sell", "par", "lay", "token", "run", "train", "merge", "into"} <= menus
