@@ -17,6 +17,7 @@ from .actions import Action, EndGame
 from .board import load_board
 from .errors import IllegalAction
 from .rules import Rules
+from .game_end import check_bank
 from .scoring import end_game, final_values
 from .setup import new_state
 from .state import Context, GameState
@@ -106,6 +107,7 @@ class Game:
                 end_game(self.ctx, self.state, "manually_ended")
             else:
                 ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
+                check_bank(self.ctx, self.state)
         except Exception:
             if before is not None:
                 self.state = before

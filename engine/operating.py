@@ -201,6 +201,7 @@ def _advance(ctx: Context, state: GameState) -> None:
     """Run steps that need nobody's decision until someone must act."""
     while state.round is not None and state.round.kind == "Operating" and not state.finished:
         rnd: OperatingRound = state.round
+        game_end.check_bank(ctx, state)
         if state.trainless_majors or trains.over_limit(ctx, state):
             return
         company = current(state)
