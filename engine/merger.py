@@ -136,7 +136,8 @@ def _minor_action(ctx: Context, state: GameState, rnd: MergerRound, action: Acti
             rnd.adding_done = True
             return
         if len(rnd.merging) > 1 or rnd.converting:
-            raise IllegalAction(f"choose the major company that {' and '.join(rnd.merging)} form")
+            # Nothing has changed hands yet: passing now gives the merge up.
+            state.log.append(f"{active} gives up {'converting' if rnd.converting else 'the merge'}")
         _next_minor(ctx, state, rnd)
         return
     if isinstance(action, Convert):
