@@ -216,11 +216,11 @@ def _extend_segment(
         _extend_segment(g, start, onward, mask, hexes, found)
 
 
-_CACHE: dict[tuple, TrackGraph] = {}
+_CACHE: dict[tuple[object, ...], TrackGraph] = {}
 _CACHE_SIZE = 32
 
 
-def track_graph(ctx: "Context", state: "GameState") -> TrackGraph:
+def track_graph(ctx: Context, state: GameState) -> TrackGraph:
     """The track graph of the map as it is now (cached per tile layout)."""
     key = (id(ctx.board), tuple(sorted((h, p.tile, p.rotation) for h, p in state.map.tiles.items())))
     graph = _CACHE.get(key)
@@ -233,7 +233,7 @@ def track_graph(ctx: "Context", state: "GameState") -> TrackGraph:
     return graph
 
 
-def blocked_nodes(state: "GameState", graph: TrackGraph, friends: Iterable[str]) -> int:
+def blocked_nodes(state: GameState, graph: TrackGraph, friends: Iterable[str]) -> int:
     """Mask of the cities whose slots are all held by tokens of companies not in ``friends``."""
     friendly = set(friends)
     mask = 0
@@ -256,7 +256,7 @@ def passable_nodes(graph: TrackGraph, blocked: int) -> int:
     return mask & ~blocked
 
 
-def token_nodes(state: "GameState", graph: TrackGraph, company: str) -> list[int]:
+def token_nodes(state: GameState, graph: TrackGraph, company: str) -> list[int]:
     """The nodes holding ``company``'s placed tokens, in token order."""
     found: list[int] = []
     for token in state.companies[company].placed_tokens:
@@ -293,7 +293,7 @@ class _Walk:
         self.full_ends: set[int] = set()
         self.surveying = True
 
-    def run(self, starts: Iterable[int]) -> "_Walk":
+    def run(self, starts: Iterable[int]) -> _Walk:
         starts = list(starts)
         try:
             self._survey(starts)
@@ -410,7 +410,7 @@ class _Walk:
             self._leave(node, visited | 1 << node, used)
 
 
-def reachable(ctx: "Context", state: "GameState", company: str) -> Reach:
+def reachable(ctx: Context, state: GameState, company: str) -> Reach:
     """The nodes, hexes and track ends ``company`` reaches from its placed tokens (8.1).
 
     A node is reached if a walk from a token city gets there without crossing a
@@ -429,7 +429,7 @@ def reachable(ctx: "Context", state: "GameState", company: str) -> Reach:
     return Reach(nodes, hexes, track_ends)
 
 
-def city_is_unconnected(ctx: "Context", state: "GameState", hex_id: str, city: int) -> bool:
+def city_is_unconnected(ctx: Context, state: GameState, hex_id: str, city: int) -> bool:
     """True if no walk along track from this city reaches another city, town or off-board
     (tokens ignored; 18xx.games' test for a major's home, RULES-NOTES 4.3)."""
     graph = track_graph(ctx, state)
@@ -442,7 +442,7 @@ def city_is_unconnected(ctx: "Context", state: "GameState", hex_id: str, city: i
 
 
 def minors_connected(
-    ctx: "Context", state: "GameState", a_sym: str, b_sym: str, merging: set[str]
+    ctx: Context, state: GameState, a_sym: str, b_sym: str, merging: set[str]
 ) -> bool:
     """True if minor ``a_sym``'s token reaches ``b_sym``'s token city (9.2): tokens of the
     minors in the merge (and of ``a_sym``, ``b_sym``) do not block; cities of one hex

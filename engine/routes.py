@@ -19,9 +19,9 @@ adds Ekaterinburg's value again, times the train's multiplier.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from .actions import Route
 from .board import TrainDef
@@ -135,7 +135,7 @@ class _Scope:
                         stack.append(other)
         return seen
 
-    def pricing(self, train: TrainDef) -> "_Pricing":
+    def pricing(self, train: TrainDef) -> _Pricing:
         """How ``train`` counts stops on this company's routes (cached per train type)."""
         if train.name not in self._pricing:
             self._pricing[train.name] = _Pricing(self, train)
@@ -331,13 +331,13 @@ def _leg_segments(scope: _Scope, train_id: str, leg: tuple[str, ...]) -> list[in
     if found:
         return found
     board = scope.ctx.board
-    for a, b in zip(leg, leg[1:]):
+    for a, b in pairwise(leg):
         if a not in board.hexes or b not in board.hexes:
             missing = a if a not in board.hexes else b
             raise IllegalAction(f"train {train_id}: {missing} is not on the map")
         if b not in board.neighbours[a].values():
             raise IllegalAction(f"train {train_id}: {a} and {b} are not neighbouring hexes")
-    for a, b in zip(leg, leg[1:]):
+    for a, b in pairwise(leg):
         edge = next(e for e, h in board.neighbours[a].items() if h == b)
         end = scope.graph.end_ids.get((a, edge))
         if end is None or scope.graph.crossing[end] is None:
@@ -591,7 +591,7 @@ class _TrainSearch:
         least = min(worth[n] for n in _bits(counted & ~pricing.mandatory))
         return any(pricing.worth_ub[n] > least for n in _bits(ahead))
 
-    def run(self, used0: int, bar: "_Bar", emit: Callable[[_Found, object], None]) -> None:
+    def run(self, used0: int, bar: _Bar, emit: Callable[[_Found, object], None]) -> None:
         """Call ``emit`` with each legal route on track other than ``used0`` that earns
         more than ``bar`` asks, and the bar's state for that route's track; branches
         whose upper bound does not clear the bar are cut."""
@@ -725,159 +725,207 @@ class _Bar:
         return self.amount
 
 
+@dataclass
+class _Answer:
+    """The best routes found for some trains (one entry per train, None = no run)."""
+
+    total: int
+    routes: list[_Found | None]
+
+
 class _Pools(_Bar):
     """The other trains' route lists, for a search of the first train's routes.
 
     A first-train route is worth reporting only if, with the best other routes its
-    track leaves free, it beats the best total so far. The mark is, for each list,
-    the routes (as bits over their positions) that clash with the track so far.
+    track leaves free, it beats ``answer``. The mark is, for each list, the routes
+    (as bits over their positions) that clash with the track so far.
     """
 
-    def __init__(self, optimizer: "_Optimizer", trains: list[Train], pools: list[list[_Found]]) -> None:
+    def __init__(
+        self, answer: _Answer, names: tuple[str, ...], pools: list[list[_Found]], later_best: list[int]
+    ) -> None:
         super().__init__(0)
-        self.optimizer = optimizer
+        self.answer = answer
         self.pools = pools
-        self.tops = [pool[0].value if pool else 0 for pool in pools]
-        self.twins = [
-            i + 1 < len(trains) and trains[i + 1].name == trains[i].name for i in range(len(trains))
+        self.later_best = later_best  # [i]: the best answer of the trains of lists i, i+1, ...
+        self.twins = [i + 1 < len(names) and names[i + 1] == names[i] for i in range(len(names))]
+        self.users = [_users(pool) for pool in pools]
+        # clashes_after[i][p]: for each later list, the routes that clash with route p of list i
+        self.clashes_after = [
+            [tuple(self._users_of(j, found.mask) for j in range(i + 1, len(pools))) for found in pool]
+            for i, pool in enumerate(pools[:-1])
         ]
-        # users[i][b]: the routes of list i that use track bit b
-        self.users: list[dict[int, int]] = []
-        for pool in pools:
-            index: dict[int, int] = {}
-            for position, found in enumerate(pool):
-                for low in _lows(found.mask):
-                    index[low] = index.get(low, 0) | 1 << position
-            self.users.append(index)
+
+    def _users_of(self, i: int, mask: int) -> int:
+        users = self.users[i]
+        clash = 0
+        for low in _lows(mask):
+            clash |= users.get(low, 0)
+        return clash
 
     def start(self) -> tuple[int, ...]:
         return (0,) * len(self.pools)
 
     def add(self, mark: object, mask: int) -> tuple[int, ...]:
-        clashes = list(mark)  # type: ignore[call-overload]
-        for low in _lows(mask):
-            for i, users in enumerate(self.users):
-                clashes[i] |= users.get(low, 0)
-        return tuple(clashes)
+        clashes: tuple[int, ...] = mark  # type: ignore[assignment]
+        return tuple(c | self._users_of(i, mask) for i, c in enumerate(clashes))
 
     def need(self, mark: object) -> int:
+        return self.answer.total - self.best_free(mark, 0)  # type: ignore[arg-type]
+
+    def best_free(self, clashes: tuple[int, ...], first: int) -> int:
+        """The most the lists from ``first`` on could add: each one's best route that does
+        not clash (though they may clash with each other), and no more than their trains'
+        best answer on the whole map."""
         rest = 0
-        for pool, clashes in zip(self.pools, mark):  # type: ignore[call-overload]
-            free = ~clashes & ((1 << len(pool)) - 1)
+        for pool, clash in zip(self.pools[first:], clashes[first:]):
+            free = ~clash & ((1 << len(pool)) - 1)
             if free:
                 rest += pool[_lowest(free)].value
-        return self.optimizer.best_total - rest
+        return min(rest, self.later_best[first])
 
-    def complete(self, first: _Found | None, mark: tuple[int, ...]) -> None:
+    def complete(self, first: _Found | None, mark: object) -> None:
         """Branch and bound over the lists for the best routes to go with ``first``."""
-        optimizer = self.optimizer
+        answer = self.answer
         pools = self.pools
+        last = len(pools) - 1
         chosen: list[_Found | None] = [first]
 
+        def finish(total: int, clash: int, start: int) -> None:
+            # The last list: its first route that does not clash is its best.
+            free = ((1 << len(pools[last])) - 1) & ~clash & ~((1 << start) - 1)
+            found = pools[last][_lowest(free)] if free else None
+            if total + _value(found) > answer.total:
+                answer.total = total + _value(found)
+                answer.routes = [*chosen, found]
+
         def branch(i: int, total: int, clashes: tuple[int, ...], start: int) -> None:
-            if i == len(pools):
-                if total > optimizer.best_total:
-                    optimizer.best_total = total
-                    optimizer.best = list(chosen)
+            if i == last:
+                finish(total, clashes[i], start)
                 return
             pool = pools[i]
-            rest = sum(self.tops[i + 1 :])
+            rest = self.best_free(clashes, i + 1)
+            twin = self.twins[i]
             free = ((1 << len(pool)) - 1) & ~clashes[i] & ~((1 << start) - 1)
             while free:
                 low = free & -free
                 free ^= low
                 position = low.bit_length() - 1
                 found = pool[position]
-                if total + found.value + rest <= optimizer.best_total:
+                if total + found.value + rest <= answer.total:
                     break
+                after = self.clashes_after[i][position]
                 chosen.append(found)
-                later = self.add(clashes, found.mask)
-                branch(i + 1, total + found.value, later, position + 1 if self.twins[i] else 0)
+                if i + 1 == last:
+                    finish(total + found.value, clashes[last] | after[0], position + 1 if twin else 0)
+                else:
+                    later = clashes[: i + 1] + tuple(c | d for c, d in zip(clashes[i + 1 :], after))
+                    branch(i + 1, total + found.value, later, position + 1 if twin else 0)
                 chosen.pop()
-            if total + rest > optimizer.best_total:
+            if total + rest > answer.total:
                 chosen.append(None)
-                branch(i + 1, total, clashes, len(pool) if self.twins[i] else 0)
+                branch(i + 1, total, clashes, len(pool) if twin else 0)
                 chosen.pop()
 
-        branch(0, first.value if first else 0, mark, 0)
+        branch(0, _value(first), mark, 0)  # type: ignore[arg-type]
+
+
+def _users(pool: list[_Found]) -> dict[int, int]:
+    """For each track bit, the routes of ``pool`` (as bits over positions) that use it."""
+    index: dict[int, int] = {}
+    for position, found in enumerate(pool):
+        for low in _lows(found.mask):
+            index[low] = index.get(low, 0) | 1 << position
+    return index
 
 
 class _Optimizer:
     """The company's best set of routes: one per train, no track shared (8.8.1).
 
-    1. Each train's best route alone bounds what it can add; the sum of these
-       bounds, ``ceiling``, bounds any answer. Trains go in order of their bound.
-    2. Greedily, each train in turn takes its best route on the track left: a first
-       answer to beat.
-    3. With a margin ``slack``, every train but the first lists each route earning
-       more than its bound minus ``slack`` (``_TrainSearch.pool``). The first train's
-       routes are searched with a bar that rises as their track takes away the other
-       trains' best listed routes (``_Pools``); each route found is completed by
-       branch and bound over the lists, trains of one type taking routes in list
-       order so no answer is tried twice.
-    4. An answer using some route outside the lists earns at most ``ceiling - slack``;
-       so once the best answer reaches that, it is the maximum. Otherwise the margin
-       grows (at least doubling) and step 3 runs again.
+    Trains go in order of their best route alone. The best answer for a set of trains
+    is found from the best answers for the set less one train (``_best``, remembered
+    per set, so trains of one type share the work):
+
+    1. Less train i, the others earn at most ``without[i]``; so no answer earns more
+       than the least of (train i alone + ``without[i]``).
+    2. A first answer to beat comes from the answers less one train (``_first_answer``).
+    3. A better answer needs each train i to earn more than that answer less
+       ``without[i]``. Every train but the first lists each route that does
+       (``_TrainSearch.pool``); the first train's routes are searched with a bar that
+       rises as their track takes away the other trains' best listed routes
+       (``_Pools``), and each route found is completed by branch and bound over the
+       lists, trains of one type taking routes in list order so no answer is tried
+       twice.
     """
 
     def __init__(self, scope: _Scope, trains: list[Train]) -> None:
         board = scope.ctx.board
         self.searches = {t.name: _TrainSearch(scope, board.train(t.name)) for t in trains}
-        self.alone = {name: search.best(0) for name, search in self.searches.items()}
-        value = {name: found.value if found else 0 for name, found in self.alone.items()}
-        self.trains = sorted(trains, key=lambda t: (-value[t.name], t.name))
-        self.bounds = [value[t.name] for t in self.trains]
-        self.best_total = 0
-        self.best: list[_Found | None] = []
+        alone = {name: search.best(0) for name, search in self.searches.items()}
+        self.trains = sorted(trains, key=lambda t: (-_value(alone[t.name]), t.name))
+        self.memo: dict[tuple[str, ...], _Answer] = {
+            (name,): _Answer(_value(found), [found]) for name, found in alone.items()
+        }
 
     def solve(self) -> list[tuple[Train, _Found]]:
-        self._greedy()
-        ceiling = sum(self.bounds)
-        if len(self.trains) > 1 and self.best_total < ceiling:
-            # Revenues are multiples of ``step``; a route outside a list earns at most
-            # its bound minus ``slack`` when both are multiples of it.
-            step = self._step()
-            slack = _round_up((ceiling - self.best_total + 1) // 2, step)
-            while True:
-                self._search(slack)
-                if self.best_total >= ceiling - slack:
-                    break
-                slack = min(_round_up(ceiling - self.best_total, step), 2 * slack)
-        return [(t, f) for t, f in zip(self.trains, self.best) if f is not None]
+        answer = self._best(tuple(t.name for t in self.trains))
+        return [(t, f) for t, f in zip(self.trains, answer.routes) if f is not None]
 
-    def _search(self, slack: int) -> None:
-        first, others = self.trains[0], self.trains[1:]
-        lists = {
-            t.name: self.searches[t.name].pool(bound - slack)
-            for t, bound in zip(others, self.bounds[1:])
-        }
-        pools = _Pools(self, others, [lists[t.name] for t in others])
-        self.searches[first.name].run(0, pools, pools.complete)  # type: ignore[arg-type]
-        pools.complete(None, pools.start())
+    def _best(self, names: tuple[str, ...]) -> _Answer:
+        if names not in self.memo:
+            self.memo[names] = self._solve(names)
+        return self.memo[names]
 
-    def _step(self) -> int:
-        """The largest number every route revenue is a multiple of."""
-        step = 0
-        for search in self.searches.values():
-            for value in search.pricing.worth + search.pricing.pair:
-                step = math.gcd(step, value)
-        return step or 1
+    def _solve(self, names: tuple[str, ...]) -> _Answer:
+        without = [self._best(names[:i] + names[i + 1 :]).total for i in range(len(names))]
+        ceiling = min(self.memo[(name,)].total + w for name, w in zip(names, without))
+        answer = self._first_answer(names)
+        if answer.total >= ceiling:
+            return answer
+        lists: dict[str, list[_Found]] = {}
+        for name, others in zip(names[1:], without[1:]):
+            if name not in lists:
+                lists[name] = self.searches[name].pool(answer.total - others)
+        later_best = [self._best(names[i:]).total for i in range(1, len(names))]
+        bar = _Pools(answer, names[1:], [lists[name] for name in names[1:]], later_best)
+        self.searches[names[0]].run(0, bar, bar.complete)
+        bar.complete(None, bar.start())
+        return answer
 
-    def _greedy(self) -> None:
+    def _first_answer(self, names: tuple[str, ...]) -> _Answer:
+        """A good answer to beat: for each train, the best answer without it plus its
+        best route on the track left; then each train in turn re-routed on the track the
+        others leave, while that helps."""
+        best: _Answer | None = None
+        for i in range(len(names)):
+            base = self._best(names[:i] + names[i + 1 :])
+            routes = base.routes[:i] + [self._best_on(names[i], base.routes)] + base.routes[i:]
+            answer = _Answer(sum(_value(f) for f in routes), routes)
+            if best is None or answer.total > best.total:
+                best = answer
+        assert best is not None
+        improved = True
+        while improved:
+            improved = False
+            for i, name in enumerate(names):
+                found = self._best_on(name, best.routes[:i] + best.routes[i + 1 :])
+                if _value(found) > _value(best.routes[i]):
+                    best.total += _value(found) - _value(best.routes[i])
+                    best.routes[i] = found
+                    improved = True
+        return best
+
+    def _best_on(self, name: str, others: list[_Found | None]) -> _Found | None:
+        """The best route of a ``name`` train on the track ``others`` leave."""
         used = 0
-        chosen: list[_Found | None] = []
-        for train in self.trains:
-            search = self.searches[train.name]
-            found = self.alone[train.name] if not used else search.best(used)
-            chosen.append(found)
+        for found in others:
             if found is not None:
                 used |= found.mask
-        self.best = chosen
-        self.best_total = sum(f.value for f in chosen if f is not None)
+        return self.searches[name].best(used)
 
 
-def _round_up(value: int, step: int) -> int:
-    return -(-value // step) * step
+def _value(found: _Found | None) -> int:
+    return found.value if found is not None else 0
 
 
 def _lows(mask: int) -> Iterable[int]:

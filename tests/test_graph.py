@@ -1,0 +1,164 @@
+"""Track graph and connectivity (rulebook 8.1, 9.2; RULES-NOTES 2.1, 4.3) on the 1861 map."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from helpers_map import TRACES, context, final_positions, position
+
+from engine.graph import city_is_unconnected, minors_connected, reachable, track_graph
+from engine.state import Company
+
+CTX = context()
+
+# MNN (Moscow city 3) eastwards: I7, J8 to Nizhnii Novgorod (K7), L8 on to Kazan (M7).
+EAST = {"I7": "8@5", "J8": "8@2", "L8": "8@2", "M7": "57@1"}
+
+# The bank-breaks game before action 504: MKN's track reaches the Poland off-board A11
+# only by crossing the B12-C13 border twice (C13 and B12 are junction tiles).
+TWICE_ACROSS = {
+    "B10": "9@0", "B12": "23@5", "B4": "801@4", "B6": "8@0", "B8": "88@0", "C13": "23@2",
+    "C15": "7@3", "C3": "9@1", "D14": "636@0", "D16": "9@0", "D18": "9@0", "D2": "24@4",
+    "D20": "202@1", "D6": "9@2", "D8": "9@2", "E1": "641@0", "E13": "58@5", "E7": "9@2",
+    "E9": "619@0", "F14": "9@2", "F8": "24@5", "G13": "58@4", "G15": "623@0", "G17": "8@3",
+    "G5": "87@5", "G9": "8@2", "H10": "4@0", "H12": "25@3", "H14": "9@1", "H18": "57@2",
+    "H6": "8@0", "H8": "638@0", "I13": "14@1", "I7": "8@5", "I9": "8@2", "J12": "8@5",
+    "J8": "23@4", "K11": "4@0", "K13": "7@2", "K7": "623@0", "K9": "9@0", "L6": "8@4",
+    "L8": "28@3", "M5": "9@1", "N4": "9@1", "O3": "8@5", "P4": "8@2",
+}
+TWICE_ACROSS_TOKENS = {
+    "NW": ["B4", "E1", "D14"], "RSR": ["E1", "D14", "D20"], "SW": ["H8", "K7"],
+    "SE": ["H8", "Q3", "G15"], "MKN": ["H8", "E9", "K7"], "GRR": ["G15", "I13"],
+}
+
+
+def test_printed_track_joins_across_borders() -> None:
+    # N's Moscow city leaves by edge 2 into G7, through Tver (G5) to St Petersburg.
+    reach = reachable(CTX, position(tokens={"N": ["H8"]}), "N")
+    assert reach.nodes == {("H8", 1), ("G5", 0), ("E1", 1)}
+    assert reach.track_ends == {
+        ("H8", 2), ("G7", 5), ("G7", 3), ("G5", 0), ("G5", 2),
+        ("F4", 5), ("F4", 3), ("F2", 0), ("F2", 2), ("E1", 5),
+    }
+    assert reach.hexes == {"H8", "G7", "G5", "F4", "F2", "E1"}
+
+
+def test_cities_of_one_hex_are_separate() -> None:
+    reach = reachable(CTX, position(tokens={"N": ["H8"]}), "N")
+    assert ("H8", 0) not in reach.nodes and ("H8", 2) not in reach.nodes
+    assert ("E1", 0) not in reach.nodes
+
+
+def test_a_token_without_track_reaches_its_own_city_only() -> None:
+    reach = reachable(CTX, position(tokens={"MB": ["E9"]}), "MB")
+    assert reach.nodes == {("E9", 0)} and reach.hexes == {"E9"} and not reach.track_ends
+
+
+def test_track_ends_pointing_at_empty_hexes_are_reached() -> None:
+    # L8 points on to M7; with no tile there the end is still reached (a new tile may join).
+    tiles = {k: v for k, v in EAST.items() if k != "M7"}
+    reach = reachable(CTX, position(tiles=tiles, tokens={"MNN": ["H8"]}), "MNN")
+    assert ("L8", 4) in reach.track_ends
+    assert ("K7", 0) in reach.nodes
+
+
+def test_blocked_city_ends_a_walk() -> None:
+    open_map = position(tiles=EAST, tokens={"MNN": ["H8"]})
+    assert ("M7", 0) in reachable(CTX, open_map, "MNN").nodes
+    blocked = position(tiles=EAST, tokens={"MNN": ["H8"], "SW": ["K7"]})
+    reach = reachable(CTX, blocked, "MNN")
+    assert ("K7", 0) in reach.nodes  # it may end a walk
+    assert ("M7", 0) not in reach.nodes and ("L8", 2) not in reach.track_ends
+
+
+def test_a_city_with_an_own_token_is_not_blocked() -> None:
+    # Green 622 has two slots; SW and MNN fill them: blocked for others, not for MNN.
+    state = position(tiles={**EAST, "K7": "622@1"}, tokens={"MNN": ["H8"], "SW": ["K7"]})
+    state.map.tokens[("K7", 0)].append("MNN")
+    assert ("M7", 0) in reachable(CTX, state, "MNN").nodes
+    state.companies["N"] = Company("N", "minor", tokens=list(state.companies["MNN"].tokens))
+    assert ("M7", 0) not in reachable(CTX, state, "N").nodes
+
+
+def test_reversing_at_a_junction_is_not_allowed() -> None:
+    # Tile 23 on I7 turned 4: paths 1-4 and 2-4 meet at edge 4. Coming in at edge 1 from
+    # Moscow a walk goes on to edge 4 but cannot turn back to edge 2 (8.1).
+    reach = reachable(CTX, position(tiles={"I7": "23@4"}, tokens={"MNN": ["H8"]}), "MNN")
+    assert ("I7", 4) in reach.track_ends and ("I7", 2) not in reach.track_ends
+    # Turned 1, the junction faces Moscow: both branches are reached.
+    reach = reachable(CTX, position(tiles={"I7": "23@1"}, tokens={"MNN": ["H8"]}), "MNN")
+    assert {("I7", 4), ("I7", 5)} <= reach.track_ends
+
+
+def test_no_border_crossed_twice() -> None:
+    state = position(tiles=TWICE_ACROSS, tokens=TWICE_ACROSS_TOKENS, phase="5")
+    reach = reachable(CTX, state, "MKN")
+    assert ("B12", 3) in reach.track_ends and ("C13", 2) in reach.track_ends
+    assert ("A11", 0) not in reach.nodes
+    assert ("B12", 2) not in reach.track_ends
+
+
+def test_off_boards_are_not_passed_through() -> None:
+    # Rostov (I19) reaches Caucasus (J20); the track beyond J20 towards Lugansk is not reached.
+    tiles = {"I19": "5@5", "J18": "8@0", "I17": "58@3"}
+    reach = reachable(CTX, position(tiles=tiles, tokens={"V": ["I19"]}), "V")
+    assert ("J20", 0) in reach.nodes and ("I21", 0) in reach.nodes
+    assert ("I17", 0) not in reach.nodes and ("J18", 0) not in reach.track_ends
+
+
+def test_red_hexes_join_only_through_their_own_track() -> None:
+    graph = track_graph(CTX, position())
+    # A9 (Poland) has track towards B8 and B10 only; B8 is empty, so nothing crosses.
+    a9 = [graph.end_ids[("A9", e)] for e in (4, 5)]
+    assert all(graph.crossing[end] is None for end in a9)
+
+
+def test_city_is_unconnected() -> None:
+    empty = position()
+    assert city_is_unconnected(CTX, empty, "E9", 0)  # no track at all
+    assert city_is_unconnected(CTX, empty, "H8", 0)  # its track stops at empty H10
+    assert not city_is_unconnected(CTX, empty, "H8", 1)  # reaches Tver (G5)
+    assert city_is_unconnected(CTX, empty, "Q3", 0)  # gray track into empty hexes
+    laid = position(tiles={"H10": "58@1"})  # Tula joined to Moscow's first city
+    assert not city_is_unconnected(CTX, laid, "H8", 0)
+
+
+# Moscow's third city east to Voronezh (MV, I13) and on to Kharkov (KR, G15).
+VORONEZH = {"H8": "637@0", "I9": "8@0", "I11": "9@0", "I13": "6@1", "H14": "9@1", "G15": "201@3"}
+
+
+def test_minors_connected_through_a_minor_in_the_merge() -> None:
+    state = position(tiles=VORONEZH, tokens={"MNN": ["H8"], "MV": ["I13"], "KR": ["G15"]})
+    assert minors_connected(CTX, state, "MNN", "MV", {"MNN", "MV"})
+    # MV's full city blocks the way unless MV is part of the merge (9.2).
+    assert not minors_connected(CTX, state, "MNN", "KR", {"MNN", "KR"})
+    assert minors_connected(CTX, state, "MNN", "KR", {"MNN", "KR", "MV"})
+
+
+def test_minors_in_separate_cities_of_one_hex_are_not_connected() -> None:
+    state = position(tokens={"N": ["H8"], "M-K": ["H8"], "SPW": ["E1"]})
+    assert not minors_connected(CTX, state, "N", "M-K", {"N", "M-K"})
+    assert not minors_connected(CTX, state, "N", "SPW", {"N", "SPW"})
+    # One brown St Petersburg city: N reaches SPW's token.
+    joined = position(tiles={"E1": "641@0"}, tokens={"N": ["H8"], "SPW": ["E1"]})
+    assert minors_connected(CTX, joined, "N", "SPW", {"N", "SPW"})
+
+
+def test_track_graph_is_cached_per_layout() -> None:
+    a = track_graph(CTX, position(tiles=EAST))
+    b = track_graph(CTX, position(tiles=EAST, tokens={"MNN": ["H8"]}))
+    assert a is b
+    assert track_graph(CTX, position(tiles={"I7": "8@5"})) is not a
+
+
+@pytest.mark.skipif(not TRACES, reason="shared game traces not present")
+def test_reach_on_final_maps_is_fast() -> None:
+    for state in final_positions():
+        for sym, company in state.companies.items():
+            if not company.placed_tokens:
+                continue
+            start = time.process_time()
+            reach = reachable(CTX, state, sym)
+            assert time.process_time() - start < 0.1
+            assert all((t.hex, t.city) in reach.nodes for t in company.placed_tokens)
