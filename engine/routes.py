@@ -36,6 +36,10 @@ from .graph import (
 )
 from .state import Company, Context, GameState, Train
 
+SEARCH_STEPS = 300_000
+"""A step budget for searches that must finish (the RSR's own run, menus): about a
+second here; exact for every company in the shared games."""
+
 EXPRESS_STOPS = 5
 """How many stops a 5+5E counts."""
 
@@ -70,6 +74,10 @@ class _Found:
     mask: int
     nodes: tuple[int, ...]
     segments: tuple[int, ...]
+
+
+class _OutOfSteps(Exception):
+    """The search used up its step budget (see :func:`search_routes`)."""
 
 
 class _Scope:
@@ -117,6 +125,15 @@ class _Scope:
         )
         self.reach = self._reach()
         self._pricing: dict[str, _Pricing] = {}
+        self.budget: int | None = None  # search steps allowed (None: no limit)
+        self.steps = 0
+
+    def tick(self, steps: int = 1) -> None:
+        """Count search work; raise :class:`_OutOfSteps` past the budget."""
+        if self.budget is not None:
+            self.steps += steps
+            if self.steps > self.budget:
+                raise _OutOfSteps
 
     def _reach(self) -> int:
         """Nodes reachable from the tokens along unblocked track, repeats allowed: a
@@ -596,6 +613,7 @@ class _TrainSearch:
         more than ``bar`` asks, and the bar's state for that route's track; branches
         whose upper bound does not clear the bar are cut."""
         scope = self.scope
+        tick = scope.tick
         pricing = self.pricing
         hex_bit = scope.hex_bit
         group_bit = scope.group_bit
@@ -616,6 +634,7 @@ class _TrainSearch:
             musts: int, must_ub: int, banned: int, floor: int, mark: object,
         ) -> None:
             # The bounds cover this route and all its extensions: cheap ones first.
+            tick()
             room = limit - musts
             threshold = bar.need(mark)
             if must_ub + reach_top[room] <= threshold:
@@ -742,9 +761,15 @@ class _Pools(_Bar):
     """
 
     def __init__(
-        self, answer: _Answer, names: tuple[str, ...], pools: list[list[_Found]], later_best: list[int]
+        self,
+        answer: _Answer,
+        names: tuple[str, ...],
+        pools: list[list[_Found]],
+        later_best: list[int],
+        tick: Callable[[int], None],
     ) -> None:
         super().__init__(0)
+        self.tick = tick
         self.answer = answer
         self.pools = pools
         self.later_best = later_best  # [i]: the best answer of the trains of lists i, i+1, ...
@@ -800,6 +825,7 @@ class _Pools(_Bar):
                 answer.routes = [*chosen, found]
 
         def branch(i: int, total: int, clashes: tuple[int, ...], start: int) -> None:
+            self.tick(1)
             if i == last:
                 finish(total, clashes[i], start)
                 return
@@ -860,6 +886,8 @@ class _Optimizer:
 
     def __init__(self, scope: _Scope, trains: list[Train]) -> None:
         board = scope.ctx.board
+        self.scope = scope
+        self.incumbent: dict[tuple[str, ...], _Answer] = {}
         self.searches = {t.name: _TrainSearch(scope, board.train(t.name)) for t in trains}
         alone = {name: search.best(0) for name, search in self.searches.items()}
         self.trains = sorted(trains, key=lambda t: (-_value(alone[t.name]), t.name))
@@ -880,6 +908,7 @@ class _Optimizer:
         without = [self._best(names[:i] + names[i + 1 :]).total for i in range(len(names))]
         ceiling = min(self.memo[(name,)].total + w for name, w in zip(names, without))
         answer = self._first_answer(names)
+        self.incumbent[names] = answer  # the best so far, should the search run out of steps
         if answer.total >= ceiling:
             return answer
         lists: dict[str, list[_Found]] = {}
@@ -887,7 +916,9 @@ class _Optimizer:
             if name not in lists:
                 lists[name] = self.searches[name].pool(answer.total - others)
         later_best = [self._best(names[i:]).total for i in range(1, len(names))]
-        bar = _Pools(answer, names[1:], [lists[name] for name in names[1:]], later_best)
+        pools = [lists[name] for name in names[1:]]
+        self.scope.tick(sum(len(pool) for pool in pools) * len(pools))  # building the clash tables
+        bar = _Pools(answer, names[1:], pools, later_best, self.scope.tick)
         self.searches[names[0]].run(0, bar, bar.complete)
         bar.complete(None, bar.start())
         return answer
@@ -939,11 +970,58 @@ def _lows(mask: int) -> Iterable[int]:
 def best_routes(ctx: Context, state: GameState, company: Company) -> list[RouteResult]:
     """The routes that earn ``company`` the most this turn, one per train that can run,
     in the company's train order (an exhaustive search: the total is the maximum)."""
+    return search_routes(ctx, state, company, None)[0]
+
+
+def search_routes(
+    ctx: Context, state: GameState, company: Company, budget: int | None
+) -> tuple[list[RouteResult], bool]:
+    """The best routes found within ``budget`` search steps, and whether they are
+    proven best. Counting steps, not seconds, keeps the answer the same on every
+    machine, so a replay always agrees. Past the budget (a national railway with
+    many big trains), the best answer found so far is improved train by train."""
     trains = [t for t in company.trains if not t.operated]
     scope = _Scope(ctx, state, company)
     if not trains or not scope.tokens:
-        return []
-    chosen = {t.id: f for t, f in _Optimizer(scope, trains).solve()}
+        return [], True
+    optimizer = _Optimizer(scope, trains)
+    scope.budget = budget
+    try:
+        picked = optimizer.solve()
+        proven = True
+    except _OutOfSteps:
+        scope.budget = None
+        picked = _improve_in_turn(optimizer)
+        proven = False
+    return _results(scope, trains, picked), proven
+
+
+def _improve_in_turn(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
+    """From the best answer found so far, each train takes its best route on the
+    track the others leave, in turn, until none improves (good, not proven)."""
+    names = [t.name for t in optimizer.trains]
+    known = {**optimizer.memo, **optimizer.incumbent}  # answers for sets of these trains
+    subset = max(known, key=lambda key: known[key].total)
+    routes: list[_Found | None] = [None] * len(names)
+    j = 0
+    for i, name in enumerate(names):  # each answered set is ``names`` with some left out
+        if j < len(subset) and subset[j] == name:
+            routes[i] = known[subset].routes[j]
+            j += 1
+    improved = True
+    while improved:
+        improved = False
+        for i, name in enumerate(names):
+            found = optimizer._best_on(name, routes[:i] + routes[i + 1 :])
+            if _value(found) > _value(routes[i]):
+                routes[i] = found
+                improved = True
+    return [(t, f) for t, f in zip(optimizer.trains, routes) if f is not None]
+
+
+def _results(scope: _Scope, trains: list[Train], picked: list[tuple[Train, _Found]]) -> list[RouteResult]:
+    ctx = scope.ctx
+    chosen = {t.id: f for t, f in picked}
     results = []
     for train in trains:
         found = chosen.get(train.id)
