@@ -420,3 +420,26 @@ def _exhaustive_best(state: GameState, sym: str) -> int:
         return best
 
     return combine(0, 0)
+
+
+def test_a_search_past_its_step_budget_still_gives_legal_routes() -> None:
+    """The RSR's own run stops at a step budget (deterministic on every machine) and
+    then improves the best answer found; its routes are legal and priced the same."""
+    from engine.replay import replay
+    from engine.routes import check_routes, search_routes
+    from engine.state import Train
+    from tests.conftest import shared_game
+
+    log, _ = shared_game("1861-29683")
+    game = replay(log, None).game
+    rsr = game.state.companies["RSR"]
+    rsr.trains = [Train(f"{name}-9{i}", name) for i, name in enumerate(["5", "5", "6", "6", "7"])]
+    routes, proven = search_routes(game.ctx, game.state, rsr, 2000)
+    assert not proven and routes
+    total = sum(r.revenue for r in routes)
+    from engine.routes import to_route
+
+    checked = check_routes(game.ctx, game.state, rsr, [to_route(r) for r in routes])
+    assert sum(r.revenue for r in checked) == total
+    again, _ = search_routes(game.ctx, game.state, rsr, 2000)
+    assert again == routes  # the same answer every time
