@@ -28,14 +28,6 @@ def max_holding(state: GameState) -> int:
     return MAX_HOLDING_TWO_PLAYERS if len(state.players) == 2 else MAX_HOLDING
 
 
-def take(certs: list[Certificate], cert_id: str) -> Certificate:
-    """Remove and return the certificate with ``cert_id`` from a holder's list."""
-    for i, cert in enumerate(certs):
-        if cert.id == cert_id:
-            return certs.pop(i)
-    raise KeyError(cert_id)
-
-
 def first_plain(certs: list[Certificate], company: str) -> Certificate | None:
     """The first 10% certificate of ``company`` in a list."""
     return next((c for c in certs if c.company == company and not c.president), None)
