@@ -121,16 +121,18 @@ class Game:
 
     def dump(self) -> dict[str, Any]:
         """The whole state as plain JSON data: equal dumps mean equal states."""
-        return _plain(dataclasses.asdict(self.state) | {"round": _round_dump(self.state)})
+        # The round may hold a merge's undo point (a whole state): dump it on its own.
+        rest = dataclasses.asdict(dataclasses.replace(self.state, round=None))
+        return _plain(rest | {"round": _round_dump(self.state)})
 
 
 def _round_dump(state: GameState) -> Any:
     if state.round is None:
         return None
-    fields = {f.name for f in dataclasses.fields(state.round) if f.compare}
-    return {"kind": state.round.kind} | {
-        k: v for k, v in dataclasses.asdict(state.round).items() if k in fields
-    }
+    hidden = [f.name for f in dataclasses.fields(state.round) if not f.compare]
+    visible = dataclasses.replace(state.round, **{name: None for name in hidden})
+    data = dataclasses.asdict(visible)
+    return {"kind": state.round.kind} | {k: v for k, v in data.items() if k not in hidden}
 
 
 def _plain(value: Any) -> Any:

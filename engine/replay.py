@@ -17,7 +17,6 @@ from .game import Game
 from .importer import actions_of, read_log
 from .state import Context, GameState
 
-ROUND_NAMES = {"Auction": "Auction", "Stock": "Stock", "Operating": "Operating", "Merger": "Merger"}
 
 
 @dataclass
@@ -136,7 +135,7 @@ def trace_view(ctx: Context, state: GameState) -> dict[str, Any]:
         else:
             owners[sym] = names.get(owner, owner) if owner else None
     return {
-        "round": ROUND_NAMES.get(state.round.kind if state.round else "", "") if not state.finished else None,
+        "round": None if state.finished or state.round is None else state.round.kind,
         "phase": state.phase,
         "bank": state.bank,
         "players": {p.name: p.cash for p in state.players},
