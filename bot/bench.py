@@ -1,7 +1,8 @@
 """``troika bench``: how fast Troika replays, stores, draws, finds routes and answers.
 
 Everything runs in this process on the shared real games (``shared/games/1861-*.json``):
-the replay against the trace, the route finder at every logged run, the event store
+the replay against the trace, the route finder at every logged run and for a national
+railway with many trains on a finished map, the event store
 with the real engine, the pictures of a finished game, and the time from a command's
 arrival at the console layer to its reply and posts being ready, pictures included
 (Discord's network excluded).
@@ -19,7 +20,9 @@ from typing import Any
 
 from engine.importer import actions_of, read_log
 from engine.replay import replay
+from engine.routes import best_routes
 from engine.routes_check import check_logged_routes
+from engine.state import Train
 from render.bench import bench_render
 from storage import SqliteEventStore, TroikaEngine
 from storage.bench import bench_store
@@ -43,6 +46,7 @@ def run_bench(shared: Path) -> dict[str, Any]:
         return {
             "replay": {stem: _replay(log, _trace(path)) for (stem, log), path in zip(logs.items(), paths)},
             "routes": {stem: _routes(log) for stem, log in logs.items()},
+            "routes_national": _national(first),
             "store": _store(first, Path(tmp)),
             "render": _render(first),
             "command": asyncio.run(command_latency(first, Path(tmp))),
@@ -73,6 +77,23 @@ def _replay(log: dict[str, Any], trace: list[dict[str, Any]] | None) -> dict[str
 def _routes(log: dict[str, Any]) -> dict[str, Any]:
     summary = check_logged_routes(log)
     return {k: summary[k] for k in ("checked", "better", "equal", "worse", "max_ms", "p95_ms")}
+
+
+NATIONAL_TRAINS = (("4", "4", "5", "5"), ("4", "4", "4", "5", "5", "6", "6"))
+"""Trains given to the RSR on a finished map, its eight tokens placed: the heaviest
+route searches a national railway can meet (it runs in phases 4 to 7)."""
+
+
+def _national(log: dict[str, Any]) -> dict[str, Any]:
+    game = replay(log, None).game
+    rsr = game.state.companies["RSR"]
+    figures: dict[str, Any] = {}
+    for names in NATIONAL_TRAINS:
+        rsr.trains = [Train(f"{name}-{i}", name) for i, name in enumerate(names)]
+        started = time.perf_counter()
+        revenue = sum(r.revenue for r in best_routes(game.ctx, game.state, rsr))
+        figures[",".join(names)] = {"ms": round((time.perf_counter() - started) * 1000, 1), "revenue": revenue}
+    return figures
 
 
 def _store(log: dict[str, Any], tmp: Path) -> dict[str, float]:

@@ -103,9 +103,9 @@ def _operating(game: Game) -> list[Action]:
 
         result += [PlaceToken(actor, h, c) for h, c in tokenable_cities(ctx, state, company)]
     elif step == "routes":
-        from .routes import SEARCH_STEPS, search_routes, to_route
+        from .routes import best_routes, to_route
 
-        best, _ = search_routes(ctx, state, company, SEARCH_STEPS)
+        best = best_routes(ctx, state, company)
         result = [RunRoutes(actor, tuple(to_route(r) for r in best))]
     elif step == "dividend":
         result = [Dividend(actor, c) for c in ("payout", "half", "withhold")]

@@ -351,17 +351,15 @@ def _national_runs_itself(ctx: Context, state: GameState, rnd: OperatingRound, c
     """8.13: the RSR runs for its maximum revenue."""
     if not company.is_national or not company.trains:
         return
-    from .routes import SEARCH_STEPS, route_text, search_routes
+    from .routes import best_routes, route_text
 
-    results, proven = search_routes(ctx, state, company, SEARCH_STEPS)
+    results = best_routes(ctx, state, company)
     for result in results:
         next(t for t in company.trains if t.id == result.train).operated = True
     rnd.revenue = sum(r.revenue for r in results)
     if results:
         state.log.append(
-            f"{company.sym} runs for {rnd.revenue}"
-            + ("" if proven else " (the best found in the search allowed)")
-            + ": "
+            f"{company.sym} runs for {rnd.revenue}: "
             + ", ".join(f"{r.train} {route_text(r)}" for r in results)
         )
 

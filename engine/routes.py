@@ -19,6 +19,8 @@ adds Ekaterinburg's value again, times the train's multiplier.
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -34,11 +36,12 @@ from .graph import (
     token_nodes,
     track_graph,
 )
+from .packing import Item, Packing
 from .state import Company, Context, GameState, Train
 
-SEARCH_STEPS = 300_000
-"""A step budget for searches that must finish (the RSR's own run, menus): about a
-second here; exact for every company in the shared games."""
+QUICK_STEPS = 100_000
+"""Work the search over trains may do before the integer program takes over (at most
+about a second here; the shared games never need half of it)."""
 
 EXPRESS_STOPS = 5
 """How many stops a 5+5E counts."""
@@ -77,7 +80,7 @@ class _Found:
 
 
 class _OutOfSteps(Exception):
-    """The search used up its step budget (see :func:`search_routes`)."""
+    """The search used up its step budget (see :func:`best_routes`)."""
 
 
 class _Scope:
@@ -967,38 +970,84 @@ def _lows(mask: int) -> Iterable[int]:
         mask ^= low
 
 
-def best_routes(ctx: Context, state: GameState, company: Company) -> list[RouteResult]:
+def best_routes(
+    ctx: Context, state: GameState, company: Company, quick_steps: int = QUICK_STEPS
+) -> list[RouteResult]:
     """The routes that earn ``company`` the most this turn, one per train that can run,
-    in the company's train order (an exhaustive search: the total is the maximum)."""
-    return search_routes(ctx, state, company, None)[0]
+    in the company's train order. Exact: the total is proven to be the maximum.
 
-
-def search_routes(
-    ctx: Context, state: GameState, company: Company, budget: int | None
-) -> tuple[list[RouteResult], bool]:
-    """The best routes found within ``budget`` search steps, and whether they are
-    proven best. Counting steps, not seconds, keeps the answer the same on every
-    machine, so a replay always agrees. Past the budget (a national railway with
-    many big trains), the best answer found so far is improved train by train."""
+    The search over trains (:class:`_Optimizer`) is quick for a few trains; past
+    ``quick_steps`` of work (a national railway with many big trains) an integer
+    program takes over (:func:`_by_integer_program`). Counting steps, not seconds,
+    keeps the routes the same on every machine.
+    """
     trains = [t for t in company.trains if not t.operated]
     scope = _Scope(ctx, state, company)
     if not trains or not scope.tokens:
-        return [], True
+        return []
     optimizer = _Optimizer(scope, trains)
-    scope.budget = budget
+    scope.budget = quick_steps
     try:
         picked = optimizer.solve()
-        proven = True
     except _OutOfSteps:
         scope.budget = None
-        picked = _improve_in_turn(optimizer)
-        proven = False
-    return _results(scope, trains, picked), proven
+        picked = _by_integer_program(optimizer)
+    return _results(scope, trains, picked)
+
+
+def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
+    """The best routes as a set packing (:mod:`engine.packing`): each route an item
+    using its track, of its train's type.
+
+    The answer to beat is the best one the search found, improved train by train. A
+    better answer needs each train's route to earn more than that answer less what
+    the other trains earn on their best routes alone: those routes are the items, and
+    the program's relaxation over them caps every answer. Every total is a multiple
+    of ``step``. The goal starts at the cap and comes down, twice as far each time:
+    the best answer that could reach a goal either does (it is the best) or shows that
+    none does (the cap comes down below the goal), until no answer can beat the best
+    one found by ``step``. The higher the goal, the fewer routes take part and the
+    quicker the program.
+    """
+    trains = optimizer.trains
+    names = [t.name for t in trains]
+    limits = dict(Counter(names))
+    best = [(t.name, found) for t, found in _improve_in_turn(optimizer)]
+    alone = {name: optimizer.memo[(name,)].total for name in limits}
+    others = {name: sum(alone[n] for n in names) - alone[name] for name in limits}
+    routes = [
+        (name, found)
+        for name in limits
+        for found in optimizer.searches[name].pool(_total(best) - others[name])
+    ]
+    packing = Packing([Item(found.value, found.mask, name) for name, found in routes], limits)
+    step = math.gcd(*(found.value for _name, found in routes + best))
+    ceiling = math.floor(packing.bound)
+    drop = 0
+    while _total(best) + step <= ceiling:
+        goal = max(_total(best) + step, ceiling - drop)
+        drop = 2 * drop or step
+        answer = [routes[i] for i in packing.best(goal)]
+        if _total(answer) > _total(best):
+            best = answer
+        if _total(answer) >= goal:
+            break
+        ceiling = goal - 1
+    picked: list[tuple[Train, _Found]] = []
+    for name in limits:
+        mine = sorted((found for n, found in best if n == name), key=lambda f: -f.value)
+        picked += zip((t for t in trains if t.name == name), mine)
+    return picked
+
+
+def _total(routes: list[tuple[str, _Found]]) -> int:
+    return sum(found.value for _name, found in routes)
 
 
 def _improve_in_turn(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
-    """From the best answer found so far, each train takes its best route on the
-    track the others leave, in turn, until none improves (good, not proven)."""
+    """A good answer: from the best answer the search found (for some of the trains),
+    each train takes its best route on the track the others leave, in turn, until
+    none improves."""
     names = [t.name for t in optimizer.trains]
     known = {**optimizer.memo, **optimizer.incumbent}  # answers for sets of these trains
     subset = max(known, key=lambda key: known[key].total)

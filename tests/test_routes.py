@@ -19,9 +19,18 @@ from helpers_map import (
 
 from engine.actions import Route
 from engine.errors import IllegalAction
+from engine.game import Game
 from engine.graph import track_graph
-from engine.routes import RouteResult, best_routes, check_routes, route_text, to_route
-from engine.state import GameState
+from engine.replay import replay
+from engine.routes import (
+    QUICK_STEPS,
+    RouteResult,
+    best_routes,
+    check_routes,
+    route_text,
+    to_route,
+)
+from engine.state import Company, GameState, Train
 
 CTX = context()
 
@@ -344,26 +353,33 @@ def test_best_routes_round_trip_through_check_routes() -> None:
         assert [r.stops for r in checked] == [r.stops for r in results], sym
 
 
-@pytest.mark.parametrize(
-    ("tiles", "tokens", "trains", "phase"),
-    [
-        (VORONEZH, {"MNN": ["H8"]}, {"MNN": ["3", "2"]}, "3"),
-        (VORONEZH, {"MNN": ["H8"], "SW": ["K7"]}, {"MNN": ["4"]}, "4"),
-        (LOOP, {"N": ["H8"]}, {"N": ["2", "3"]}, "3"),
-        (LOOP, {"N": ["H8"]}, {"N": ["5+5E"]}, "8"),
-        (ROSTOV, {"V": ["I19"]}, {"V": ["2", "2"]}, "5"),
-        ({"B4": "202@5", "B6": "8@0", "B8": "3@3"}, {"RO": ["B4"]}, {"RO": ["2", "3"]}, "3"),
-        (VORONEZH, {"MNN": ["H8"]}, {"MNN": ["2", "2", "2"]}, "3"),
-        (VORONEZH, {"MNN": ["H8"]}, {"MNN": ["3", "2", "2"]}, "3"),
-        (LOOP, {"N": ["H8"]}, {"N": ["2+2", "3", "2"]}, "8"),
-    ],
-)
+SMALL_POSITIONS = [
+    (VORONEZH, {"MNN": ["H8"]}, {"MNN": ["3", "2"]}, "3"),
+    (VORONEZH, {"MNN": ["H8"], "SW": ["K7"]}, {"MNN": ["4"]}, "4"),
+    (LOOP, {"N": ["H8"]}, {"N": ["2", "3"]}, "3"),
+    (LOOP, {"N": ["H8"]}, {"N": ["5+5E"]}, "8"),
+    (ROSTOV, {"V": ["I19"]}, {"V": ["2", "2"]}, "5"),
+    ({"B4": "202@5", "B6": "8@0", "B8": "3@3"}, {"RO": ["B4"]}, {"RO": ["2", "3"]}, "3"),
+    (VORONEZH, {"MNN": ["H8"]}, {"MNN": ["2", "2", "2"]}, "3"),
+    (VORONEZH, {"MNN": ["H8"]}, {"MNN": ["3", "2", "2"]}, "3"),
+    (LOOP, {"N": ["H8"]}, {"N": ["2+2", "3", "2"]}, "8"),
+]
+"""Hand-built positions small enough for an exhaustive search."""
+
+
+@pytest.mark.parametrize("quick_steps", [QUICK_STEPS, 0], ids=["search", "program"])
+@pytest.mark.parametrize(("tiles", "tokens", "trains", "phase"), SMALL_POSITIONS)
 def test_best_routes_match_an_exhaustive_search(
-    tiles: dict[str, str], tokens: dict[str, list[str]], trains: dict[str, list[str]], phase: str
+    tiles: dict[str, str],
+    tokens: dict[str, list[str]],
+    trains: dict[str, list[str]],
+    phase: str,
+    quick_steps: int,
 ) -> None:
+    # With no steps for the search over trains, the integer program combines them.
     state = position(tiles=tiles, tokens=tokens, trains=trains, phase=phase)
     sym = next(iter(trains))
-    found = sum(r.revenue for r in best_routes(CTX, state, state.companies[sym]))
+    found = sum(r.revenue for r in best_routes(CTX, state, state.companies[sym], quick_steps))
     assert found == _exhaustive_best(state, sym)
 
 
@@ -422,24 +438,37 @@ def _exhaustive_best(state: GameState, sym: str) -> int:
     return combine(0, 0)
 
 
-def test_a_search_past_its_step_budget_still_gives_legal_routes() -> None:
-    """The RSR's own run stops at a step budget (deterministic on every machine) and
-    then improves the best answer found; its routes are legal and priced the same."""
-    from engine.replay import replay
-    from engine.routes import check_routes, search_routes
-    from engine.state import Train
+def _national_with(names: list[str]) -> tuple[Game, Company]:
+    """The RSR on the final map of game 29683 (eight tokens), with the given trains."""
     from tests.conftest import shared_game
 
     log, _ = shared_game("1861-29683")
     game = replay(log, None).game
     rsr = game.state.companies["RSR"]
-    rsr.trains = [Train(f"{name}-9{i}", name) for i, name in enumerate(["5", "5", "6", "6", "7"])]
-    routes, proven = search_routes(game.ctx, game.state, rsr, 2000)
-    assert not proven and routes
-    total = sum(r.revenue for r in routes)
-    from engine.routes import to_route
+    rsr.trains = [Train(f"{name}-9{i}", name) for i, name in enumerate(names)]
+    return game, rsr
 
+
+@pytest.mark.skipif(not TRACES, reason="shared game traces not present")
+@pytest.mark.parametrize("names", [["4", "4", "5", "5"], ["4", "5", "6"], ["4", "4", "4", "5"]])
+def test_the_integer_program_agrees_with_the_search_over_trains(names: list[str]) -> None:
+    # Two exact methods, written apart, on a dense map: the same best total.
+    game, rsr = _national_with(names)
+    by_program = best_routes(game.ctx, game.state, rsr, quick_steps=0)
+    by_search = best_routes(game.ctx, game.state, rsr, quick_steps=10**9)
+    assert sum(r.revenue for r in by_program) == sum(r.revenue for r in by_search)
+
+
+@pytest.mark.skipif(not TRACES, reason="shared game traces not present")
+def test_a_national_with_many_trains_runs_legal_routes_for_the_same_total_every_time() -> None:
+    # Seven trains: past its steps the search over trains hands over to the program.
+    game, rsr = _national_with(["4", "4", "4", "5", "5", "6", "6"])
+    routes = best_routes(game.ctx, game.state, rsr)
+    assert len(routes) == 7
+    total = sum(r.revenue for r in routes)
     checked = check_routes(game.ctx, game.state, rsr, [to_route(r) for r in routes])
     assert sum(r.revenue for r in checked) == total
-    again, _ = search_routes(game.ctx, game.state, rsr, 2000)
-    assert again == routes  # the same answer every time
+    assert best_routes(game.ctx, game.state, rsr) == routes
+    # No less than the best of six of them, with the seventh on the track left.
+    rsr.trains.pop()
+    assert total >= sum(r.revenue for r in best_routes(game.ctx, game.state, rsr))
