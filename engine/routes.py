@@ -39,6 +39,9 @@ from .graph import (
 from .packing import Item, Packing
 from .state import Company, Context, GameState, Train
 
+SEARCH_TRAINS = 3
+"""Most trains for which the search over trains runs before the integer program."""
+
 QUICK_STEPS = 100_000
 """Work the search over trains may do before the integer program takes over (at most
 about a second here; the shared games never need half of it)."""
@@ -971,20 +974,24 @@ def _lows(mask: int) -> Iterable[int]:
 
 
 def best_routes(
-    ctx: Context, state: GameState, company: Company, quick_steps: int = QUICK_STEPS
+    ctx: Context, state: GameState, company: Company, quick_steps: int | None = None
 ) -> list[RouteResult]:
     """The routes that earn ``company`` the most this turn, one per train that can run,
     in the company's train order. Exact: the total is proven to be the maximum.
 
-    The search over trains (:class:`_Optimizer`) is quick for a few trains; past
-    ``quick_steps`` of work (a national railway with many big trains) an integer
-    program takes over (:func:`_by_integer_program`). Counting steps, not seconds,
-    keeps the routes the same on every machine.
+    For up to :data:`SEARCH_TRAINS` trains, the search over trains
+    (:class:`_Optimizer`) runs first: quickest for a few big trains on a dense map.
+    Past ``quick_steps`` of its work (:data:`QUICK_STEPS` unless given), or with more
+    trains (a national railway), the integer program decides
+    (:func:`_by_integer_program`). Counting steps, not seconds, keeps the routes the
+    same on every machine.
     """
     trains = [t for t in company.trains if not t.operated]
     scope = _Scope(ctx, state, company)
     if not trains or not scope.tokens:
         return []
+    if quick_steps is None:
+        quick_steps = QUICK_STEPS if len(trains) <= SEARCH_TRAINS else 0
     optimizer = _Optimizer(scope, trains)
     scope.budget = quick_steps
     try:
