@@ -58,7 +58,7 @@ class Console:
             count = int(words.pop(0))
             if count != len(words):
                 raise Refusal(f"You said {count} players but named {len(words)}.")
-        if len(set(n.lower() for n in words)) != len(words):
+        if len({n.lower() for n in words}) != len(words):
             raise Refusal("Give each player a different name.")
         from engine.rules import Rules
 

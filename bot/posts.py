@@ -146,8 +146,8 @@ def duration(seconds: float) -> str:
 def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime) -> str:
     """The status of a running game: round, phase, who acts, what they may do, times."""
     state = game.state
-    lines = [f"**{record.title}** game {record.id} · {round_title(game)} · phase {state.phase} · "
-             f"{record.options.get('market', 'grid')} market"]
+    market = record.options.get("market", "grid")
+    lines = [f"**{record.title}** game {record.id} · {round_title(game)} · phase {state.phase} · {market} market"]
     if ledger.paused is not None:
         lines.append("⏸ **Paused** by the commissioner" + (f": {ledger.paused}" if ledger.paused else ""))
     if state.finished:

@@ -106,14 +106,14 @@ def _bid(ctx: Context, state: GameState, auction: AuctionRound, seat: int, actio
 
 
 def _pass(ctx: Context, state: GameState, auction: AuctionRound, seat: int) -> None:
-    if auction.high_bidder is None and not (auction.reduced and ctx.rules.auction_reduced_price_first_taker):
-        if ctx.rules.auction_decliner_may_bid:
-            auction.declined.append(seat)
-            if len(auction.declined) == len(auction.active):
-                _reduce_price(ctx, state, auction)
-                return
-            _next_turn(ctx, state, auction, seat)
+    nobody_bid = auction.high_bidder is None and not (auction.reduced and ctx.rules.auction_reduced_price_first_taker)
+    if nobody_bid and ctx.rules.auction_decliner_may_bid:
+        auction.declined.append(seat)
+        if len(auction.declined) == len(auction.active):
+            _reduce_price(ctx, state, auction)
             return
+        _next_turn(ctx, state, auction, seat)
+        return
     # A pass is final for this private (rulebook 5.2).
     following = _following(state, auction, seat)
     auction.active.remove(seat)

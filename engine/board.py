@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
-from typing import Iterable
 
 from .errors import DataError
 

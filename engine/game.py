@@ -16,8 +16,8 @@ from . import auction, merger, operating, stock_round
 from .actions import Action, EndGame
 from .board import load_board
 from .errors import IllegalAction
-from .rules import Rules
 from .game_end import check_bank
+from .rules import Rules
 from .scoring import end_game, final_values
 from .setup import new_state
 from .state import Context, GameState
@@ -47,7 +47,7 @@ class Game:
         title: str = "1861",
         *,
         first_player: int | None = None,
-    ) -> "Game":
+    ) -> Game:
         """A new game. ``players`` are (id, name) in seat order; the first player
         (priority deal, rule 2M) is drawn from ``seed`` unless given."""
         ctx = Context(load_board(title), rules or Rules.rulebook())

@@ -8,7 +8,8 @@ action clears the redo stack. This is the meaning 18xx.games gives its logs.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, TypeVar
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 NATIONAL_GRAY_MOSCOW = "639"
 
 
-def lay_tile(ctx: Context, state: GameState, rnd: "OperatingRound", company: Company, action: LayTile) -> None:
+def lay_tile(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: LayTile) -> None:
     """Check every rule of 8.6 for this lay, then pay (with loans if needed) and lay."""
     cost = check_lay(ctx, state, rnd, company, action)
     hex_id = action.hex
@@ -43,7 +43,7 @@ def lay_tile(ctx: Context, state: GameState, rnd: "OperatingRound", company: Com
         _national_moscow_token(ctx, state, hex_id)
 
 
-def check_lay(ctx: Context, state: GameState, rnd: "OperatingRound", company: Company, action: LayTile) -> int:
+def check_lay(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: LayTile) -> int:
     """Raise unless the lay is legal (8.6); return what it costs."""
     hex_id = action.hex
     if hex_id not in ctx.board.hexes:
@@ -71,7 +71,7 @@ def check_lay(ctx: Context, state: GameState, rnd: "OperatingRound", company: Co
     return cost
 
 
-def _check_action_allowed(rnd: "OperatingRound", hex_id: str, *, upgrade: bool) -> None:
+def _check_action_allowed(rnd: OperatingRound, hex_id: str, *, upgrade: bool) -> None:
     """8.6: one free lay or upgrade and one extra action for 20; at most one upgrade
     and never twice on one hex."""
     if len(rnd.lays) >= 2:

@@ -117,30 +117,24 @@ def in_price_order(ctx: Context, state: GameState, syms: list[str]) -> list[str]
 def minor_start_cell(ctx: Context, bid: int) -> MarketCell:
     """Half the winning bid, rounded down to a minor start price (7.2)."""
     target = min(bid // 2, 135)
-    best: MarketCell | None = None
-    for cell in ctx.board.market_cells(ctx.rules.market):
-        if cell.can_start_minor and cell.price <= target:
-            if best is None or cell.price > best.price:
-                best = cell
-    if best is None:
+    cells = [c for c in ctx.board.market_cells(ctx.rules.market) if c.can_start_minor and c.price <= target]
+    if not cells:
         raise IllegalAction(f"no minor start price at or below {target}")
-    return best
+    return max(cells, key=lambda c: c.price)
 
 
 def major_start_cell(ctx: Context, price_value: int, *, exact: bool) -> MarketCell:
     """The major/anyone start space of a price (par), or the highest one at or below it
     (merger and conversion prices, 9.1A/9.2A)."""
-    best: MarketCell | None = None
-    for cell in ctx.board.market_cells(ctx.rules.market):
-        if not cell.can_start_major:
-            continue
-        if (exact and cell.price == price_value) or (not exact and cell.price <= price_value):
-            if best is None or cell.price > best.price:
-                best = cell
-    if best is None:
+    cells = [
+        c
+        for c in ctx.board.market_cells(ctx.rules.market)
+        if c.can_start_major and (c.price == price_value if exact else c.price <= price_value)
+    ]
+    if not cells:
         allowed = sorted({c.price for c in ctx.board.market_cells(ctx.rules.market) if c.can_start_major})
         raise IllegalAction(
             f"{price_value} is not a starting price for a major; choose one of "
             + ", ".join(map(str, allowed))
         )
-    return best
+    return max(cells, key=lambda c: c.price)

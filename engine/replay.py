@@ -7,8 +7,9 @@ plays by the same rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import market
 from .actions import Action
@@ -16,7 +17,6 @@ from .errors import EngineError
 from .game import Game
 from .importer import actions_of, read_log
 from .state import Context, GameState
-
 
 
 @dataclass

@@ -64,12 +64,12 @@ class Rules:
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
 
     @classmethod
-    def rulebook(cls, **options: Any) -> "Rules":
+    def rulebook(cls, **options: Any) -> Rules:
         """The rulebook's rules, with game options such as ``market="column"``."""
         return cls(**options)
 
     @classmethod
-    def site(cls, **options: Any) -> "Rules":
+    def site(cls, **options: Any) -> Rules:
         """The rules as 18xx.games applies them, for replaying its logs."""
         switches = {f.name: True for f in fields(cls) if f.type == "bool"}
         return cls(**{**switches, **options})
@@ -78,7 +78,7 @@ class Rules:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Rules":
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
@@ -88,6 +88,6 @@ class Rules:
             raise InvalidAction(f"market must be 'grid' or 'column', not {rules.market!r}")
         return rules
 
-    def but(self, **changes: Any) -> "Rules":
+    def but(self, **changes: Any) -> Rules:
         """A copy with some switches changed."""
         return replace(self, **changes)

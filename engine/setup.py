@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from importlib import resources
-from typing import Iterator
 
 from .board import Board
 from .errors import IllegalAction

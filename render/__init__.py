@@ -19,10 +19,10 @@ from .table import render_table
 
 __all__ = [
     "render_map",
-    "render_market",
-    "render_table",
     "render_map_png",
+    "render_market",
     "render_market_png",
+    "render_table",
     "render_table_png",
     "write_pictures",
 ]

@@ -21,11 +21,19 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Callable, Iterable
+from functools import cache
 
-from engine.board import COLORS, Node, TileDef, hex_distance, is_edge, node_index, parse_hex
+from engine.board import (
+    COLORS,
+    Node,
+    TileDef,
+    hex_distance,
+    is_edge,
+    node_index,
+    parse_hex,
+)
 from engine.state import Context, GameState
 
 from .svg import (
@@ -203,7 +211,7 @@ class _Layout:
     samples: list[Point] = field(default_factory=list)  # points along the track
 
 
-@lru_cache(maxsize=None)
+@cache
 def _layout(tile: TileDef) -> _Layout:
     """Track pieces joined into groups that share an edge or a node: a group is drawn
     as one casing and one rail, so junctions merge and crossings bridge."""

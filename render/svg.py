@@ -9,7 +9,7 @@ boxes fit their text. Both come from the ``fonts-dejavu-core`` package.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from PIL import ImageFont
 
@@ -97,7 +97,7 @@ def to_string(root: ET.Element) -> str:
     return ET.tostring(root, encoding="unicode")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _font(size: float, bold: bool) -> ImageFont.FreeTypeFont:
     try:
         return ImageFont.truetype(FONT_FILES[bold], size)

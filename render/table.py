@@ -8,15 +8,26 @@ order (``engine.market``) and the certificate count (``engine.shares``).
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import Callable
 
 from engine.market import in_price_order
 from engine.shares import cert_count, cert_limit
 from engine.state import Company, Context, GameState
 
-from .svg import INK, PAPER, PHASE_COLORS, el, money, solid, svg_root, text, text_width, to_string
+from .svg import (
+    INK,
+    PAPER,
+    PHASE_COLORS,
+    el,
+    money,
+    solid,
+    svg_root,
+    text,
+    text_width,
+    to_string,
+)
 
 PAD = 24.0
 FONT = 16.0
