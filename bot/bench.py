@@ -11,6 +11,7 @@ arrival at the console layer to its reply and posts being ready, pictures includ
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import statistics
 import tempfile
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from engine.game import Game
 from engine.importer import actions_of, read_log
 from engine.replay import replay
 from engine.routes import best_routes
@@ -42,13 +44,14 @@ def run_bench(shared: Path) -> dict[str, Any]:
         raise FileNotFoundError(f"no shared games in {shared / 'games'}")
     logs = {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in paths}
     first = logs[paths[0].stem]
+    finished = replay(first, None).game
     with tempfile.TemporaryDirectory() as tmp:
         return {
             "replay": {stem: _replay(log, _trace(path)) for (stem, log), path in zip(logs.items(), paths)},
             "routes": {stem: _routes(log) for stem, log in logs.items()},
-            "routes_national": _national(first),
+            "routes_national": _national(finished),
             "store": _store(first, Path(tmp)),
-            "render": _render(first),
+            "render": bench_render(finished.ctx, finished.state),
             "command": asyncio.run(command_latency(first, Path(tmp))),
         }
 
@@ -84,14 +87,14 @@ NATIONAL_TRAINS = (("4", "4", "5", "5"), ("4", "4", "4", "5", "5", "6", "6"))
 route searches a national railway can meet (it runs in phases 4 to 7)."""
 
 
-def _national(log: dict[str, Any]) -> dict[str, Any]:
-    game = replay(log, None).game
-    rsr = game.state.companies["RSR"]
+def _national(game: Game) -> dict[str, Any]:
+    state = copy.deepcopy(game.state)  # the trains given are the bench's own
+    rsr = state.companies["RSR"]
     figures: dict[str, Any] = {}
     for names in NATIONAL_TRAINS:
         rsr.trains = [Train(f"{name}-{i}", name) for i, name in enumerate(names)]
         started = time.perf_counter()
-        revenue = sum(r.revenue for r in best_routes(game.ctx, game.state, rsr))
+        revenue = sum(r.revenue for r in best_routes(game.ctx, state, rsr))
         figures[",".join(names)] = {"ms": round((time.perf_counter() - started) * 1000, 1), "revenue": revenue}
     return figures
 
@@ -99,11 +102,6 @@ def _national(log: dict[str, Any]) -> dict[str, Any]:
 def _store(log: dict[str, Any], tmp: Path) -> dict[str, float]:
     figures = asyncio.run(bench_store(tmp, TroikaEngine(), troika_log(log)))
     return {name: round(value, 2) for name, value in figures.items()}
-
-
-def _render(log: dict[str, Any]) -> dict[str, Any]:
-    game = replay(log, None).game
-    return bench_render(game.ctx, game.state)
 
 
 def troika_log(log: dict[str, Any]) -> dict[str, Any]:
