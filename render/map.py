@@ -36,6 +36,7 @@ from engine.board import (
 )
 from engine.state import Context, GameState
 
+from .colors import readable_on, swatch
 from .svg import (
     INK,
     PAPER,
@@ -44,7 +45,6 @@ from .svg import (
     fit_size,
     fmt,
     money,
-    solid,
     svg_root,
     text,
     text_width,
@@ -647,7 +647,7 @@ def _draw_token(
     city: int,
     slot: int,
 ) -> None:
-    corp = ctx.board.corporations[sym]
+    colors = swatch(ctx.board, sym)
     token = el(
         parent,
         "g",
@@ -657,14 +657,13 @@ def _draw_token(
         data_city=city,
         data_slot=slot,
     )
-    el(token, "circle", cx=x, cy=y, r=CITY_R, fill=solid(corp.color))
+    el(token, "circle", cx=x, cy=y, r=CITY_R, fill=colors.fill)
     size = fit_size(sym, 2 * CITY_R - 4, TOKEN_FONT)
-    text(token, x, y, sym, size=size, bold=True, fill=solid(corp.text_color))
+    text(token, x, y, sym, size=size, bold=True, fill=colors.text)
 
 
 def _draw_reservation(ctx: Context, parent: ET.Element, sym: str, x: float, y: float) -> None:
-    corp = ctx.board.corporations[sym]
-    color = solid(corp.color) if corp.text_color != "black" else INK
+    color = readable_on(swatch(ctx.board, sym).fill, PAPER, INK)
     mark = el(parent, "g", class_="reservation", data_company=sym)
     el(mark, "circle", cx=x, cy=y, r=CITY_R - 1.5, stroke=color)
     text(mark, x, y, sym, size=fit_size(sym, 2 * CITY_R - 4, TOKEN_FONT), bold=True, fill=color)

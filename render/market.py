@@ -14,13 +14,13 @@ import xml.etree.ElementTree as ET
 from engine.board import MarketCell
 from engine.state import Context, GameState
 
+from .colors import swatch
 from .svg import (
     INK,
     PAPER,
     PHASE_COLORS,
     el,
     fit_size,
-    solid,
     svg_root,
     text,
     text_width,
@@ -160,11 +160,11 @@ def _draw_stack(
     chip_h = min(CHIP_HEIGHT, (h + CHIP_GAP) / rows - CHIP_GAP)
     chip_w = (w - CHIP_GAP * (columns - 1)) / columns
     for i, sym in enumerate(stack):
-        corp = ctx.board.corporations[sym]
+        colors = swatch(ctx.board, sym)
         cx = x + (i % columns) * (chip_w + CHIP_GAP)
         cy = y + (i // columns) * (chip_h + CHIP_GAP)
         chip = el(parent, "g", class_="token", data_company=sym, data_stack_index=i)
-        el(chip, "rect", x=cx, y=cy, width=chip_w, height=chip_h, rx=4.0, fill=solid(corp.color))
+        el(chip, "rect", x=cx, y=cy, width=chip_w, height=chip_h, rx=4.0, fill=colors.fill)
         size = fit_size(sym, chip_w - 2, min(CHIP_FONT, chip_h - 4))
         text(
             chip,
@@ -173,7 +173,7 @@ def _draw_stack(
             sym,
             size=size,
             bold=True,
-            fill=solid(corp.text_color),
+            fill=colors.text,
         )
 
 

@@ -34,6 +34,7 @@ from engine.state import (
 )
 from render import render_map_png, render_market_png, render_table_png, write_pictures
 from render.bench import bench_render
+from render.colors import swatch
 from render.map import APOTHEM, FOCUS_RADIUS, FOCUS_ZOOM, SHAPES, SIZE, hex_center, render_map
 from render.market import render_market
 from render.png import svg_to_image
@@ -253,9 +254,10 @@ def test_every_token_is_where_the_state_puts_it(ctx: Context, final_state: GameS
 def test_token_names_are_in_company_colours(ctx: Context, final_state: GameState) -> None:
     root = parse(render_map(ctx, final_state))
     for token in find(root, ".//s:g[@class='token']"):
-        corp = ctx.board.corporations[token.get("data-company")]
-        assert token.find("s:circle", NS).get("fill") == corp.color[:7]
-        assert token.find("s:text", NS).text == corp.sym
+        colors = swatch(ctx.board, token.get("data-company"))
+        assert token.find("s:circle", NS).get("fill") == colors.fill
+        assert token.find("s:text", NS).get("fill") == colors.text
+        assert token.find("s:text", NS).text == token.get("data-company")
 
 
 def test_reserved_spots_show_the_reserving_company(ctx: Context, early_state: GameState) -> None:
