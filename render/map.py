@@ -87,6 +87,9 @@ SMALL_FONT = 14.0
 TOKEN_FONT = 14.0
 COORD_FONT = 22.0
 TILE_NUMBER_FONT = 12.0
+LEGEND_HEIGHT = 36.0
+"""Strip under the full map that explains its marks."""
+LEGEND_GAP = 28.0
 FALLBACK_SCALES = (1.0, 0.86, 0.72)
 """Texts are set smaller (down to 10 px from 14) only in hexes with no room for them."""
 
@@ -383,11 +386,12 @@ def render_map(
         shown = [h for h in shown if hex_distance(h, focus) <= FOCUS_RADIUS]
     view = _view_of(shown)
     zoom = FOCUS_ZOOM if focus else 1.0
+    legend = 0.0 if focus else LEGEND_HEIGHT
     root = svg_root(
         view.width * zoom,
-        view.height * zoom,
+        (view.height + legend) * zoom,
         CSS,
-        view_box=(view.x, view.y, view.width, view.height),
+        view_box=(view.x, view.y, view.width, view.height + legend),
         class_="map",
         data_title=board.title,
         data_phase=state.phase,
@@ -395,7 +399,15 @@ def render_map(
         data_margin=MARGIN,
     )
     _defs(root)
-    el(root, "rect", class_="paper", x=view.x, y=view.y, width=view.width, height=view.height)
+    el(
+        root,
+        "rect",
+        class_="paper",
+        x=view.x,
+        y=view.y,
+        width=view.width,
+        height=view.height + legend,
+    )
     ground, hexes, borders, marks = (
         el(root, "g", class_=c) for c in ("ground", "hexes", "borders", "highlights")
     )
@@ -426,7 +438,47 @@ def render_map(
                 transform=translate,
             )
     _coordinates(root, board.hexes, inner)
+    if legend:
+        _legend(root, ctx, state, view.x + MARGIN, view.y + view.height + legend / 2)
     return to_string(root)
+
+
+def _legend(root: ET.Element, ctx: Context, state: GameState, x: float, cy: float) -> None:
+    """A strip under the map saying what its marks mean: water costs, the off-board
+    value in use, locked hexes (while there are any) and tile numbers."""
+    group = el(root, "g", class_="legend")
+    costs = sorted({h.upgrade_cost for h in ctx.board.hexes.values() if h.terrain == "water"})
+    if costs:
+        el(group, "path", class_="water", d=WATER_PATH, transform=f"translate({fmt(x + 11)},{fmt(cy)})")
+        words = " / ".join(money(c) for c in costs) + ": cost to lay track across water"
+        x = _legend_words(group, x + 26, cy, words)
+    for color, framed in (("yellow", False), ("green", True)):
+        el(
+            group,
+            "rect",
+            x=x,
+            y=cy - 11,
+            width=22.0,
+            height=22.0,
+            fill=PHASE_COLORS[color],
+            stroke=INK,
+            stroke_width=3.5 if framed else 1.0,
+        )
+        x += 22
+    x = _legend_words(group, x + 6, cy, "off-board: the framed value is the one in use")
+    if state.map.blocked_hexes:
+        width = text_width(LOCK_TEXT, SMALL_FONT, True) + 12
+        el(group, "rect", class_="lock", x=x, y=cy - 11, width=width, height=22.0, rx=4.0)
+        text(group, x + width / 2, cy, LOCK_TEXT, size=SMALL_FONT, bold=True, class_="lock")
+        x = _legend_words(group, x + width + 6, cy, "hatched: no track until phase 3")
+    text(group, x, cy, "801", size=TILE_NUMBER_FONT, anchor="start", class_="tile-number")
+    _legend_words(group, x + text_width("801", TILE_NUMBER_FONT) + 6, cy, "tile number")
+
+
+def _legend_words(parent: ET.Element, x: float, cy: float, words: str) -> float:
+    """Words of the legend from ``x``; returns where the next entry starts."""
+    text(parent, x, cy, words, size=SMALL_FONT, anchor="start")
+    return x + text_width(words, SMALL_FONT) + LEGEND_GAP
 
 
 def _view_of(hex_ids: list[str]) -> _View:

@@ -31,8 +31,8 @@ CELL = {"grid": (92.0, 110.0), "column": (64.0, 230.0)}
 """Width and height of a market space in each market."""
 PAD = 20.0
 PRICE_FONT = 17.0
-CHIP_FONT = 14.0
-CHIP_HEIGHT = 22.0
+CHIP_FONT = 18.0
+CHIP_HEIGHT = 28.0
 CHIP_GAP = 3.0
 PRICE_BAND = 28.0
 """Height at the top of a space kept for its price."""
@@ -178,8 +178,10 @@ def _draw_stack(
 
 
 def _legend_lines(kind: str) -> list[tuple[str | None, str]]:
-    """(swatch colour or None, text) for each line after the title."""
+    """(swatch colour or None, text) for each line after the title; a swatch with a
+    blue band is written ``colour+C``."""
     return [(colour, words) for colour, words in ZONES.values()] + [
+        (f"{ZONES['p'][0]}+C", "pink with a blue band: any company starts, minors convert"),
         (
             INK,
             (
@@ -225,5 +227,8 @@ def _draw_legend(root: ET.Element, kind: str, x: float, y: float) -> None:
     for i, (colour, words) in enumerate(_legend_lines(kind), start=1):
         cy = y + LEGEND_LINE * (i + 0.5)
         if colour is not None:
-            el(legend, "rect", x=x, y=cy - 8, width=28.0, height=16.0, fill=colour)
+            fill, band = colour.split("+") if "+" in colour else (colour, None)
+            el(legend, "rect", x=x, y=cy - 8, width=28.0, height=16.0, fill=fill)
+            if band:
+                el(legend, "rect", x=x, y=cy + 3, width=28.0, height=5.0, fill=ZONES[band][0])
         text(legend, x + 36, cy, words, size=LEGEND_FONT, anchor="start")

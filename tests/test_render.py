@@ -684,3 +684,35 @@ def test_future_label_stays_until_its_colour(ctx: Context) -> None:
     for tile, shown in (("201", True), ("207", True), ("640", False)):
         state.map.tiles["G15"] = PlacedTile(tile, 0, f"{tile}-0")
         assert (parse(render_map(ctx, state)).find(path, NS) is not None) is shown
+
+
+def test_laid_tiles_show_their_numbers(ctx: Context, final_state: GameState) -> None:
+    root = parse(render_map(ctx, final_state))
+    numbers = {
+        g.get("data-hex"): g.find(".//s:text[@class='tile-number']", NS)
+        for g in find(root, ".//s:g[@class='hex-labels']")
+    }
+    shown = {h: t.text for h, t in numbers.items() if t is not None}
+    laid = {h: p.tile for h, p in final_state.map.tiles.items()}
+    assert shown.items() <= laid.items()  # only on laid tiles, and the right number
+    assert len(shown) >= 0.9 * len(laid)  # left out only where a hex has no room
+
+
+def test_map_legend_explains_costs_values_and_locks(
+    ctx: Context, early_state: GameState, final_state: GameState
+) -> None:
+    early = " ".join(texts(parse(render_map(ctx, early_state)).find(".//s:g[@class='legend']", NS)))
+    assert "₽20 / ₽40 / ₽80: cost to lay track across water" in early
+    assert "phase 3" in early and "off-board" in early and "tile number" in early
+    final = " ".join(texts(parse(render_map(ctx, final_state)).find(".//s:g[@class='legend']", NS)))
+    assert "phase 3" not in final
+    assert parse(render_map(ctx, final_state, focus="H8")).find(".//s:g[@class='legend']", NS) is None
+
+
+def test_market_legend_has_the_pink_space_with_a_blue_band(
+    ctx: Context, middle_state: GameState
+) -> None:
+    legend = parse(render_market(ctx, middle_state)).find(".//s:g[@class='legend']", NS)
+    assert any("blue band" in t for t in texts(legend))
+    bands = [r for r in legend.findall("s:rect", NS) if r.get("height") == "5"]
+    assert len(bands) == 1
