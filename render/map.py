@@ -384,19 +384,66 @@ def render_map(
         if focus not in board.hexes:
             raise ValueError(f"{focus} is not a hex of the {board.title} map")
         shown = [h for h in shown if hex_distance(h, focus) <= FOCUS_RADIUS]
-    view = _view_of(shown)
-    zoom = FOCUS_ZOOM if focus else 1.0
-    legend = 0.0 if focus else LEGEND_HEIGHT
+    drawn = draw_map(
+        ctx,
+        state,
+        shown,
+        zoom=FOCUS_ZOOM if focus else 1.0,
+        below=0.0 if focus else LEGEND_HEIGHT,
+        data_focus=focus,
+    )
+    for hex_id in [highlight] if isinstance(highlight, str) else highlight:
+        if hex_id in board.hexes:
+            x, y = hex_center(hex_id)
+            translate = f"translate({fmt(x)},{fmt(y)})"
+            el(
+                drawn.overlay,
+                "polygon",
+                class_="highlight",
+                data_hex=hex_id,
+                points=HEX_POINTS,
+                transform=translate,
+            )
+    if focus is None:
+        _legend(drawn.root, ctx, state, drawn.view.x + MARGIN, drawn.below_y + LEGEND_HEIGHT / 2)
+    return to_string(drawn.root)
+
+
+@dataclass(frozen=True)
+class DrawnMap:
+    """A map picture being made: its root, the layer above the hexes for marks, the
+    view of the map and where the strip below it starts."""
+
+    root: ET.Element
+    overlay: ET.Element
+    view: _View
+    below_y: float
+
+
+def draw_map(
+    ctx: Context,
+    state: GameState,
+    shown: Iterable[str],
+    *,
+    zoom: float,
+    below: float,
+    **attrs: object,
+) -> DrawnMap:
+    """The map framed on the ``shown`` hexes, scaled by ``zoom``, with ``below`` pixels
+    of paper under it for a legend. Hexes wholly in the frame are drawn in full; those
+    the frame cuts, in their colour only."""
+    board = ctx.board
+    view = _view_of(list(shown))
     root = svg_root(
         view.width * zoom,
-        (view.height + legend) * zoom,
+        (view.height + below) * zoom,
         CSS,
-        view_box=(view.x, view.y, view.width, view.height + legend),
+        view_box=(view.x, view.y, view.width, view.height + below),
         class_="map",
         data_title=board.title,
         data_phase=state.phase,
-        data_focus=focus,
         data_margin=MARGIN,
+        **attrs,
     )
     _defs(root)
     el(
@@ -406,12 +453,12 @@ def render_map(
         x=view.x,
         y=view.y,
         width=view.width,
-        height=view.height + legend,
+        height=view.height + below,
     )
-    ground, hexes, borders, marks = (
+    ground, hexes, borders, overlay = (
         el(root, "g", class_=c) for c in ("ground", "hexes", "borders", "highlights")
     )
-    _bands(root, view)
+    _bands(root, view, below)
     layers = _Layers(ground, hexes, borders, el(root, "g", class_="labels"))
     phase_color = ctx.phase_color(state)
     inner = _View(
@@ -425,22 +472,39 @@ def render_map(
             color = ctx.tile_at(state, hex_id)[0].color
             layers.colors.setdefault(color, []).append((hex_id, center))
     layers.fill_ground()
-    for hex_id in [highlight] if isinstance(highlight, str) else highlight:
-        if hex_id in board.hexes:
-            x, y = hex_center(hex_id)
-            translate = f"translate({fmt(x)},{fmt(y)})"
-            el(
-                marks,
-                "polygon",
-                class_="highlight",
-                data_hex=hex_id,
-                points=HEX_POINTS,
-                transform=translate,
-            )
     _coordinates(root, board.hexes, inner)
-    if legend:
-        _legend(root, ctx, state, view.x + MARGIN, view.y + view.height + legend / 2)
-    return to_string(root)
+    return DrawnMap(root, overlay, view, view.y + view.height)
+
+
+def node_center(ctx: Context, state: GameState, hex_id: str, node: int) -> Point:
+    """Where a revenue node of a hex is drawn on the full map."""
+    tile, rotation = ctx.tile_at(state, hex_id)
+    x, y = _rotate(_layout(tile).nodes[node], 60.0 * rotation)
+    cx, cy = hex_center(hex_id)
+    return cx + x, cy + y
+
+
+def node_radius(ctx: Context, state: GameState, hex_id: str, node: int) -> float:
+    """How far a node's drawing reaches from its centre (a city with all its slots)."""
+    tile, _ = ctx.tile_at(state, hex_id)
+    if tile.nodes[node].kind != "city":
+        return TOWN_BAR[0] / 2
+    holders = state.map.tokens.get((hex_id, node), [])
+    offsets = _slot_offsets(max(tile.nodes[node].slots, len(holders)))
+    return max(math.hypot(x, y) for x, y in offsets) + CITY_R
+
+
+def track_between(entry: int, exit_: int) -> list[Point]:
+    """Points along the track of a hex from the middle of edge ``entry`` to the middle
+    of edge ``exit_``, in the hex's frame."""
+    start, span = _edge_pair(entry, exit_)
+    _, points = SHAPES[span].turned(start)
+    return points if start == entry else points[::-1]
+
+
+def edge_middle(edge: int) -> Point:
+    """The middle of an edge of a hex, in the hex's frame."""
+    return _polar(_edge_angle(edge), APOTHEM)
 
 
 def _legend(root: ET.Element, ctx: Context, state: GameState, x: float, cy: float) -> None:
@@ -965,10 +1029,11 @@ def _draw_borders(parent: ET.Element, tile: TileDef, center: Point) -> None:
         )
 
 
-def _bands(root: ET.Element, view: _View) -> None:
-    """A white frame round the edge of the view, under the coordinates."""
+def _bands(root: ET.Element, view: _View, below: float) -> None:
+    """A white frame round the edge of the view (and over the strip ``below`` it),
+    under the coordinates."""
     x0, y0, x1, y1 = view.x, view.y, view.x + view.width, view.y + view.height
-    outer = f"M {fmt(x0)} {fmt(y0)} H {fmt(x1)} V {fmt(y1)} H {fmt(x0)} Z"
+    outer = f"M {fmt(x0)} {fmt(y0)} H {fmt(x1)} V {fmt(y1 + below)} H {fmt(x0)} Z"
     inner = f"M {fmt(x0 + MARGIN)} {fmt(y0 + MARGIN)} V {fmt(y1 - MARGIN)} H {fmt(x1 - MARGIN)} V {fmt(y0 + MARGIN)} Z"
     el(root, "path", class_="band", d=f"{outer} {inner}")
 
