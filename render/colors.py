@@ -12,7 +12,9 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from itertools import chain
 
+import numpy as np
 from PIL import ImageColor
 
 from engine.board import Board, CorporationDef
@@ -207,17 +209,23 @@ def solid_hex(color: str) -> str:
 def _nearest_fitting(printed: str, chosen: dict[str, Lab], need: dict[str, float]) -> str:
     """The colour nearest the ``printed`` one (itself first) that is ``need[other]``
     away from every chosen colour and carries a legible symbol; if none is, the one
-    that misses by the least."""
+    that misses by the least. The colour that last said no is asked first: nearby
+    candidates usually fail on it too."""
     best, best_miss = "", math.inf
-    for fill in [printed, *(to_hex(rgb) for rgb in _grid_by_distance(to_lab(printed)))]:
+    others = list(chosen)
+    for rgb in chain([parse_color(printed)], _grid_by_distance(to_lab(printed))):
+        fill = to_hex(rgb)
         if max(contrast(fill, BLACK), contrast(fill, WHITE)) < MIN_CONTRAST:
             continue
         lab = to_lab(fill)
         miss = 0.0
-        for other, lab2 in chosen.items():
-            miss = max(miss, need[other] - delta_e(lab, lab2))
-            if miss > best_miss:
-                break
+        for i, other in enumerate(others):
+            short = need[other] - delta_e(lab, chosen[other])
+            if short > 0:
+                others.insert(0, others.pop(i))
+                miss = max(miss, short)
+                if miss >= best_miss:
+                    break
         if miss <= 0:
             return fill
         if miss < best_miss:
@@ -226,16 +234,14 @@ def _nearest_fitting(printed: str, chosen: dict[str, Lab], need: dict[str, float
 
 
 def _grid_by_distance(charter: Lab) -> list[RGB]:
-    return [rgb for _, rgb in sorted((_distance(lab, charter), rgb) for lab, rgb in _grid())]
-
-
-def _distance(a: Lab, b: Lab) -> float:
-    return math.dist(a, b)
+    labs, rgbs = _grid()
+    order = np.argsort(np.linalg.norm(labs - np.array(charter), axis=1), kind="stable")
+    return [rgbs[i] for i in order]
 
 
 @cache
-def _grid() -> tuple[tuple[Lab, RGB], ...]:
-    """The sRGB colours of the LCh grid (with their exact Lab after rounding to RGB)."""
+def _grid() -> tuple[np.ndarray, tuple[RGB, ...]]:
+    """The sRGB colours of the LCh grid, with their exact Lab after rounding to RGB."""
     colors = {}
     for lightness in _LIGHTNESS:
         for chroma in _CHROMA:
@@ -248,4 +254,4 @@ def _grid() -> tuple[tuple[Lab, RGB], ...]:
                 rgb = from_lab(lab)
                 if rgb is not None:
                     colors[rgb] = to_lab(to_hex(rgb))
-    return tuple((lab, rgb) for rgb, lab in colors.items())
+    return np.array(list(colors.values())), tuple(colors)

@@ -37,7 +37,7 @@ from engine.board import (
 from engine.state import Context, GameState
 
 from .colors import readable_on, swatch
-from .place import SMALLER, WRAPPED, Item, Placer, Shape, wrappings
+from .place import SMALLER, WRAPPED, Item, Shape, place_all, wrappings
 from .svg import (
     INK,
     PAPER,
@@ -653,10 +653,11 @@ def _draw_hex(
     if placed or len(group):
         layers.hexes.append(group)
     _draw_borders(layers.borders, tile, center)
-    placer = Placer(SIZE, nodes, track)
     texts = el(None, "g", class_="hex-labels", data_hex=hex_id, transform=translate)
-    for kind, item in sorted(_items(ctx, state, hex_id, tile, phase_color), key=_hardest_first):
-        spot = placer.place(item)
+    entries = sorted(_items(ctx, state, hex_id, tile, phase_color), key=_hardest_first)
+    items = [item for _, item in entries]
+    spots = place_all(SIZE, nodes, track, items, (tile.name, rotation, tuple(nodes)))
+    for (kind, _), spot in zip(entries, spots):
         if spot is not None:
             shape, (x, y) = spot
             shape.draw(el(texts, "g", class_="label", data_kind=kind), x, y)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
@@ -136,6 +136,43 @@ class Placer:
             cost += BLOCKED * ((x0 < bx1) & (bx0 < x1) & (y0 < by1) & (by0 < y1))
         best = int(np.argmin(cost))
         return float(cost[best]), shape, (float(xs[best]), float(ys[best]))
+
+
+def place_all(
+    size: float,
+    obstacles: Sequence[tuple[float, float, float]],
+    track: Sequence[tuple[float, float, float]],
+    items: Sequence[Item],
+    key: Hashable,
+) -> list[tuple[Shape, Point] | None]:
+    """Where each item goes, in order (see :meth:`Placer.place`). The answer is kept
+    under ``key`` plus the items' shapes and anchors, so a hex that has not changed
+    since the last picture is not worked out again."""
+    full_key = (key, tuple((i.anchors, i.optional, _sizes(i)) for i in items))
+    spots = _PLACED.get(full_key)
+    if spots is None:
+        placer = Placer(size, obstacles, track)
+        spots = []
+        for item in items:
+            spot = placer.place(item)
+            spots.append(None if spot is None else (item.shapes.index(spot[0]), spot[1]))
+        if len(_PLACED) >= REMEMBERED:
+            _PLACED.clear()
+        _PLACED[full_key] = spots
+    return [
+        None if spot is None else (item.shapes[spot[0]], spot[1])
+        for item, spot in zip(items, spots)
+    ]
+
+
+def _sizes(item: Item) -> tuple[tuple[float, float, float], ...]:
+    return tuple((s.width, s.height, s.penalty) for s in item.shapes)
+
+
+_PLACED: dict[Hashable, list[tuple[int, Point] | None]] = {}
+REMEMBERED = 20_000
+"""Hex layouts kept (a full map has under 200; every tile and rotation seen in a game
+is a few thousand)."""
 
 
 def _inside(x: float, y: float, size: float) -> bool:
