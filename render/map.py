@@ -464,14 +464,16 @@ def draw_map(
     inner = _View(
         view.x + MARGIN, view.y + MARGIN, view.width - 2 * MARGIN, view.height - 2 * MARGIN
     )
+    texts = []
     for hex_id in board.hexes:
         center = hex_center(hex_id)
         if inner.holds_hex(center):
-            _draw_hex(ctx, state, hex_id, center, phase_color, layers)
+            texts.append(_draw_hex(ctx, state, hex_id, center, phase_color, layers))
         elif view.contains(center, SIZE):  # cut by the frame: its colour only
             color = ctx.tile_at(state, hex_id)[0].color
             layers.colors.setdefault(color, []).append((hex_id, center))
     layers.fill_ground()
+    _place_texts(texts, board.neighbours, layers.labels)
     _coordinates(root, board.hexes, inner)
     return DrawnMap(root, overlay, view, view.y + view.height)
 
@@ -618,8 +620,9 @@ def _draw_hex(
     center: Point,
     phase_color: str,
     layers: _Layers,
-) -> None:
-    """One hex: its colour, its tile or printed contents, border marks and upright texts."""
+) -> _HexTexts:
+    """One hex: its colour, its tile or printed contents and border marks; returns
+    its upright texts, to be placed once every hex is drawn."""
     tile, rotation = ctx.tile_at(state, hex_id)
     placed = state.map.tiles.get(hex_id)
     layers.colors.setdefault(tile.color, []).append((hex_id, center))
@@ -653,16 +656,46 @@ def _draw_hex(
     if placed or len(group):
         layers.hexes.append(group)
     _draw_borders(layers.borders, tile, center)
-    texts = el(None, "g", class_="hex-labels", data_hex=hex_id, transform=translate)
     entries = sorted(_items(ctx, state, hex_id, tile, phase_color), key=_hardest_first)
-    items = [item for _, item in entries]
-    spots = place_all(SIZE, nodes, track, items, (tile.name, rotation, tuple(nodes)))
-    for (kind, _), spot in zip(entries, spots):
-        if spot is not None:
-            shape, (x, y) = spot
-            shape.draw(el(texts, "g", class_="label", data_kind=kind), x, y)
-    if len(texts):
-        layers.labels.append(texts)
+    return _HexTexts(hex_id, center, (tile.name, rotation), nodes, track, entries)
+
+
+@dataclass
+class _HexTexts:
+    """A drawn hex's texts waiting to be placed, and what they must keep clear of
+    (in the hex's frame): its cities, slots and towns, and its track."""
+
+    hex_id: str
+    center: Point
+    tile: tuple[str, int]  # name and rotation
+    nodes: list[tuple[float, float, float]]
+    track: list[tuple[float, float, float]]
+    entries: list[tuple[str, Item]]
+
+
+def _place_texts(
+    hexes: list[_HexTexts], neighbours: dict[str, dict[int, str]], parent: ET.Element
+) -> None:
+    """Place every hex's texts, clear also of any city of a neighbour that reaches
+    into the hex (a city near an edge with slots side by side)."""
+    by_hex = {h.hex_id: h for h in hexes}
+    for here in hexes:
+        obstacles = list(here.nodes)
+        for there in (by_hex[n] for n in neighbours[here.hex_id].values() if n in by_hex):
+            dx, dy = there.center[0] - here.center[0], there.center[1] - here.center[1]
+            for x, y, r in there.nodes:
+                if math.hypot(x + dx, y + dy) < SIZE + r:
+                    obstacles.append((x + dx, y + dy, r))
+        items = [item for _, item in here.entries]
+        spots = place_all(SIZE, obstacles, here.track, items, (here.tile, tuple(obstacles)))
+        translate = f"translate({fmt(here.center[0])},{fmt(here.center[1])})"
+        texts = el(None, "g", class_="hex-labels", data_hex=here.hex_id, transform=translate)
+        for (kind, _), spot in zip(here.entries, spots):
+            if spot is not None:
+                shape, (x, y) = spot
+                shape.draw(el(texts, "g", class_="label", data_kind=kind), x, y)
+        if len(texts):
+            parent.append(texts)
 
 
 def _draw_track(group: ET.Element, layout: _Layout, angle: float) -> None:

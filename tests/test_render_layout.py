@@ -9,9 +9,9 @@ the few that cannot are counted and must stay few.
 
 from __future__ import annotations
 
+import gzip
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
@@ -24,6 +24,9 @@ from tests.conftest import GAMES
 from tests.svg_geometry import box_meets_segment, map_geometry, overlaps
 
 SHARED_GAMES = ["1861-29683", "1861-bank-breaks", "1867-19792", "1867-21268"]
+GENERATED = ["1861-gen-P6-column-S4010", "1867-gen-P2-grid-S5006"]
+"""Two of the generated games (a six-player 1861, a two-player 1867 whose Toronto
+reaches into the next hex); all fifty pass, but take a minute."""
 MOST_ON_TRACK = 0.2
 """At most this share of a map's texts may lie on track (crowded cities, off-boards)."""
 
@@ -39,11 +42,20 @@ def end_position(name: str) -> tuple[Context, GameState]:
     if run.stopped_at is None:
         return run.game.ctx, run.game.state
     ctx = Context(load_board(name.split("-")[0]), Rules.rulebook())
-    return ctx, _trace_end(ctx, GAMES / f"{name}.trace.jsonl")
+    return ctx, _trace_end(ctx, (GAMES / f"{name}.trace.jsonl").read_text(encoding="utf-8"))
 
 
-def _trace_end(ctx: Context, path: Path) -> GameState:
-    *_, last = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+def generated_end(name: str) -> tuple[Context, GameState]:
+    """The tiles and tokens at the end of a generated game's trace."""
+    path = GAMES / "generated" / f"{name}.trace.jsonl.gz"
+    if not path.exists():
+        pytest.skip(f"generated games not found at {path.parent}")
+    ctx = Context(load_board(name.split("-")[0]), Rules.rulebook())
+    return ctx, _trace_end(ctx, gzip.decompress(path.read_bytes()).decode("utf-8"))
+
+
+def _trace_end(ctx: Context, trace: str) -> GameState:
+    *_, last = (json.loads(line) for line in trace.splitlines() if line.strip())
     state = GameState(title=ctx.board.title, players=[], companies={}, bank=0, phase=last["phase"])
     for hex_id, code in last["tiles"].items():
         tile, rotation = code.split("@")
@@ -59,8 +71,10 @@ def _trace_end(ctx: Context, path: Path) -> GameState:
     return state
 
 
-@pytest.fixture(scope="module", params=SHARED_GAMES)
+@pytest.fixture(scope="module", params=SHARED_GAMES + GENERATED)
 def finished(request: pytest.FixtureRequest) -> tuple[Context, GameState]:
+    if request.param in GENERATED:
+        return generated_end(request.param)
     return end_position(request.param)
 
 
