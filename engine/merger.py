@@ -9,6 +9,7 @@ from . import graph, market, shares, trains
 from .actions import Action, BuyShare, Convert, Merge, Pass, RemoveToken
 from .errors import IllegalAction
 from .state import Company, Context, GameState, StationToken
+from .nationalization import trainless_choice
 from .tokens import remove_token
 
 MAX_MINORS = 10
@@ -73,25 +74,31 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
 
 def actor(ctx: Context, state: GameState) -> str:
     rnd: MergerRound = state.round
-    over = trains.over_limit(ctx, state)
-    if over:
-        return over[0]
+    if state.trainless_majors:
+        return state.trainless_majors[0]
     if rnd.major is not None and _tokens_to_remove(state, rnd):
         return rnd.major
     if rnd.buyers:
         return state.players[rnd.buyers[0]].id
+    over = trains.over_limit(ctx, state)
+    if over:
+        return over[0]
     return rnd.merging[0] if rnd.merging else ""
 
 
 def apply(ctx: Context, state: GameState, action: Action) -> None:
     """Apply one merger-round action."""
     rnd: MergerRound = state.round
-    if trains.over_limit(ctx, state):
-        trains.discard(ctx, state, action)
+    # The steps in 18xx.games's order, which the designer confirmed (RN 8.1): token
+    # reduction (9.2E) before the share sales (9.2C-D), discards (9.2F) after them.
+    if state.trainless_majors:
+        trainless_choice(ctx, state, action)
     elif rnd.major is not None and _tokens_to_remove(state, rnd):
         _remove_token(ctx, state, rnd, action)
     elif rnd.buyers:
         _buy_or_pass(ctx, state, rnd, action)
+    elif trains.over_limit(ctx, state):
+        trains.discard(ctx, state, action)
     else:
         _minor_action(ctx, state, rnd, action)
     _continue(ctx, state, rnd)
@@ -99,7 +106,7 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
 
 def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     """Move on once nothing is pending for the merge just made."""
-    if state.round is not rnd or trains.over_limit(ctx, state):
+    if state.round is not rnd or state.trainless_majors:
         return
     if rnd.major is None:
         return

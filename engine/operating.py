@@ -10,7 +10,6 @@ from .actions import (
     Action,
     BuyPrivate,
     BuyTrain,
-    Choose,
     Dividend,
     LayTile,
     Pass,
@@ -19,7 +18,7 @@ from .actions import (
     RunRoutes,
 )
 from .errors import IllegalAction
-from .nationalization import nationalize
+from .nationalization import nationalize, trainless_choice
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, put_token, token_cost
 
@@ -195,7 +194,7 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
     """Apply one action of the operating round, then run automatic steps."""
     rnd: OperatingRound = state.round
     if state.trainless_majors:
-        _trainless_choice(ctx, state, action)
+        trainless_choice(ctx, state, action)
     elif trains.over_limit(ctx, state):
         trains.discard(ctx, state, action)
     else:
@@ -492,6 +491,8 @@ def _trains_needed(ctx: Context, state: GameState, rnd: OperatingRound, company:
         return False
     if _must_buy(ctx, state, company):
         return True
+    if any(company.cash >= price for _, _, price in trains.trade_in_prices(ctx, state, company)):
+        return True
     if len(company.trains) >= trains.train_limit(ctx, state, company):
         return False
     prices = [ctx.board.train(t.name).price for t in trains.bank_trains(ctx, state)]
@@ -525,17 +526,6 @@ def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Compan
 
 
 # --- discards and trainless majors ---------------------------------------------------
-
-
-def _trainless_choice(ctx: Context, state: GameState, action: Action) -> None:
-    sym = state.trainless_majors[0]
-    if action.entity != sym or not isinstance(action, (Choose, Pass)):
-        raise IllegalAction(f"{sym} has no train: its president must choose to nationalize it or keep it")
-    state.trainless_majors.pop(0)
-    if isinstance(action, Choose):
-        if action.choice != "nationalize":
-            raise IllegalAction("the only choice is 'nationalize' (or pass to keep the company)")
-        nationalize(ctx, state, sym)
 
 
 def choices(ctx: Context, state: GameState) -> list[str]:

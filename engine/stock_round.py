@@ -49,6 +49,8 @@ def start(ctx: Context, state: GameState) -> None:
 
 def actor(ctx: Context, state: GameState) -> str:
     sr: StockRound = state.round
+    if state.trainless_majors:
+        return state.trainless_majors[0]
     if sr.home_token is not None:
         return sr.home_token
     if sr.auction is not None:
@@ -59,7 +61,11 @@ def actor(ctx: Context, state: GameState) -> str:
 def apply(ctx: Context, state: GameState, action: Action) -> None:
     """Apply one stock-round action."""
     sr: StockRound = state.round
-    if sr.home_token is not None:
+    if state.trainless_majors:
+        from .nationalization import trainless_choice
+
+        trainless_choice(ctx, state, action)
+    elif sr.home_token is not None:
         _home_token(ctx, state, sr, action)
     elif sr.auction is not None:
         _auction_action(ctx, state, sr, action)

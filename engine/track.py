@@ -69,12 +69,13 @@ def city_mapping(old: TileDef, old_rotation: int, new: TileDef, rotation: int) -
         if not olds:
             continue
         if len(news) < len(olds):
-            if len(news) != 1:
-                return None
-            # Several cities merge into one (Kiev, Moscow, St Petersburg).
-            if not all(old_exits[o] <= new_exits[news[0]] for o in olds):
-                return None
-            mapping.update({o: news[0] for o in olds})
+            # Cities merge (Kiev, Moscow, St Petersburg, Montreal): each old city goes
+            # to a new one that keeps all its track.
+            for o in olds:
+                target = next((n for n in news if old_exits[o] <= new_exits[n]), None)
+                if target is None:
+                    return None
+                mapping[o] = target
             continue
         found = _match_nodes(olds, news, old_exits, new_exits)
         if found is None:
