@@ -435,6 +435,9 @@ def _buy_or_pass(ctx: Context, state: GameState, rnd: MergerRound, action: Actio
     player.cash -= price
     major.cash += price
     state.log.append(f"{player.name} buys 10% of {major.sym} for {price}")
+    # 3.3: whoever now holds the most shares becomes president at once.
+    if (line := shares.update_president(state, major.sym)) is not None:
+        state.log.append(line)
     if rnd.buy_phase == 2:
         rnd.buyers.pop(0)
 

@@ -124,6 +124,34 @@ def lay_cost(ctx: Context, state: GameState, hex_id: str, new: TileDef, second: 
     return cost + printed + new.upgrade_cost
 
 
+def border_crossings_paid(
+    ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int
+) -> list[tuple[str, int, int]]:
+    """8.6.2: costly borders (1867's water) that this tile connects across, as
+    (hex, edge, cost): paid once, by the lay that makes track meet across them."""
+    result = []
+    for border in ctx.board.hexes[hex_id].borders:
+        if not border.cost or (hex_id, border.edge) in state.map.paid_borders:
+            continue
+        if border.edge not in new.exits(rotation):
+            continue
+        neighbour = ctx.board.neighbours[hex_id].get(border.edge)
+        if neighbour is None:
+            continue
+        tile, neighbour_rotation = ctx.tile_at(state, neighbour)
+        if (border.edge + 3) % 6 in tile.exits(neighbour_rotation):
+            result.append((hex_id, border.edge, border.cost))
+    return result
+
+
+def pay_borders(ctx: Context, state: GameState, crossings: list[tuple[str, int, int]]) -> None:
+    """A paid border costs nothing more, from either side."""
+    for hex_id, edge, _ in crossings:
+        state.map.paid_borders.add((hex_id, edge))
+        neighbour = ctx.board.neighbours[hex_id][edge]
+        state.map.paid_borders.add((neighbour, (edge + 3) % 6))
+
+
 def place_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int, tile_id: str) -> None:
     """Put the tile on the map, return the old one to the supply, carry over tokens
     and reservations to the cities that keep their track."""
