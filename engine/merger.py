@@ -57,9 +57,7 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
         rnd.buyers, rnd.buy_phase, rnd.phase_one_passer, rnd.tokens_removed = [], 0, None, False
         rnd.undo_point = None
         if rnd.index >= len(rnd.order):
-            from .operating import after_operating_round
-
-            after_operating_round(ctx, state, rnd.after_or)
+            _finish(ctx, state, rnd)
             return
         sym = rnd.order[rnd.index]
         minor = state.companies[sym]
@@ -70,6 +68,17 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
             return
         if _can_convert(ctx, state, minor) or _candidates(ctx, state, rnd):
             return
+
+
+def _finish(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    """9.3: the round ends once every minor has had its turn and no trainless major
+    awaits its president's choice."""
+    rnd.index = len(rnd.order)
+    if state.trainless_majors:
+        return
+    from .operating import after_operating_round
+
+    after_operating_round(ctx, state, rnd.after_or)
 
 
 def actor(ctx: Context, state: GameState) -> str:
@@ -107,6 +116,9 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
 def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     """Move on once nothing is pending for the merge just made."""
     if state.round is not rnd or state.trainless_majors:
+        return
+    if rnd.index >= len(rnd.order):
+        _finish(ctx, state, rnd)
         return
     if rnd.major is None:
         return
