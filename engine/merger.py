@@ -29,8 +29,9 @@ class MergerRound:
     adding_done: bool = False
     major: str | None = None  # the major just formed (tokens, then share sales)
     buyers: list[int] = field(default_factory=list)  # seats still to buy, first acts
+    first_buyer: int = 0  # seat of the owner who buys first after a merge (9.2C)
     buy_phase: int = 0  # 1: any number each; 2: one each
-    phase_one_passer: int | None = None
+    phase_one_passer: int | None = None  # the seat whose pass was the last phase-1 action
     tokens_removed: bool = False
     undo_point: GameState | None = field(default=None, repr=False, compare=False)  # before the merge
 
@@ -212,10 +213,11 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
         if not any(owners.count(o) >= 2 or (o is not None and o.cash >= cell.price) for o in owners):
             raise IllegalAction(f"nobody in this merge could become president of {sym} at {cell.price} (9.2)")
     rnd.undo_point = copy.deepcopy(state)
+    minors = market.in_price_order(ctx, state, rnd.merging)
+    rnd.first_buyer = _first_buyer(ctx, state, rnd.merging[0], minors[0])
     major = state.companies[sym]
     major.floated = True
     market.place(state, sym, cell)
-    minors = market.in_price_order(ctx, state, rnd.merging)
     for minor in minors:
         if rnd.converting:
             _convert_exchange(state, major, minor)
@@ -225,6 +227,13 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
     rnd.merging = minors
     rnd.major = sym
     state.log.append(f"{' and '.join(minors)} form {sym} at {cell.price}")
+
+
+def _first_buyer(ctx: Context, state: GameState, active: str, highest: str) -> int:
+    """9.2C: the owner of the active minor buys first; RN 11.28: on 18xx.games, the
+    owner of the highest-priced minor. Taken before the minors close."""
+    owner = state.president(highest if ctx.rules.merger_buying_from_highest_minor else active)
+    return state.players.index(owner) if owner is not None else 0
 
 
 def _exchange(state: GameState, major: Company, minor_sym: str) -> None:
@@ -332,9 +341,8 @@ def _start_buying(ctx: Context, state: GameState, rnd: MergerRound) -> None:
         rnd.buy_phase = 1
         rnd.buyers = [seat]
         return
-    first_owner = state.president(rnd.merging[0]) or state.president(major)
     owners = {state.players.index(p) for p in state.players if p.percent_of(major)}
-    start = state.players.index(first_owner) if first_owner in state.players else 0
+    start = rnd.first_buyer
     rnd.buy_phase = 1
     rnd.buyers = [(start + i) % n for i in range(n) if (start + i) % n in owners]
 
@@ -415,6 +423,7 @@ def _buy_or_pass(ctx: Context, state: GameState, rnd: MergerRound, action: Actio
     if cert is None:
         raise IllegalAction(f"{major.sym} has no shares left to sell")
     major.treasury.remove(cert)
+    rnd.phase_one_passer = None  # phase 1 no longer ends with a pass (RN 8.3)
     held = shares.first_plain(player.certs, major.sym)
     pres = next((c for c in major.treasury if c.president), None)
     if pres is not None and held is not None:

@@ -59,6 +59,10 @@ class Rules:
     neither convert nor merge (18xx.games logs those passes). Rulebook 9: only
     eligible minors are asked."""
 
+    merger_buying_from_highest_minor: bool = False
+    """RN 11.28 — after a merge, the owner of the highest-priced minor buys shares
+    first. Rulebook 9.2C: the owner of the active minor."""
+
     national_route_entered_by_player: bool = False
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
