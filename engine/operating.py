@@ -342,9 +342,7 @@ def _routes_needed(ctx: Context, state: GameState, rnd: OperatingRound, company:
         return False
     if company.is_national and not ctx.rules.national_route_entered_by_player:
         return False
-    reach = graph.reachable(ctx, state, company.sym)
-    own = {(t.hex, t.city) for t in company.tokens if t.hex is not None}
-    return any(node not in own for node in reach.nodes)
+    return graph.has_route(ctx, state, company.sym)
 
 
 def _national_runs_itself(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:

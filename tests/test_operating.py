@@ -15,7 +15,7 @@ from engine.nationalization import nationalize
 from engine.replay import replay
 from engine.routes import best_routes, to_route
 from engine.rules import Rules
-from tests.conftest import play, refused, shared_game
+from tests.conftest import play, refused, replayed, shared_game
 
 
 def _at(until: int) -> Game:
@@ -155,3 +155,13 @@ def test_a_major_must_choose_a_dividend() -> None:
     refused(game, Dividend("GRR", "all"), "payout, half or withhold")
     play(game, Dividend("GRR", "half"))
     assert game.state.round.step != "dividend"
+
+
+def test_a_route_between_two_own_token_cities_must_be_run() -> None:
+    """8.8: a route needs two revenue centres and one token city; both may be the
+    company's own tokens (S4006: MKV, tokened in K7 and M7, joined through L8)."""
+    game = replayed("1861-gen-P2-column-S4006", 338)
+    rnd = game.state.round
+    assert sorted(t.hex for t in game.state.companies["MKV"].placed_tokens) == ["K7", "M7"]
+    assert rnd.step == "routes" and game.actor() == "MKV"
+    assert market.price(game.ctx, game.state, "MKV") == 165  # no withhold has moved it
