@@ -37,6 +37,11 @@ class Rules:
     """RN 11.11 — "use as many track segments as possible" applies to every upgrade of
     a city. Rulebook 8.6: only green cities upgraded to brown."""
 
+    lay_connection_unchecked: bool = False
+    """RN 0.4, 11.12 — 18xx.games does not check, when it loads a log, that a lay is
+    connected to the company's route, so its logs may hold lays its own page would not
+    offer. Rulebook 8.6: a lay must extend the company's route."""
+
     tile_cost_paid_on_replace: bool = False
     """RN 11.13 — a cost printed on a tile (Kiev's 635) is paid when that tile is
     replaced. Rulebook 8.6.2: paid when the tile is placed."""
