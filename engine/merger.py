@@ -14,6 +14,7 @@ from .tokens import remove_token
 MAX_MINORS = 10
 MAX_MINORS_PER_PLAYER = 6
 MERGE_PRICE_MIN, MERGE_PRICE_MAX = 100, 200
+SECOND_TOKEN_PRICE = 20
 EXTRA_TOKEN_PRICE = 40
 TOKENS_KEPT_ON_MAP = 2
 
@@ -107,7 +108,7 @@ def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     if _tokens_to_remove(state, rnd):
         return
     if rnd.buy_phase == 0:
-        _finish_tokens(state, rnd)
+        _finish_tokens(ctx, state, rnd)
         _start_buying(ctx, state, rnd)
     _skip_buyers_who_cannot(ctx, state, rnd)
     if rnd.buyers:
@@ -320,13 +321,20 @@ def _remove_token(ctx: Context, state: GameState, rnd: MergerRound, action: Acti
     state.log.append(f"{major.sym} removes its token from {action.hex}")
 
 
-def _finish_tokens(state: GameState, rnd: MergerRound) -> None:
-    """9.2E: after a reduction the major keeps its two tokens on the map and one
-    40/hex token on its charter."""
+def _finish_tokens(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    """9.2E: after a reduction the major keeps its tokens on the map and the charter
+    tokens of the spots left free: 20/hex if only one stays on the map, and 40/hex.
+    RN 8.3: 18xx.games keeps the cheapest spare tokens up to two, then adds a 40."""
     if not rnd.tokens_removed:
         return
     major = state.companies[rnd.major or ""]
-    major.tokens = major.placed_tokens + [StationToken(EXTRA_TOKEN_PRICE)]
+    placed = major.placed_tokens
+    if ctx.rules.merger_keeps_cheapest_spare_tokens:
+        spare = sorted((t for t in major.tokens if t.hex is None), key=lambda t: t.price)
+        kept = (placed + spare)[:TOKENS_KEPT_ON_MAP]
+    else:
+        kept = placed + [StationToken(SECOND_TOKEN_PRICE) for _ in range(TOKENS_KEPT_ON_MAP - len(placed))]
+    major.tokens = kept + [StationToken(EXTRA_TOKEN_PRICE)]
 
 
 # --- share sales after a merge or conversion (9.1D, 9.2C–D) -------------------------

@@ -68,6 +68,11 @@ class Rules:
     """RN 11.28 — after a merge, the owner of the highest-priced minor buys shares
     first. Rulebook 9.2C: the owner of the active minor."""
 
+    merger_keeps_cheapest_spare_tokens: bool = False
+    """RN 8.3, 11.14 — after a token reduction the major keeps its map tokens plus its
+    cheapest spare tokens up to two (a removed home token stays, free), then a 40.
+    Rulebook 9.2E: the tokens left go on the charter's 20/hex and 40/hex spots."""
+
     national_route_entered_by_player: bool = False
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import market
-from engine.actions import BuyShare, Merge, Pass
+from engine.actions import BuyShare, Merge, Pass, RemoveToken
 from engine.game import Game
 from engine.replay import replay
 from engine.rules import Rules
@@ -94,3 +94,16 @@ def test_phase_two_skips_only_a_player_whose_pass_ended_phase_one() -> None:
     rnd = game.state.round
     assert rnd.buy_phase == 2
     assert game.state.player(game.actor()).name == "Player 2"
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_after_a_token_reduction_the_major_keeps_three_tokens(site: bool) -> None:
+    """9.2E: MNN and N (both in Moscow) form SE, which keeps one token there; the
+    tokens left go on the 20/hex and 40/hex spots. RN 8.3: 18xx.games keeps the
+    cheapest spare tokens, so removing the free home token makes the next one free."""
+    game = replayed("1861-gen-P6-grid-S4015", 284, Rules.site() if site else Rules.rulebook())
+    se = game.state.companies["SE"]
+    assert [(t.hex, t.price) for t in se.tokens] == [("H8", 0), ("H8", 20), (None, 40)]
+    play(game, RemoveToken("SE", "H8", 0))
+    assert [(t.hex, t.city) for t in se.placed_tokens] == [("H8", 1)]
+    assert [t.price for t in se.tokens if t.hex is None] == ([0, 40] if site else [20, 40])
