@@ -21,7 +21,7 @@ from .actions import (
 from .errors import IllegalAction
 from .nationalization import nationalize
 from .state import Company, Context, GameState
-from .tokens import free_slot_for, put_token, token_cost
+from .tokens import free_slot_for, home_city, put_token, token_cost
 
 STEPS = (
     "redeem",  # A (8.5)
@@ -124,16 +124,11 @@ def _next_company(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
 
 def _national_home_token(ctx: Context, state: GameState, nat: Company) -> None:
     """8.13: on its first run the RSR puts a token in its reserved St Petersburg city."""
-    corp = ctx.board.corporations[nat.sym]
-    if corp.home is None or any(t.hex == corp.home for t in nat.tokens):
+    home = home_city(ctx, state, nat.sym)
+    if home is None or any(t.hex == home[0] for t in nat.tokens):
         return
-    if (corp.home, corp.home_city) in state.map.reservations:
-        put_token(ctx, state, nat.sym, corp.home, corp.home_city)
-        return
-    for key, holder in state.map.reservations.items():
-        if key[0] == corp.home and holder == nat.sym:
-            put_token(ctx, state, nat.sym, *key)
-            return
+    if state.map.reservations.get(home) == nat.sym:
+        put_token(ctx, state, nat.sym, *home)
 
 
 def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:

@@ -410,12 +410,11 @@ def _check_bid_amount(player: Player, price: int, lowest: int) -> None:
 
 def _place_home_token(ctx: Context, state: GameState, sym: str) -> None:
     """1861: a minor's token goes on its reserved home city when it is auctioned."""
-    corp = ctx.board.corporations[sym]
-    if corp.home is None:
-        return
-    from .tokens import put_token
+    from .tokens import home_city, put_token
 
-    put_token(ctx, state, sym, corp.home, corp.home_city)
+    home = home_city(ctx, state, sym)
+    if home is not None:
+        put_token(ctx, state, sym, *home)
 
 
 def _auction_action(ctx: Context, state: GameState, sr: StockRound, action: Action) -> None:
