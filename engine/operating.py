@@ -510,11 +510,23 @@ def _trainless_choice(ctx: Context, state: GameState, action: Action) -> None:
     sym = state.trainless_majors[0]
     if action.entity != sym or not isinstance(action, (Choose, Pass)):
         raise IllegalAction(f"{sym} has no train: its president must choose to nationalize it or keep it")
+    if isinstance(action, Choose) and action.choice != "nationalize":
+        raise IllegalAction("the only choice is 'nationalize' (or pass to keep the company)")
     state.trainless_majors.pop(0)
     if isinstance(action, Choose):
-        if action.choice != "nationalize":
-            raise IllegalAction("the only choice is 'nationalize' (or pass to keep the company)")
         nationalize(ctx, state, sym)
+    _national_buys_on(ctx, state)
+
+
+def _national_buys_on(ctx: Context, state: GameState) -> None:
+    """8.13: the RSR buys as many trains as it can afford, so once the majors left
+    trainless by its own purchase are decided (their cash may now be its), it goes on."""
+    rnd: OperatingRound = state.round
+    company = current(state)
+    if state.trainless_majors or company is None or not company.is_national:
+        return
+    if STEPS.index(rnd.step) > STEPS.index("trains"):
+        trains.national_buys_trains(ctx, state)
 
 
 def choices(ctx: Context, state: GameState) -> list[str]:
