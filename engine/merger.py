@@ -445,6 +445,9 @@ def _buy_or_pass(ctx: Context, state: GameState, rnd: MergerRound, action: Actio
     player.cash -= price
     major.cash += price
     state.log.append(f"{player.name} buys 10% of {major.sym} for {price}")
+    line = shares.update_president(state, major.sym)  # a bigger holder takes over (7.3.2)
+    if line:
+        state.log.append(line)
     if rnd.buy_phase == 2:
         rnd.buyers.pop(0)
 

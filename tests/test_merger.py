@@ -107,3 +107,16 @@ def test_after_a_token_reduction_the_major_keeps_three_tokens(site: bool) -> Non
     play(game, RemoveToken("SE", "H8", 0))
     assert [(t.hex, t.city) for t in se.placed_tokens] == [("H8", 1)]
     assert [t.price for t in se.tokens if t.hex is None] == ([0, 40] if site else [20, 40])
+
+
+def test_buying_more_than_the_president_after_a_merge_takes_the_presidency() -> None:
+    """7.3.2: in S4029 Player 4 is GRR's president with 20%; Player 3 buys a third
+    share after the merge and, holding more, becomes president."""
+    game = replayed("1861-gen-P5-column-S4029", 310)
+    state = game.state
+    assert state.president("GRR").name == "Player 4"
+    buyer = state.player(game.actor())
+    assert buyer.name == "Player 3" and buyer.percent_of("GRR") == 20
+    play(game, BuyShare(buyer.id, "GRR", "treasury"))
+    assert state.president("GRR").name == "Player 3"
+    assert buyer.percent_of("GRR") == 30 and state.player(state.players[3].id).percent_of("GRR") == 20
