@@ -66,7 +66,8 @@ def check_lay(ctx: Context, state: GameState, rnd: OperatingRound, company: Comp
     problem = exits_are_legal(ctx, state, hex_id, tile, rotation)
     if problem:
         raise IllegalAction(problem)
-    _check_enhances_route(ctx, state, company, hex_id, tile, rotation)
+    if not ctx.rules.lay_connection_unchecked:
+        _check_enhances_route(ctx, state, company, hex_id, tile, rotation)
     _check_max_exits(ctx, state, hex_id, tile, rotation)
     cost = lay_cost(ctx, state, hex_id, tile, second=bool(rnd.lays))
     cost += sum(c for _, _, c in border_crossings_paid(ctx, state, hex_id, tile, rotation))

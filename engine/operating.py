@@ -20,7 +20,7 @@ from .actions import (
 from .errors import IllegalAction
 from .nationalization import nationalize, trainless_choice
 from .state import Company, Context, GameState
-from .tokens import free_slot_for, put_token, token_cost
+from .tokens import free_slot_for, home_city, put_token, token_cost
 
 STEPS = (
     "redeem",  # A (8.5)
@@ -132,16 +132,11 @@ def _next_company(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
 
 def _national_home_token(ctx: Context, state: GameState, nat: Company) -> None:
     """8.13: on its first run the RSR puts a token in its reserved St Petersburg city."""
-    corp = ctx.board.corporations[nat.sym]
-    if corp.home is None or any(t.hex == corp.home for t in nat.tokens):
+    home = home_city(ctx, state, nat.sym)
+    if home is None or any(t.hex == home[0] for t in nat.tokens):
         return
-    if (corp.home, corp.home_city) in state.map.reservations:
-        put_token(ctx, state, nat.sym, corp.home, corp.home_city)
-        return
-    for key, holder in state.map.reservations.items():
-        if key[0] == corp.home and holder == nat.sym:
-            put_token(ctx, state, nat.sym, *key)
-            return
+    if state.map.reservations.get(home) == nat.sym:
+        put_token(ctx, state, nat.sym, *home)
 
 
 def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
@@ -195,6 +190,7 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
     rnd: OperatingRound = state.round
     if state.trainless_majors:
         trainless_choice(ctx, state, action)
+        _national_buys_on(ctx, state)
     elif trains.over_limit(ctx, state):
         trains.discard(ctx, state, action)
     else:
@@ -353,9 +349,7 @@ def _routes_needed(ctx: Context, state: GameState, rnd: OperatingRound, company:
         return False
     if company.is_national and not ctx.rules.national_route_entered_by_player:
         return False
-    reach = graph.reachable(ctx, state, company.sym)
-    own = {(t.hex, t.city) for t in company.tokens if t.hex is not None}
-    return any(node not in own for node in reach.nodes)
+    return graph.has_route(ctx, state, company.sym)
 
 
 def _national_runs_itself(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
@@ -526,6 +520,17 @@ def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Compan
 
 
 # --- discards and trainless majors ---------------------------------------------------
+
+
+def _national_buys_on(ctx: Context, state: GameState) -> None:
+    """8.13: the RSR buys as many trains as it can afford, so once the majors left
+    trainless by its own purchase are decided (their cash may now be its), it goes on."""
+    rnd: OperatingRound = state.round
+    company = current(state)
+    if state.trainless_majors or company is None or not company.is_national:
+        return
+    if STEPS.index(rnd.step) > STEPS.index("trains"):
+        trains.national_buys_trains(ctx, state)
 
 
 def choices(ctx: Context, state: GameState) -> list[str]:

@@ -405,11 +405,11 @@ def _nominate(ctx: Context, state: GameState, sr: StockRound, seat: int, action:
         # 7.2.1 (1867): the nominating player places the minor's token before bidding goes on.
         sr.home_token, sr.home_player = sym, seat
     else:
-        corp = ctx.board.corporations[sym]
-        if corp.home is not None:
-            from .tokens import put_token
+        from .tokens import home_city, put_token
 
-            put_token(ctx, state, sym, corp.home, corp.home_city)
+        home = home_city(ctx, state, sym)
+        if home is not None:
+            put_token(ctx, state, sym, *home)
     _auction_next(ctx, state, sr)
 
 

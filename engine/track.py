@@ -37,7 +37,8 @@ def check_upgrade(ctx: Context, state: GameState, hex_id: str, new: TileDef, rot
             f"a {old.color} hex takes a {next_color(old.color)} tile; tile {new.name} is {new.color}"
         )
     allowed = ctx.board.upgrades.get(old.name)
-    if old.name in ctx.board.tiles and allowed is not None and new.name not in allowed:
+    manifest = not ctx.rules.upgrades_by_track_only
+    if manifest and old.name in ctx.board.tiles and allowed is not None and new.name not in allowed:
         raise IllegalAction(
             f"tile {old.name} upgrades only to {', '.join(allowed) or 'nothing'} (19.1), not {new.name}"
         )
