@@ -40,7 +40,7 @@ def check_upgrade(ctx: Context, state: GameState, hex_id: str, new: TileDef, rot
     manifest = not ctx.rules.upgrades_by_track_only
     if manifest and old.name in ctx.board.tiles and allowed is not None and new.name not in allowed:
         raise IllegalAction(
-            f"tile {old.name} upgrades only to {', '.join(allowed) or 'nothing'} (19.1), not {new.name}"
+            f"tile {old.name} upgrades only to {', '.join(allowed) or 'nothing'} (the tile manifest, 19), not {new.name}"
         )
     label = required_label(old, hex_def, new.color)
     if new.label != label:
