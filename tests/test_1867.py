@@ -163,3 +163,46 @@ def test_upgrades_follow_the_manifest_by_the_rulebook(site: bool) -> None:
     else:
         with pytest.raises(IllegalAction, match="tile manifest"):
             check_upgrade(ctx, state, "E11", ctx.board.tiles["47"], fits[0])
+
+
+def test_yellow_tiles_on_the_triangle_hexes_must_use_the_triangle() -> None:
+    """8.6 (1867): G15's yellow triangle is on edge 1; a yellow city there must use it."""
+    from engine.track import stubs_missed
+
+    ctx = _new().ctx
+    tile = ctx.board.tiles["57"]
+    using = [r for r in range(6) if 1 in tile.exits(r)]
+    missing = [r for r in range(6) if 1 not in tile.exits(r)]
+    assert all(stubs_missed(ctx, "G15", tile, r) == "" for r in using)
+    assert all("yellow triangle" in stubs_missed(ctx, "G15", tile, r) for r in missing)
+    assert stubs_missed(ctx, "H14", tile, missing[0]) == ""
+
+
+def test_merger_rounds_run_while_minors_and_majors_both_exist() -> None:
+    """9: phases 3 to 7 on both maps, read from the phases' train limits."""
+    from engine import merger
+
+    for title in ("1861", "1867"):
+        game = Game.new(PLAYERS3, 1, Rules.rulebook(), title)
+        active = []
+        for phase in game.ctx.board.phases:
+            game.state.phase = phase.name
+            if merger.active_in_phase(game.ctx, game.state):
+                active.append(phase.name)
+        assert active == ["3", "4", "5", "6", "7"]
+
+
+def test_a_title_whose_data_names_an_unknown_event_does_not_load() -> None:
+    """Data the rules do not implement is refused when the title loads, not ignored."""
+    from engine.board import _check_known
+    from engine.errors import DataError
+    from engine.titles import title_named
+
+    raw = title_named("1867").data("board.json")
+    raw["trains"][0]["events"] = [{"type": "close_everything"}]
+    with pytest.raises(DataError, match="close_everything"):
+        _check_known(raw)
+    raw = title_named("1867").data("board.json")
+    raw["phases"][0]["status"] = ["free_tiles"]
+    with pytest.raises(DataError, match="free_tiles"):
+        _check_known(raw)
