@@ -6,8 +6,8 @@ leaves the state exactly as it was.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
+import pickle
 import random
 from types import ModuleType
 from typing import Any
@@ -84,6 +84,8 @@ class Game:
         if company.is_national:
             return self.state.national_operator
         president = self.state.president(entity)
+        if president is None and self.round_name == "Stock":
+            return stock_round.home_token_placer(self.state, entity)
         return president.id if president else None
 
     def choices(self) -> list[str]:
@@ -100,8 +102,8 @@ class Game:
         """
         if self.state.finished:
             raise IllegalAction("the game is over")
-        before = copy.deepcopy(self.state) if check else None
         start = len(self.state.log)
+        before = _snapshot(self.state) if check else None
         try:
             if isinstance(action, EndGame):
                 end_game(self.ctx, self.state, "manually_ended")
@@ -111,6 +113,7 @@ class Game:
         except Exception:
             if before is not None:
                 self.state = before
+                del self.state.log[start:]
             raise
         self.last_action = action
         return self.state.log[start:]
@@ -124,6 +127,18 @@ class Game:
         # The round may hold a merge's undo point (a whole state): dump it on its own.
         rest = dataclasses.asdict(dataclasses.replace(self.state, round=None))
         return _plain(rest | {"round": _round_dump(self.state)})
+
+
+def _snapshot(state: GameState) -> GameState:
+    """A copy of the state to restore after a refusal (pickling is the fastest deep
+    copy). The log only grows, so the copy shares it and a refusal cuts it back."""
+    log, state.log = state.log, []
+    try:
+        copied: GameState = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    finally:
+        state.log = log
+    copied.log = log
+    return copied
 
 
 def _round_dump(state: GameState) -> Any:
