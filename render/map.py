@@ -23,7 +23,7 @@ import math
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, partial
 
 from engine.board import (
     COLORS,
@@ -515,7 +515,8 @@ def _legend(root: ET.Element, ctx: Context, state: GameState, x: float, cy: floa
     group = el(root, "g", class_="legend")
     costs = sorted({h.upgrade_cost for h in ctx.board.hexes.values() if h.terrain == "water"})
     if costs:
-        el(group, "path", class_="water", d=WATER_PATH, transform=f"translate({fmt(x + 11)},{fmt(cy)})")
+        wave = f"translate({fmt(x + 11)},{fmt(cy)})"
+        el(group, "path", class_="water", d=WATER_PATH, transform=wave)
         words = " / ".join(money(c) for c in costs) + ": cost to lay track across water"
         x = _legend_words(group, x + 26, cy, words)
     for color, framed in (("yellow", False), ("green", True)):
@@ -892,15 +893,12 @@ def _items(
 def _name_item(name: str) -> Item:
     """A place name (or the note after it, such as "(₽80 if includes M)"): on one line
     where it fits, else wrapped, else smaller."""
-    shapes = [
-        replace(
-            _name_shape(lines, NAME_FONT * scale), penalty=SMALLER * i + WRAPPED * (len(lines) - 1)
-        )
-        for i, scale in enumerate(FALLBACK_SCALES)
-        for lines in wrappings(
-            name.split(), lambda line: text_width(line, NAME_FONT * scale), most=4
-        )
-    ]
+    shapes = []
+    for step, scale in enumerate(FALLBACK_SCALES):
+        font = NAME_FONT * scale
+        for lines in wrappings(name.split(), partial(text_width, size=font), most=4):
+            penalty = SMALLER * step + WRAPPED * (len(lines) - 1)
+            shapes.append(replace(_name_shape(lines, font), penalty=penalty))
     spots = tuple(
         (dx * SIZE, sign * (APOTHEM - shapes[0].height / 2 - gap))
         for gap in (4.0, 10.0, 18.0)

@@ -176,7 +176,8 @@ is a few thousand)."""
 
 
 def _inside(x: float, y: float, size: float) -> bool:
-    return abs(y) <= size * math.sqrt(3) / 2 and math.sqrt(3) * abs(x) + abs(y) <= math.sqrt(3) * size
+    root3 = math.sqrt(3)
+    return abs(y) <= size * root3 / 2 and root3 * abs(x) + abs(y) <= root3 * size
 
 
 def _covered(
@@ -204,7 +205,9 @@ def _grid(size: float) -> tuple[np.ndarray, np.ndarray]:
     return xs[keep], ys[keep]
 
 
-def wrappings(words: Sequence[str], width: Callable[[str], float], most: int = 3) -> list[list[str]]:
+def wrappings(
+    words: Sequence[str], width: Callable[[str], float], most: int = 3
+) -> list[list[str]]:
     """``words`` set on one line, then on two, up to ``most`` lines: for each count,
     the breaks that make the widest line narrowest."""
     options = []

@@ -104,7 +104,8 @@ def _leg_points(
         else:
             points.append(_on_map(there, edge_middle(entry)))
     points.append(node_center(ctx, state, *end))
-    return _trim(_trim(points, node_radius(ctx, state, *start))[::-1], node_radius(ctx, state, *end))[::-1]
+    points = _trim(points, node_radius(ctx, state, *start))
+    return _trim(points[::-1], node_radius(ctx, state, *end))[::-1]
 
 
 def _edge_towards(ctx: Context, here: str, there: str) -> int:

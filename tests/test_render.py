@@ -706,7 +706,8 @@ def test_map_legend_explains_costs_values_and_locks(
     assert "phase 3" in early and "off-board" in early and "tile number" in early
     final = " ".join(texts(parse(render_map(ctx, final_state)).find(".//s:g[@class='legend']", NS)))
     assert "phase 3" not in final
-    assert parse(render_map(ctx, final_state, focus="H8")).find(".//s:g[@class='legend']", NS) is None
+    close_up = parse(render_map(ctx, final_state, focus="H8"))
+    assert close_up.find(".//s:g[@class='legend']", NS) is None
 
 
 def test_market_legend_has_the_pink_space_with_a_blue_band(

@@ -31,7 +31,9 @@ from tests.conftest import shared_game
 
 GAME = "1861-29683"
 NS = {"s": "http://www.w3.org/2000/svg"}
-MET_IN_CITIES = [("SW", "M-K"), ("SW", "MNN"), ("M-K", "MNN"), ("SPW", "OK"), ("SPW", "KK"), ("OK", "KK")]
+MET_IN_CITIES = [
+    ("SW", "M-K"), ("SW", "MNN"), ("M-K", "MNN"), ("SPW", "OK"), ("SPW", "KK"), ("OK", "KK")
+]
 """Pairs whose printed colours were mixed up where they share Moscow and the Kiev lines."""
 
 
@@ -89,7 +91,10 @@ def test_palette_keeps_companies_apart_and_symbols_legible(title: str) -> None:
 def test_palette_stays_near_the_charters() -> None:
     board = load_board("1861")
     palette = company_palette(board.corporations.values())
-    moved = {s: delta_e(to_lab(palette[s].fill), to_lab(c.color)) for s, c in board.corporations.items()}
+    moved = {
+        s: delta_e(to_lab(palette[s].fill), to_lab(c.color))
+        for s, c in board.corporations.items()
+    }
     assert sorted(moved.values())[len(moved) // 2] < 10  # most keep, or nearly keep, their colour
     assert max(moved.values()) < 35
 

@@ -27,6 +27,7 @@ SHARED_GAMES = ["1861-29683", "1861-bank-breaks", "1867-19792", "1867-21268"]
 GENERATED = ["1861-gen-P6-column-S4010", "1867-gen-P2-grid-S5006"]
 """Two of the generated games (a six-player 1861, a two-player 1867 whose Toronto
 reaches into the next hex); all fifty pass, but take a minute."""
+Box = tuple[float, float, float, float]
 MOST_ON_TRACK = 0.2
 """At most this share of a map's texts may lie on track (crowded cities, off-boards)."""
 
@@ -106,14 +107,15 @@ def test_close_ups_show_whole_hexes_with_whole_texts(
         for label in geometry.labels:
             assert _within(label.box, frame), (focus, label)
         for circle in geometry.circles:
-            box = (circle.x - circle.r, circle.y - circle.r, circle.x + circle.r, circle.y + circle.r)
+            x, y, r = circle.x, circle.y, circle.r
+            box = (x - r, y - r, x + r, y + r)
             assert _within(box, frame), (focus, circle)
         shown = {g.get("data-hex") for g in root.iter() if g.get("class") in ("tile", "printed")}
         assert focus in shown
         assert all(hex_distance(h, focus) <= 3 for h in shown)
 
 
-def _within(box: tuple[float, float, float, float], frame: tuple[float, float, float, float]) -> bool:
+def _within(box: Box, frame: Box) -> bool:
     return frame[0] <= box[0] and frame[1] <= box[1] and box[2] <= frame[2] and box[3] <= frame[3]
 
 

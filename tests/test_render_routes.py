@@ -10,18 +10,18 @@ from typing import Any
 
 import pytest
 
+from bot.cli import main
+from bot.console import CHANNEL, Console
+from bot.service import TroikaService
+from bot.transcript import log_commands
 from engine.actions import RunRoutes
 from engine.game import Game
+from engine.importer import read_log
 from engine.replay import replay
 from engine.routes import check_routes
 from render import render_routes_png
 from render.colors import delta_e, to_lab
 from render.routes import render_routes
-from bot.cli import main
-from bot.console import CHANNEL, Console
-from bot.service import TroikaService
-from bot.transcript import log_commands
-from engine.importer import read_log
 from storage import SqliteEventStore
 from tests.conftest import GAMES, shared_game
 
@@ -92,7 +92,8 @@ def test_render_command_writes_routes_and_svgs(tmp_path: Path) -> None:
     """`troika render --routes --svg`: the last run's routes and every picture's SVG."""
     shared_game(GAME)  # skips when the shared games are missing
     log = GAMES / f"{GAME}.json"
-    assert main(["render", str(log), "--at", str(RUN), "--routes", "--svg", "--out", str(tmp_path)]) == 0
+    command = ["render", str(log), "--at", str(RUN), "--routes", "--svg", "--out", str(tmp_path)]
+    assert main(command) == 0
     for name in ("map", "market", "table", "routes"):
         assert (tmp_path / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
         root = ET.parse(tmp_path / f"{name}.svg").getroot()
