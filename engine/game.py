@@ -50,7 +50,8 @@ class Game:
     ) -> Game:
         """A new game. ``players`` are (id, name) in seat order; the first player
         (priority deal, rule 2M) is drawn from ``seed`` unless given."""
-        ctx = Context(load_board(title), rules or Rules.rulebook())
+        board = load_board(title)
+        ctx = Context(board, rules or Rules.rulebook(market=board.default_market))
         if first_player is None:
             first_player = random.Random(seed).randrange(len(players))
         state = new_state(ctx, players, first_player, seed)
