@@ -113,8 +113,7 @@ class Game:
                 check_bank(self.ctx, self.state)
         except Exception:
             if before is not None:
-                self.state = before
-                del self.state.log[start:]
+                self.state = _restore(before, self.state.log, start)
             raise
         self.last_action = action
         return self.state.log[start:]
@@ -130,16 +129,23 @@ class Game:
         return _plain(rest | {"round": _round_dump(self.state)})
 
 
-def _snapshot(state: GameState) -> GameState:
-    """A copy of the state to restore after a refusal (pickling is the fastest deep
-    copy). The log only grows, so the copy shares it and a refusal cuts it back."""
+def _snapshot(state: GameState) -> bytes:
+    """The state, less its log, as bytes to restore after a refusal (pickling is the
+    fastest deep copy, and an accepted action never needs the copy back)."""
     log, state.log = state.log, []
     try:
-        copied: GameState = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+        return pickle.dumps(state, pickle.HIGHEST_PROTOCOL)
     finally:
         state.log = log
-    copied.log = log
-    return copied
+
+
+def _restore(snapshot: bytes, log: list[str], length: int) -> GameState:
+    """The state saved by :func:`_snapshot`, with its log (which only grows) cut back
+    to the ``length`` it had then."""
+    state: GameState = pickle.loads(snapshot)
+    del log[length:]
+    state.log = log
+    return state
 
 
 def _round_dump(state: GameState) -> Any:

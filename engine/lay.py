@@ -6,11 +6,14 @@ from typing import TYPE_CHECKING
 
 from . import graph, loans
 from .actions import LayTile
+from .board import TileDef
 from .errors import IllegalAction
 from .state import Company, Context, GameState
 from .track import (
     border_crossings_paid,
     check_upgrade,
+    check_upgrade_tile,
+    city_mapping,
     exits_are_legal,
     lay_cost,
     new_track_ends,
@@ -60,15 +63,12 @@ def check_lay(
     tile = ctx.board.tiles.get(action.tile)
     if tile is None:
         raise IllegalAction(f"there is no tile {action.tile}")
-    _check_action_allowed(rnd, hex_id, upgrade=hex_id in state.map.tiles or ctx.board.hexes[hex_id].color != "white")
-    if hex_id in state.map.blocked_hexes:
-        raise IllegalAction(f"{hex_id} is locked until phase 3 (8.6)")
-    if tile.color not in ctx.board.phase(state.phase).tiles:
-        raise IllegalAction(f"{tile.color} tiles are not available in phase {state.phase}")
-    if state.map.supply.get(tile.name, 0) == 0 and tile.count is not None:
-        raise IllegalAction(f"no tile {tile.name} is left")
+    check_hex_open(ctx, state, rnd, hex_id)
+    check_tile_fits(ctx, state, hex_id, tile)
     rotation = action.rotation % 6
-    check_upgrade(ctx, state, hex_id, tile, rotation)
+    old, old_rotation = ctx.tile_at(state, hex_id)
+    if city_mapping(old, old_rotation, tile, rotation) is None:
+        raise IllegalAction(f"tile {tile.name} at rotation {rotation} does not keep the track already on {hex_id}")
     problem = exits_are_legal(ctx, state, hex_id, tile, rotation) or stubs_missed(ctx, hex_id, tile, rotation)
     if problem:
         raise IllegalAction(problem)
@@ -80,6 +80,24 @@ def check_lay(
     if loans.borrowing_power(company) < cost:
         raise IllegalAction(f"this lay costs {cost}; {company.sym} cannot raise that even with loans")
     return cost
+
+
+def check_hex_open(ctx: Context, state: GameState, rnd: OperatingRound, hex_id: str) -> None:
+    """The rules of :func:`check_lay` about the hex alone: a track action left for it,
+    not locked."""
+    _check_action_allowed(rnd, hex_id, upgrade=hex_id in state.map.tiles or ctx.board.hexes[hex_id].color != "white")
+    if hex_id in state.map.blocked_hexes:
+        raise IllegalAction(f"{hex_id} is locked until phase 3 (8.6)")
+
+
+def check_tile_fits(ctx: Context, state: GameState, hex_id: str, tile: TileDef) -> None:
+    """The rules of :func:`check_lay` about the tile on the hex, whatever its rotation:
+    available now, left in the supply, an upgrade of what is there."""
+    if tile.color not in ctx.board.phase(state.phase).tiles:
+        raise IllegalAction(f"{tile.color} tiles are not available in phase {state.phase}")
+    if state.map.supply.get(tile.name, 0) == 0 and tile.count is not None:
+        raise IllegalAction(f"no tile {tile.name} is left")
+    check_upgrade_tile(ctx, state, hex_id, tile)
 
 
 def _check_action_allowed(rnd: OperatingRound, hex_id: str, *, upgrade: bool) -> None:
