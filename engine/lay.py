@@ -64,7 +64,8 @@ def check_lay(
     if tile is None:
         raise IllegalAction(f"there is no tile {action.tile}")
     check_hex_open(ctx, state, rnd, hex_id)
-    check_tile_fits(ctx, state, hex_id, tile)
+    check_tile_available(ctx, state, tile)
+    check_upgrade_tile(ctx, state, hex_id, tile)
     rotation = action.rotation % 6
     old, old_rotation = ctx.tile_at(state, hex_id)
     if city_mapping(old, old_rotation, tile, rotation) is None:
@@ -90,14 +91,13 @@ def check_hex_open(ctx: Context, state: GameState, rnd: OperatingRound, hex_id: 
         raise IllegalAction(f"{hex_id} is locked until phase 3 (8.6)")
 
 
-def check_tile_fits(ctx: Context, state: GameState, hex_id: str, tile: TileDef) -> None:
-    """The rules of :func:`check_lay` about the tile on the hex, whatever its rotation:
-    available now, left in the supply, an upgrade of what is there."""
+def check_tile_available(ctx: Context, state: GameState, tile: TileDef) -> None:
+    """The rules of :func:`check_lay` about the tile alone: its colour available in
+    this phase, a copy left in the supply."""
     if tile.color not in ctx.board.phase(state.phase).tiles:
         raise IllegalAction(f"{tile.color} tiles are not available in phase {state.phase}")
     if state.map.supply.get(tile.name, 0) == 0 and tile.count is not None:
         raise IllegalAction(f"no tile {tile.name} is left")
-    check_upgrade_tile(ctx, state, hex_id, tile)
 
 
 def _check_action_allowed(rnd: OperatingRound, hex_id: str, *, upgrade: bool) -> None:
@@ -119,9 +119,9 @@ def _check_enhances_route(
     if any(t.hex == hex_id for t in company.tokens):
         return
     reach = reach or graph.reachable(ctx, state, company.sym)
-    reached_edges = {e for (h, e) in reach.track_ends if h == hex_id}
+    reached_edges = set(reach.edges_at(hex_id))
     for edge, neighbour in ctx.board.neighbours[hex_id].items():
-        if (neighbour, (edge + 3) % 6) in reach.track_ends:
+        if (edge + 3) % 6 in reach.edges_at(neighbour):
             reached_edges.add(edge)
     if new_track_ends(ctx, state, hex_id, tile, rotation) & reached_edges:
         return

@@ -138,7 +138,8 @@ def _train_purchases(game: Game, company: Company) -> list[Action]:
 def legal_lays(game: Game, company: Company) -> list[LayTile]:
     """Every tile, hex and rotation the company may lay now (8.6). Hexes and tiles
     refused whatever the rotation are passed over before the rotations are tried."""
-    from .lay import check_hex_open, check_lay, check_tile_fits
+    from .lay import check_hex_open, check_lay, check_tile_available
+    from .track import check_upgrade_tile
 
     ctx, state = game.ctx, game.state
     reach = graph.reachable(ctx, state, company.sym)
@@ -147,14 +148,15 @@ def legal_lays(game: Game, company: Company) -> list[LayTile]:
         neighbour = ctx.board.neighbours.get(hex_id, {}).get(edge)
         if neighbour:
             hexes.add(neighbour)
+    tiles = [t for t in ctx.board.tiles.values() if not _refused(check_tile_available, ctx, state, t)]
     result = []
     for hex_id in sorted(hexes):
         current, _ = ctx.tile_at(state, hex_id)
         color = next_color(current.color) if current.color in ("white", "yellow", "green", "brown") else None
         if color is None or _refused(check_hex_open, ctx, state, state.round, hex_id):
             continue
-        for tile in ctx.board.tiles.values():
-            if tile.color != color or _refused(check_tile_fits, ctx, state, hex_id, tile):
+        for tile in tiles:
+            if tile.color != color or _refused(check_upgrade_tile, ctx, state, hex_id, tile):
                 continue
             for rotation in range(6):
                 action = LayTile(company.sym, hex_id, tile.name, rotation)

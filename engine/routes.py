@@ -36,7 +36,6 @@ from .graph import (
     token_nodes,
     track_graph,
 )
-from .packing import Item, Packing
 from .state import Company, Context, GameState, Train
 
 SEARCH_TRAINS = 3
@@ -1021,6 +1020,8 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
     goal lets in at least :data:`GOAL_GROWTH` times as many routes as the one before,
     so the last program, the one that decides, does most of the work.
     """
+    from .packing import Item, Packing  # HiGHS and numpy load only when a program is needed
+
     trains = optimizer.trains
     names = [t.name for t in trains]
     limits = dict(Counter(names))
