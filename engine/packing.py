@@ -37,6 +37,13 @@ QUICK_MIP_OPTIONS: dict[str, bool | int] = {
 answer is the same without them."""
 
 
+CENTRAL_PRICES: dict[str, str] = {"solver": "ipm", "run_crossover": "off"}
+"""HiGHS options for the relaxation: the interior point method without crossover
+prices the rows from the middle of the optimal face, not a corner of it. The bound is
+the same, but the prices spread over more rows, so that far fewer items can be part of
+a packing near the bound (half as many on a national railway's seven trains)."""
+
+
 @dataclass(frozen=True)
 class Item:
     """Something to choose: its value, the resources it uses (a bit mask), its kind."""
@@ -120,6 +127,8 @@ class _Program:
         negative one. HiGHS's optimal prices make this the relaxation's optimum; the
         bound holds whatever their rounding, as it is computed here.
         """
+        for option, value in CENTRAL_PRICES.items():
+            self.highs.setOptionValue(option, value)
         self._run()
         prices = [abs(y) for y in self.highs.getSolution().row_dual]
         reduced = [float(v) for v in self.values]
