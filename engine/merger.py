@@ -9,6 +9,7 @@ from . import graph, market, shares, trains
 from .actions import Action, BuyShare, Convert, Merge, Pass, RemoveToken
 from .errors import IllegalAction
 from .state import Company, Context, GameState, StationToken
+from .nationalization import trainless_choice
 from .tokens import remove_token
 
 MAX_MINORS = 10
@@ -58,9 +59,7 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
         rnd.buyers, rnd.buy_phase, rnd.phase_one_passer, rnd.tokens_removed = [], 0, None, False
         rnd.undo_point = None
         if rnd.index >= len(rnd.order):
-            from .operating import after_operating_round
-
-            after_operating_round(ctx, state, rnd.after_or)
+            _finish(ctx, state, rnd)
             return
         sym = rnd.order[rnd.index]
         minor = state.companies[sym]
@@ -73,27 +72,44 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
             return
 
 
+def _finish(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    """9.3: the round ends once every minor has had its turn and no trainless major
+    awaits its president's choice."""
+    rnd.index = len(rnd.order)
+    if state.trainless_majors:
+        return
+    from .operating import after_operating_round
+
+    after_operating_round(ctx, state, rnd.after_or)
+
+
 def actor(ctx: Context, state: GameState) -> str:
     rnd: MergerRound = state.round
-    over = trains.over_limit(ctx, state)
-    if over:
-        return over[0]
+    if state.trainless_majors:
+        return state.trainless_majors[0]
     if rnd.major is not None and _tokens_to_remove(state, rnd):
         return rnd.major
     if rnd.buyers:
         return state.players[rnd.buyers[0]].id
+    over = trains.over_limit(ctx, state)
+    if over:
+        return over[0]
     return rnd.merging[0] if rnd.merging else ""
 
 
 def apply(ctx: Context, state: GameState, action: Action) -> None:
     """Apply one merger-round action."""
     rnd: MergerRound = state.round
-    if trains.over_limit(ctx, state):
-        trains.discard(ctx, state, action)
+    # The steps in 18xx.games's order, which the designer confirmed (RN 8.1): token
+    # reduction (9.2E) before the share sales (9.2C-D), discards (9.2F) after them.
+    if state.trainless_majors:
+        trainless_choice(ctx, state, action)
     elif rnd.major is not None and _tokens_to_remove(state, rnd):
         _remove_token(ctx, state, rnd, action)
     elif rnd.buyers:
         _buy_or_pass(ctx, state, rnd, action)
+    elif trains.over_limit(ctx, state):
+        trains.discard(ctx, state, action)
     else:
         _minor_action(ctx, state, rnd, action)
     _continue(ctx, state, rnd)
@@ -101,7 +117,10 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
 
 def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     """Move on once nothing is pending for the merge just made."""
-    if state.round is not rnd or trains.over_limit(ctx, state):
+    if state.round is not rnd or state.trainless_majors:
+        return
+    if rnd.index >= len(rnd.order):
+        _finish(ctx, state, rnd)
         return
     if rnd.major is None:
         return
@@ -445,8 +464,8 @@ def _buy_or_pass(ctx: Context, state: GameState, rnd: MergerRound, action: Actio
     player.cash -= price
     major.cash += price
     state.log.append(f"{player.name} buys 10% of {major.sym} for {price}")
-    line = shares.update_president(state, major.sym)  # a bigger holder takes over (7.3.2)
-    if line:
+    # 3.3: whoever now holds the most shares becomes president at once.
+    if (line := shares.update_president(state, major.sym)) is not None:
         state.log.append(line)
     if rnd.buy_phase == 2:
         rnd.buyers.pop(0)

@@ -10,7 +10,6 @@ from .actions import (
     Action,
     BuyPrivate,
     BuyTrain,
-    Choose,
     Dividend,
     LayTile,
     Pass,
@@ -19,7 +18,7 @@ from .actions import (
     RunRoutes,
 )
 from .errors import IllegalAction
-from .nationalization import nationalize
+from .nationalization import nationalize, trainless_choice
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, home_city, put_token, token_cost
 
@@ -65,7 +64,8 @@ def start(ctx: Context, state: GameState, number: int) -> None:
     rnd = OperatingRound(number=number)
     state.round = rnd
     state.log.append(f"Operating round {state.round_number}.{number}")
-    state.national_operator = state.players[state.priority].id
+    if ctx.board.national_operates:
+        state.national_operator = state.players[state.priority].id
     for company in state.companies.values():
         company.loans_due = company.loans
         for train in company.trains:
@@ -88,12 +88,20 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
     for sym, owner in state.private_owner.items():
         if owner is None or sym in state.closed_privates:
             continue
+        if owner == ctx.board.national() and not _national_keeps_money(ctx):
+            continue
         revenue = ctx.board.private(sym).revenue
         if owner in state.companies:
             state.companies[owner].cash += revenue
         else:
             state.player(owner).cash += revenue
         state.bank -= revenue
+
+
+def _national_keeps_money(ctx: Context) -> bool:
+    """8.13: a national that only exports trains keeps no money (1867), unless the
+    18xx.games switch lets it collect its privates' income (RN 11.23)."""
+    return ctx.board.national_operates or ctx.rules.national_collects_private_income
 
 
 def current(state: GameState) -> Company | None:
@@ -139,6 +147,9 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
 
         end_game(ctx, state, "bank" if state.bank_broken and state.phase != ctx.board.phases[-1].name else "final_phase")
         return
+    if "export_train" in ctx.board.phase(state.phase).status:
+        trains.export_train(ctx, state)
+        game_end.check_bank(ctx, state)
     from . import merger
 
     if merger.active_in_phase(ctx, state):
@@ -178,7 +189,8 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
     """Apply one action of the operating round, then run automatic steps."""
     rnd: OperatingRound = state.round
     if state.trainless_majors:
-        _trainless_choice(ctx, state, action)
+        trainless_choice(ctx, state, action)
+        _national_buys_on(ctx, state)
     elif trains.over_limit(ctx, state):
         trains.discard(ctx, state, action)
     else:
@@ -473,6 +485,8 @@ def _trains_needed(ctx: Context, state: GameState, rnd: OperatingRound, company:
         return False
     if _must_buy(ctx, state, company):
         return True
+    if any(company.cash >= price for _, _, price in trains.trade_in_prices(ctx, state, company)):
+        return True
     if len(company.trains) >= trains.train_limit(ctx, state, company):
         return False
     prices = [ctx.board.train(t.name).price for t in trains.bank_trains(ctx, state)]
@@ -500,22 +514,12 @@ def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Compan
         return
     if not isinstance(action, BuyTrain):
         raise IllegalAction(f"{company.sym} may buy a train or pass")
-    trains.buy_train(ctx, state, company, action.train, action.price, compulsory=not company.trains)
+    trains.buy_train(
+        ctx, state, company, action.train, action.price, compulsory=not company.trains, exchange=action.exchange
+    )
 
 
 # --- discards and trainless majors ---------------------------------------------------
-
-
-def _trainless_choice(ctx: Context, state: GameState, action: Action) -> None:
-    sym = state.trainless_majors[0]
-    if action.entity != sym or not isinstance(action, (Choose, Pass)):
-        raise IllegalAction(f"{sym} has no train: its president must choose to nationalize it or keep it")
-    if isinstance(action, Choose) and action.choice != "nationalize":
-        raise IllegalAction("the only choice is 'nationalize' (or pass to keep the company)")
-    state.trainless_majors.pop(0)
-    if isinstance(action, Choose):
-        nationalize(ctx, state, sym)
-    _national_buys_on(ctx, state)
 
 
 def _national_buys_on(ctx: Context, state: GameState) -> None:
