@@ -492,17 +492,15 @@ def _can_par_now(ctx: Context, state: GameState) -> bool:
 
 def may_start_a_major(ctx: Context, state: GameState, player: Player) -> bool:
     """7.4: from phase 4, a major starts at a major start price (70 or more, paid twice)
-    in an unconnected city. RN 4.1: 18xx.games offers it to anyone with twice the
+    in a free home city (1861: an unconnected one). RN 4.1: 18xx.games offers it to anyone with twice the
     market's lowest start price (50, a minor's) and does not look for a home."""
     if not _can_par_now(ctx, state):
         return False
     cells = list(ctx.board.market_cells(ctx.rules.market))
     if ctx.rules.major_start_offered_from_lowest_price:
         return player.cash >= 2 * min(c.price for c in cells if c.can_start_major or c.can_start_minor)
-    from .tokens import home_cities_for_new_major
-
     cheapest = min(c.price for c in cells if c.can_start_major)
-    return player.cash >= 2 * cheapest and bool(home_cities_for_new_major(ctx, state))
+    return player.cash >= 2 * cheapest and bool(ctx.title.major_home_cities(ctx, state))
 
 
 def _par(ctx: Context, state: GameState, sr: StockRound, seat: int, action: Par) -> None:
