@@ -88,6 +88,8 @@ def _turn_action(ctx: Context, state: GameState, sr: StockRound, action: Action)
             raise IllegalAction(f"{player.name} is {over} and must sell down to it first (7.5)")
     if isinstance(action, SellShares):
         _sell(ctx, state, sr, player, action)
+        if not has_action(ctx, state, player):
+            _end_turn(ctx, state, sr, acted=True)  # 7.1: nothing more to sell or buy
     elif isinstance(action, BuyShare):
         _buy(ctx, state, sr, player, action)
         _end_turn(ctx, state, sr, acted=True)
