@@ -533,6 +533,14 @@ def _par(ctx: Context, state: GameState, sr: StockRound, seat: int, action: Par)
     sr.home_player = seat
 
 
+def home_token_placer(state: GameState, sym: str) -> str | None:
+    """The player who places ``sym``'s home token now (its nominator or founder)."""
+    sr: StockRound = state.round
+    if sr.home_token != sym or sr.home_player is None:
+        return None
+    return state.players[sr.home_player].id
+
+
 def home_cities(ctx: Context, state: GameState) -> list[tuple[str, int]]:
     """Where the company that must place its home token now may put it: a minor just
     nominated (7.2.1, 1867) or a major just started (7.4)."""

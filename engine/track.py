@@ -40,7 +40,7 @@ def check_upgrade(ctx: Context, state: GameState, hex_id: str, new: TileDef, rot
     manifest = not ctx.rules.upgrades_by_track_only
     if manifest and old.name in ctx.board.tiles and allowed is not None and new.name not in allowed:
         raise IllegalAction(
-            f"tile {old.name} upgrades only to {', '.join(allowed) or 'nothing'} (19.1), not {new.name}"
+            f"tile {old.name} upgrades only to {', '.join(allowed) or 'nothing'} (the tile manifest, 19), not {new.name}"
         )
     label = required_label(old, hex_def, new.color)
     if new.label != label:
@@ -110,6 +110,16 @@ def exits_are_legal(ctx: Context, state: GameState, hex_id: str, tile: TileDef, 
             back = (edge + 3) % 6
             if back not in other.exits(0):
                 return f"track on {hex_id} would run into {neighbour}, which has no track to meet it"
+    return ""
+
+
+def stubs_missed(ctx: Context, hex_id: str, new: TileDef, rotation: int) -> str:
+    """8.6 (1867): a yellow tile on a hex with yellow triangles (G15, K13, L10) must
+    connect to them. Returns the reason, or ''."""
+    stubs = ctx.board.hexes[hex_id].stubs
+    missed = sorted(set(stubs) - new.exits(rotation)) if new.color == "yellow" else []
+    if missed:
+        return f"a yellow tile on {hex_id} must connect to its yellow triangle (edge {missed[0]}, 8.6)"
     return ""
 
 

@@ -1,4 +1,4 @@
-"""Every shared 1861 game replays exactly: every state equal to the site's trace and the
+"""Every shared 1861 and 1867 game replays exactly: every state equal to the site's trace and the
 same final result (the real games in shared/games and the generated ones beside them)."""
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from tests.conftest import GAMES
 FOLDERS = (GAMES, GAMES / "generated")
 
 
-def _shared_1861_games() -> list[Path]:
-    return [p for folder in FOLDERS if folder.is_dir() for p in game_logs(folder) if p.name.startswith("1861-")]
+def _shared_games() -> list[Path]:
+    return [p for folder in FOLDERS if folder.is_dir() for p in game_logs(folder) if p.name[:5] in ("1861-", "1867-")]
 
 
-GAME_PATHS = _shared_1861_games()
+GAME_PATHS = _shared_games()
 
 
 def _missing() -> None:
@@ -31,12 +31,12 @@ def _missing() -> None:
 
 
 @pytest.mark.parametrize("path", GAME_PATHS or [None], ids=[game_name(p) for p in GAME_PATHS] or ["missing"])
-def test_shared_1861_game_replays_exactly(path: Path | None) -> None:
+def test_shared_game_replays_exactly(path: Path | None) -> None:
     if path is None:
         _missing()
         return
     log = read_log(path)
-    assert log["title"] == "1861"
+    assert log["title"] == path.name[:4]
     trace_path = trace_beside(path)
     assert trace_path is not None, f"no trace beside {path.name}"
     trace = read_trace(trace_path)
