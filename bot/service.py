@@ -907,9 +907,13 @@ class TroikaService:
         mention = next((s for s in record.seats if s.player_id == payload.get("mention")), None)
         pictures: list[Picture] = []
         if self.pictures and payload.get("pictures"):
-            game = await self._game_at(message.game_id, int(payload["seq"]))
-            hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
-            pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id)
+            try:
+                game = await self._game_at(message.game_id, int(payload["seq"]))
+            except CorruptEvent as exc:
+                log.warning("post %s goes without pictures: %s", message.id, exc)
+            else:
+                hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
+                pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id)
         return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""),
                     payload.get("next", ""), mention, pictures)
 
