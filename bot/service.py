@@ -360,8 +360,11 @@ class TroikaService:
         record = await self.store.active_game_in_channel(channel_id)
         if record is None or record.status is not GameStatus.RUNNING:
             return None
-        ledger = await self._ledger(record.id)
-        game = (await self.repo.load(record.id)).game
+        try:
+            ledger = await self._ledger(record.id)
+            game = (await self.repo.load(record.id)).game
+        except CorruptEvent:
+            return None  # the command itself will be told why
         player = ledger.ask.consenter if ledger.ask else game.acting_player()
         seat = next((s for s in record.seats if s.player_id == player), None)
         return _account(seat) if seat else None
@@ -392,7 +395,10 @@ class TroikaService:
         record = await self._game_in(channel_id)
         if record.status is not GameStatus.RUNNING:
             raise Refusal("The game has not started yet.")
-        return record, (await self.repo.load(record.id)).game
+        try:
+            return record, (await self.repo.load(record.id)).game
+        except CorruptEvent as exc:
+            raise Refusal(_broken(exc)) from None
 
     # --- set-up ------------------------------------------------------------------
 

@@ -1,0 +1,288 @@
+"""Nothing a player, a crash or a bad row does stops other games (issue 15).
+
+One test per failure found when probing the bot as an attacker and as a crash would:
+real SQLite files throughout, real processes where the failure is about processes,
+and SIGKILL where it is about crashes. Positions come from the shared real game
+1861-29683 or from a fresh three-player game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import multiprocessing
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.console import CHANNEL
+from bot.discord_bot import TroikaBot, _chunks, keep_running, post_mentions
+from bot.errors import Refusal
+from bot.service import Account, Post, TroikaService
+from storage import EventKind, GameStatus, NewEvent, SqliteEventStore
+from tests.test_bot_service import BEFORE_MK_BUYS, start_shared
+
+SPAWN = multiprocessing.get_context("spawn")
+ROOT = Path(__file__).resolve().parent.parent
+ANNA, BORIS, CLARA = Account("a", "Anna"), Account("b", "Boris"), Account("c", "Clara")
+
+
+async def three_player_game(service: TroikaService, channel: str) -> int:
+    """A running rulebook game: Anna (commissioner), Boris, Clara; Anna bids first."""
+    await service.start_local_game(channel, [(a.id, a.name) for a in (ANNA, BORIS, CLARA)], seed=1,
+                                   first_player=0)
+    record = await service.store.active_game_in_channel(channel)
+    assert record is not None
+    return record.id
+
+
+async def refusal(attempt: Awaitable[Any]) -> str:
+    with pytest.raises(Refusal) as caught:
+        await attempt
+    return str(caught.value)
+
+
+class Outbox:
+    """A fake channel for :meth:`TroikaService.flush`: the posts delivered, in order."""
+
+    def __init__(self) -> None:
+        self.posts: list[Post] = []
+
+    async def deliver(self, post: Post) -> None:
+        self.posts.append(post)
+
+    def texts(self) -> list[str]:
+        return [p.text for p in self.posts]
+
+
+def raw(db_path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(db_path, isolation_level=None)
+
+
+def corrupt_event(db_path: Path, game_id: int) -> int:
+    """Append an event row that is not JSON to the game's log; returns its seq."""
+    with raw(db_path) as db:
+        seq = db.execute("SELECT MAX(seq) FROM events WHERE game_id = ?", (game_id,)).fetchone()[0] + 1
+        db.execute("INSERT INTO events (game_id, seq, kind, action, created_at) VALUES (?, ?, 'action', ?, ?)",
+                   (game_id, seq, '{"type": "bid", ', "2026-01-01T00:00:00+00:00"))
+    return int(seq)
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "troika.db"
+
+
+@pytest.fixture
+async def store(db_path: Path) -> AsyncIterator[SqliteEventStore]:
+    async with SqliteEventStore(db_path) as opened:
+        yield opened
+
+
+@pytest.fixture
+def service(store: SqliteEventStore) -> TroikaService:
+    return TroikaService(store, pictures=False)
+
+
+# 1 ------------------------------------------------------------------------------------
+
+async def test_1_a_corrupt_row_stops_only_its_own_game(
+    store: SqliteEventStore, service: TroikaService, db_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    healthy = await three_player_game(service, "healthy")
+    await service.flush(Outbox().deliver)
+    broken = await three_player_game(service, "broken")  # its start post waits in the outbox...
+    [waiting] = await store.outbox_unsent()
+    assert waiting.payload["pictures"]  # ...and wants pictures of the game
+    await service.handle("healthy", ANNA, "remind 1")
+    seq = corrupt_event(db_path, broken)
+
+    outbox = Outbox()
+    assert await TroikaService(store, pictures=True).flush(outbox.deliver) == {broken, healthy}
+    assert [(p.game_id, p.pictures) for p in outbox.posts] == [(broken, []), (healthy, [])]
+    assert await store.outbox_unsent() == []
+
+    for who, command in ((BORIS, "bid TSR 25"), (ANNA, "status"), (ANNA, "pause")):
+        told = await refusal(service.handle("broken", who, command))
+        assert f"Game {broken} cannot be loaded: event {seq} is at fault (its action is not valid JSON" in told
+        assert "commissioner can `end` it" in told
+    await service.handle("healthy", ANNA, "bid TSR 20")
+
+    later = service.clock() + timedelta(hours=2)
+    service.clock = lambda: later
+    with caplog.at_level(logging.WARNING):
+        await service.send_reminders()  # the broken game is skipped, the healthy one reminded
+    assert f"no reminders for game {broken}" in caplog.text
+    reminded = Outbox()
+    await service.flush(reminded.deliver)
+    assert [p.game_id for p in reminded.posts][-1] == healthy and "⏰" in reminded.posts[-1].text
+
+    assert "could not be loaded" in (await service.handle("broken", ANNA, "end sorry")).text
+    assert (await store.get_game(broken)).status is GameStatus.ABANDONED
+    assert "sets up game" in (await service.handle("broken", ANNA, "new")).text
+
+
+async def test_1_the_loops_survive_every_error_and_back_off(caplog: pytest.LogCaptureFixture) -> None:
+    calls: list[float] = []
+
+    async def step() -> None:
+        calls.append(time.monotonic())
+        if len(calls) in (2, 3):
+            raise RuntimeError(f"failure {len(calls)}")
+
+    with caplog.at_level(logging.ERROR):
+        loop = asyncio.create_task(keep_running("delivery", step, 0.01, max_backoff=0.05))
+        while len(calls) < 6:
+            await asyncio.sleep(0.01)
+        loop.cancel()
+    assert "delivery failed; trying again" in caplog.text and "failure 3" in caplog.text
+    gaps = [b - a for a, b in zip(calls, calls[1:], strict=False)]
+    assert gaps[2] > gaps[1] >= 0.015 and gaps[4] < gaps[2]  # backs off, then back to normal
+
+
+# 2 ------------------------------------------------------------------------------------
+
+async def test_2_corrupt_options_do_not_stop_the_start(store: SqliteEventStore, db_path: Path) -> None:
+    service = TroikaService(store, pictures=False)
+    broken = await three_player_game(service, CHANNEL)
+    healthy = await three_player_game(service, "healthy")
+    with raw(db_path) as db:
+        db.execute("UPDATE games SET options = '{\"market\": ' WHERE id = ?", (broken,))
+    assert [g.id for g in await store.list_games([GameStatus.RUNNING])] == [broken, healthy]
+    [problem] = await TroikaService(store).repo.verify_running_games()  # what the bot does at start
+    assert problem.game_id == broken and "its options are not valid JSON" in problem.message
+    await store.close()
+
+    typed = "status\nas Anna end\nnew Anna Boris\nquit\n"
+    run = subprocess.run([sys.executable, "-m", "bot.cli", "run", "--db", str(db_path)], input=typed,
+                         capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert f"Game {broken} cannot be loaded: its set-up is at fault (its options are not valid JSON" in run.stdout
+    assert f"Game {broken} is ended" in run.stdout and "Game 3 of 1861 begins" in run.stdout
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_")}
+    return {**env, "PYTHONPATH": str(ROOT), **extra}
+
+
+# 3 ------------------------------------------------------------------------------------
+
+async def test_3_an_unreadable_post_does_not_stop_delivery(
+    store: SqliteEventStore, service: TroikaService, db_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    game_id = await three_player_game(service, "c1")
+    with raw(db_path) as db:
+        db.execute("INSERT INTO outbox (game_id, payload, created_at) VALUES (?, '{\"text\": ', ?)",
+                   (game_id, "2026-01-01T00:00:00+00:00"))
+    await service.handle("c1", ANNA, "bid TSR 20")
+    outbox = Outbox()
+    with caplog.at_level(logging.ERROR):
+        await service.flush(outbox.deliver)
+    assert len(outbox.posts) == 2 and "Game 1 of 1861 begins" in outbox.posts[0].text
+    assert "Anna" in outbox.posts[1].text and "bid TSR 20" in outbox.posts[1].text
+    assert "post 2 of game 1 dropped: its payload is not valid JSON" in caplog.text
+    assert await store.outbox_unsent() == []
+
+
+# 4 ------------------------------------------------------------------------------------
+
+def _rewrite_hashes(db_path: Path, game_id: int, seqs: list[int]) -> None:
+    """What a rules change does to a stored game: its recorded states no longer match."""
+    with raw(db_path) as db:
+        trigger = db.execute("SELECT sql FROM sqlite_master WHERE name = 'events_no_update'").fetchone()[0]
+        db.execute("DROP TRIGGER events_no_update")
+        db.executemany("UPDATE events SET state_hash = 'from an older engine' WHERE game_id = ? AND seq = ?",
+                       [(game_id, seq) for seq in seqs])
+        db.execute(trigger)
+
+
+async def test_4_an_operator_accepts_a_new_engines_replay(store: SqliteEventStore, db_path: Path) -> None:
+    service = TroikaService(store, pictures=False)
+    changed = await three_player_game(service, "changed")
+    other = await three_player_game(service, "other")
+    for game in ("changed", "other"):
+        await service.handle(game, ANNA, "bid TSR 20")
+        await service.handle(game, BORIS, "bid TSR 25")
+    _rewrite_hashes(db_path, changed, [2, 3])
+    await store.close()
+
+    async with SqliteEventStore(db_path) as reopened:
+        restarted = TroikaService(reopened, pictures=False)
+        assert [p.game_id for p in await restarted.repo.verify_running_games()] == [changed]
+        told = await refusal(restarted.handle("changed", CLARA, "pass"))
+        assert "event 3 is at fault (engine v" in told and f"troika admin accept {changed}" in told
+        await restarted.handle("other", CLARA, "pass")
+
+    def accept(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "bot.cli", "admin", "accept", str(changed), "--db",
+                               str(db_path), *flags], capture_output=True, text=True, cwd=ROOT, env=_env(),
+                              stdin=subprocess.DEVNULL, timeout=120)
+
+    asked = accept()
+    assert asked.returncode == 1 and "not accepted" in asked.stdout
+    assert "first difference: after event 2 (action, by a" in asked.stdout and '"price": 20' in asked.stdout
+    accepted = accept("--yes")
+    assert accepted.returncode == 0 and f"game {changed} accepted at event 4" in accepted.stdout
+    assert "nothing to accept" in accept().stdout
+
+    async with SqliteEventStore(db_path) as reopened:
+        restarted = TroikaService(reopened, pictures=False)
+        assert await restarted.repo.verify_running_games() == []
+        await restarted.handle("changed", CLARA, "pass")
+        [*_, admin, passed] = await reopened.events(changed)
+        assert admin.kind is EventKind.ADMIN and admin.action["type"] == "accept_replay"
+        assert passed.actor == "c"
+
+
+# 5 ------------------------------------------------------------------------------------
+
+def _hold_lock(db_path: Path, seconds: float) -> subprocess.Popen[str]:
+    """Another process holding the database's write lock for ``seconds``."""
+    script = ("import sqlite3, sys, time; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
+              "db.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(float(sys.argv[2])); "
+              "db.execute('COMMIT')")
+    holder = subprocess.Popen([sys.executable, "-c", script, str(db_path), str(seconds)],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    return holder
+
+
+async def test_5_a_long_lock_delays_delivery_without_killing_it_or_sending_twice(
+    db_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with SqliteEventStore(db_path, busy_timeout_ms=200) as store:
+        service = TroikaService(store, pictures=False)
+        await three_player_game(service, "c1")
+        sent: list[int] = []
+        holders: list[subprocess.Popen[str]] = []
+
+        async def deliver(post: Post) -> None:
+            sent.append(post.outbox_id)
+            if not holders:  # the lock is taken just as the first post leaves
+                holders.append(_hold_lock(db_path, 1.0))
+
+        async def step() -> None:
+            await service.flush(deliver)
+
+        with caplog.at_level(logging.ERROR):
+            loop = asyncio.create_task(keep_running("delivery", step, 0.05, max_backoff=0.2))
+            while not holders or holders[0].poll() is None:
+                await asyncio.sleep(0.05)
+            await service.handle("c1", ANNA, "bid TSR 20")  # after the lock: delivered by the same loop
+            while len(sent) < 2:
+                await asyncio.sleep(0.05)
+            loop.cancel()
+        assert "delivery failed" in caplog.text and "database is locked" in caplog.text
+        assert sent == [1, 2]  # the first post once, though marking it waited for the lock
+        assert await store.outbox_unsent() == []
