@@ -286,3 +286,153 @@ async def test_5_a_long_lock_delays_delivery_without_killing_it_or_sending_twice
         assert "delivery failed" in caplog.text and "database is locked" in caplog.text
         assert sent == [1, 2]  # the first post once, though marking it waited for the lock
         assert await store.outbox_unsent() == []
+
+
+# 6 and 7: crashes right after a write -----------------------------------------------
+
+def _die_after_first_append(db_path: str, channel: str, account: tuple[str, str], command: str) -> None:
+    """Child process: carry out ``command``, dying by SIGKILL the moment its first
+    append commits (whatever the command meant to write after that is never written)."""
+    commit = SqliteEventStore.append_many
+
+    async def append_then_die(self: SqliteEventStore, *args: Any, **kwargs: Any) -> Any:
+        await commit(self, *args, **kwargs)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    SqliteEventStore.append_many = append_then_die  # type: ignore[method-assign]
+
+    async def run() -> None:
+        async with SqliteEventStore(db_path) as store:
+            await TroikaService(store, pictures=False).handle(channel, Account(*account), command)
+
+    asyncio.run(run())
+
+
+def crash_after_first_append(db_path: Path, channel: str, account: Account, command: str) -> None:
+    child = SPAWN.Process(target=_die_after_first_append,
+                          args=(str(db_path), channel, (account.id, account.name), command))
+    child.start()
+    child.join(timeout=120)
+    assert child.exitcode == -signal.SIGKILL  # it wrote, then died
+
+
+async def test_6_a_crash_after_the_last_action_leaves_the_game_finished(db_path: Path) -> None:
+    async with SqliteEventStore(db_path) as store:
+        await three_player_game(TroikaService(store, pictures=False), "c1")
+    crash_after_first_append(db_path, "c1", ANNA, "end we stop here")
+    async with SqliteEventStore(db_path) as store:
+        assert (await store.get_game(1)).status is GameStatus.FINISHED
+        *_, post = await store.outbox_unsent()
+        assert "**Anna**: `end` _(`we stop here`)_" in post.payload["text"]
+        assert "sets up game 2" in (await TroikaService(store).handle("c1", BORIS, "new")).text
+
+
+async def test_6_a_game_an_older_crash_left_running_is_settled(
+    store: SqliteEventStore, service: TroikaService
+) -> None:
+    game_id = await three_player_game(service, "c1")
+    live = await service.repo.load(game_id)
+    await service.repo.act(game_id, live.seq, {"type": "end_game", "entity": "a"}, "a")  # no status change
+    assert (await store.get_game(game_id)).status is GameStatus.RUNNING
+    assert "was over already" in (await service.handle("c1", ANNA, "end")).text
+    other = await three_player_game(service, "c2")
+    live = await service.repo.load(other)
+    await service.repo.act(other, live.seq, {"type": "end_game", "entity": "a"}, "a")
+    assert "sets up game" in (await service.handle("c2", BORIS, "new")).text
+    assert (await store.get_game(other)).status is GameStatus.FINISHED
+
+
+async def test_7_a_request_and_its_post_are_written_together(db_path: Path) -> None:
+    async with SqliteEventStore(db_path) as store:
+        service = TroikaService(store, pictures=False)
+        await start_shared(service, BEFORE_MK_BUYS)
+        await service.flush(Outbox().deliver)
+        player2, _ = await service.seat_account(CHANNEL, ["Player", "2"])
+        player1, _ = await service.seat_account(CHANNEL, ["Player", "1"])
+    crash_after_first_append(db_path, CHANNEL, player2, "train 2-0 from N 60")
+    crash_after_first_append(db_path, CHANNEL, player1, "pause back soon")
+    async with SqliteEventStore(db_path) as store:
+        *_, ask, pause = await store.events(1)
+        assert (ask.kind, ask.action["type"], pause.action["type"]) == (EventKind.ADMIN, "ask", "pause")
+        posts = [m.payload for m in await store.outbox_unsent()]
+        assert [(p["seq"], p["kind"]) for p in posts] == [(ask.seq, "ask"), (pause.seq, "note")]
+        assert "asks **Player 3** to agree" in posts[0]["text"] and posts[0]["mention"] == ask.action["consenter"]
+
+
+# 8 ------------------------------------------------------------------------------------
+
+def _race(db_path: str, start: Any, account: tuple[str, str], commands: list[tuple[str, str]], report: str) -> None:
+    """Child process: for each (channel, command), wait for the other racer, then carry
+    it out; write each outcome (ok, refused, or the error) to ``report`` as JSON."""
+
+    async def run() -> list[str]:
+        outcomes = []
+        async with SqliteEventStore(db_path) as store:
+            service = TroikaService(store, pictures=False)
+            for channel, command in commands:
+                await asyncio.to_thread(start.wait)
+                try:
+                    await service.handle(channel, Account(*account), command)
+                    outcomes.append("ok")
+                except Refusal as exc:
+                    outcomes.append(f"refused: {exc}")
+                except Exception as exc:  # what a player would see as "Something went wrong"
+                    outcomes.append(f"error: {exc!r}")
+        return [*outcomes, f"retried {service.conflicts_retried}"]
+
+    Path(report).write_text(json.dumps(asyncio.run(run())))
+
+
+def race(tmp_path: Path, db_path: Path, runs: list[tuple[Account, list[tuple[str, str]]]]) -> list[list[str]]:
+    """Run each (account, commands) in its own process, in lock step; their outcomes."""
+    start = SPAWN.Barrier(len(runs))
+    reports = [tmp_path / f"race-{n}.json" for n in range(len(runs))]
+    children = [SPAWN.Process(target=_race, args=(str(db_path), start, (a.id, a.name), commands, str(report)))
+                for (a, commands), report in zip(runs, reports, strict=True)]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(timeout=180)
+        assert child.exitcode == 0
+    return [json.loads(report.read_text()) for report in reports]
+
+
+async def test_8_conflicts_between_processes_are_retried_and_no_join_is_lost(
+    tmp_path: Path, db_path: Path
+) -> None:
+    channels = [f"table-{n}" for n in range(12)]
+    async with SqliteEventStore(db_path) as store:
+        service = TroikaService(store, pictures=False)
+        for channel in channels:
+            await service.handle(channel, ANNA, "new")
+        await three_player_game(service, "running")
+    outcomes = race(tmp_path, db_path, [
+        (BORIS, [(c, "join") for c in channels]),
+        (CLARA, [(c, "join") for c in channels]),
+        (ANNA, [("running", f"remind {h}") for h in range(1, 13)]),
+    ])
+    for report in outcomes:
+        assert report[:-1] == ["ok"] * 12, report
+    assert sum(int(r[-1].split()[1]) for r in outcomes) > 0  # there were clashes, all retried
+    async with SqliteEventStore(db_path) as store:
+        for channel in channels:
+            record = await store.active_game_in_channel(channel)
+            assert record is not None and [s.display_name for s in record.seats] in (
+                ["Anna", "Boris", "Clara"], ["Anna", "Clara", "Boris"])
+
+
+# 9 ------------------------------------------------------------------------------------
+
+async def test_9_status_read_at_once_counts_each_action_once(store: SqliteEventStore) -> None:
+    service = TroikaService(store, pictures=False)
+    await start_shared(service, 20)
+    single = TroikaService(store, pictures=False)
+    alone = await single.status(1)
+    alone_waits = single._ledgers[1].waits
+    crowded = TroikaService(store, pictures=False)
+    texts = await asyncio.gather(*(crowded.status(1) for _ in range(3)))
+    assert [t.text for t in texts] == [alone.text] * 3
+    actions = [e for e in await store.events(1) if e.kind is EventKind.ACTION]
+    waits = crowded._ledgers[1].waits
+    assert sum(len(w) for w in waits.values()) == len(actions) == 20
+    assert waits == alone_waits
