@@ -659,22 +659,22 @@ class TroikaService:
     # --- undo and redo -------------------------------------------------------------
 
     async def _undo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
+        self._check_paused(await self._ledger(record.id))
         events = await self.store.events(record.id)
         effective = effective_events(events)
         if not effective:
             raise Refusal("There is nothing to undo.")
         last = effective[-1]
-        self._check_paused(await self._ledger(record.id))
         self._check_travel(record, seat, last.actor, reason, proxy, "take back")
         line = f"↶ **{seat.display_name}** takes back #{last.seq} " \
                f"({seat_name(record, last.actor)}: `{event_command(last)}`)"
         return await self._travel(record, seat, reason, proxy, line, undo=True)
 
     async def _redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
+        self._check_paused(await self._ledger(record.id))
         events = [e for e in await self.store.events(record.id) if e.kind is not EventKind.ADMIN]
         if not events or events[-1].kind is not EventKind.UNDO:
             raise Refusal("There is nothing to redo.")
-        self._check_paused(await self._ledger(record.id))
         self._check_travel(record, seat, events[-1].actor, reason, proxy, "redo")
         return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes", undo=False)
 

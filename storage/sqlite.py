@@ -78,6 +78,11 @@ class SqliteEventStore(EventStore):
                 await db.execute("PRAGMA foreign_keys = ON")
                 await _check_schema(db, self.path)
             await self._migrate()
+        except StoreError as exc:
+            await self.close()
+            if type(exc.__cause__) is sqlite3.DatabaseError:  # corrupt, not merely busy
+                raise StoreError(f"the database {self.path} is damaged: {exc.__cause__}") from exc
+            raise
         except BaseException:
             await self.close()
             raise
@@ -328,7 +333,10 @@ def _check_file(path: str) -> None:
 
 async def _check_schema(db: aiosqlite.Connection, path: str) -> None:
     """Refuse a damaged database or another program's one; a new, empty one is fine."""
-    problems = [row[0] for row in await db.execute_fetchall("PRAGMA quick_check")]
+    try:
+        problems = [row[0] for row in await db.execute_fetchall("PRAGMA quick_check")]
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"the database {path} is damaged: {exc}") from exc
     if problems != ["ok"]:
         raise StoreError(f"the database {path} is damaged: {problems[0]}")
     tables = {row[0] for row in await db.execute_fetchall(

@@ -361,18 +361,21 @@ async def test_7_a_request_and_its_post_are_written_together(db_path: Path) -> N
 
 # 8 ------------------------------------------------------------------------------------
 
-def _race(db_path: str, start: Any, account: tuple[str, str], commands: list[tuple[str, str]], report: str) -> None:
-    """Child process: for each (channel, command), wait for the other racer, then carry
-    it out; write each outcome (ok, refused, or the error) to ``report`` as JSON."""
+def _race(
+    db_path: str, start: Any, account: tuple[str, str], commands: list[tuple[str, ...]], report: str
+) -> None:
+    """Child process: for each (channel, command[, request key]), wait for the other
+    racers, then carry it out; write each outcome (ok, refused, or the error) to
+    ``report`` as JSON."""
 
     async def run() -> list[str]:
         outcomes = []
         async with SqliteEventStore(db_path) as store:
             service = TroikaService(store, pictures=False)
-            for channel, command in commands:
+            for channel, command, *key in commands:
                 await asyncio.to_thread(start.wait)
                 try:
-                    await service.handle(channel, Account(*account), command)
+                    await service.handle(channel, Account(*account), command, key=key[0] if key else None)
                     outcomes.append("ok")
                 except Refusal as exc:
                     outcomes.append(f"refused: {exc}")
@@ -383,7 +386,7 @@ def _race(db_path: str, start: Any, account: tuple[str, str], commands: list[tup
     Path(report).write_text(json.dumps(asyncio.run(run())))
 
 
-def race(tmp_path: Path, db_path: Path, runs: list[tuple[Account, list[tuple[str, str]]]]) -> list[list[str]]:
+def race(tmp_path: Path, db_path: Path, runs: list[tuple[Account, list[tuple[str, ...]]]]) -> list[list[str]]:
     """Run each (account, commands) in its own process, in lock step; their outcomes."""
     start = SPAWN.Barrier(len(runs))
     reports = [tmp_path / f"race-{n}.json" for n in range(len(runs))]
@@ -436,3 +439,150 @@ async def test_9_status_read_at_once_counts_each_action_once(store: SqliteEventS
     waits = crowded._ledgers[1].waits
     assert sum(len(w) for w in waits.values()) == len(actions) == 20
     assert waits == alone_waits
+
+
+# 10 -----------------------------------------------------------------------------------
+
+async def test_10_a_message_delivered_twice_is_carried_out_once(tmp_path: Path, db_path: Path) -> None:
+    async with SqliteEventStore(db_path) as store:
+        service = TroikaService(store, pictures=False)
+        await start_shared(service, BEFORE_MK_BUYS)
+        player2, _ = await service.seat_account(CHANNEL, ["Player", "2"])
+        await service.handle(CHANNEL, player2, "train 2")
+        start = await store.last_seq(1)
+        # The same words sent twice are two moves here: M-K passes, then MNN (also Player 2's).
+        await asyncio.gather(*(service.handle(CHANNEL, player2, "pass", key=f"message {n}") for n in (1, 2)))
+        assert await store.last_seq(1) == start + 2
+        await service.handle(CHANNEL, player2, "undo")
+        await service.handle(CHANNEL, player2, "undo")
+        start = await store.last_seq(1)
+        # One message delivered twice at once is one move.
+        replies = await asyncio.gather(*(service.handle(CHANNEL, player2, "pass", key="message 3")
+                                         for _ in range(2)))
+        assert await store.last_seq(1) == start + 1 and [r.text for r in replies] == ["", ""]
+        [event] = await store.events(1, after_seq=start)
+        assert event.request_key == "message 3"
+        start += 1
+    # ...and so it is when two processes receive it (two bots, or a restart mid-delivery).
+    outcomes = race(tmp_path, db_path, [(player2, [(CHANNEL, "pass", "message 4")])] * 2)
+    assert outcomes == [["ok", "retried 0"]] * 2
+    async with SqliteEventStore(db_path) as store:
+        assert [e.request_key for e in await store.events(1, after_seq=start)] == ["message 4"]
+
+
+# 11 -----------------------------------------------------------------------------------
+
+async def test_11_no_undo_while_paused_and_no_two_players_of_one_name(
+    store: SqliteEventStore, service: TroikaService
+) -> None:
+    await three_player_game(service, "c1")
+    await service.handle("c1", ANNA, "bid TSR 20")
+    await service.handle("c1", BORIS, "bid TSR 25")
+    await service.handle("c1", BORIS, "undo")
+    await service.handle("c1", ANNA, "pause")
+    before = await store.last_seq(1)
+    for who, command in ((ANNA, "undo"), (ANNA, "undo misclick"), (BORIS, "redo"), (ANNA, "redo why")):
+        assert "The game is paused" in await refusal(service.handle("c1", who, command))
+    await service.handle("c1", ANNA, "resume")
+    await service.handle("c1", BORIS, "redo")
+    assert await store.last_seq(1) == before + 2
+
+    told = await refusal(service.replace_seat("c1", ANNA, "Boris", Account("x", "clara")))
+    assert "A player called clara is already seated" in told
+    assert "**Dmitri** takes Boris's seat" in (await service.replace_seat("c1", ANNA, "Boris", Account("x", "Dmitri"))).text
+    assert [s.display_name for s in (await store.get_game(1)).seats] == ["Anna", "Dmitri", "Clara"]
+
+
+# 12 -----------------------------------------------------------------------------------
+
+async def test_12_only_seated_players_are_ever_mentioned(store: SqliteEventStore, service: TroikaService) -> None:
+    anna, boris, clara = Account("111", "Anna"), Account("222", "<@999> Boris"), Account("333", "Clara")
+    await service.start_local_game("c1", [(a.id, a.name) for a in (anna, boris, clara)], seed=1, first_player=0)
+    await service.flush(Outbox().deliver)
+    await service.handle("c1", anna, "bid TSR 20")
+    await service.handle("c1", anna, "pause <@999> @everyone")
+    await service.handle("c1", anna, "resume")
+    outbox = Outbox()
+    await service.flush(outbox.deliver)
+    bid, pause, resume = outbox.posts
+    assert "`<@999> @everyone`" in pause.text
+    for post in outbox.posts:
+        allowed = post_mentions(post).to_dict()
+        assert allowed["parse"] == [] and set(allowed.get("users", [])) <= {222}
+    assert post_mentions(bid).to_dict()["users"] == [222]
+    assert bid.mention is not None and bid.mention.discord_user_id == "222"
+    assert pause.mention is None and "users" not in post_mentions(pause).to_dict()
+    assert TroikaBot(service).allowed_mentions.to_dict() == {"parse": []}  # replies mention nobody
+
+
+# 13 -----------------------------------------------------------------------------------
+
+async def test_13_reminder_hours_must_be_finite_and_sensible(store: SqliteEventStore, service: TroikaService) -> None:
+    from bot.discord_bot import Hours
+
+    await three_player_game(service, "c1")
+    before = await store.last_seq(1)
+    for hours in ("nan", "inf", "-inf", "1e309", "0.5", "721", "-3"):
+        assert "from 1 to 720" in await refusal(service.handle("c1", ANNA, f"remind {hours}"))
+        with pytest.raises(Exception, match="from 1 to 720"):
+            await Hours().convert(None, hours)  # type: ignore[arg-type]
+    assert await store.last_seq(1) == before
+    await service.handle("c1", ANNA, "remind 720")
+    await service.handle("c1", ANNA, "remind off")
+    assert await store.last_seq(1) == before + 2
+
+
+# 14 -----------------------------------------------------------------------------------
+
+async def test_14_every_reply_fits_discord(store: SqliteEventStore, service: TroikaService) -> None:
+    await start_shared(service, 120)
+    player1, _ = await service.seat_account(CHANNEL, ["Player", "1"])
+    acting = await service.deciding_account(CHANNEL)
+    assert acting is not None
+    told = await refusal(service.handle(CHANNEL, player1, "map " + "X" * 3000))
+    assert told.startswith("There is no hex XXX") and told.endswith("(cut: too long)") and len(told) < 1900
+    for who, command in ((acting, "lay " + "Y" * 3000), (acting, "lay A1 " + "Y " * 1500), (player1, "as " + "Z" * 3000)):
+        assert len(f"✗ {await refusal(service.handle(CHANNEL, who, command))}") <= 2000
+    newest = (await service.handle(CHANNEL, player1, "log 1000")).text
+    assert len(newest) <= 2000 and _chunks(newest) == [newest]
+    assert newest.startswith("… ") and "earlier lines: `log page 2`" in newest.splitlines()[0]
+    earlier = (await service.handle(CHANNEL, player1, "log page 2")).text
+    assert len(earlier) <= 2000 and set(earlier.splitlines()[1:]).isdisjoint(newest.splitlines()[1:])
+    assert (await service.handle(CHANNEL, player1, "log 3")).text.count("\n") == 2
+    assert "no page 99" in (await service.handle(CHANNEL, player1, "log page 99")).text
+    chunks = _chunks("\n".join(["a line of text " * 10] * 400))
+    assert len(chunks) == 4 and all(len(c) <= 2000 for c in chunks) and "the rest is cut" in chunks[-1]
+
+
+# 15 -----------------------------------------------------------------------------------
+
+def troika_run(db_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bot.cli", "run", "--db", str(db_path)], input="quit\n",
+                          capture_output=True, text=True, cwd=ROOT, env=_env(**env), timeout=120)
+
+
+async def test_15_start_up_refuses_an_empty_token_file_and_a_damaged_database(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("\n")
+    empty_token = troika_run(tmp_path / "new.db", DISCORD_TOKEN_FILE=str(token))
+    assert empty_token.returncode == 2 and not (tmp_path / "new.db").exists()
+    assert empty_token.stderr.strip().splitlines() == [
+        f"troika: the token file {token} (DISCORD_TOKEN_FILE) is empty; put the bot's token in it, "
+        "or unset DISCORD_TOKEN_FILE to play at the console"]
+
+    good = tmp_path / "good.db"
+    async with SqliteEventStore(good) as store:
+        service = TroikaService(store, pictures=False)
+        for n in range(10):
+            await three_player_game(service, f"c{n}")
+    empty, truncated, foreign = tmp_path / "empty.db", tmp_path / "truncated.db", tmp_path / "foreign.db"
+    empty.touch()
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE recipes (name TEXT)")
+    for path, why in ((empty, "is empty (0 bytes)"), (truncated, "is damaged"), (foreign, "is not Troika's")):
+        run = troika_run(path)
+        assert run.returncode == 2, run.stdout
+        [line] = run.stderr.strip().splitlines()
+        assert why in line and "copy a backup made with `troika backup` over it" in line
+    assert troika_run(good).returncode == 0
