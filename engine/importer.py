@@ -37,6 +37,7 @@ from .actions import (
 )
 from .errors import InvalidAction
 from .game import Game
+from .board import load_board
 from .history import effective_entries
 from .rules import Rules
 from .state import GameState
@@ -61,9 +62,7 @@ def read_log(log: dict[str, Any]) -> tuple[Game, list[LoggedAction]]:
     settings = log.get("settings") or {}
     optional = settings.get("optional_rules") or []
     market = "column" if "column_market" in optional else "grid" if "grid_market" in optional else None
-    rules = Rules.site(**({"market": market} if market else {}))
-    if market is None and title == "1867":
-        rules = rules.but(market="column")
+    rules = Rules.site(market=market or load_board(title).default_market)
     players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
     game = Game.new(players, int(settings.get("seed") or 0), rules, title, first_player=0)
     entries = []
@@ -169,7 +168,7 @@ def _dividend(state: GameState, raw: dict[str, Any]) -> Action:
 
 
 def _buy_train(state: GameState, raw: dict[str, Any]) -> Action:
-    return BuyTrain(_entity(raw), str(raw["train"]), int(raw["price"]))
+    return BuyTrain(_entity(raw), str(raw["train"]), int(raw["price"]), str(raw.get("exchange") or ""))
 
 
 def _discard_train(state: GameState, raw: dict[str, Any]) -> Action:

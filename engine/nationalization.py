@@ -39,13 +39,13 @@ def _pay_owner(state: GameState, owner: str, private: str, value: int) -> None:
 
 
 def nationalize(ctx: Context, state: GameState, sym: str) -> None:
-    """10.1: repay what loans it can, move the price left (once, and once per loan
-    left), pay the players, hand everything to the national, close or reset."""
+    """10.1: repay what loans it can, move the price left (once, and per loan left as
+    the title says), pay the players, hand the assets over, close or reset."""
     company = state.companies[sym]
     nat = national(ctx, state)
     repay_loans(state, company)
     market.move_left(ctx, state, sym)
-    for _ in range(company.loans):
+    for _ in range(company.loans * ctx.title.nationalization_steps_per_loan):
         market.move_left(ctx, state, sym)
     price = market.price(ctx, state, sym)
     for player in state.players:
@@ -55,11 +55,7 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
             state.bank -= units * price
             player.certs = [c for c in player.certs if c.company != sym]
     state.pool = [c for c in state.pool if c.company != sym]
-    nat.cash += company.cash
-    nat.trains.extend(company.trains)
-    for private in company.privates:
-        state.private_owner[private] = nat.sym
-        nat.privates.append(private)
+    ctx.title.national_takes_assets(ctx, state, company)
     _replace_tokens(ctx, state, company, nat)
     state.log.append(f"{sym} is nationalized at {price} a share")
     market.remove(state, sym)

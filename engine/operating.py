@@ -65,7 +65,8 @@ def start(ctx: Context, state: GameState, number: int) -> None:
     rnd = OperatingRound(number=number)
     state.round = rnd
     state.log.append(f"Operating round {state.round_number}.{number}")
-    state.national_operator = state.players[state.priority].id
+    if ctx.board.national_operates:
+        state.national_operator = state.players[state.priority].id
     for company in state.companies.values():
         company.loans_due = company.loans
         for train in company.trains:
@@ -88,12 +89,20 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
     for sym, owner in state.private_owner.items():
         if owner is None or sym in state.closed_privates:
             continue
+        if owner == ctx.board.national() and not _national_keeps_money(ctx):
+            continue
         revenue = ctx.board.private(sym).revenue
         if owner in state.companies:
             state.companies[owner].cash += revenue
         else:
             state.player(owner).cash += revenue
         state.bank -= revenue
+
+
+def _national_keeps_money(ctx: Context) -> bool:
+    """8.13: a national that only exports trains keeps no money (1867), unless the
+    18xx.games switch lets it collect its privates' income (RN 11.23)."""
+    return ctx.board.national_operates or ctx.rules.national_collects_private_income
 
 
 def current(state: GameState) -> Company | None:
@@ -144,6 +153,9 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
 
         end_game(ctx, state, "bank" if state.bank_broken and state.phase != ctx.board.phases[-1].name else "final_phase")
         return
+    if "export_train" in ctx.board.phase(state.phase).status:
+        trains.export_train(ctx, state)
+        game_end.check_bank(ctx, state)
     from . import merger
 
     if merger.active_in_phase(ctx, state):
@@ -507,7 +519,9 @@ def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Compan
         return
     if not isinstance(action, BuyTrain):
         raise IllegalAction(f"{company.sym} may buy a train or pass")
-    trains.buy_train(ctx, state, company, action.train, action.price, compulsory=not company.trains)
+    trains.buy_train(
+        ctx, state, company, action.train, action.price, compulsory=not company.trains, exchange=action.exchange
+    )
 
 
 # --- discards and trainless majors ---------------------------------------------------

@@ -63,6 +63,19 @@ class Rules:
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
 
+    neutral_tokens: bool = False
+    """RN 11.25 (1867) — Timmins and Montreal's third city hold neutral tokens until
+    phase 3 (they fill the spot, never block). Rulebook 7.2.1: those spots are simply
+    not open to a minor's home before phase 3."""
+
+    whole_hex_unoccupied_for_major_home: bool = False
+    """RN 11.6 (1867) — a major started in a stock round may take a home hex only if no
+    city on the whole hex holds a company's token. Rulebook 7.4: an unoccupied city."""
+
+    national_collects_private_income: bool = False
+    """RN 11.23 (1867) — the CN collects the income of the privates nationalized in
+    phase 6. Rulebook 8.13: the CN keeps no money."""
+
     @classmethod
     def rulebook(cls, **options: Any) -> Rules:
         """The rulebook's rules, with game options such as ``market="column"``."""

@@ -7,11 +7,14 @@ everything here is data plus small queries that need no rules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .board import Board, TileDef
 from .errors import IllegalAction
 from .rules import Rules
+
+if TYPE_CHECKING:
+    from .titles import Title
 
 
 @dataclass
@@ -176,6 +179,13 @@ class Context:
 
     board: Board
     rules: Rules
+
+    @property
+    def title(self) -> Title:
+        """The title's own rules (hooks for what the rulebook marks 1861 or 1867)."""
+        from .titles import title_named
+
+        return title_named(self.board.title)
 
     def tile_def(self, name: str) -> TileDef:
         return self.board.tiles[name]

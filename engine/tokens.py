@@ -69,20 +69,15 @@ def cities(ctx: Context, state: GameState) -> list[tuple[str, int]]:
     return result
 
 
-def home_cities_for_new_major(ctx: Context, state: GameState) -> list[tuple[str, int]]:
-    """Cities where a major started in a stock round may put its home token (7.4):
-    empty, unreserved and unconnected to any other revenue centre."""
-    from .graph import city_is_unconnected
-
+def open_unreserved_cities(ctx: Context, state: GameState) -> list[tuple[str, int]]:
+    """Cities with no token and no reservation: open for a new company's home."""
     result = []
     for hex_id, city in cities(ctx, state):
         if any(state.map.tokens.get((hex_id, city), [])):
             continue
         if (hex_id, city) in state.map.reservations:
             continue
-        if free_slot_for(ctx, state, "", hex_id, city) is None:
-            continue
-        if city_is_unconnected(ctx, state, hex_id, city):
+        if free_slot_for(ctx, state, "", hex_id, city) is not None:
             result.append((hex_id, city))
     return result
 

@@ -9,7 +9,7 @@ from engine import market
 from engine.actions import BuyTrain, Dividend, Pass, PlaceToken, RunRoutes
 from engine.dividends import distribute
 from engine.game import Game
-from engine.game_end import check_bank, final_phase_reached
+from engine.game_end import check_bank
 from engine.loans import pay_interest, repay_loans, take_loan
 from engine.nationalization import nationalize
 from engine.replay import replay
@@ -126,11 +126,11 @@ def test_the_first_8_train_in_the_first_operating_round_ends_the_game_after_thre
     game = _at(460)
     state = game.state
     state.round.number = 1
-    final_phase_reached(game.ctx, state)
+    game.ctx.title.final_phase_reached(game.ctx, state)
     assert state.game_ends_after == (state.round_number, 3) and state.operating_rounds == 3
     state.game_ends_after = None
     state.round.number = 2
-    final_phase_reached(game.ctx, state)
+    game.ctx.title.final_phase_reached(game.ctx, state)
     assert state.game_ends_after == (state.round_number + 1, 3)
 
 

@@ -57,7 +57,7 @@ def test_minor_bids_start_at_100_in_fives() -> None:
     game = _after_auction()
     refused(game, Bid("c", "N", 95), "lowest bid is 100")
     refused(game, Bid("c", "N", 102), "multiples of 5")
-    refused(game, Bid("c", "MB", 100), "cannot be auctioned now")  # green minors from phase 3
+    refused(game, Bid("c", "MB", 100), "must be the first minor")  # 7.2.1: the Nikolaev before any other
 
 
 def test_players_who_cannot_act_pass_automatically_and_all_passing_ends_the_round() -> None:
@@ -140,7 +140,7 @@ def test_majors_start_from_phase_four_with_a_home_in_an_unconnected_city() -> No
     play(game, Par("4138", "SE", 150))
     assert game.actor() == "SE"
     assert game.state.companies["SE"].cash == 300
-    refused(game, PlaceToken("SE", "H8", 2), "unconnected")
+    refused(game, PlaceToken("SE", "H8", 2), "home may be")
 
 
 @pytest.mark.parametrize("kind", ["grid", "column"])
