@@ -45,7 +45,7 @@ COMMANDS = 120
 MALLORY = Account("666", "Mallory")
 KILLS = 6
 """At least this many SIGKILLs before the run may end."""
-TIME_LIMIT = 60.0
+TIME_LIMIT = 180.0
 
 
 def script() -> tuple[list[tuple[Account, str]], dict[str, Any]]:
