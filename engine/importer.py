@@ -159,7 +159,8 @@ def _run_routes(state: GameState, raw: dict[str, Any]) -> Action:
         Route(str(r["train"]), tuple(tuple(str(h) for h in leg) for leg in r["connections"]))
         for r in raw.get("routes", [])
     )
-    revenue = sum(int(r["revenue"]) for r in raw.get("routes", []) if "revenue" in r)
+    logged = [r.get("revenue") for r in raw.get("routes", [])]
+    revenue = None if None in logged else sum(int(r) for r in logged)
     return RunRoutes(_entity(raw), routes, revenue)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from . import market
+from .actions import Action, Choose, Pass
+from .errors import IllegalAction
 from .loans import repay_loans
 from .setup import new_company
 from .state import Company, Context, GameState
@@ -36,6 +38,19 @@ def _pay_owner(state: GameState, owner: str, private: str, value: int) -> None:
         player.privates.remove(private)
         player.cash += value
     state.bank -= value
+
+
+def trainless_choice(ctx: Context, state: GameState, action: Action) -> None:
+    """10: the president of a trainless major that has operated chooses, first thing
+    in whatever round it is, to nationalize it or keep it (pass)."""
+    sym = state.trainless_majors[0]
+    if action.entity != sym or not isinstance(action, (Choose, Pass)):
+        raise IllegalAction(f"{sym} has no train: its president must choose to nationalize it or keep it")
+    if isinstance(action, Choose) and action.choice != "nationalize":
+        raise IllegalAction("the only choice is 'nationalize' (or pass to keep the company)")
+    state.trainless_majors.pop(0)
+    if isinstance(action, Choose):
+        nationalize(ctx, state, sym)
 
 
 def nationalize(ctx: Context, state: GameState, sym: str) -> None:

@@ -111,6 +111,7 @@ class MapState:
     supply: dict[str, int | None] = field(default_factory=dict)  # tile name -> left (None: unlimited)
     copies: dict[str, int] = field(default_factory=dict)  # tile name -> copies handed out so far
     blocked_hexes: set[str] = field(default_factory=set)  # locked until phase 3
+    paid_borders: set[tuple[str, int]] = field(default_factory=set)  # (hex, edge) crossed and paid for
 
 
 @dataclass

@@ -49,6 +49,8 @@ def start(ctx: Context, state: GameState) -> None:
 
 def actor(ctx: Context, state: GameState) -> str:
     sr: StockRound = state.round
+    if state.trainless_majors:
+        return state.trainless_majors[0]
     if sr.home_token is not None:
         return sr.home_token
     if sr.auction is not None:
@@ -59,7 +61,11 @@ def actor(ctx: Context, state: GameState) -> str:
 def apply(ctx: Context, state: GameState, action: Action) -> None:
     """Apply one stock-round action."""
     sr: StockRound = state.round
-    if sr.home_token is not None:
+    if state.trainless_majors:
+        from .nationalization import trainless_choice
+
+        trainless_choice(ctx, state, action)
+    elif sr.home_token is not None:
         _home_token(ctx, state, sr, action)
     elif sr.auction is not None:
         _auction_action(ctx, state, sr, action)
@@ -399,11 +405,11 @@ def _nominate(ctx: Context, state: GameState, sr: StockRound, seat: int, action:
         # 7.2.1 (1867): the nominating player places the minor's token before bidding goes on.
         sr.home_token, sr.home_player = sym, seat
     else:
-        corp = ctx.board.corporations[sym]
-        if corp.home is not None:
-            from .tokens import put_token
+        from .tokens import home_city, put_token
 
-            put_token(ctx, state, sym, corp.home, corp.home_city)
+        home = home_city(ctx, state, sym)
+        if home is not None:
+            put_token(ctx, state, sym, *home)
     _auction_next(ctx, state, sr)
 
 
@@ -514,6 +520,14 @@ def _par(ctx: Context, state: GameState, sr: StockRound, seat: int, action: Par)
     state.log.append(f"{player.name} starts {sym} at {action.price}")
     sr.home_token = sym
     sr.home_player = seat
+
+
+def home_token_placer(state: GameState, sym: str) -> str | None:
+    """The player who places ``sym``'s home token now (its nominator or founder)."""
+    sr: StockRound = state.round
+    if sr.home_token != sym or sr.home_player is None:
+        return None
+    return state.players[sr.home_player].id
 
 
 def home_cities(ctx: Context, state: GameState) -> list[tuple[str, int]]:

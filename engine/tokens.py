@@ -32,6 +32,18 @@ def free_slot_for(ctx: Context, state: GameState, sym: str, hex_id: str, city: i
     return empty[0]
 
 
+def home_city(ctx: Context, state: GameState, sym: str) -> tuple[str, int] | None:
+    """Where the company's home token goes: the city its reservation has moved to when
+    an upgrade renumbered the cities (RN 2.2), else its printed home city."""
+    corp = ctx.board.corporations[sym]
+    if corp.home is None:
+        return None
+    for key, holder in state.map.reservations.items():
+        if key[0] == corp.home and holder == sym:
+            return key
+    return corp.home, corp.home_city
+
+
 def put_token(ctx: Context, state: GameState, sym: str, hex_id: str, city: int) -> None:
     """Place the company's next unused token in a city (no cost, no checks of reach)."""
     company = state.companies[sym]

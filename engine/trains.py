@@ -130,6 +130,19 @@ def buy_train(
         _after_yard_sale(ctx, state, definition)
 
 
+def trade_in_prices(ctx: Context, state: GameState, company: Company) -> list[tuple[Train, Train, int]]:
+    """8.11 (1867): (yard train, own train handed in, price) for every trade-in open now."""
+    if "train_trade_allowed" not in state.events or not company.is_major:
+        return []
+    result = []
+    for train in yard_trains(ctx, state):
+        discounts = dict(ctx.board.train(train.name).trade_in)
+        for own in company.trains:
+            if own.name in discounts:
+                result.append((train, own, ctx.board.train(train.name).price - discounts[own.name]))
+    return result
+
+
 def _trade_in(
     ctx: Context, state: GameState, buyer: Company, source: str, bought: TrainDef, exchange: str
 ) -> Train | None:

@@ -10,7 +10,7 @@ from engine.game import Game
 from engine.replay import replay
 from engine.rules import Rules
 from engine.tokens import put_token
-from tests.conftest import new_game, play, refused, shared_game
+from tests.conftest import new_game, play, refused, replayed, shared_game
 
 
 def _after_auction(**options) -> Game:
@@ -171,3 +171,16 @@ def test_a_player_over_the_certificate_limit_must_sell_before_anything_else() ->
     refused(game, BuyShare("5522", "GRR", "treasury"), "must sell")
     play(game, SellShares("5522", "GRR", 1))
     play(game, Pass("5522"))
+
+
+def test_a_minors_home_token_follows_its_reservation_after_an_upgrade() -> None:
+    """RN 1.4, 2.2: KK's spot in Kiev is D14 city 2 on the printed map; green 635
+    renumbers the cities, KK's reservation moves to city 1, and SE holds city 2 (S4002)."""
+    game = replayed("1861-gen-P3-grid-S4002", 397)
+    state = game.state
+    assert state.map.reservations[("D14", 1)] == "KK"
+    assert state.map.tokens[("D14", 2)] == ["SE"]
+    play(game, Bid(game.actor(), "KK", 100))
+    kk = state.companies["KK"]
+    assert [(t.hex, t.city) for t in kk.placed_tokens] == [("D14", 1)]
+    assert ("D14", 1) not in state.map.reservations
