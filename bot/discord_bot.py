@@ -62,7 +62,12 @@ def load_token() -> str | None:
 
 
 async def keep_running(
-    name: str, step: Callable[[], Awaitable[None]], every: float, *, max_backoff: float = MAX_BACKOFF
+    name: str,
+    step: Callable[[], Awaitable[None]],
+    every: float,
+    *,
+    max_backoff: float = MAX_BACKOFF,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> None:
     """Run ``step`` every ``every`` seconds for ever. An error is logged and the next try
     waits twice as long as the last (up to ``max_backoff``) until a step succeeds."""
@@ -74,7 +79,7 @@ async def keep_running(
         except Exception:
             delay = min(delay * 2, max(max_backoff, every))
             log.exception("%s failed; trying again in %.0f s", name, delay)
-        await asyncio.sleep(delay)
+        await sleep(delay)
 
 
 def post_mentions(post: Post) -> discord.AllowedMentions:
@@ -210,7 +215,7 @@ class GameCog(commands.Cog, name="Game"):
     async def cog_load(self) -> None:
         self._loops = [
             asyncio.create_task(self._when_ready("delivery", self.deliver, DELIVER_EVERY)),
-            asyncio.create_task(self._when_ready("reminders", self.remind, REMIND_EVERY)),
+            asyncio.create_task(self._when_ready("reminders", self.remind_due, REMIND_EVERY)),
         ]
 
     async def cog_unload(self) -> None:
@@ -223,7 +228,7 @@ class GameCog(commands.Cog, name="Game"):
         await self.bot.wait_until_ready()
         await keep_running(name, step, every)
 
-    async def remind(self) -> None:
+    async def remind_due(self) -> None:
         """Queue the reminders that are due and send them."""
         await self.service.send_reminders()
         await self.deliver()

@@ -17,8 +17,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -26,10 +25,10 @@ from typing import Any
 import pytest
 
 from bot.console import CHANNEL
-from bot.discord_bot import TroikaBot, _chunks, keep_running, post_mentions
+from bot.discord_bot import GameCog, TroikaBot, _chunks, keep_running
 from bot.errors import Refusal
 from bot.service import Account, Post, TroikaService
-from storage import EventKind, GameStatus, NewEvent, SqliteEventStore
+from storage import CorruptEvent, EventKind, GameStatus, SqliteEventStore
 from tests.test_bot_service import BEFORE_MK_BUYS, start_shared
 
 SPAWN = multiprocessing.get_context("spawn")
@@ -133,21 +132,24 @@ async def test_1_a_corrupt_row_stops_only_its_own_game(
 
 
 async def test_1_the_loops_survive_every_error_and_back_off(caplog: pytest.LogCaptureFixture) -> None:
-    calls: list[float] = []
+    failures = [RuntimeError("database is locked"), CorruptEvent(4, 7, "bad row"), KeyError("x"),
+                None, None, ValueError("late"), None]
+    waits: list[float] = []
 
     async def step() -> None:
-        calls.append(time.monotonic())
-        if len(calls) in (2, 3):
-            raise RuntimeError(f"failure {len(calls)}")
+        failure = failures[len(waits)]
+        if failure is not None:
+            raise failure
 
-    with caplog.at_level(logging.ERROR):
-        loop = asyncio.create_task(keep_running("delivery", step, 0.01, max_backoff=0.05))
-        while len(calls) < 6:
-            await asyncio.sleep(0.01)
-        loop.cancel()
-    assert "delivery failed; trying again" in caplog.text and "failure 3" in caplog.text
-    gaps = [b - a for a, b in zip(calls, calls[1:], strict=False)]
-    assert gaps[2] > gaps[1] >= 0.015 and gaps[4] < gaps[2]  # backs off, then back to normal
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == len(failures):
+            raise asyncio.CancelledError
+
+    with caplog.at_level(logging.ERROR), pytest.raises(asyncio.CancelledError):
+        await keep_running("delivery", step, 30, max_backoff=100, sleep=sleep)
+    assert waits == [60, 100, 100, 30, 30, 60, 30]  # backs off, then back to every 30 s
+    assert caplog.text.count("delivery failed; trying again") == 4 and "bad row" in caplog.text
 
 
 # 2 ------------------------------------------------------------------------------------
@@ -210,7 +212,7 @@ def _rewrite_hashes(db_path: Path, game_id: int, seqs: list[int]) -> None:
 async def test_4_an_operator_accepts_a_new_engines_replay(store: SqliteEventStore, db_path: Path) -> None:
     service = TroikaService(store, pictures=False)
     changed = await three_player_game(service, "changed")
-    other = await three_player_game(service, "other")
+    await three_player_game(service, "other")
     for game in ("changed", "other"):
         await service.handle(game, ANNA, "bid TSR 20")
         await service.handle(game, BORIS, "bid TSR 25")
@@ -495,24 +497,62 @@ async def test_11_no_undo_while_paused_and_no_two_players_of_one_name(
 
 # 12 -----------------------------------------------------------------------------------
 
+class SentMessage:
+    def __init__(self, number: int, content: str, allowed: dict[str, Any] | None) -> None:
+        self.id, self.content, self.allowed = number, content, allowed
+
+    async def pin(self) -> None:
+        pass
+
+    async def edit(self, *, content: str) -> None:
+        self.content = content
+
+
+class DiscordChannel:
+    """Discord's side of the cog's sends: what was sent, and whom it could ping."""
+
+    def __init__(self) -> None:
+        self.sent: list[SentMessage] = []
+
+    async def send(self, content: str, *, allowed_mentions: Any = None, **_: Any) -> SentMessage:
+        allowed = allowed_mentions.to_dict() if allowed_mentions is not None else None
+        self.sent.append(SentMessage(len(self.sent) + 1, content, allowed))
+        return self.sent[-1]
+
+    def get_partial_message(self, number: int) -> SentMessage:
+        return self.sent[number - 1]
+
+
+class CogBot:
+    """What :class:`GameCog` needs of the bot, without Discord."""
+
+    def __init__(self, service: TroikaService) -> None:
+        self.service = service
+        self.channel = DiscordChannel()
+
+    async def resolve_channel(self, channel_id: str) -> DiscordChannel:
+        return self.channel
+
+
 async def test_12_only_seated_players_are_ever_mentioned(store: SqliteEventStore, service: TroikaService) -> None:
     anna, boris, clara = Account("111", "Anna"), Account("222", "<@999> Boris"), Account("333", "Clara")
     await service.start_local_game("c1", [(a.id, a.name) for a in (anna, boris, clara)], seed=1, first_player=0)
-    await service.flush(Outbox().deliver)
+    bot = CogBot(service)
+    cog = GameCog(bot)  # type: ignore[arg-type]
+    await cog.deliver()
     await service.handle("c1", anna, "bid TSR 20")
     await service.handle("c1", anna, "pause <@999> @everyone")
     await service.handle("c1", anna, "resume")
-    outbox = Outbox()
-    await service.flush(outbox.deliver)
-    bid, pause, resume = outbox.posts
-    assert "`<@999> @everyone`" in pause.text
-    for post in outbox.posts:
-        allowed = post_mentions(post).to_dict()
-        assert allowed["parse"] == [] and set(allowed.get("users", [])) <= {222}
-    assert post_mentions(bid).to_dict()["users"] == [222]
-    assert bid.mention is not None and bid.mention.discord_user_id == "222"
-    assert pause.mention is None and "users" not in post_mentions(pause).to_dict()
-    assert TroikaBot(service).allowed_mentions.to_dict() == {"parse": []}  # replies mention nobody
+    await cog.deliver()
+    posts = [m for m in bot.channel.sent if m.allowed is not None]
+    start, bid, pause, resume = posts
+    assert "`<@999> @everyone`" in pause.content
+    assert "<@222> <@999> Boris bids" in bid.content and bid.allowed == {"parse": [], "users": [222]}
+    assert pause.allowed == {"parse": []}  # it calls nobody: nobody is pinged
+    for post in posts:
+        assert post.allowed is not None and set(post.allowed.get("users", [])) <= {111, 222, 333}
+    status = [m for m in bot.channel.sent if m.allowed is None]  # the pinned status: the bot's default
+    assert status and TroikaBot(service).allowed_mentions.to_dict() == {"parse": []}  # pings nobody
 
 
 # 13 -----------------------------------------------------------------------------------
@@ -586,3 +626,23 @@ async def test_15_start_up_refuses_an_empty_token_file_and_a_damaged_database(tm
         [line] = run.stderr.strip().splitlines()
         assert why in line and "copy a backup made with `troika backup` over it" in line
     assert troika_run(good).returncode == 0
+
+
+async def test_1_the_cogs_reminder_step_reminds_and_delivers(
+    store: SqliteEventStore, service: TroikaService, db_path: Path
+) -> None:
+    await three_player_game(service, "c1")
+    broken = await three_player_game(service, "c2")
+    for channel in ("c1", "c2"):
+        await service.handle(channel, ANNA, "remind 1")
+    corrupt_event(db_path, broken)
+    bot = CogBot(service)
+    cog = GameCog(bot)  # type: ignore[arg-type]
+    await cog.deliver()
+    later = service.clock() + timedelta(hours=3)
+    service.clock = lambda: later
+    sent = len(bot.channel.sent)
+    await cog.remind_due()  # what the reminder loop runs every ten minutes
+    reminders = [m.content for m in bot.channel.sent[sent:] if "⏰" in m.content]
+    assert len(reminders) == 2 and "⏰ Your turn has waited 3 h." in reminders[0]
+    assert "Anna** has not acted for 3 h" in reminders[1]
