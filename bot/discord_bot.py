@@ -277,7 +277,10 @@ class GameCog(commands.Cog, name="Game"):
         to the service, deliver its posts, answer."""
         await ctx.defer(ephemeral=VERBS[split(text)[0]].kind != "info")
         reply = await self.service.handle(str(ctx.channel.id), account(ctx.author), text, key=request_key(ctx))
-        await self.deliver()
+        try:
+            await self.deliver()
+        except Exception:  # the command is stored; the delivery loop sends its posts later
+            log.exception("posts after %r not delivered yet", text)
         await self.answer(ctx, reply)
 
     @staticmethod
