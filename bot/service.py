@@ -4,10 +4,16 @@
 raises a :class:`Refusal` with a message for the player, having stored nothing, or
 stores what the command changes: game actions through the repository, the bot's own
 records as admin events (see :mod:`bot.ledger`), and the posts it owes the channel in
-the store's outbox, in the same transaction as the action where the store allows it.
-It returns the direct reply (info, help), usually empty for actions, whose outcome is
-a post. Frontends deliver posts with :meth:`TroikaService.flush`, so a post due when
-the process stopped is delivered once it runs again.
+the store's outbox. Each command writes once: its event, its posts and any change of
+the game's status in one transaction. It returns the direct reply (info, help),
+usually empty for actions, whose outcome is a post. Frontends deliver posts with
+:meth:`TroikaService.flush`, so a post due when the process stopped is delivered once
+it runs again.
+
+A command is read-decide-append for one game: if another process appends first, it is
+tried again from the start, and carries the frontend's request key so a message
+delivered twice is carried out once. A game whose log cannot be replayed is refused
+with the event at fault; its channel can still end it, and nothing else waits for it.
 """
 
 from __future__ import annotations
