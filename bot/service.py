@@ -70,6 +70,7 @@ from .posts import (
     next_line,
     player_name,
     render_pictures,
+    routes_payload,
     round_title,
     seat_name,
     status_text,
@@ -594,6 +595,7 @@ class TroikaService:
         shown = _notes(_code(reason), note)
         note = _notes(reason.strip(), note)
         entity = parsed.action.entity
+        ran = routes_payload(game, parsed.action)  # priced on the state before the run
 
         def posts(lines: list[str]) -> list[dict[str, Any]]:
             after: Game = self.engine.last_game
@@ -603,8 +605,8 @@ class TroikaService:
             return [{
                 "kind": "turn", "seq": seq + 1, "text": text, "next": next_line(after),
                 "mention": _turn_changed(after, acting_before),
-                "pictures": changed_pictures(before, fingerprints(after)),
-                "highlight": _hex_of(parsed),
+                "pictures": changed_pictures(before, fingerprints(after)) + (["routes"] if ran else []),
+                "highlight": _hex_of(parsed), **({"routes": ran} if ran else {}),
             }]
 
         def status(after: Game) -> GameStatus | None:
@@ -925,7 +927,8 @@ class TroikaService:
                 log.warning("post %s goes without pictures: %s", message.id, exc)
             else:
                 hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
-                pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id)
+                pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
+                                                 routes=payload.get("routes"))
         return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""),
                     payload.get("next", ""), mention, pictures)
 
