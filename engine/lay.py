@@ -12,8 +12,8 @@ from .state import Company, Context, GameState
 from .track import (
     border_crossings_paid,
     check_upgrade,
+    check_keeps_track,
     check_upgrade_tile,
-    city_mapping,
     exits_are_legal,
     lay_cost,
     new_track_ends,
@@ -67,9 +67,7 @@ def check_lay(
     check_tile_available(ctx, state, tile)
     check_upgrade_tile(ctx, state, hex_id, tile)
     rotation = action.rotation % 6
-    old, old_rotation = ctx.tile_at(state, hex_id)
-    if city_mapping(old, old_rotation, tile, rotation) is None:
-        raise IllegalAction(f"tile {tile.name} at rotation {rotation} does not keep the track already on {hex_id}")
+    check_keeps_track(ctx, state, hex_id, tile, rotation)
     problem = exits_are_legal(ctx, state, hex_id, tile, rotation) or stubs_missed(ctx, hex_id, tile, rotation)
     if problem:
         raise IllegalAction(problem)

@@ -29,6 +29,12 @@ def check_upgrade(ctx: Context, state: GameState, hex_id: str, new: TileDef, rot
     """Raise unless ``new`` at ``rotation`` may replace what is on ``hex_id``: one colour
     step, a tile the manifest allows (19), same label, every old track and station kept."""
     check_upgrade_tile(ctx, state, hex_id, new)
+    check_keeps_track(ctx, state, hex_id, new, rotation)
+
+
+def check_keeps_track(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int) -> None:
+    """The rule of :func:`check_upgrade` that depends on the rotation: every old track
+    and station kept."""
     old, old_rotation = ctx.tile_at(state, hex_id)
     if city_mapping(old, old_rotation, new, rotation) is None:
         raise IllegalAction(f"tile {new.name} at rotation {rotation} does not keep the track already on {hex_id}")
