@@ -16,6 +16,7 @@ from engine.actions import Action, RunRoutes, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
 from engine.routes import RouteResult, check_routes
+from engine.view import round_title
 from render.map import render_map
 from render.market import render_market
 from render.png import svg_to_png
@@ -48,21 +49,6 @@ STEPS = {
 class Picture:
     name: str
     png: bytes
-
-
-def round_title(game: Game) -> str:
-    """``Operating round 2.1``, ``Stock round 3``, ``Game over``..."""
-    state = game.state
-    if state.finished:
-        return "Game over"
-    kind = game.round_name
-    if kind == "Operating":
-        return f"Operating round {state.round_number}.{state.round.number}"
-    if kind == "Stock":
-        return f"Stock round {state.round_number}"
-    if kind == "Merger":
-        return f"Merger round {state.round_number}.{state.round.after_or}"
-    return "Private auction"
 
 
 def player_name(game: Game, player_id: str | None) -> str:
