@@ -115,7 +115,8 @@ def next_line(game: Game) -> str:
 def results_text(game: Game) -> str:
     scores = sorted(game.result().items(), key=lambda kv: -kv[1])
     reason = f" ({game.state.end_reason.replace('_', ' ')})" if game.state.end_reason else ""
-    return f"**Game over**{reason}: " + ", ".join(f"{player_name(game, p)} ₽{v}" for p, v in scores)
+    cur = game.ctx.title.currency
+    return f"**Game over**{reason}: " + ", ".join(f"{player_name(game, p)} {cur}{v}" for p, v in scores)
 
 
 def duration(seconds: float) -> str:
@@ -168,6 +169,7 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime) -
 def holdings_text(game: Game) -> str:
     """Cash, certificates, privates and trains, as text."""
     ctx, state = game.ctx, game.state
+    cur = ctx.title.currency
     lines = []
     for player in state.players:
         held: dict[str, int] = {}
@@ -176,7 +178,7 @@ def holdings_text(game: Game) -> str:
         parts = [f"{sym} {pct}%" + (" (pres.)" if _is_president(game, player.id, sym) else "")
                  for sym, pct in held.items()]
         parts += [f"private {p}" for p in player.privates]
-        lines.append(f"**{player.name}** ₽{player.cash}" + (" · " + ", ".join(parts) if parts else ""))
+        lines.append(f"**{player.name}** {cur}{player.cash}" + (" · " + ", ".join(parts) if parts else ""))
     for sym, company in state.companies.items():
         if company.closed or not (company.floated or company.trains or company.cash):
             continue
@@ -184,11 +186,11 @@ def holdings_text(game: Game) -> str:
         trains = ", ".join(t.id for t in company.trains) or "no trains"
         loans = f" · {company.loans} loan(s)" if company.loans else ""
         privates = f" · owns {', '.join(company.privates)}" if company.privates else ""
-        lines.append(f"**{sym}** ₽{company.cash}{price} · {trains}{loans}{privates}")
+        lines.append(f"**{sym}** {cur}{company.cash}{price} · {trains}{loans}{privates}")
     pool: dict[str, int] = {}
     for cert in state.pool:
         pool[cert.company] = pool.get(cert.company, 0) + cert.percent
-    lines.append(f"Bank ₽{state.bank}" + (" · pool " + ", ".join(f"{s} {p}%" for s, p in pool.items()) if pool else ""))
+    lines.append(f"Bank {cur}{state.bank}" + (" · pool " + ", ".join(f"{s} {p}%" for s, p in pool.items()) if pool else ""))
     return "\n".join(lines)
 
 
