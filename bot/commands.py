@@ -35,7 +35,9 @@ from engine.actions import (
 )
 from engine.errors import IllegalAction
 from engine.game import Game
+from engine.legal import legal_actions
 from engine.state import Train
+from engine.view import turn_view
 
 from .errors import Refusal
 from .routes_text import parse_routes, routes_detail
@@ -182,12 +184,7 @@ def _bid(game: Game, actor: str, args: list[str]) -> Action:
 
 
 def _auction_target(game: Game) -> str | None:
-    rnd = game.state.round
-    if game.round_name == "Auction":
-        return str(rnd.private)
-    if game.round_name == "Stock" and rnd.auction is not None:
-        return str(rnd.auction.minor)
-    return None
+    return turn_view(game).up_for_auction
 
 
 def _auction(game: Game, actor: str, args: list[str]) -> Action:
@@ -221,16 +218,9 @@ def _token(game: Game, actor: str, args: list[str]) -> Action:
 
 def _token_options(game: Game) -> list[tuple[str, int]]:
     """The cities the actor may token now, if it is placing a token."""
-    from engine.operating import tokenable_cities
-    from engine.stock_round import home_cities
-
-    ctx, state = game.ctx, game.state
-    if game.round_name == "Stock" and state.round.home_token:
-        return home_cities(ctx, state)
-    if game.round_name == "Operating" and state.round.step == "token":
-        company = state.companies.get(game.actor() or "")
-        return tokenable_cities(ctx, state, company) if company else []
-    return []
+    if not turn_view(game).placing_token:
+        return []
+    return [(a.hex, a.city) for a in legal_actions(game) if isinstance(a, PlaceToken)]
 
 
 def _cities(game: Game, hex_id: str) -> list[int]:
@@ -263,7 +253,7 @@ def _rotations(game: Game, actor: str, hex_id: str, tile: str) -> list[int]:
     from engine.lay import check_lay
 
     state = game.state
-    if game.round_name != "Operating" or state.round.step != "track" or actor not in state.companies:
+    if not turn_view(game).laying_track or actor not in state.companies:
         return []
     fits = []
     for rotation in range(6):
