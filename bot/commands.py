@@ -72,7 +72,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("payout", "payout", "Pay the whole revenue out to shareholders", "action"),
     Verb("half", "half", "Pay half out, keep half in the treasury", "action"),
     Verb("withhold", "withhold", "Keep the whole revenue in the treasury", "action"),
-    Verb("train", "train TRAIN [pool] | train TRAIN from COMPANY PRICE", "Buy a train", "action"),
+    Verb("train", "train TRAIN [pool] | train TRAIN from COMPANY PRICE | train 8 trade OWN", "Buy a train (1867, phase 8: trade one of yours in for half its value)", "action"),
     Verb("discard", "discard TRAIN", "Discard a train over the limit to the pool", "action"),
     Verb("private", "private PRIVATE PRICE", "The company buys a private from a player", "action"),
     Verb("redeem", "redeem [COUNT]", "The major buys back shares from the pool", "action"),
@@ -292,6 +292,8 @@ def _train(game: Game, actor: str, args: list[str]) -> Action:
             raise Refusal(f"Say the price: `train {train.id} from {seller} PRICE` (at least 1).")
         return BuyTrain(actor, train.id, _number(words[at + 2], "the price"))
     ctx, state = game.ctx, game.state
+    if "trade" in (w.lower() for w in words):
+        return _trade_in(game, actor, words)
     pool = len(words) > 1 and words[1].lower() == "pool"
     offered = trains.pool_trains(state) if pool else trains.yard_trains(ctx, state) + trains.pool_trains(state)
     train = _pick(words[0], offered, f"no {words[0]}-train is for sale {'in the pool' if pool else 'now'}")
@@ -299,6 +301,24 @@ def _train(game: Game, actor: str, args: list[str]) -> Action:
     if len(words) > 1 and not pool:
         price = _number(words[1], "the price")
     return BuyTrain(actor, train.id, price)
+
+
+def _trade_in(game: Game, actor: str, words: list[str]) -> Action:
+    """``train 8 trade 5-0``: 1867, phase 8 — buy with one of the company's trains
+    handed in for half its face value (8.11)."""
+    at = [w.lower() for w in words].index("trade")
+    if at != 1 or len(words) != 3:
+        raise Refusal("Say which train you hand in: `train 8 trade 5-0`.")
+    company = game.state.companies.get(actor)
+    if company is None:
+        raise Refusal("Only a company buys trains.")
+    handed = _pick(words[2], company.trains, f"{actor} has no train {words[2]}")
+    offers = trains.trade_in_prices(game.ctx, game.state, company)
+    for train, own, price in offers:
+        if own.id == handed.id and words[0].upper() in (train.name.upper(), train.id.upper()):
+            return BuyTrain(actor, train.id, price, own.id)
+    allowed = ", ".join(sorted({f"`train {t.name} trade {o.id}` ({p})" for t, o, p in offers}))
+    raise Refusal(f"No trade-in like that. {('Open now: ' + allowed) if allowed else 'None is open now (phase 8, majors).'}")
 
 
 def _pick(word: str, candidates: list[Train], missing: str) -> Train:
@@ -429,6 +449,8 @@ def command_for(game: Game, action: Action) -> str:
 
 def _train_command(game: Game, action: BuyTrain) -> str:
     source, train = trains.find_train(game.ctx, game.state, action.train)
+    if action.exchange:
+        return f"train {train.name} trade {action.exchange}"
     if source == "yard":
         return f"train {train.name}"
     if source == "pool":
