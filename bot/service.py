@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.board import load_board
+from engine.titles import DEFAULT_TITLE, TITLES
 from engine.actions import EndGame, LayTile, PlaceToken, RemoveToken, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
@@ -79,9 +80,7 @@ from .posts import (
 )
 
 MAX_PLAYERS = 6
-TITLES = ("1861", "1867")
-DEFAULT_TITLE = "1861"
-"""The title ``new`` sets up unless told (``new 1867 ...``)."""
+
 MAX_TRIES = 30
 """Times a command is tried when other processes keep changing its game meanwhile."""
 REPLY_LIMIT = 1900

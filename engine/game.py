@@ -1,4 +1,4 @@
-"""A game of 1861: set-up, the round in progress, and applying actions.
+"""A game of 1861 or 1867: set-up, the round in progress, and applying actions.
 
 ``Game.apply`` either changes the state or raises an :class:`EngineError` and
 leaves the state exactly as it was.
@@ -19,6 +19,7 @@ from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
 from .rules import Rules
+from .titles import DEFAULT_TITLE
 from .scoring import end_game, final_values
 from .setup import new_state
 from .state import Context, GameState
@@ -45,7 +46,7 @@ class Game:
         players: list[tuple[str, str]],
         seed: int,
         rules: Rules | None = None,
-        title: str = "1861",
+        title: str = DEFAULT_TITLE,
         *,
         first_player: int | None = None,
     ) -> Game:

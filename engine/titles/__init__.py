@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 TITLES = {"1861": "t1861", "1867": "t1867"}
 """Title name -> its folder under ``engine/titles``."""
 
+DEFAULT_TITLE = "1861"
+"""The title a game is unless told otherwise (and a log that names none)."""
+
 
 class Title:
     """The hooks the shared rules call; each title overrides what the rulebook marks."""
