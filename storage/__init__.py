@@ -30,6 +30,7 @@ from .store import (
     NewGame,
     OutboxMessage,
     Seat,
+    Snapshot,
     StoreError,
 )
 
@@ -54,6 +55,7 @@ __all__ = [
     "ReplayMismatch",
     "ReplayProblem",
     "Seat",
+    "Snapshot",
     "SqliteEventStore",
     "StoreError",
     "TroikaEngine",

@@ -8,6 +8,7 @@ depends on the state alone.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -41,6 +42,7 @@ class FakeEngine:
         self.multiplier = multiplier
         self.max_points = max_points
         self.games_created = 0
+        self.snapshots_restored = 0
 
     def new_game(self, meta: GameRecord) -> FakeGame:
         """A game for the record's seats; at least two are needed."""
@@ -82,6 +84,15 @@ class FakeEngine:
     def dump(self, game: FakeGame) -> dict[str, Any]:
         """The whole state as JSON-able data."""
         return asdict(game)
+
+    def snapshot(self, game: FakeGame) -> bytes:
+        """The state as JSON bytes."""
+        return json.dumps(asdict(game)).encode()
+
+    def restore(self, meta: GameRecord, data: bytes) -> FakeGame:
+        """The game :meth:`snapshot` saved (``snapshots_restored`` counts these)."""
+        self.snapshots_restored += 1
+        return FakeGame(**json.loads(data))
 
 
 def fake_log(actions: int, players: int = 4, seed: int = 1861) -> dict[str, Any]:

@@ -19,6 +19,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
+import pickle
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -40,8 +43,15 @@ from .store import (
     NewEvent,
     NewGame,
     Seat,
+    Snapshot,
+    StoreError,
     utc_now,
 )
+
+SNAPSHOT_EVERY = 100
+"""Events between a game's snapshots: a cold load replays at most about this many."""
+
+log = logging.getLogger("troika.storage")
 
 
 class EngineAdapter(Protocol):
@@ -60,6 +70,12 @@ class EngineAdapter(Protocol):
 
     def dump(self, game: Any) -> dict[str, Any]:
         """The whole state as JSON-able data; equal dumps mean equal states."""
+
+    def snapshot(self, game: Any) -> bytes:
+        """The state saved as bytes that :meth:`restore` reads back (same engine version)."""
+
+    def restore(self, meta: GameRecord, data: bytes) -> Any:
+        """The game of ``meta`` in the state :meth:`snapshot` saved as ``data``."""
 
 
 class TroikaEngine:
@@ -92,6 +108,14 @@ class TroikaEngine:
 
     def dump(self, game: Any) -> dict[str, Any]:
         return dict(game.dump())
+
+    def snapshot(self, game: Any) -> bytes:
+        return zlib.compress(pickle.dumps(game.state, pickle.HIGHEST_PROTOCOL), 1)
+
+    def restore(self, meta: GameRecord, data: bytes) -> Any:
+        game = self.new_game(meta)
+        game.state = pickle.loads(zlib.decompress(data))  # our store's own bytes, hash-checked
+        return game
 
 
 class ReplayMismatch(CorruptEvent):
@@ -131,6 +155,8 @@ class _Entry:
     seq: int
     game: Any
     state_hash: str
+    snapshot_seq: int = 0
+    """The event the game's stored snapshot was taken after (0: none known)."""
 
 
 PostBuilder = Callable[[list[str]], Sequence[dict[str, Any]]]
@@ -270,18 +296,23 @@ class GameRepository:
             if entry.seq != expected_seq:
                 raise AppendConflict(game_id, expected_seq, entry.seq)
             try:
-                lines = self.engine.apply(entry.game, action)
-                digest = self._hash(entry.game)
-                posts = list(outbox(lines)) if outbox else []
+                lines, digest, posts, new_status = await asyncio.to_thread(
+                    self._step, entry.game, action, outbox, status
+                )
                 event = await self.store.append(
                     game_id, expected_seq,
                     _keyed(NewEvent(action, EventKind.ACTION, actor, note, digest)),
-                    outbox=posts, status=status(entry.game) if status else None,
+                    outbox=posts, status=new_status,
                 )
-            except BaseException:
-                self._drop_if_changed(game_id, entry)
+            except Exception:
+                if not await asyncio.to_thread(self._unchanged, entry):
+                    self._cache.pop(game_id, None)
+                raise
+            except BaseException:  # cancelled: the engine's thread may still be at work
+                self._cache.pop(game_id, None)
                 raise
             entry.seq, entry.state_hash = event.seq, digest
+            await self._snapshot_if_due(game_id, entry)
             return ActResult(self._live(game_id, entry), lines)
 
     async def undo(
@@ -339,8 +370,9 @@ class GameRepository:
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
                 raise AppendConflict(game_id, expected_seq, entry.seq)
-            game = self._replay(seated, await self.store.events(game_id))
-            digest = self._hash(game)
+            game, digest = await asyncio.to_thread(
+                self._replay_hashed, seated, await self.store.events(game_id)
+            )
             event = await self.store.append(
                 game_id, expected_seq, _keyed(NewEvent(action, EventKind.SEAT, actor, note, digest)),
                 seats=seats,
@@ -423,15 +455,20 @@ class GameRepository:
                 return event
         return None
 
-    async def verify_running_games(self) -> list[ReplayProblem]:
-        """Replay every running game from its log and report those that fail or replay to
-        a different state. The others are cached and marked playable under this engine."""
+    async def verify_running_games(self, *, other_versions_only: bool = False) -> list[ReplayProblem]:
+        """Replay every running game from its whole log (or only those last verified
+        under another engine version) and report those that fail or replay to a
+        different state. The others are cached and marked playable under this engine.
+        The replays run in a worker thread, one game at a time, each under its game's
+        lock: the bot may run this in the background while it serves commands."""
         problems = []
         for record in await self.store.list_games([GameStatus.RUNNING]):
+            if other_versions_only and record.engine_version == self.engine.version:
+                continue
             async with self._lock(record.id):
                 self._cache.pop(record.id, None)
                 try:
-                    self._remember(record.id, await self._rebuild(record.id))
+                    self._remember(record.id, await self._rebuild(record.id, from_snapshot=False))
                 except CorruptEvent as exc:
                     problems.append(ReplayProblem(record.id, record.title, str(exc)))
                     continue
@@ -463,13 +500,13 @@ class GameRepository:
         probe = new.record(0, utc_now())
         events = [e.at(0, seq, probe.created_at) for seq, e in enumerate(parsed.events, 1)]
         try:
-            game = self._replay(probe, events)
+            _, digest = await asyncio.to_thread(self._replay_hashed, probe, events)
         except CorruptEvent as exc:
             where = f"action {exc.seq}" if exc.seq else "set-up"
             raise InvalidGameLog(f"the log does not replay ({where}): {exc.reason}") from exc
         to_store = list(parsed.events)
         if to_store:
-            to_store[-1] = replace(to_store[-1], state_hash=self._hash(game))
+            to_store[-1] = replace(to_store[-1], state_hash=digest)
         return await self.store.create_game(new, to_store)
 
     async def _travel(
@@ -489,8 +526,7 @@ class GameRepository:
                 target = marker.action.get("action_id")
                 raise UndoError(f"nothing to {marker.kind}" + (
                     f" after action {target}" if target is not None else ""))
-            game = self._replay(record, after)
-            digest = self._hash(game)
+            game, digest = await asyncio.to_thread(self._replay_hashed, record, after)
             marker = _keyed(replace(marker, state_hash=digest))
             posts = list(outbox(game, expected_seq + 1)) if outbox else []
             event = await self.store.append(game_id, expected_seq, marker, outbox=posts)
@@ -507,21 +543,89 @@ class GameRepository:
         self._remember(game_id, entry)
         return entry
 
-    async def _rebuild(self, game_id: int, *, check: bool = True) -> _Entry:
-        """Replay the game's whole log; with ``check``, compare with the recorded state."""
+    async def _rebuild(self, game_id: int, *, check: bool = True, from_snapshot: bool = True) -> _Entry:
+        """The game replayed from its log: from its snapshot and the events after it if
+        the snapshot fits (see :meth:`_resume`), else the whole log. With ``check``, the
+        state must be the one recorded. Saves a snapshot when one is due."""
         record = await self.store.get_game(game_id)
-        events = await self.store.events(game_id)
-        game = self._replay(record, events)
-        digest = self._hash(game)
+        entry = await self._resume(record) if check and from_snapshot else None
+        if entry is None:
+            events = await self.store.events(game_id)
+            entry = await asyncio.to_thread(self._replay_checked, record, events, check)
+            if events and events[-1].state_hash == entry.state_hash:
+                await self._snapshot_if_due(game_id, entry)
+        return entry
+
+    async def _resume(self, record: GameRecord) -> _Entry | None:
+        """The game from its snapshot and the events after it, or None if that will not
+        do: no snapshot under this engine version, the snapshot's hash is not the one its
+        event records, an undo or redo since it (it may reach back before it), or the
+        replay after it fails or ends in another state than the one the last event records."""
+        snapshot = await self.store.get_snapshot(record.id, self.engine.version)
+        if snapshot is None or record.problem is not None:
+            return None
+        tail = await self.store.events(record.id, after_seq=snapshot.seq - 1)
+        if not tail or tail[0].seq != snapshot.seq or tail[0].state_hash != snapshot.state_hash:
+            return None
+        later = tail[1:]
+        if any(e.kind in (EventKind.UNDO, EventKind.REDO) for e in later):
+            return None
+        try:
+            game, digest = await asyncio.to_thread(self._replay_from, record, snapshot, later)
+        except Exception as exc:  # a stale or unreadable snapshot costs a full replay
+            log.warning("game %s: snapshot at event %s not used: %s", record.id, snapshot.seq, exc)
+            return None
+        if digest != tail[-1].state_hash:
+            log.warning("game %s: snapshot at event %s replays to another state", record.id, snapshot.seq)
+            return None
+        return _Entry(tail[-1].seq, game, digest, snapshot.seq)
+
+    def _replay_from(self, record: GameRecord, snapshot: Snapshot, later: Sequence[Event]) -> tuple[Any, str]:
+        game = self.engine.restore(record, snapshot.data)
+        for event in later:
+            if event.kind is EventKind.ACTION:
+                self.engine.apply(game, event.action, replaying=True)
+        return game, self._hash(game)
+
+    def _replay_checked(self, record: GameRecord, events: Sequence[Event], check: bool) -> _Entry:
+        """The whole log replayed; with ``check``, compared with the recorded state."""
+        game, digest = self._replay_hashed(record, events)
         recorded = events[-1].state_hash if events else None
         if check and recorded is not None and recorded != digest:
             raise ReplayMismatch(
-                game_id, events[-1].seq,
+                record.id, events[-1].seq,
                 f"engine v{self.engine.version} replays the log to a different state from the "
                 f"one recorded (last verified under v{record.engine_version}); a rules change "
                 "altered this game's history",
             )
         return _Entry(events[-1].seq if events else 0, game, digest)
+
+    async def _snapshot_if_due(self, game_id: int, entry: _Entry) -> None:
+        """Save the entry's state as the game's snapshot once :data:`SNAPSHOT_EVERY`
+        events have passed since the last; the entry's hash must be the one its event
+        records. A store that cannot save it costs nothing but speed."""
+        if entry.seq - entry.snapshot_seq < SNAPSHOT_EVERY:
+            return
+        data = await asyncio.to_thread(self.engine.snapshot, entry.game)
+        try:
+            await self.store.put_snapshot(
+                game_id, Snapshot(entry.seq, self.engine.version, entry.state_hash, data)
+            )
+        except StoreError as exc:
+            log.warning("game %s: snapshot not saved: %s", game_id, exc)
+            return
+        entry.snapshot_seq = entry.seq
+
+    def _step(
+        self, game: Any, action: dict[str, Any], outbox: PostBuilder | None, status: StatusAfter | None
+    ) -> tuple[list[str], str, list[dict[str, Any]], GameStatus | None]:
+        """Apply an action and read what :meth:`act` stores with it (run in a worker thread)."""
+        lines = self.engine.apply(game, action)
+        return lines, self._hash(game), list(outbox(lines)) if outbox else [], status(game) if status else None
+
+    def _replay_hashed(self, record: GameRecord, events: Sequence[Event]) -> tuple[Any, str]:
+        game = self._replay(record, events)
+        return game, self._hash(game)
 
     def _replay(self, record: GameRecord, events: Sequence[Event]) -> Any:
         if record.problem is not None:
@@ -540,14 +644,12 @@ class GameRepository:
                 ) from exc
         return game
 
-    def _drop_if_changed(self, game_id: int, entry: _Entry) -> None:
-        """After a failed step, keep the cached game only if its state is provably unchanged."""
+    def _unchanged(self, entry: _Entry) -> bool:
+        """After a failed step, whether the cached game's state is provably unchanged."""
         try:
-            unchanged = self._hash(entry.game) == entry.state_hash
+            return self._hash(entry.game) == entry.state_hash
         except Exception:
-            unchanged = False
-        if not unchanged:
-            self._cache.pop(game_id, None)
+            return False
 
     def _hash(self, game: Any) -> str:
         return state_hash(self.engine.dump(game))

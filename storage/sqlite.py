@@ -35,6 +35,7 @@ from .store import (
     NewGame,
     OutboxMessage,
     Seat,
+    Snapshot,
     StoreError,
     check_seats,
     utc_now,
@@ -301,6 +302,27 @@ class SqliteEventStore(EventStore):
                 db, "SELECT COUNT(*) FROM outbox WHERE id = ?", (message_id,)
             ) == 0:
                 raise StoreError(f"there is no outbox message {message_id}")
+
+    async def put_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
+        async with self._transaction(f"saving a snapshot of game {game_id}") as db:
+            await _last_seq(db, game_id)  # raises GameNotFound
+            await db.execute(
+                "INSERT OR REPLACE INTO snapshots (game_id, engine_version, seq, state_hash, data,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, snapshot.engine_version, snapshot.seq, snapshot.state_hash,
+                 snapshot.data, _time(utc_now())),
+            )
+
+    async def get_snapshot(self, game_id: int, engine_version: int) -> Snapshot | None:
+        async with self._connection(f"reading game {game_id}'s snapshot") as db:
+            rows = list(await db.execute_fetchall(
+                "SELECT seq, state_hash, data FROM snapshots WHERE game_id = ? AND engine_version = ?",
+                (game_id, engine_version),
+            ))
+        if not rows:
+            return None
+        seq, digest, data = rows[0]
+        return Snapshot(int(seq), engine_version, str(digest), bytes(data))
 
     async def backup(self, path: str | Path) -> None:
         target = Path(path)

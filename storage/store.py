@@ -215,6 +215,17 @@ class NewEvent:
 
 
 @dataclass(frozen=True)
+class Snapshot:
+    """A game's engine state saved after event ``seq`` by engine ``engine_version``;
+    ``state_hash`` is that state's hash, the one event ``seq`` records."""
+
+    seq: int
+    engine_version: int
+    state_hash: str
+    data: bytes
+
+
+@dataclass(frozen=True)
 class OutboxMessage:
     """A post the bot owes a game's channel; ``sent_at`` is None until delivered.
 
@@ -331,6 +342,14 @@ class EventStore(ABC):
     @abstractmethod
     async def outbox_mark_sent(self, message_id: int) -> None:
         """Mark a post delivered (again is harmless). Raises :class:`StoreError` if unknown."""
+
+    async def put_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
+        """Keep ``snapshot`` as the game's snapshot for its engine version, replacing
+        an earlier one. Snapshots are a cache: a backend may keep none (this default)."""
+
+    async def get_snapshot(self, game_id: int, engine_version: int) -> Snapshot | None:
+        """The game's snapshot saved under ``engine_version``, if one is kept."""
+        return None
 
     @abstractmethod
     async def backup(self, path: str | Path) -> None:
