@@ -523,7 +523,16 @@ async def run_discord(token: str, db_path: Path, guild_id: int | None = None) ->
     discord.utils.setup_logging()
     async with SqliteEventStore(db_path) as store:
         service = TroikaService(store)
-        for problem in await service.repo.verify_running_games():
-            log.warning("game %s does not load: %s", problem.game_id, problem.message)
-        async with TroikaBot(service, guild_id=guild_id) as bot:
-            await bot.start(token)
+        check = asyncio.create_task(check_other_versions(service))
+        try:
+            async with TroikaBot(service, guild_id=guild_id) as bot:
+                await bot.start(token)
+        finally:
+            check.cancel()
+
+
+async def check_other_versions(service: TroikaService) -> None:
+    """Replay, in the background, the running games last verified under another engine
+    version, and log those that no longer load (their players are told on first use)."""
+    for problem in await service.repo.verify_running_games(other_versions_only=True):
+        log.warning("game %s does not load: %s", problem.game_id, problem.message)

@@ -23,6 +23,7 @@ import logging
 import math
 import random
 import secrets
+import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -136,14 +137,19 @@ class Status:
 
 
 class _Engine(TroikaEngine):
-    """The real engine, remembering the game its last ``apply`` changed, so a post
-    built inside the repository's transaction reads the state after the action."""
+    """The real engine, remembering the game its last ``apply`` in this thread changed,
+    so a post built with the action (in the same worker thread) reads the state after it."""
 
-    last_game: Any = None
+    def __init__(self) -> None:
+        self._applied = threading.local()
+
+    @property
+    def last_game(self) -> Any:
+        return self._applied.game
 
     def apply(self, game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
         lines = super().apply(game, action, replaying=replaying)
-        self.last_game = game
+        self._applied.game = game
         return lines
 
 
@@ -583,8 +589,8 @@ class TroikaService:
         if game.acting_player() != seat.player_id:
             raise NotAllowed(f"Not your turn: {who_acts(game)} {doing(game)} "
                              f"(may {choices_text(game)}).")
-        try:
-            parsed = parse_action(game, verb, rest)
+        try:  # in a worker thread: `run best` solves the routes
+            parsed = await asyncio.to_thread(parse_action, game, verb, rest)
         except Refusal as exc:
             raise Refusal(f"{_sentence(str(exc))} You may: {choices_text(game)}") from None
         command = f"{verb} {rest}".strip()

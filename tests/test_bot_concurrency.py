@@ -1,0 +1,67 @@
+"""No game waits for another: while one game's engine call is still running, another
+game's commands are answered, and the slow game's own commands keep their order."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.service import Account, TroikaService
+from storage import SqliteEventStore
+
+ANNA, BORIS, CLARA = Account("a", "Anna"), Account("b", "Boris"), Account("c", "Clara")
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[TroikaService]:
+    async with SqliteEventStore(tmp_path / "games.db") as store:
+        yield TroikaService(store, pictures=False)
+
+
+async def started(service: TroikaService, channel: str) -> int:
+    await service.start_local_game(channel, [(a.id, a.name) for a in (ANNA, BORIS, CLARA)], seed=1,
+                                   first_player=0)
+    record = await service.store.active_game_in_channel(channel)
+    assert record is not None
+    return record.id
+
+
+async def test_a_slow_engine_call_delays_only_its_own_game(
+    service: TroikaService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slow_id = await started(service, "slow")
+    await started(service, "quick")
+    slow_game = (await service.repo.load(slow_id)).game
+    entered, release = threading.Event(), threading.Event()
+    apply = service.engine.apply
+
+    def held_apply(game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
+        if game is slow_game:  # game A's engine call runs until the test lets it go
+            entered.set()
+            release.wait(timeout=20)
+        return apply(game, action, replaying=replaying)
+
+    monkeypatch.setattr(service.engine, "apply", held_apply)
+    slow = asyncio.create_task(service.handle("slow", ANNA, "bid TSR 20"))
+    assert await asyncio.to_thread(entered.wait, 20)
+    queued = asyncio.create_task(service.handle("slow", BORIS, "bid TSR 25"))  # waits for its game
+
+    await service.handle("quick", ANNA, "bid TSR 20")
+    await service.handle("quick", BORIS, "bid TSR 25")
+    status = await service.handle("quick", CLARA, "status")
+    assert "TSR" in status.text
+    assert not slow.done() and not queued.done()  # answered while game A's call is still running
+
+    release.set()
+    await slow
+    await queued
+    for channel in ("slow", "quick"):
+        record = await service.store.active_game_in_channel(channel)
+        assert record is not None
+        bids = [e.action for e in await service.store.events(record.id) if e.kind == "action"]
+        assert [(b["entity"], b["price"]) for b in bids] == [("a", 20), ("b", 25)]
