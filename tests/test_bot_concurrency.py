@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from bot.service import Account, TroikaService
+from bot.service import TroikaService
 from storage import SqliteEventStore
-
-ANNA, BORIS, CLARA = Account("a", "Anna"), Account("b", "Boris"), Account("c", "Clara")
+from tests.test_reliability import ANNA, BORIS, CLARA, three_player_game
 
 
 @pytest.fixture
@@ -23,19 +22,11 @@ async def service(tmp_path: Path) -> AsyncIterator[TroikaService]:
         yield TroikaService(store, pictures=False)
 
 
-async def started(service: TroikaService, channel: str) -> int:
-    await service.start_local_game(channel, [(a.id, a.name) for a in (ANNA, BORIS, CLARA)], seed=1,
-                                   first_player=0)
-    record = await service.store.active_game_in_channel(channel)
-    assert record is not None
-    return record.id
-
-
 async def test_a_slow_engine_call_delays_only_its_own_game(
     service: TroikaService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    slow_id = await started(service, "slow")
-    await started(service, "quick")
+    slow_id = await three_player_game(service, "slow")
+    await three_player_game(service, "quick")
     slow_game = (await service.repo.load(slow_id)).game
     entered, release = threading.Event(), threading.Event()
     apply = service.engine.apply
