@@ -30,6 +30,7 @@ from render.bench import bench_render
 from storage import SqliteEventStore, TroikaEngine
 from storage.bench import bench_store
 
+from .bench_scale import bench_scale
 from .console import CHANNEL, Console
 from .service import TroikaService
 from .transcript import log_commands
@@ -59,6 +60,7 @@ def run_bench(shared: Path) -> dict[str, Any]:
             "render_1867": bench_render(finished_1867.ctx, finished_1867.state),
             "command": asyncio.run(command_latency(first, Path(tmp))),
             "command_1867": asyncio.run(command_latency(canada, Path(tmp))),
+            **bench_scale(first, troika_log(first), finished, Path(tmp)),  # startup, concurrent, memory
         }
 
 

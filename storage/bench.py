@@ -25,7 +25,8 @@ async def bench_store(
     """Play ``log`` (default: 700 actions of :class:`FakeEngine`'s points game) into a
     fresh SQLite file in ``tmpdir`` through :class:`GameRepository`, timing every append
     (engine step, state hash and durable commit); then time loads of the result, cold
-    (new repository: read and replay the whole log) and warm (from the cache).
+    (new repository: from the latest snapshot, and replaying the whole log) and warm
+    (from the cache).
 
     ``log`` is in the export format and may hold actions, undo and redo. Medians except
     ``append_p95_ms``."""
@@ -47,6 +48,11 @@ async def bench_store(
             started = perf_counter()
             await GameRepository(store, engine).load(record.id)
             cold_ms.append(_ms_since(started))
+        full_ms = []  # the same without the snapshot: the whole log replayed
+        for _ in range(cold_loads):
+            started = perf_counter()
+            await GameRepository(store, engine)._rebuild(record.id, from_snapshot=False)
+            full_ms.append(_ms_since(started))
         warm_ms = []
         for _ in range(warm_loads):
             started = perf_counter()
@@ -56,6 +62,7 @@ async def bench_store(
         "append_p50_ms": statistics.median(append_ms),
         "append_p95_ms": statistics.quantiles(append_ms, n=20)[-1],
         "load_cold_ms": statistics.median(cold_ms),
+        "load_cold_full_replay_ms": statistics.median(full_ms),
         "load_warm_ms": statistics.median(warm_ms),
     }
 
