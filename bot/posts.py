@@ -206,8 +206,18 @@ async def render_pictures(
     game: Game, names: list[str], *, highlight: str | None = None, focus: str | None = None,
     routes: dict[str, Any] | None = None,
 ) -> list[Picture]:
-    """The named pictures as PNG: drawn here (they read the live state), encoded in threads;
-    "routes" draws the run in ``routes`` (from :func:`routes_payload`)."""
+    """The named pictures as PNG, drawn and encoded in worker threads: ``game`` must not
+    change meanwhile (hold its channel, or pass a copy). "routes" draws the run in
+    ``routes`` (from :func:`routes_payload`)."""
+    svgs = await asyncio.to_thread(_draw, game, names, highlight, focus, routes)
+    pngs = await asyncio.gather(*(asyncio.to_thread(svg_to_png, svg) for svg in svgs.values()))
+    return [Picture(name, png) for name, png in zip(svgs, pngs)]
+
+
+def _draw(
+    game: Game, names: list[str], highlight: str | None, focus: str | None, routes: dict[str, Any] | None
+) -> dict[str, str]:
+    """The named pictures as SVG."""
     ctx, state = game.ctx, game.state
     svgs: dict[str, str] = {}
     for name in names:
@@ -221,8 +231,7 @@ async def render_pictures(
             actor = game.actor()
             acting = player_name(game, actor) if actor == game.acting_player() else actor
             svgs[name] = render_table(ctx, state, round_name=round_title(game), acting=acting)
-    pngs = await asyncio.gather(*(asyncio.to_thread(svg_to_png, svg) for svg in svgs.values()))
-    return [Picture(name, png) for name, png in zip(svgs, pngs)]
+    return svgs
 
 
 def help_text(rest: str) -> str:

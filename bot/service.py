@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import pickle
 import random
 import secrets
 import threading
@@ -948,10 +949,13 @@ class TroikaService:
                     payload.get("next", ""), mention, pictures)
 
     async def _game_at(self, game_id: int, seq: int) -> Game:
-        """The game as it was after event ``seq``: the live one unless it has moved on."""
+        """The game as it was after event ``seq``, the caller's own: a copy of the live
+        one (its next command may change it while the post's pictures are drawn) unless
+        it has moved on."""
         later = await self.store.events(game_id, after_seq=seq)
         if not any(e.kind is not EventKind.ADMIN and e.kind is not EventKind.SEAT for e in later):
-            return (await self.repo.load(game_id)).game
+            live = (await self.repo.load(game_id)).game
+            return Game(live.ctx, pickle.loads(pickle.dumps(live.state, pickle.HIGHEST_PROTOCOL)))
         record = await self.store.get_game(game_id)
         game = self.engine.new_game(record)
         events = [e for e in await self.store.events(game_id) if e.seq <= seq]

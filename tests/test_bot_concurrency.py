@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from bot import posts
 from bot.service import TroikaService
 from storage import SqliteEventStore
 from tests.test_reliability import ANNA, BORIS, CLARA, three_player_game
@@ -56,3 +57,29 @@ async def test_a_slow_engine_call_delays_only_its_own_game(
         assert record is not None
         bids = [e.action for e in await service.store.events(record.id) if e.kind == "action"]
         assert [(b["entity"], b["price"]) for b in bids] == [("a", 20), ("b", 25)]
+
+
+async def test_drawing_one_game_s_map_delays_no_other_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with SqliteEventStore(tmp_path / "drawn.db") as store:
+        service = TroikaService(store, pictures=True)
+        slow_id = await three_player_game(service, "slow")
+        await three_player_game(service, "quick")
+        slow_game = (await service.repo.load(slow_id)).game
+        entered, release = threading.Event(), threading.Event()
+        draw = posts._draw
+
+        def held_draw(game: Any, *args: Any) -> dict[str, str]:
+            if game is slow_game:
+                entered.set()
+                release.wait(timeout=20)
+            return draw(game, *args)
+
+        monkeypatch.setattr(posts, "_draw", held_draw)
+        drawing = asyncio.create_task(service.handle("slow", CLARA, "map"))
+        assert await asyncio.to_thread(entered.wait, 20)
+        await service.handle("quick", ANNA, "bid TSR 20")
+        assert not drawing.done()
+        release.set()
+        assert [p.name for p in (await drawing).pictures] == ["map"]
