@@ -12,10 +12,8 @@ class Russia(Title):
     name = "1861"
     folder = "t1861"
     currency = "₽"
-    national_name = "Russian State Railway"
     first_minor = "N"
     nationalization_steps_per_loan = 1
-    national_max_loans = 100
 
     def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.4: only an unconnected city; with none, no major can start this way."""

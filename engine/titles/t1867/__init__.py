@@ -17,7 +17,6 @@ class Canada(Title):
     name = "1867"
     folder = "t1867"
     currency = "$"
-    national_name = "Canadian National"
     minors_choose_home = True
     nationalization_steps_per_loan = 2
 
