@@ -13,7 +13,7 @@ import json
 import sqlite3
 from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager, suppress
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ import aiosqlite
 
 from .store import (
     ACTIVE_STATUSES,
+    CLAIM_LEASE,
     AppendConflict,
     ChannelBusy,
     CorruptEvent,
@@ -275,12 +276,14 @@ class SqliteEventStore(EventStore):
         assert row is not None
         return int(row[0])
 
-    async def outbox_unsent(self, limit: int = 100) -> list[OutboxMessage]:
+    async def outbox_unsent(
+        self, limit: int | None = 100, *, game_id: int | None = None
+    ) -> list[OutboxMessage]:
         async with self._connection("reading the outbox") as db:
             rows = await db.execute_fetchall(
                 "SELECT id, game_id, payload, created_at FROM outbox"
-                " WHERE sent_at IS NULL ORDER BY id LIMIT ?",
-                (limit,),
+                " WHERE sent_at IS NULL AND (? IS NULL OR game_id = ?) ORDER BY id LIMIT ?",
+                (game_id, game_id, -1 if limit is None else limit),
             )
         messages = []
         for row in rows:
@@ -304,6 +307,51 @@ class SqliteEventStore(EventStore):
                 db, "SELECT COUNT(*) FROM outbox WHERE id = ?", (message_id,)
             ) == 0:
                 raise StoreError(f"there is no outbox message {message_id}")
+
+    async def claim_game(self, game_id: int, owner: str, lease: timedelta = CLAIM_LEASE) -> bool:
+        now = utc_now()
+        async with self._transaction(f"claiming game {game_id}") as db:
+            await _last_seq(db, game_id)  # raises GameNotFound
+            claimed = await _scalar(
+                db,
+                "INSERT INTO claims (game_id, owner, expires_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id) DO UPDATE"
+                " SET owner = excluded.owner, expires_at = excluded.expires_at"
+                " WHERE claims.owner = excluded.owner OR claims.expires_at < ?"
+                " RETURNING game_id",
+                (game_id, owner, _time(now + lease), _time(now)),
+            )
+        return claimed is not None
+
+    async def release_claims(self, owner: str) -> None:
+        async with self._transaction(f"releasing the claims of {owner}") as db:
+            await db.execute("DELETE FROM claims WHERE owner = ?", (owner,))
+
+    async def restore_game(
+        self, record: GameRecord, events: Sequence[Event], outbox: Sequence[OutboxMessage] = ()
+    ) -> None:
+        check_seats(record.seats)
+        async with self._transaction(f"restoring game {record.id}") as db:
+            if await _scalar(db, "SELECT 1 FROM games WHERE id = ?", (record.id,)):
+                raise StoreError(f"game {record.id} is already in {self.path}")
+            await db.execute(
+                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.id, record.title, _json(record.options), record.seed, record.guild_id,
+                 record.channel_id, record.created_by, record.status.value,
+                 record.engine_version, _time(record.created_at)),
+            )
+            await _replace_seats(db, record.id, record.seats)
+            await db.executemany(
+                "INSERT INTO events (game_id, seq, kind, action, actor, created_at, note, state_hash)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(record.id, e.seq, e.kind.value, _json(e.action), e.actor, _time(e.created_at),
+                  e.note, e.state_hash) for e in events],
+            )
+            await db.executemany(
+                "INSERT INTO outbox (id, game_id, payload, created_at, sent_at) VALUES (?, ?, ?, ?, ?)",
+                [(m.id, record.id, _json(m.payload), _time(m.created_at),
+                  None if m.sent_at is None else _time(m.sent_at)) for m in outbox],
+            )
 
     async def backup(self, path: str | Path) -> None:
         target = Path(path)
