@@ -10,7 +10,6 @@ whole store as of one moment.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Collection, Iterable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -21,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
+from .codec import event_action, game_options, migration_scripts, post_payload, to_json
 from .store import (
     ACTIVE_STATUSES,
     CLAIM_LEASE,
@@ -133,7 +133,7 @@ class PostgresEventStore(EventStore):
                 self._pinned.reset(token)
 
     async def _migrate(self) -> None:
-        scripts = _migration_scripts()
+        scripts = migration_scripts(MIGRATIONS_DIR)
         async with self._transaction("upgrading the database schema") as db:
             await db.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
             await db.execute(
@@ -158,8 +158,8 @@ class PostgresEventStore(EventStore):
 
     async def create_game(self, game: NewGame, events: Sequence[NewEvent] = ()) -> GameRecord:
         check_seats(game.seats)
-        options = _json(game.options)
-        actions = [_json(e.action) for e in events]
+        options = to_json(game.options)
+        actions = [to_json(e.action) for e in events]
         now = utc_now()
         async with self._transaction(f"creating a game of {game.title}") as db:
             if game.channel_id is not None and game.status in ACTIVE_STATUSES:
@@ -242,8 +242,8 @@ class PostgresEventStore(EventStore):
             raise ValueError("append_many needs at least one event")
         if seats is not None:
             check_seats(seats)
-        actions = [_json(e.action) for e in events]
-        posts = [_json(p) for p in outbox]
+        actions = [to_json(e.action) for e in events]
+        posts = [to_json(p) for p in outbox]
         now = utc_now()
         async with self._transaction(f"appending to game {game_id}") as db:
             last = await _last_seq(db, game_id, lock=True)
@@ -270,7 +270,7 @@ class PostgresEventStore(EventStore):
         return [_decode_event(game_id, after_seq + i, row) for i, row in enumerate(rows, 1)]
 
     async def outbox_add(self, game_id: int, payload: dict[str, Any]) -> int:
-        post = _json(payload)
+        post = to_json(payload)
         async with self._transaction(f"queueing a post for game {game_id}") as db:
             await _last_seq(db, game_id)  # raises GameNotFound
             message_id: int = await db.fetchval(
@@ -326,7 +326,7 @@ class PostgresEventStore(EventStore):
                 raise StoreError(f"game {record.id} is already in {safe_url(self.url)}")
             await db.execute(
                 f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                record.id, record.title, _json(record.options), record.seed, record.guild_id,
+                record.id, record.title, to_json(record.options), record.seed, record.guild_id,
                 record.channel_id, record.created_by, record.status.value, record.engine_version,
                 record.created_at,
             )
@@ -334,7 +334,7 @@ class PostgresEventStore(EventStore):
             await _write_events(db, events)
             await db.executemany(
                 "INSERT INTO outbox (id, game_id, payload, created_at, sent_at) VALUES ($1, $2, $3, $4, $5)",
-                [(m.id, record.id, _json(m.payload), m.created_at, m.sent_at) for m in outbox],
+                [(m.id, record.id, to_json(m.payload), m.created_at, m.sent_at) for m in outbox],
             )
             for table in ("games", "outbox"):  # new ids continue after the restored ones
                 await db.execute(
@@ -351,18 +351,6 @@ class PostgresEventStore(EventStore):
             raise StoreError(f"refusing to back up onto {target}: it exists")
         async with SqliteEventStore(target) as copy, self.snapshot():
             await copy_store(self, copy)
-
-
-def _migration_scripts() -> list[tuple[int, str, str]]:
-    """The migrations as (version, file name, SQL), checked to be numbered 001, 002, ..."""
-    files = sorted(MIGRATIONS_DIR.glob("*.sql"))
-    for version, file in enumerate(files, 1):
-        if not file.name.startswith(f"{version:03d}_"):
-            raise StoreError(
-                f"migrations in {MIGRATIONS_DIR} must be numbered 001_, 002_, ... without gaps;"
-                f" expected {version:03d}_*.sql, found {file.name}"
-            )
-    return [(version, f.name, f.read_text(encoding="utf-8")) for version, f in enumerate(files, 1)]
 
 
 async def _last_seq(db: asyncpg.Connection, game_id: int, *, lock: bool = False) -> int:
@@ -417,7 +405,7 @@ async def _insert_events(
 async def _write_events(
     db: asyncpg.Connection, events: Sequence[Event], actions: Sequence[str] | None = None
 ) -> None:
-    texts = actions if actions is not None else [_json(e.action) for e in events]
+    texts = actions if actions is not None else [to_json(e.action) for e in events]
     await db.executemany(
         "INSERT INTO events (game_id, seq, kind, action, actor, created_at, note, state_hash)"
         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -427,14 +415,10 @@ async def _write_events(
 
 
 def _decode_game(row: asyncpg.Record, seats: Iterable[asyncpg.Record]) -> GameRecord:
-    try:
-        options = json.loads(row["options"])
-    except json.JSONDecodeError as exc:
-        raise CorruptEvent(row["id"], 0, f"its options are not valid JSON ({exc})") from exc
     return GameRecord(
         id=row["id"],
         title=row["title"],
-        options=options,
+        options=game_options(row["id"], row["options"]),
         seed=row["seed"],
         created_by=row["created_by"],
         status=GameStatus(row["status"]),
@@ -453,17 +437,11 @@ def _decode_event(game_id: int, expected_seq: int, row: asyncpg.Record) -> Event
     seq = row["seq"]
     if seq != expected_seq:
         raise CorruptEvent(game_id, expected_seq, "this event is missing from the log")
-    try:
-        action = json.loads(row["action"])
-    except json.JSONDecodeError as exc:
-        raise CorruptEvent(game_id, seq, f"its action is not valid JSON ({exc})") from exc
-    if not isinstance(action, dict):
-        raise CorruptEvent(game_id, seq, "its action is not a JSON object")
     return Event(
         game_id=game_id,
         seq=seq,
         kind=EventKind(row["kind"]),
-        action=action,
+        action=event_action(game_id, seq, row["action"]),
         actor=row["actor"],
         created_at=row["created_at"],
         note=row["note"],
@@ -472,12 +450,4 @@ def _decode_event(game_id: int, expected_seq: int, row: asyncpg.Record) -> Event
 
 
 def _decode_post(row: asyncpg.Record) -> OutboxMessage:
-    try:
-        payload = json.loads(row["payload"])
-    except json.JSONDecodeError as exc:
-        raise StoreError(f"outbox message {row['id']} is not valid JSON: {exc}") from exc
-    return OutboxMessage(row["id"], row["game_id"], payload, row["created_at"])
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return OutboxMessage(row["id"], row["game_id"], post_payload(row["id"], row["payload"]), row["created_at"])

@@ -9,7 +9,6 @@ applied in order at :meth:`SqliteEventStore.open` and recorded in ``schema_versi
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
 from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -19,6 +18,7 @@ from typing import Any
 
 import aiosqlite
 
+from .codec import event_action, game_options, migration_scripts, post_payload, to_json
 from .store import (
     ACTIVE_STATUSES,
     CLAIM_LEASE,
@@ -114,7 +114,7 @@ class SqliteEventStore(EventStore):
                 raise
 
     async def _migrate(self) -> None:
-        scripts = _migration_scripts()
+        scripts = migration_scripts(MIGRATIONS_DIR)
         async with self._transaction("upgrading the database schema") as db:
             await db.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version"
@@ -139,8 +139,8 @@ class SqliteEventStore(EventStore):
 
     async def create_game(self, game: NewGame, events: Sequence[NewEvent] = ()) -> GameRecord:
         check_seats(game.seats)
-        options = _json(game.options)
-        actions = [_json(e.action) for e in events]
+        options = to_json(game.options)
+        actions = [to_json(e.action) for e in events]
         now = utc_now()
         async with self._transaction(f"creating a game of {game.title}") as db:
             if game.channel_id is not None and game.status in ACTIVE_STATUSES:
@@ -238,8 +238,8 @@ class SqliteEventStore(EventStore):
             raise ValueError("append_many needs at least one event")
         if seats is not None:
             check_seats(seats)
-        actions = [_json(e.action) for e in events]
-        posts = [_json(p) for p in outbox]
+        actions = [to_json(e.action) for e in events]
+        posts = [to_json(p) for p in outbox]
         now = utc_now()
         async with self._transaction(f"appending to game {game_id}") as db:
             last = await _last_seq(db, game_id)
@@ -266,7 +266,7 @@ class SqliteEventStore(EventStore):
         return [_decode_event(game_id, after_seq + i, row) for i, row in enumerate(rows, 1)]
 
     async def outbox_add(self, game_id: int, payload: dict[str, Any]) -> int:
-        post = _json(payload)
+        post = to_json(payload)
         async with self._transaction(f"queueing a post for game {game_id}") as db:
             await _last_seq(db, game_id)  # raises GameNotFound
             row = await db.execute_insert(
@@ -285,16 +285,8 @@ class SqliteEventStore(EventStore):
                 " WHERE sent_at IS NULL AND (? IS NULL OR game_id = ?) ORDER BY id LIMIT ?",
                 (game_id, game_id, -1 if limit is None else limit),
             )
-        messages = []
-        for row in rows:
-            try:
-                payload = json.loads(row["payload"])
-            except json.JSONDecodeError as exc:
-                raise StoreError(f"outbox message {row['id']} is not valid JSON: {exc}") from exc
-            messages.append(
-                OutboxMessage(row["id"], row["game_id"], payload, _parse_time(row["created_at"]))
-            )
-        return messages
+        return [OutboxMessage(row["id"], row["game_id"], post_payload(row["id"], row["payload"]),
+                              _parse_time(row["created_at"])) for row in rows]
 
     async def outbox_mark_sent(self, message_id: int) -> None:
         async with self._transaction(f"marking post {message_id} sent") as db:
@@ -336,7 +328,7 @@ class SqliteEventStore(EventStore):
                 raise StoreError(f"game {record.id} is already in {self.path}")
             await db.execute(
                 f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (record.id, record.title, _json(record.options), record.seed, record.guild_id,
+                (record.id, record.title, to_json(record.options), record.seed, record.guild_id,
                  record.channel_id, record.created_by, record.status.value,
                  record.engine_version, _time(record.created_at)),
             )
@@ -344,12 +336,12 @@ class SqliteEventStore(EventStore):
             await db.executemany(
                 "INSERT INTO events (game_id, seq, kind, action, actor, created_at, note, state_hash)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(record.id, e.seq, e.kind.value, _json(e.action), e.actor, _time(e.created_at),
+                [(record.id, e.seq, e.kind.value, to_json(e.action), e.actor, _time(e.created_at),
                   e.note, e.state_hash) for e in events],
             )
             await db.executemany(
                 "INSERT INTO outbox (id, game_id, payload, created_at, sent_at) VALUES (?, ?, ?, ?, ?)",
-                [(m.id, record.id, _json(m.payload), _time(m.created_at),
+                [(m.id, record.id, to_json(m.payload), _time(m.created_at),
                   None if m.sent_at is None else _time(m.sent_at)) for m in outbox],
             )
 
@@ -363,18 +355,6 @@ class SqliteEventStore(EventStore):
                 await db.backup(copy)
             finally:
                 await copy.close()
-
-
-def _migration_scripts() -> list[tuple[int, str, str]]:
-    """The migrations as (version, file name, SQL), checked to be numbered 001, 002, ..."""
-    files = sorted(MIGRATIONS_DIR.glob("*.sql"))
-    for version, file in enumerate(files, 1):
-        if not file.name.startswith(f"{version:03d}_"):
-            raise StoreError(
-                f"migrations in {MIGRATIONS_DIR} must be numbered 001_, 002_, ... without gaps;"
-                f" expected {version:03d}_*.sql, found {file.name}"
-            )
-    return [(version, f.name, f.read_text(encoding="utf-8")) for version, f in enumerate(files, 1)]
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -445,14 +425,10 @@ async def _insert_events(
 
 
 def _decode_game(row: sqlite3.Row, seats: Iterable[sqlite3.Row]) -> GameRecord:
-    try:
-        options = json.loads(row["options"])
-    except json.JSONDecodeError as exc:
-        raise CorruptEvent(row["id"], 0, f"its options are not valid JSON ({exc})") from exc
     return GameRecord(
         id=row["id"],
         title=row["title"],
-        options=options,
+        options=game_options(row["id"], row["options"]),
         seed=row["seed"],
         created_by=row["created_by"],
         status=GameStatus(row["status"]),
@@ -472,12 +448,7 @@ def _decode_event(game_id: int, expected_seq: int, row: sqlite3.Row) -> Event:
     seq = row["seq"]
     if seq != expected_seq:
         raise CorruptEvent(game_id, expected_seq, "this event is missing from the log")
-    try:
-        action = json.loads(row["action"])
-    except json.JSONDecodeError as exc:
-        raise CorruptEvent(game_id, seq, f"its action is not valid JSON ({exc})") from exc
-    if not isinstance(action, dict):
-        raise CorruptEvent(game_id, seq, "its action is not a JSON object")
+    action = event_action(game_id, seq, row["action"])
     try:
         created_at = _parse_time(row["created_at"])
     except (TypeError, ValueError) as exc:
@@ -492,10 +463,6 @@ def _decode_event(game_id: int, expected_seq: int, row: sqlite3.Row) -> Event:
         note=row["note"],
         state_hash=row["state_hash"],
     )
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _time(moment: datetime) -> str:

@@ -10,8 +10,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from storage.codec import migration_scripts
 from storage.copy import store_at
-from storage.postgres import PostgresEventStore, _migration_scripts, safe_url
+from storage.postgres import MIGRATIONS_DIR, PostgresEventStore, safe_url
 from storage.sqlite import SqliteEventStore
 from storage.store import ChannelBusy, CorruptEvent, GameStatus, NewEvent, NewGame, Seat, StoreError
 
@@ -40,7 +41,7 @@ async def test_migrations_apply_once_even_when_opened_at_once(postgres_url: str)
     raw = await asyncpg.connect(postgres_url)
     try:
         versions = [r[0] for r in await raw.fetch("SELECT version FROM schema_version ORDER BY version")]
-        assert versions == list(range(1, len(_migration_scripts()) + 1))
+        assert versions == list(range(1, len(migration_scripts(MIGRATIONS_DIR)) + 1))
         await raw.execute("INSERT INTO schema_version VALUES (99, now())")
     finally:
         await raw.close()

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from storage.sqlite import SqliteEventStore, _migration_scripts, _statements
+from storage.codec import migration_scripts
+from storage.sqlite import MIGRATIONS_DIR, SqliteEventStore, _statements
 from storage.store import CorruptEvent, NewEvent, NewGame, Seat, StoreError
 
 SEATS = (Seat(0, "p1", "Anna"), Seat(1, "p2", "Boris"))
@@ -57,7 +58,7 @@ async def test_migrations_apply_once(store: SqliteEventStore, db_path: Path) -> 
     async with SqliteEventStore(db_path):
         pass
     versions = raw(db_path).execute("SELECT version FROM schema_version").fetchall()
-    assert versions == [(n,) for n in range(1, len(_migration_scripts()) + 1)]
+    assert versions == [(n,) for n in range(1, len(migration_scripts(MIGRATIONS_DIR)) + 1)]
     listing = raw(db_path).execute("SELECT name FROM sqlite_master WHERE type = 'table'")
     tables = {row[0] for row in listing}
     assert {"games", "seats", "events", "outbox", "claims", "schema_version"} <= tables
@@ -67,7 +68,7 @@ async def test_a_newer_schema_is_refused(db_path: Path) -> None:
     async with SqliteEventStore(db_path):
         pass
     raw(db_path).execute("INSERT INTO schema_version VALUES (99, 'later')")
-    known = len(_migration_scripts())
+    known = len(migration_scripts(MIGRATIONS_DIR))
     with pytest.raises(StoreError, match=f"schema version 99 but this Troika only knows up to {known}"):
         await SqliteEventStore(db_path).open()
 
