@@ -78,6 +78,6 @@ def postgres_server() -> Iterator[PostgresServer]:
 
 
 @pytest.fixture
-async def postgres_url(postgres_server: PostgresServer) -> str:
+def postgres_url(postgres_server: PostgresServer) -> str:
     """The URL of a fresh, empty database on the session's server."""
-    return await postgres_server.new_database()
+    return postgres_server.new_database()

@@ -3,6 +3,7 @@ with ``pg_ctl`` on a Unix socket there (no TCP port), as a non-root user when ru
 
 from __future__ import annotations
 
+import asyncio
 import getpass
 import glob
 import os
@@ -10,6 +11,7 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 SERVER_SETTINGS = ("-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
@@ -71,15 +73,19 @@ class PostgresServer:
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{self.role}@/{database}?host={self.root}"
 
-    async def new_database(self) -> str:
-        """A fresh, empty database; its URL."""
-        import asyncpg
-
+    def new_database(self) -> str:
+        """A fresh, empty database; its URL. Safe to call inside or outside an event loop."""
         self._databases += 1
         name = f"troika_{os.getpid()}_{self._databases}"
+        with ThreadPoolExecutor(1) as thread:  # a loop of its own, whatever the caller runs
+            thread.submit(asyncio.run, self._create(name)).result()
+        return self.url(name)
+
+    async def _create(self, name: str) -> None:
+        import asyncpg
+
         admin = await asyncpg.connect(self.url())
         try:
             await admin.execute(f'CREATE DATABASE "{name}"')
         finally:
             await admin.close()
-        return self.url(name)

@@ -202,7 +202,7 @@ async def _postgres(request: pytest.FixtureRequest) -> Backend:
     server = request.getfixturevalue("postgres_server")
 
     async def make(_: Path) -> EventStore:
-        return PostgresEventStore(await server.new_database())
+        return PostgresEventStore(server.new_database())
 
     return Backend(make, SqliteEventStore)  # its backups are SQLite files
 
