@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -125,43 +126,66 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     return 0 if not summary["failures"] else 1
 
 
+def _database(location: str) -> str | None:
+    """Why ``location`` cannot be used as an existing database, if it cannot."""
+    from storage.postgres import is_postgres_url
+
+    if is_postgres_url(location) or Path(location.removeprefix("sqlite:")).exists():
+        return None
+    return f"no database at {location}"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    """The Discord bot if a token is configured, else the local console."""
+    """The Discord bot (or one shard of it) if a token is configured, else the local console."""
     import asyncio
 
     from bot.discord_bot import load_token
+    from storage import Shard
 
     try:
         token = load_token()
     except OSError as exc:
         print(f"troika: cannot read DISCORD_TOKEN_FILE: {exc.strerror}", file=sys.stderr)
         return 2
+    shard = None
+    if args.shards is not None or args.shard_id is not None:
+        if args.shards is None or args.shard_id is None or not token:
+            print("troika: --shards N and --shard-id I go together, for the Discord bot "
+                  "(set DISCORD_TOKEN)", file=sys.stderr)
+            return 2
+        try:
+            shard = Shard(args.shard_id, args.shards)
+        except ValueError as exc:
+            print(f"troika: {exc}", file=sys.stderr)
+            return 2
     try:
         if token:
             from bot.discord_bot import run_discord
 
-            asyncio.run(run_discord(token, Path(args.db), args.guild))
+            asyncio.run(run_discord(token, args.db, args.guild, shard))
         else:
             from bot.console import run_console
 
-            asyncio.run(run_console(Path(args.db), Path(args.pictures)))
+            asyncio.run(run_console(args.db, Path(args.pictures)))
     except KeyboardInterrupt:
         pass
     return 0
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    """Copy the whole database, consistently, while the bot may be using it."""
+    """Copy the whole database, consistently, while the bot may be using it (a PostgreSQL
+    database is copied into a SQLite file)."""
     import asyncio
 
-    from storage import SqliteEventStore, StoreError
+    from storage import StoreError, store_at
 
     async def backup() -> None:
-        async with SqliteEventStore(args.db) as store:
+        async with store_at(args.db) as store:
             await store.backup(args.path)
 
-    if not Path(args.db).exists():
-        print(f"troika: no database at {args.db}", file=sys.stderr)
+    problem = _database(args.db)
+    if problem:
+        print(f"troika: {problem}", file=sys.stderr)
         return 2
     try:
         asyncio.run(backup())
@@ -170,6 +194,37 @@ def cmd_backup(args: argparse.Namespace) -> int:
         return 1
     print(args.path)
     return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Copy every game, event and pending post into an empty database, then replay each
+    game on both sides to prove the copy."""
+    import asyncio
+
+    from storage import StoreError, TroikaEngine, store_at
+    from storage.copy import CopyReport, copy_store, verify_copy
+    from storage.postgres import safe_url
+
+    async def migrate() -> tuple[CopyReport, CopyReport]:
+        async with store_at(args.source) as source, store_at(args.target) as target:
+            copied = await copy_store(source, target)
+            return copied, await verify_copy(source, target, TroikaEngine())
+
+    problem = _database(args.source)
+    if problem:
+        print(f"troika: {problem}", file=sys.stderr)
+        return 2
+    try:
+        copied, checked = asyncio.run(migrate())
+    except StoreError as exc:
+        print(f"troika: {exc}", file=sys.stderr)
+        return 1
+    print(f"copied {copied.games} games, {copied.events} events and {copied.posts} pending posts "
+          f"to {safe_url(args.target)}; {checked.replayed} games replay to the same state on both "
+          f"sides, {checked.games - checked.replayed} are refused alike (not started or not loadable)")
+    for line in checked.problems:
+        print(f"troika: {line}", file=sys.stderr)
+    return 1 if checked.problems else 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -216,16 +271,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_selfplay)
 
+    database = os.environ.get("TROIKA_DB") or "troika.db"
+    where = "a SQLite file or a postgresql:// URL (default: $TROIKA_DB, else ./troika.db)"
     p = sub.add_parser("run", help="the Discord bot (DISCORD_TOKEN set), else the local console")
-    p.add_argument("--db", default="troika.db", help="the SQLite database (default ./troika.db)")
+    p.add_argument("--db", default=database, help=f"the database: {where}")
     p.add_argument("--pictures", default="pictures", help="console: folder for the pictures")
     p.add_argument("--guild", type=int, default=None, help="Discord: sync slash commands to this server now")
+    p.add_argument("--shards", type=int, default=None, help="Discord: the bot runs as this many processes")
+    p.add_argument("--shard-id", type=int, default=None, help="Discord: which of them this is (0, 1, ...)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("backup", help="copy the database while it is in use")
-    p.add_argument("path", help="where to write the copy")
-    p.add_argument("--db", default="troika.db", help="the SQLite database (default ./troika.db)")
+    p.add_argument("path", help="where to write the copy (a SQLite file)")
+    p.add_argument("--db", default=database, help=f"the database: {where}")
     p.set_defaults(func=cmd_backup)
+
+    p = sub.add_parser("migrate", help="copy every game into an empty database and prove the copy")
+    p.add_argument("--from", dest="source", required=True, help="the database to copy: sqlite:PATH or a URL")
+    p.add_argument("--to", dest="target", required=True, help="the empty database: postgresql://... or sqlite:PATH")
+    p.set_defaults(func=cmd_migrate)
 
     p = sub.add_parser("bench", help="time replays, store, pictures, routes and command answers")
     p.add_argument("--json", action="store_true", help="print one JSON object on one line")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -33,6 +34,7 @@ from storage import (
     GameStatus,
     OutboxMessage,
     Seat,
+    Shard,
     TroikaEngine,
     UndoError,
 )
@@ -123,9 +125,18 @@ class TroikaService:
     """Commands in, stored events and outbox posts out. One per process."""
 
     def __init__(
-        self, store: EventStore, *, clock: Callable[[], datetime] = utc_now, pictures: bool = True
+        self,
+        store: EventStore,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        pictures: bool = True,
+        shard: Shard | None = None,
+        owner: str | None = None,
     ) -> None:
         self.store = store
+        self.shard = shard
+        self.owner = owner or _process_name(shard)
+        self._guilds: dict[int, str | None] = {}
         self.engine = _Engine()
         self.repo = GameRepository(store, self.engine, cache_size=64)
         self.clock = clock
@@ -196,25 +207,37 @@ class TroikaService:
                 raise
 
     async def flush(self, deliver: Callable[[Post], Awaitable[None]]) -> set[int]:
-        """Deliver every post not yet sent, oldest first, marking each sent once
-        ``deliver`` returns; returns the games posted to. If ``deliver`` raises, the
-        post stays queued for the next flush."""
+        """Deliver every post not yet sent of this process's games, each game's oldest
+        first, marking each sent once ``deliver`` returns; returns the games posted to.
+        A game's posts go out under this process's claim on the game, renewed before
+        each post, so no other process sends them too. If ``deliver`` raises, the post
+        stays queued for the next flush."""
         touched: set[int] = set()
         async with self._flush_lock:
-            while batch := await self.store.outbox_unsent():
-                for message in batch:
-                    await deliver(await self._post(message))
-                    await self.store.outbox_mark_sent(message.id)
-                    touched.add(message.game_id)
+            while games := await self._claim_games_with_posts():
+                for game_id in games:
+                    for message in await self.store.outbox_unsent(limit=None, game_id=game_id):
+                        if not await self.store.claim_game(game_id, self.owner):
+                            break
+                        await deliver(await self._post(message))
+                        await self.store.outbox_mark_sent(message.id)
+                        touched.add(game_id)
         return touched
 
     async def send_reminders(self) -> None:
-        """Queue the reminders that are due: the acting player after the game's
-        reminder time, then the channel after twice that, each once per decision."""
+        """Queue the reminders that are due in this process's games: the acting player
+        after the game's reminder time, then the channel after twice that, each once
+        per decision."""
         now = self.clock()
         for record in await self.store.list_games([GameStatus.RUNNING]):
+            if not self._owns(record) or not await self.store.claim_game(record.id, self.owner):
+                continue
             async with self._lock(record.channel_id or f"game {record.id}"):
                 await self._reminders_for(record, now)
+
+    async def close(self) -> None:
+        """Give up this process's claims, so another may deliver its games' posts at once."""
+        await self.store.release_claims(self.owner)
 
     async def status(self, game_id: int) -> Status:
         """What the game's pinned status message should say, and where it is."""
@@ -700,6 +723,25 @@ class TroikaService:
             self.engine.apply(game, event.action, replaying=True)
         return game
 
+    async def _claim_games_with_posts(self) -> list[int]:
+        """The games of this process with posts to send, oldest post first, that it could
+        claim (no other process is delivering them)."""
+        seen: set[int] = set()
+        claimed = []
+        for message in await self.store.outbox_unsent(limit=None):
+            if message.game_id in seen:
+                continue
+            seen.add(message.game_id)
+            if self.shard is not None and message.game_id not in self._guilds:
+                self._guilds[message.game_id] = (await self.store.get_game(message.game_id)).guild_id
+            if (self.shard is None or self.shard.owns(self._guilds[message.game_id])) \
+                    and await self.store.claim_game(message.game_id, self.owner):
+                claimed.append(message.game_id)
+        return claimed
+
+    def _owns(self, record: GameRecord) -> bool:
+        return self.shard is None or self.shard.owns(record.guild_id)
+
     async def _ledger(self, game_id: int) -> Ledger:
         ledger = self._ledgers.setdefault(game_id, Ledger())
         if ledger.seq < await self.store.last_seq(game_id):
@@ -708,6 +750,14 @@ class TroikaService:
 
     def _lock(self, channel_id: str) -> asyncio.Lock:
         return self._locks.setdefault(channel_id, asyncio.Lock())
+
+
+def _process_name(shard: Shard | None) -> str:
+    """The name this process claims games under: its shard and machine, so that the same
+    bot restarted after a crash takes its games back at once, while any other process
+    waits for the claims to run out."""
+    which = f"shard {shard.index} of {shard.count}" if shard else "troika"
+    return f"{which} on {socket.gethostname()}"
 
 
 def _account(seat: Seat) -> Account:
