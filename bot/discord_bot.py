@@ -227,7 +227,8 @@ class GameCog(commands.Cog, name="Game"):
         """Carry out a command: defer (slash commands must answer within 3 s), hand it
         to the service, deliver its posts, answer."""
         await ctx.defer(ephemeral=VERBS[split(text)[0]].kind != "info")
-        reply = await self.service.handle(str(ctx.channel.id), account(ctx.author), text)
+        guild_id = str(ctx.guild.id) if ctx.guild else None
+        reply = await self.service.handle(str(ctx.channel.id), account(ctx.author), text, guild_id=guild_id)
         await self.deliver()
         await self.answer(ctx, reply)
 

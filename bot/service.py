@@ -145,7 +145,7 @@ class TroikaService:
         self._locks: dict[str, asyncio.Lock] = {}
         self._flush_lock = asyncio.Lock()
         self._setup: dict[str, Callable[[str, Account, str], Awaitable[Reply]]] = {
-            "new": self._new, "join": self._join, "leave": self._leave, "start": self._start,
+            "join": self._join, "leave": self._leave, "start": self._start,
         }
         self._turns: dict[str, Callable[[GameRecord, Seat, str, Seat | None], Awaitable[Reply]]] = {
             "undo": self._undo, "redo": self._redo, "agree": self._agree, "refuse": self._refuse,
@@ -156,12 +156,15 @@ class TroikaService:
 
     # --- entry points ------------------------------------------------------------
 
-    async def handle(self, channel_id: str, account: Account, text: str) -> Reply:
-        """Carry out one command typed in a channel; raises :class:`Refusal`."""
+    async def handle(self, channel_id: str, account: Account, text: str, *, guild_id: str | None = None) -> Reply:
+        """Carry out one command typed in a channel (of server ``guild_id``, whose shard
+        owns the games started there); raises :class:`Refusal`."""
         verb, rest = split(text)
         if verb == "help":
             return Reply(help_text(rest))
         async with self._lock(channel_id):
+            if verb == "new":
+                return await self._new(channel_id, account, rest, guild_id)
             if verb in self._setup:
                 return await self._setup[verb](channel_id, account, rest)
             record = await self._game_in(channel_id)
@@ -189,6 +192,7 @@ class TroikaService:
         rules: Rules | None = None,
         first_player: int | None = None,
         seed: int | None = None,
+        guild_id: str | None = None,
     ) -> Reply:
         """Set up and start a game at once (console, tests): ``players`` are (id, name),
         each player's account id being their id; the first is the commissioner."""
@@ -199,7 +203,7 @@ class TroikaService:
             options["first_player"] = first_player
         seats = [Seat(i, pid, name, pid, i == 0) for i, (pid, name) in enumerate(players)]
         async with self._lock(channel_id):
-            record = await self._create(channel_id, seats, options, seed, players[0][0])
+            record = await self._create(channel_id, seats, options, seed, players[0][0], guild_id)
             try:
                 return await self._begin(record)
             except Refusal:
@@ -300,22 +304,24 @@ class TroikaService:
 
     # --- set-up ------------------------------------------------------------------
 
-    async def _new(self, channel_id: str, account: Account, rest: str) -> Reply:
+    async def _new(self, channel_id: str, account: Account, rest: str, guild_id: str | None = None) -> Reply:
         market = rest.strip().lower() or "grid"
         if market not in ("grid", "column"):
             raise Refusal("Choose the market: `new grid` or `new column`.")
         seat = Seat(0, account.id, account.name, account.id, True)
-        record = await self._create(channel_id, [seat], Rules.rulebook(market=market).to_dict(), None, account.id)
+        record = await self._create(channel_id, [seat], Rules.rulebook(market=market).to_dict(), None, account.id,
+                                    guild_id)
         return Reply(f"**{account.name}** sets up game {record.id} of 1861 ({market} market) and is its "
                      "commissioner. Others: `join`. Then the commissioner types `start` (2 to 6 players).")
 
     async def _create(
-        self, channel_id: str, seats: list[Seat], options: dict[str, Any], seed: int | None, creator: str
+        self, channel_id: str, seats: list[Seat], options: dict[str, Any], seed: int | None, creator: str,
+        guild_id: str | None,
     ) -> GameRecord:
         try:
             return await self.repo.create_game(
                 "1861", options, secrets.randbelow(2**31) if seed is None else seed, seats, creator,
-                channel_id=channel_id,
+                guild_id=guild_id, channel_id=channel_id,
             )
         except ChannelBusy as exc:
             raise Refusal(f"This channel already has game {exc.game_id}; its commissioner can `end` it.") from None
