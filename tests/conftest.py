@@ -13,7 +13,7 @@ import pytest
 from engine.actions import Action
 from engine.game import Game
 from engine.rules import Rules
-from tests.pg_server import PostgresServer, Unavailable
+from storage.pg_temp import PostgresServer, Unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TROIKA_SHARED", ROOT.parent / "shared"))

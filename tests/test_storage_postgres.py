@@ -10,6 +10,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from storage.bench import bench_store
 from storage.codec import migration_scripts
 from storage.copy import store_at
 from storage.postgres import MIGRATIONS_DIR, PostgresEventStore, safe_url
@@ -115,3 +116,12 @@ async def test_a_backup_is_a_sqlite_file_of_one_moment(store: PostgresEventStore
     assert 0 < len(seqs) and seqs == list(range(1, len(seqs) + 1)) and posts == seqs
     with pytest.raises(StoreError, match="it exists"):
         await store.backup(tmp_path / "copy.db")
+
+
+async def test_the_store_benchmark_runs_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
+    figures = await bench_store(tmp_path, location=postgres_url, warm_loads=20)
+    assert set(figures) == {"append_p50_ms", "append_p95_ms", "load_cold_ms", "load_warm_ms"}
+    assert 0 < figures["append_p50_ms"] <= figures["append_p95_ms"]
+    async with PostgresEventStore(postgres_url) as store:
+        [game] = await store.list_games()
+        assert await store.last_seq(game.id) == 700
