@@ -4,6 +4,7 @@ to the same state on both sides."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,13 +25,16 @@ class CopyReport:
 
 def store_at(location: str | Path) -> EventStore:
     """The store a location names: a ``postgresql://`` URL, else a SQLite file given as
-    a path or ``sqlite:PATH``."""
+    a path or ``sqlite:PATH``. A PostgreSQL password may come from the file named by
+    ``TROIKA_DB_PASSWORD_FILE`` rather than the URL."""
     from .postgres import PostgresEventStore, is_postgres_url
     from .sqlite import SqliteEventStore
 
     text = str(location)
     if is_postgres_url(text):
-        return PostgresEventStore(text)
+        secret = os.environ.get("TROIKA_DB_PASSWORD_FILE", "").strip()
+        password = Path(secret).read_text(encoding="utf-8").strip() if secret else None
+        return PostgresEventStore(text, password=password)
     return SqliteEventStore(text.removeprefix("sqlite:") or "troika.db")
 
 

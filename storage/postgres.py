@@ -72,8 +72,9 @@ def safe_url(url: str) -> str:
 class PostgresEventStore(EventStore):
     """An :class:`EventStore` in a PostgreSQL database, given by a ``postgresql://`` URL."""
 
-    def __init__(self, url: str, *, max_connections: int = 8) -> None:
+    def __init__(self, url: str, *, password: str | None = None, max_connections: int = 8) -> None:
         self.url = url
+        self._password = password
         self._max_connections = max_connections
         self._pool: asyncpg.Pool | None = None
         self._pinned: ContextVar[asyncpg.Connection | None] = ContextVar("pinned", default=None)
@@ -83,7 +84,8 @@ class PostgresEventStore(EventStore):
             return
         try:
             self._pool = await asyncpg.create_pool(
-                self.url, min_size=1, max_size=self._max_connections, command_timeout=60
+                self.url, password=self._password, min_size=1, max_size=self._max_connections,
+                command_timeout=60,
             )
         except (*_DRIVER_ERRORS, ValueError) as exc:
             raise StoreError(f"cannot open the database {safe_url(self.url)}: {exc}") from exc

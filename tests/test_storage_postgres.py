@@ -89,7 +89,7 @@ async def test_driver_errors_become_store_errors(postgres_url: str, tmp_path: Pa
             await store.append(2**63, 0, action(1))  # out of range for a game id
 
 
-def test_urls_pick_the_backend_and_hide_passwords() -> None:
+def test_urls_pick_the_backend_and_hide_passwords(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert safe_url("postgresql://bot:s3cret@db:5432/troika") == "postgresql://bot:***@db:5432/troika"
     assert safe_url("postgresql://bot@db/troika") == "postgresql://bot@db/troika"
     assert isinstance(store_at("postgres://db/troika"), PostgresEventStore)
@@ -97,6 +97,10 @@ def test_urls_pick_the_backend_and_hide_passwords() -> None:
     for location in ("games.db", "sqlite:games.db", Path("games.db")):
         sqlite = store_at(location)
         assert isinstance(sqlite, SqliteEventStore) and sqlite.path == "games.db"
+    (tmp_path / "password").write_text("s3cret\n")
+    monkeypatch.setenv("TROIKA_DB_PASSWORD_FILE", str(tmp_path / "password"))
+    store = store_at("postgresql://bot@db/troika")
+    assert isinstance(store, PostgresEventStore) and store._password == "s3cret"
 
 
 async def test_a_backup_is_a_sqlite_file_of_one_moment(store: PostgresEventStore, tmp_path: Path) -> None:
