@@ -13,36 +13,32 @@ from engine.errors import EngineError
 
 
 def _read_json(path: str) -> Any:
+    from bot.gamefiles import GameFileError, read_log
+
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SystemExit(f"troika: no such file: {path}") from None
-    except json.JSONDecodeError as exc:
-        raise SystemExit(f"troika: {path} is not valid JSON ({exc})") from None
+        return read_log(Path(path))
+    except GameFileError as exc:
+        raise SystemExit(f"troika: {exc}") from None
 
 
 def _read_trace(path: str) -> list[dict[str, Any]]:
-    lines = []
+    from bot.gamefiles import GameFileError, read_trace
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            for number, text in enumerate(handle, 1):
-                if not text.strip():
-                    continue
-                try:
-                    data = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise SystemExit(f"troika: {path} line {number} is not valid JSON ({exc})") from None
-                if "header" not in data:
-                    lines.append(data)
-    except FileNotFoundError:
-        raise SystemExit(f"troika: no such file: {path}") from None
-    return lines
+        return read_trace(Path(path))
+    except GameFileError as exc:
+        raise SystemExit(f"troika: {exc}") from None
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay an 18xx.games log, comparing with its trace after every action."""
+    from bot.gamefiles import exact
     from engine.replay import replay
 
+    if args.corpus:
+        return _replay_corpus(args)
+    if not args.game:
+        raise SystemExit("troika: replay needs a game log or --corpus FOLDER")
     log = _read_json(args.game)
     trace = _read_trace(args.trace) if args.trace else None
     try:
@@ -59,7 +55,29 @@ def cmd_replay(args: argparse.Namespace) -> int:
             d = report.first_divergence
             print(f"first divergence at action {d['id']}: {d['field']}: expected {d['expected']!r}, got {d['got']!r}")
         print(f"result {report.result} (logged {report.expected_result})")
-    return 0 if report.ok and (trace is None or report.matched == report.compared) else 1
+    return 0 if exact(report, trace) else 1
+
+
+def _replay_corpus(args: argparse.Namespace) -> int:
+    """Replay every game of a folder against the trace beside it; one summary."""
+    from bot.gamefiles import GameFileError, replay_corpus
+
+    try:
+        summary = replay_corpus(Path(args.corpus), args.title)
+    except GameFileError as exc:
+        print(f"troika: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{summary['exact']}/{summary['games']} games exact, "
+              f"{summary['matched']}/{summary['actions']} actions match the trace")
+        for d in summary["first_divergences"]:
+            where = d.get("error") or (
+                f"action {d.get('id')}: {d['field']}: expected {d['expected']!r}, got {d['got']!r}"
+            )
+            print(f"  {d['game']}: {where}")
+    return 0 if summary["exact"] == summary["games"] else 1
 
 
 def cmd_routes(args: argparse.Namespace) -> int:
@@ -121,7 +139,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     """Play random games to the end, checking invariants after every action."""
     from engine.selfplay import play_many
 
-    summary = play_many(args.games, args.seed)
+    summary = play_many(args.games, args.seed, args.title)
     print(json.dumps(summary))
     return 0 if not summary["failures"] else 1
 
@@ -248,9 +266,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="troika", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("replay", help="replay an 18xx.games game log")
-    p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
-    p.add_argument("--trace", help="the state after every action (.trace.jsonl) to compare with")
+    p = sub.add_parser("replay", help="replay an 18xx.games game log, or every game of a folder")
+    p.add_argument("game", nargs="?", help="the game log (JSON exported from 18xx.games, may be gzipped)")
+    p.add_argument("--trace", help="the state after every action (.trace.jsonl[.gz]) to compare with")
+    p.add_argument("--corpus", metavar="FOLDER", help="replay every game of FOLDER against the trace beside it")
+    p.add_argument("--title", help="with --corpus: only games of this title, e.g. 1861")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_replay)
 
@@ -269,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("selfplay", help="play random games, checking the rules' invariants")
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--title", default="1861", choices=["1861", "1867"], help="the game to play (default 1861)")
     p.set_defaults(func=cmd_selfplay)
 
     database = os.environ.get("TROIKA_DB") or "troika.db"

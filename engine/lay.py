@@ -9,19 +9,19 @@ from .actions import LayTile
 from .errors import IllegalAction
 from .state import Company, Context, GameState
 from .track import (
+    border_crossings_paid,
     check_upgrade,
     exits_are_legal,
     lay_cost,
     new_track_ends,
+    pay_borders,
     place_tile,
     revenue_grows,
+    stubs_missed,
 )
 
 if TYPE_CHECKING:
     from .operating import OperatingRound
-
-NATIONAL_GRAY_MOSCOW = "639"
-
 
 def lay_tile(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: LayTile) -> None:
     """Check every rule of 8.6 for this lay, then pay (with loans if needed) and lay."""
@@ -33,13 +33,14 @@ def lay_tile(ctx: Context, state: GameState, rnd: OperatingRound, company: Compa
     upgrade = hex_id in state.map.tiles or ctx.board.hexes[hex_id].color != "white"
     company.cash -= cost
     state.bank += cost
+    pay_borders(ctx, state, border_crossings_paid(ctx, state, hex_id, tile, rotation))
     place_tile(ctx, state, hex_id, tile, rotation, action.tile_id)
     rnd.lays.append(hex_id)
     rnd.upgraded = rnd.upgraded or upgrade
     state.log.append(
         f"{company.sym} lays tile {tile.name} on {hex_id} (rotation {rotation})" + (f" for {cost}" if cost else "")
     )
-    if tile.name == NATIONAL_GRAY_MOSCOW and ctx.rules.national_token_on_gray_moscow:
+    if tile.color == "gray" and ctx.rules.national_token_on_gray_moscow:
         _national_moscow_token(ctx, state, hex_id)
 
 
@@ -60,12 +61,14 @@ def check_lay(ctx: Context, state: GameState, rnd: OperatingRound, company: Comp
         raise IllegalAction(f"no tile {tile.name} is left")
     rotation = action.rotation % 6
     check_upgrade(ctx, state, hex_id, tile, rotation)
-    problem = exits_are_legal(ctx, state, hex_id, tile, rotation)
+    problem = exits_are_legal(ctx, state, hex_id, tile, rotation) or stubs_missed(ctx, hex_id, tile, rotation)
     if problem:
         raise IllegalAction(problem)
-    _check_enhances_route(ctx, state, company, hex_id, tile, rotation)
+    if not ctx.rules.lay_connection_unchecked:
+        _check_enhances_route(ctx, state, company, hex_id, tile, rotation)
     _check_max_exits(ctx, state, hex_id, tile, rotation)
     cost = lay_cost(ctx, state, hex_id, tile, second=bool(rnd.lays))
+    cost += sum(c for _, _, c in border_crossings_paid(ctx, state, hex_id, tile, rotation))
     if loans.borrowing_power(company) < cost:
         raise IllegalAction(f"this lay costs {cost}; {company.sym} cannot raise that even with loans")
     return cost
@@ -129,12 +132,15 @@ def _check_max_exits(ctx: Context, state: GameState, hex_id: str, tile, rotation
 
 
 def _national_moscow_token(ctx: Context, state: GameState, hex_id: str) -> None:
-    """RN 11.21: laying gray Moscow puts the national's reserved token there."""
+    """RN 11.21: laying the gray tile of the national's phase-8 city (Moscow, Montreal;
+    not its home) puts the national's reserved token there."""
     from .nationalization import national
     from .tokens import put_token
 
     nat = national(ctx, state)
-    if hex_id not in ctx.board.national_reservations or any(t.hex == hex_id for t in nat.tokens):
+    if hex_id not in ctx.board.national_reservations or hex_id == ctx.board.corporations[nat.sym].home:
+        return
+    if any(t.hex == hex_id for t in nat.tokens):
         return
     if not any(t.hex is None for t in nat.tokens):
         return

@@ -37,6 +37,9 @@ from .track import next_color
 def candidates(game: Game) -> list[Action]:
     """Actions worth offering the actor now (each is legal or refused with a reason)."""
     kind = game.round_name
+    if game.state.trainless_majors:  # first in every round (10)
+        actor = game.actor() or ""
+        return [Choose(actor, "nationalize"), Pass(actor)]
     if kind == "Auction":
         return _auction(game)
     if kind == "Stock":
@@ -60,9 +63,9 @@ def _stock(game: Game) -> list[Action]:
     rnd = state.round
     actor = game.actor() or ""
     if rnd.home_token:
-        from .tokens import home_cities_for_new_major
+        from .stock_round import home_cities
 
-        return [PlaceToken(actor, h, c) for h, c in home_cities_for_new_major(ctx, state)]
+        return [PlaceToken(actor, h, c) for h, c in home_cities(ctx, state)]
     if rnd.auction:
         return [Bid(actor, rnd.auction.minor, rnd.auction.high_bid + 5), Pass(actor)]
     player = state.player(actor)
@@ -86,8 +89,6 @@ def _stock(game: Game) -> list[Action]:
 def _operating(game: Game) -> list[Action]:
     ctx, state = game.ctx, game.state
     actor = game.actor() or ""
-    if state.trainless_majors:
-        return [Choose(actor, "nationalize"), Pass(actor)]
     over = trains.over_limit(ctx, state)
     if over:
         return [DiscardTrain(actor, t.id) for t in state.companies[over[0]].trains]
