@@ -52,7 +52,7 @@ _GAME_COLUMNS = (
 )
 _SEAT_COLUMNS = "game_id, seat, player_id, discord_user_id, display_name, commissioner"
 _ACTIVE = sorted(ACTIVE_STATUSES)
-_DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
+_DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
 
 
 def is_postgres_url(location: str | Path) -> bool:

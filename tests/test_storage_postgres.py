@@ -4,7 +4,10 @@ the database, its errors turned into ours, safe URLs, and SQLite backups."""
 from __future__ import annotations
 
 import asyncio
+import random
+from collections import Counter
 from collections.abc import AsyncIterator
+from contextlib import suppress
 from pathlib import Path
 
 import asyncpg
@@ -129,3 +132,23 @@ async def test_the_store_benchmark_runs_on_postgresql(postgres_url: str, tmp_pat
     async with PostgresEventStore(postgres_url) as store:
         [game] = await store.list_games()
         assert await store.last_seq(game.id) == 700
+
+
+async def test_cancelled_appends_leave_the_store_usable(store: PostgresEventStore) -> None:
+    game_id = await make_game(store)
+    rng = random.Random(67)
+    for batch in range(100):  # cancel at random points: before, inside, after the transaction
+        size = rng.choice([1, 5, 50])
+        batch_events = [NewEvent({"batch": batch, "size": size}) for _ in range(size)]
+        seq = await store.last_seq(game_id)
+        task = asyncio.create_task(store.append_many(game_id, seq, batch_events))
+        for _ in range(rng.randrange(100)):
+            await asyncio.sleep(0)
+        task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
+    events = await store.events(game_id)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    sizes = Counter(e.action["batch"] for e in events)
+    assert all(sizes[e.action["batch"]] == e.action["size"] for e in events)
+    await store.append(game_id, len(events), action(1))
