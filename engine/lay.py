@@ -44,8 +44,16 @@ def lay_tile(ctx: Context, state: GameState, rnd: OperatingRound, company: Compa
         _national_moscow_token(ctx, state, hex_id)
 
 
-def check_lay(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: LayTile) -> int:
-    """Raise unless the lay is legal (8.6); return what it costs."""
+def check_lay(
+    ctx: Context,
+    state: GameState,
+    rnd: OperatingRound,
+    company: Company,
+    action: LayTile,
+    reach: graph.Reach | None = None,
+) -> int:
+    """Raise unless the lay is legal (8.6); return what it costs. ``reach`` is the
+    company's reach if the caller has it (checking many lays at once)."""
     hex_id = action.hex
     if hex_id not in ctx.board.hexes:
         raise IllegalAction(f"there is no hex {hex_id} on the map")
@@ -65,7 +73,7 @@ def check_lay(ctx: Context, state: GameState, rnd: OperatingRound, company: Comp
     if problem:
         raise IllegalAction(problem)
     if not ctx.rules.lay_connection_unchecked:
-        _check_enhances_route(ctx, state, company, hex_id, tile, rotation)
+        _check_enhances_route(ctx, state, company, hex_id, tile, rotation, reach)
     _check_max_exits(ctx, state, hex_id, tile, rotation)
     cost = lay_cost(ctx, state, hex_id, tile, second=bool(rnd.lays))
     cost += sum(c for _, _, c in border_crossings_paid(ctx, state, hex_id, tile, rotation))
@@ -86,13 +94,13 @@ def _check_action_allowed(rnd: OperatingRound, hex_id: str, *, upgrade: bool) ->
 
 
 def _check_enhances_route(
-    ctx: Context, state: GameState, company: Company, hex_id: str, tile, rotation: int
+    ctx: Context, state: GameState, company: Company, hex_id: str, tile, rotation: int, reach: graph.Reach | None
 ) -> None:
     """8.6: the lay must be on the company's home hex, extend its route, or raise a
     city's value on it."""
     if any(t.hex == hex_id for t in company.tokens):
         return
-    reach = graph.reachable(ctx, state, company.sym)
+    reach = reach or graph.reachable(ctx, state, company.sym)
     reached_edges = {e for (h, e) in reach.track_ends if h == hex_id}
     for edge, neighbour in ctx.board.neighbours[hex_id].items():
         if (neighbour, (edge + 3) % 6) in reach.track_ends:
