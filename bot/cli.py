@@ -238,8 +238,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         print(f"troika: {exc}", file=sys.stderr)
         return 1
     print(f"copied {copied.games} games, {copied.events} events and {copied.posts} pending posts "
-          f"to {safe_url(args.target)}; {checked.replayed} games replay to the same state on both "
-          f"sides, {checked.games - checked.replayed} are refused alike (not started or not loadable)")
+          f"to {safe_url(args.target)}; {checked.replayed} of {checked.games} games replay to the same "
+          "state on both sides, the others are refused alike (not started or not loadable)")
     for line in checked.problems:
         print(f"troika: {line}", file=sys.stderr)
     return 1 if checked.problems else 0
