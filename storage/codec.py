@@ -14,13 +14,15 @@ def to_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def game_options(game_id: int, text: str) -> dict[str, Any]:
-    """A game's options column, or CorruptEvent (at set-up) if unreadable."""
+def game_options(text: str) -> tuple[dict[str, Any], str | None]:
+    """A game's options column, and why it cannot be read (then the options are empty)."""
     try:
-        options: dict[str, Any] = json.loads(text)
+        options = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise CorruptEvent(game_id, 0, f"its options are not valid JSON ({exc})") from exc
-    return options
+        return {}, f"its options are not valid JSON ({exc})"
+    if not isinstance(options, dict):
+        return {}, "its options are not a JSON object"
+    return options, None
 
 
 def event_action(game_id: int, seq: int, text: str) -> dict[str, Any]:
@@ -34,13 +36,15 @@ def event_action(game_id: int, seq: int, text: str) -> dict[str, Any]:
     return action
 
 
-def post_payload(message_id: int, text: str) -> dict[str, Any]:
-    """An outbox payload column, or StoreError if unreadable."""
+def post_payload(text: str) -> tuple[dict[str, Any], str | None]:
+    """An outbox payload column, and why it cannot be read (then the payload is empty)."""
     try:
-        payload: dict[str, Any] = json.loads(text)
+        payload = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise StoreError(f"outbox message {message_id} is not valid JSON: {exc}") from exc
-    return payload
+        return {}, f"its payload is not valid JSON ({exc})"
+    if not isinstance(payload, dict):
+        return {}, "its payload is not a JSON object"
+    return payload, None
 
 
 def migration_scripts(folder: Path) -> list[tuple[int, str, str]]:

@@ -27,6 +27,7 @@ from .store import (
     AppendConflict,
     ChannelBusy,
     CorruptEvent,
+    DuplicateRequest,
     Event,
     EventKind,
     EventStore,
@@ -47,6 +48,7 @@ URL_SCHEMES = ("postgresql://", "postgres://")
 
 _MIGRATION_LOCK = 18611867  # advisory lock held while the schema is brought up to date
 _CHANNEL_LOCKS = 1861  # advisory lock class of channels: (this, hashtext(channel id))
+_REQUEST_LOCKS = 1867  # advisory lock class of request keys: (this, hashtext(key))
 _GAME_COLUMNS = (
     "id, title, options, seed, guild_id, channel_id, created_by, status, engine_version, created_at"
 )
@@ -174,6 +176,7 @@ class PostgresEventStore(EventStore):
                 game.created_by, game.status.value, game.engine_version, now,
             )
             await _replace_seats(db, game_id, game.seats)
+            await _check_request_keys(db, events)
             await _insert_events(db, game_id, 0, events, actions, now)
         return game.record(game_id, now)
 
@@ -212,12 +215,7 @@ class PostgresEventStore(EventStore):
 
     async def set_status(self, game_id: int, status: GameStatus) -> None:
         async with self._transaction(f"setting game {game_id} {status}") as db:
-            game = await db.fetchrow("SELECT channel_id FROM games WHERE id = $1 FOR UPDATE", game_id)
-            if game is None:
-                raise GameNotFound(game_id)
-            if game["channel_id"] is not None and status in ACTIVE_STATUSES:
-                await _check_channel_free(db, game["channel_id"], except_game=game_id)
-            await db.execute("UPDATE games SET status = $1 WHERE id = $2", status.value, game_id)
+            await _set_status(db, game_id, status)
 
     async def set_engine_version(self, game_id: int, version: int) -> None:
         async with self._transaction(f"recording game {game_id}'s engine version") as db:
@@ -239,6 +237,7 @@ class PostgresEventStore(EventStore):
         *,
         outbox: Sequence[dict[str, Any]] = (),
         seats: Sequence[Seat] | None = None,
+        status: GameStatus | None = None,
     ) -> list[Event]:
         if not events:
             raise ValueError("append_many needs at least one event")
@@ -248,12 +247,15 @@ class PostgresEventStore(EventStore):
         posts = [to_json(p) for p in outbox]
         now = utc_now()
         async with self._transaction(f"appending to game {game_id}") as db:
+            await _check_request_keys(db, events)
             last = await _last_seq(db, game_id, lock=True)
             if last != expected_seq:
                 raise AppendConflict(game_id, expected_seq, last)
             stored = await _insert_events(db, game_id, last, events, actions, now)
             if seats is not None:
                 await _replace_seats(db, game_id, seats)
+            if status is not None:
+                await _set_status(db, game_id, status)
             await db.executemany(
                 "INSERT INTO outbox (game_id, payload, created_at) VALUES ($1, $2, $3)",
                 [(game_id, post, now) for post in posts],
@@ -263,7 +265,7 @@ class PostgresEventStore(EventStore):
     async def events(self, game_id: int, after_seq: int = 0) -> list[Event]:
         async with self._connection(f"reading game {game_id}'s events") as db:
             rows = await db.fetch(
-                "SELECT seq, kind, action, actor, created_at, note, state_hash FROM events"
+                "SELECT seq, kind, action, actor, created_at, note, state_hash, request_key FROM events"
                 " WHERE game_id = $1 AND seq > $2 ORDER BY seq",
                 game_id, after_seq,
             )
@@ -282,13 +284,13 @@ class PostgresEventStore(EventStore):
         return message_id
 
     async def outbox_unsent(
-        self, limit: int | None = 100, *, game_id: int | None = None
+        self, limit: int | None = 100, after_id: int = 0, *, game_id: int | None = None
     ) -> list[OutboxMessage]:
         async with self._connection("reading the outbox") as db:
             rows = await db.fetch(
                 "SELECT id, game_id, payload, created_at FROM outbox WHERE sent_at IS NULL"
-                " AND ($2::bigint IS NULL OR game_id = $2) ORDER BY id LIMIT $1",
-                limit, game_id,
+                " AND id > $2 AND ($3::bigint IS NULL OR game_id = $3) ORDER BY id LIMIT $1",
+                limit, after_id, game_id,
             )
         return [_decode_post(row) for row in rows]
 
@@ -382,6 +384,24 @@ async def _check_channel_free(
         raise ChannelBusy(channel_id, busy)
 
 
+async def _set_status(db: asyncpg.Connection, game_id: int, status: GameStatus) -> None:
+    game = await db.fetchrow("SELECT channel_id FROM games WHERE id = $1 FOR UPDATE", game_id)
+    if game is None:
+        raise GameNotFound(game_id)
+    if game["channel_id"] is not None and status in ACTIVE_STATUSES:
+        await _check_channel_free(db, game["channel_id"], except_game=game_id)
+    await db.execute("UPDATE games SET status = $1 WHERE id = $2", status.value, game_id)
+
+
+async def _check_request_keys(db: asyncpg.Connection, events: Sequence[NewEvent]) -> None:
+    """Raise DuplicateRequest if an event's request key is stored already. A request
+    carried out at this moment by another connection is held until it commits."""
+    for key in sorted({e.request_key for e in events if e.request_key is not None}):
+        await db.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", _REQUEST_LOCKS, key)
+        if await db.fetchval("SELECT 1 FROM events WHERE request_key = $1", key):
+            raise DuplicateRequest(key)
+
+
 async def _replace_seats(db: asyncpg.Connection, game_id: int, seats: Iterable[Seat]) -> None:
     await db.execute("DELETE FROM seats WHERE game_id = $1", game_id)
     await db.executemany(
@@ -409,18 +429,19 @@ async def _write_events(
 ) -> None:
     texts = actions if actions is not None else [to_json(e.action) for e in events]
     await db.executemany(
-        "INSERT INTO events (game_id, seq, kind, action, actor, created_at, note, state_hash)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        [(e.game_id, e.seq, e.kind.value, text, e.actor, e.created_at, e.note, e.state_hash)
-         for e, text in zip(events, texts, strict=True)],
+        "INSERT INTO events (game_id, seq, kind, action, actor, created_at, note, state_hash,"
+        " request_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        [(e.game_id, e.seq, e.kind.value, text, e.actor, e.created_at, e.note, e.state_hash,
+          e.request_key) for e, text in zip(events, texts, strict=True)],
     )
 
 
 def _decode_game(row: asyncpg.Record, seats: Iterable[asyncpg.Record]) -> GameRecord:
+    options, problem = game_options(row["options"])
     return GameRecord(
         id=row["id"],
         title=row["title"],
-        options=game_options(row["id"], row["options"]),
+        options=options,
         seed=row["seed"],
         created_by=row["created_by"],
         status=GameStatus(row["status"]),
@@ -432,6 +453,7 @@ def _decode_game(row: asyncpg.Record, seats: Iterable[asyncpg.Record]) -> GameRe
             Seat(s["seat"], s["player_id"], s["display_name"], s["discord_user_id"], s["commissioner"])
             for s in seats
         ),
+        problem=problem,
     )
 
 
@@ -448,8 +470,10 @@ def _decode_event(game_id: int, expected_seq: int, row: asyncpg.Record) -> Event
         created_at=row["created_at"],
         note=row["note"],
         state_hash=row["state_hash"],
+        request_key=row["request_key"],
     )
 
 
 def _decode_post(row: asyncpg.Record) -> OutboxMessage:
-    return OutboxMessage(row["id"], row["game_id"], post_payload(row["id"], row["payload"]), row["created_at"])
+    payload, problem = post_payload(row["payload"])
+    return OutboxMessage(row["id"], row["game_id"], payload, row["created_at"], problem=problem)

@@ -104,7 +104,7 @@ async def test_players_take_back_only_their_own_last_move(table: Table) -> None:
     assert "↷ Player 2 redoes" in await table.say("as Player 2 redo")
     # The commissioner (the first seat) may take back anyone's move, saying why.
     assert "Say why" in await table.say("as Player 1 undo")
-    assert "_(misclick)_" in await table.say("as Player 1 undo misclick")
+    assert "_(`misclick`)_" in await table.say("as Player 1 undo misclick")
     log = (await table.say("log 4")).split("\n")
     assert log[0].endswith("Player 2 for M-K: `train 2-1 100` — undone")
     assert log[1].endswith("↶ Player 2 takes back #59 `train 2-1 100`")
@@ -126,7 +126,7 @@ async def test_out_of_turn_and_illegal_moves_are_refused_with_what_is_legal(tabl
 
 
 async def test_a_paused_game_refuses_moves_until_resumed(table: Table) -> None:
-    assert "⏸ Player 1 pauses the game: holiday" in await table.say("as Player 1 pause holiday")
+    assert "⏸ Player 1 pauses the game: `holiday`" in await table.say("as Player 1 pause holiday")
     assert "paused (holiday)" in await table.say("as Player 2 train 2")
     assert "⏸ Paused by the commissioner: holiday" in await table.say("status")
     resumed = await table.say("as Player 1 resume")
@@ -137,7 +137,7 @@ async def test_a_paused_game_refuses_moves_until_resumed(table: Table) -> None:
 async def test_the_commissioner_ends_the_game(store: SqliteEventStore, table: Table) -> None:
     assert "Only the commissioner" in await table.say("as Player 2 end")
     ended = await table.say("as Player 1 end we stop here")
-    assert "Game over (manually ended): " in ended and "_(we stop here)_" in ended
+    assert "Game over (manually ended): " in ended and "_(`we stop here`)_" in ended
     assert (await store.list_games())[0].status is GameStatus.FINISHED
     assert "There is no game" in await table.say("status")
 

@@ -42,8 +42,12 @@ CREATE TABLE events (
     created_at TIMESTAMPTZ NOT NULL,
     note       TEXT,
     state_hash TEXT,
+    request_key TEXT,  -- the incoming request (Discord message or interaction) behind it
     PRIMARY KEY (game_id, seq)
 );
+
+-- A request delivered twice is carried out once.
+CREATE UNIQUE INDEX events_request_key ON events (request_key) WHERE request_key IS NOT NULL;
 
 -- The log is append-only: undo and redo are events too.
 CREATE FUNCTION events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
