@@ -52,7 +52,7 @@ class Verb:
 
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
-    Verb("new", "new [grid|column]", "Set up a game of 1861 here; you become its commissioner", "setup"),
+    Verb("new", "new [1861|1867] [grid|column]", "Set up a game of 1861 (or 1867) here; you become its commissioner", "setup"),
     Verb("join", "join", "Take a seat in the game being set up", "setup"),
     Verb("leave", "leave", "Give up your seat before the game starts", "setup"),
     Verb("start", "start", "Commissioner: start; seats are fixed and the first player drawn", "setup"),

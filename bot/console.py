@@ -18,7 +18,7 @@ from storage.postgres import safe_url
 
 from .errors import Refusal
 from .posts import Picture
-from .service import Account, Post, Reply, TroikaService
+from .service import TITLES, Account, Post, Reply, TroikaService, game_choice
 
 CHANNEL = "console"
 NOBODY = Account("console", "console")
@@ -52,9 +52,9 @@ class Console:
         await self.service.flush(self._deliver)
 
     async def _new(self, words: list[str]) -> Reply:
-        market = "grid"
-        if words and words[-1].lower() in ("grid", "column"):
-            market = words.pop().lower()
+        options = [w for w in words if w.lower() in ("grid", "column", *TITLES)]
+        words = [w for w in words if w not in options]
+        title, market = game_choice(options)
         if words and words[0].isdigit():
             count = int(words.pop(0))
             if count != len(words):
@@ -64,7 +64,7 @@ class Console:
         from engine.rules import Rules
 
         return await self.service.start_local_game(CHANNEL, [(n, n) for n in words],
-                                                   rules=Rules.rulebook(market=market))
+                                                   rules=Rules.rulebook(market=market), title=title)
 
     async def _identity(self, words: list[str]) -> tuple[Account, str]:
         """Who the line is typed by, and the command itself."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from engine.actions import EndGame
 from engine.importer import actions_of, read_log
 
 from .commands import command_for, consent_needed
@@ -23,7 +24,9 @@ def log_commands(log: dict[str, Any]) -> Iterator[tuple[str, str]]:
     for entry in logged:
         for action in actions_of(lambda: game.state, entry):
             names = {p.id: p.name for p in game.state.players}
-            yield names[game.controller(action.entity) or ""], command_for(game, action)
+            # Only the commissioner (the first seat here) may end a game in Troika.
+            typist = game.state.players[0].id if isinstance(action, EndGame) else game.controller(action.entity)
+            yield names[typist or ""], command_for(game, action)
             consenter = consent_needed(game, action)
             if consenter is not None:
                 yield names[consenter], "agree"

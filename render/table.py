@@ -124,7 +124,7 @@ def _header_text(ctx: Context, state: GameState, round_name: str | None, acting:
         parts.append(round_name)
     if acting and not state.finished:
         parts.append(f"{acting} to act")
-    parts += [f"phase {state.phase}", f"bank {money(state.bank)}"]
+    parts += [f"phase {state.phase}", f"bank {money(ctx, state.bank)}"]
     return " · ".join(parts)
 
 
@@ -141,7 +141,7 @@ def _players(ctx: Context, state: GameState, acting: str | None) -> tuple[list[s
         name = player.name + ("  (priority deal)" if i == state.priority else "")
         cells = [
             _Cell(name, bold=True),
-            _Cell(money(player.cash)),
+            _Cell(money(ctx, player.cash)),
             _Cell(f"{cert_count(player)}/{limit}"),
         ]
         for sym in majors:
@@ -192,8 +192,8 @@ def _companies(ctx: Context, state: GameState, acting: str | None) -> tuple[list
         cells = [
             _Cell(ctx.board.corporations[sym].name, chip=sym),
             _Cell(_president(state, company)),
-            _Cell(money(price) if price else ""),
-            _Cell(money(company.cash)),
+            _Cell(money(ctx, price) if price else ""),
+            _Cell(money(ctx, company.cash)),
             _Cell(" ".join(t.name for t in company.trains)),
             _Cell(str(company.loans) if company.loans else ""),
             _Cell(f"{len(company.tokens) - len(company.placed_tokens)}/{len(company.tokens)}"),
@@ -256,7 +256,7 @@ def _privates(ctx: Context, state: GameState) -> tuple[list[str], list[_Row]]:
         cells = [
             _Cell(private.sym, bold=True),
             _Cell(private.name),
-            _Cell(money(private.revenue)),
+            _Cell(money(ctx, private.revenue)),
             _Cell(shown),
         ]
         rows.append(_Row(cells, {"data_private": private.sym}, dim=closed))
@@ -381,7 +381,7 @@ def _trains(
             count = f"from phase {train.available_on}"
         else:
             count = "unlimited" if train.count is None else f"{len(list(trains))} left"
-        left = _card(group, left, top, name, money(train.price), count, "depot", next_=i == 0)
+        left = _card(group, left, top, name, money(ctx, train.price), count, "depot", next_=i == 0)
     if state.depot.pool:
         label = "bank pool:"
         text(group, left + CELL_PAD, top + CARD[1] / 2, label, size=FONT, anchor="start")
@@ -390,7 +390,7 @@ def _trains(
         for name, copies in groupby(names):
             train = ctx.board.train(name)
             left = _card(
-                group, left, top, name, money(train.price), f"{len(list(copies))} for sale", "pool"
+                group, left, top, name, money(ctx, train.price), f"{len(list(copies))} for sale", "pool"
             )
     return left - x, top - y + CARD[1]
 
