@@ -474,7 +474,7 @@ def _loans_auto(ctx: Context, state: GameState, rnd: OperatingRound, company: Co
 # --- G: buy trains (8.11) -------------------------------------------------------------
 
 
-def _must_buy(ctx: Context, state: GameState, company: Company) -> bool:
+def must_buy(ctx: Context, state: GameState, company: Company) -> bool:
     """Trainless and able to afford a yard or pool train with loans (8.11.3)."""
     cheapest = trains.cheapest_bank_price(ctx, state)
     return not company.trains and cheapest is not None and loans.borrowing_power(company) >= cheapest
@@ -483,7 +483,7 @@ def _must_buy(ctx: Context, state: GameState, company: Company) -> bool:
 def _trains_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
     if company.is_national:
         return False
-    if _must_buy(ctx, state, company):
+    if must_buy(ctx, state, company):
         return True
     if any(company.cash >= price for _, _, price in trains.trade_in_prices(ctx, state, company)):
         return True
@@ -506,7 +506,7 @@ def _trains_auto(ctx: Context, state: GameState, rnd: OperatingRound, company: C
 
 def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
     if isinstance(action, Pass):
-        if _must_buy(ctx, state, company):
+        if must_buy(ctx, state, company):
             raise IllegalAction(f"{company.sym} has no train and must buy one (8.11.3)")
         if not company.trains:
             nationalize(ctx, state, company.sym)
@@ -531,31 +531,6 @@ def _national_buys_on(ctx: Context, state: GameState) -> None:
         return
     if STEPS.index(rnd.step) > STEPS.index("trains"):
         trains.national_buys_trains(ctx, state)
-
-
-def choices(ctx: Context, state: GameState) -> list[str]:
-    """What the acting company may do now, in command words."""
-    rnd: OperatingRound = state.round
-    if state.trainless_majors:
-        return ["choose nationalize", "pass"]
-    over = trains.over_limit(ctx, state)
-    if over:
-        return [f"discard {t.id}" for t in state.companies[over[0]].trains]
-    company = current(state)
-    if company is None:
-        return []
-    options = {
-        "redeem": ["redeem N", "pass"],
-        "track": ["lay HEX TILE ROTATION", "pass"],
-        "token": [f"token {h} {c}" for h, c in tokenable_cities(ctx, state, company)] + ["pass"],
-        "routes": ["run", "run TRAIN: HEX-HEX-..."],
-        "dividend": ["payout", "half", "withhold"],
-        "private_before_loans": ["private SYM PRICE", "pass"],
-        "trains": [f"train {t.id} {ctx.board.train(t.name).price}" for t in trains.bank_trains(ctx, state)]
-        + ([] if _must_buy(ctx, state, company) else ["pass"]),
-        "private_end": ["private SYM PRICE", "pass"],
-    }
-    return options.get(rnd.step, [])
 
 
 NEEDS_ACTION = {
