@@ -99,9 +99,9 @@ def cmd_routes(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     """Write map.png, market.png and table.png for a point of a real game (with
     --routes, routes.png of the last run; with --svg, the SVGs too)."""
+    from bot.posts import who_acts
     from engine.actions import RunRoutes
     from engine.replay import replay
-    from bot.posts import who_acts
     from engine.routes import check_routes
     from engine.view import round_title
     from render import write_pictures
@@ -211,7 +211,13 @@ def cmd_admin_accept(args: argparse.Namespace) -> int:
     on confirmation accept the new replay so the game loads again."""
     import asyncio
 
-    from storage import GameRepository, ReplayMismatch, StoreError, TroikaEngine, store_at
+    from storage import (
+        GameRepository,
+        ReplayMismatch,
+        StoreError,
+        TroikaEngine,
+        store_at,
+    )
 
     async def accept() -> int:
         async with store_at(args.db) as store:

@@ -17,8 +17,8 @@ class Russia(Title):
 
     def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.4: only an unconnected city; with none, no major can start this way."""
-        from ...tokens import open_unreserved_cities
         from ...graph import city_is_unconnected
+        from ...tokens import open_unreserved_cities
 
         return [(h, c) for h, c in open_unreserved_cities(ctx, state) if city_is_unconnected(ctx, state, h, c)]
 
