@@ -28,7 +28,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from storage import SqliteEventStore
+from storage import Shard, store_at
 
 from .commands import VERBS, split
 from .errors import Refusal
@@ -102,17 +102,22 @@ class TroikaBot(commands.Bot):
     def __init__(self, service: TroikaService, *, guild_id: int | None = None) -> None:
         intents = discord.Intents.default()
         intents.message_content = True
+        shard = service.shard
         super().__init__(
             command_prefix=commands.when_mentioned_or("!"),
             intents=intents,
             help_command=None,
             allowed_mentions=discord.AllowedMentions.none(),
+            shard_id=shard.index if shard else None,
+            shard_count=shard.count if shard else None,
         )
         self.service = service
         self.guild_id = guild_id
 
     async def setup_hook(self) -> None:
         await self.add_cog(GameCog(self))
+        if self.service.shard is not None and self.service.shard.index != 0:
+            return  # the commands are the bot's, not a shard's: shard 0 registers them
         if self.guild_id is not None:
             guild = discord.Object(self.guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -276,7 +281,9 @@ class GameCog(commands.Cog, name="Game"):
         """Carry out a command: defer (slash commands must answer within 3 s), hand it
         to the service, deliver its posts, answer."""
         await ctx.defer(ephemeral=VERBS[split(text)[0]].kind != "info")
-        reply = await self.service.handle(str(ctx.channel.id), account(ctx.author), text, key=request_key(ctx))
+        guild_id = str(ctx.guild.id) if ctx.guild else None
+        reply = await self.service.handle(str(ctx.channel.id), account(ctx.author), text, key=request_key(ctx),
+                                          guild_id=guild_id)
         try:
             await self.deliver()
         except Exception:  # the command is stored; the delivery loop sends its posts later
@@ -518,17 +525,21 @@ def _chunks(text: str) -> list[str]:
     return chunks
 
 
-async def run_discord(token: str, db_path: Path, guild_id: int | None = None) -> None:
-    """Run the bot until it is stopped; games load from the store on demand."""
+async def run_discord(
+    token: str, location: str | Path, guild_id: int | None = None, shard: Shard | None = None
+) -> None:
+    """Run the bot (or one shard of it) until it is stopped, on the store at ``location``
+    (a SQLite file or a PostgreSQL URL); games load from the store on demand."""
     discord.utils.setup_logging()
-    async with SqliteEventStore(db_path) as store:
-        service = TroikaService(store)
+    async with store_at(location) as store:
+        service = TroikaService(store, shard=shard)
         check = asyncio.create_task(check_other_versions(service))
         try:
             async with TroikaBot(service, guild_id=guild_id) as bot:
                 await bot.start(token)
         finally:
             check.cancel()
+            await service.close()
 
 
 async def check_other_versions(service: TroikaService) -> None:

@@ -24,6 +24,7 @@ import math
 import pickle
 import random
 import secrets
+import socket
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -51,6 +52,7 @@ from storage import (
     NewEvent,
     OutboxMessage,
     Seat,
+    Shard,
     StoreError,
     TroikaEngine,
     UndoError,
@@ -74,8 +76,8 @@ from .posts import (
     next_line,
     player_name,
     render_pictures,
-    routes_payload,
     round_title,
+    routes_payload,
     seat_name,
     status_text,
     who_acts,
@@ -158,9 +160,18 @@ class TroikaService:
     """Commands in, stored events and outbox posts out. One per process."""
 
     def __init__(
-        self, store: EventStore, *, clock: Callable[[], datetime] = utc_now, pictures: bool = True
+        self,
+        store: EventStore,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        pictures: bool = True,
+        shard: Shard | None = None,
+        owner: str | None = None,
     ) -> None:
         self.store = store
+        self.shard = shard
+        self.owner = owner or _process_name(shard)
+        self._guilds: dict[int, str | None] = {}
         self.engine = _Engine()
         self.repo = GameRepository(store, self.engine, cache_size=64)
         self.clock = clock
@@ -173,7 +184,7 @@ class TroikaService:
         self.conflicts_retried = 0
         """How often a command was tried again because another process changed its game."""
         self._setup: dict[str, Callable[[str, Account, str], Awaitable[Reply]]] = {
-            "new": self._new, "join": self._join, "leave": self._leave, "start": self._start,
+            "join": self._join, "leave": self._leave, "start": self._start,
         }
         self._turns: dict[str, Callable[[GameRecord, Seat, str, Seat | None], Awaitable[Reply]]] = {
             "undo": self._undo, "redo": self._redo, "agree": self._agree, "refuse": self._refuse,
@@ -184,15 +195,18 @@ class TroikaService:
 
     # --- entry points ------------------------------------------------------------
 
-    async def handle(self, channel_id: str, account: Account, text: str, *, key: str | None = None) -> Reply:
-        """Carry out one command typed in a channel; raises :class:`Refusal`.
+    async def handle(
+        self, channel_id: str, account: Account, text: str, *, key: str | None = None, guild_id: str | None = None
+    ) -> Reply:
+        """Carry out one command typed in a channel (of server ``guild_id``, whose shard
+        owns the games set up there); raises :class:`Refusal`.
 
         ``key`` identifies the incoming message or interaction: a second delivery of it
         changes nothing and answers nothing. A command overtaken by another process
         writing to its game is tried again from the start, so no player sees the clash."""
         try:
             async with self._command(channel_id, key):
-                return await self._handle(channel_id, account, text)
+                return await self._handle(channel_id, account, text, guild_id)
         except _AlreadyDone:
             return Reply()
         except Refusal as exc:
@@ -214,10 +228,12 @@ class TroikaService:
                 while len(self._done) > 1000:
                     self._done.popitem(last=False)
 
-    async def _handle(self, channel_id: str, account: Account, text: str) -> Reply:
+    async def _handle(self, channel_id: str, account: Account, text: str, guild_id: str | None) -> Reply:
         verb, rest = split(text)
         if verb == "help":
             return Reply(help_text(rest))
+        if verb == "new":
+            return await self._retrying(lambda: self._new(channel_id, account, rest, guild_id))
         if verb in self._setup:
             return await self._retrying(lambda: self._setup[verb](channel_id, account, rest))
         return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest))
@@ -277,6 +293,7 @@ class TroikaService:
         first_player: int | None = None,
         seed: int | None = None,
         title: str = DEFAULT_TITLE,
+        guild_id: str | None = None,
     ) -> Reply:
         """Set up and start a game of ``title`` at once (console, tests): ``players`` are
         (id, name), each player's account id being their id; the first is the commissioner."""
@@ -287,7 +304,7 @@ class TroikaService:
             options["first_player"] = first_player
         seats = [Seat(i, pid, name, pid, i == 0) for i, (pid, name) in enumerate(players)]
         async with self._lock(channel_id):
-            record = await self._create(channel_id, seats, options, seed, players[0][0], title)
+            record = await self._create(channel_id, seats, options, seed, players[0][0], title, guild_id)
             try:
                 return await self._begin(record)
             except Refusal:
@@ -295,23 +312,30 @@ class TroikaService:
                 raise
 
     async def flush(self, deliver: Callable[[Post], Awaitable[None]]) -> set[int]:
-        """Deliver every post not yet sent, oldest first per game, marking each sent once
-        ``deliver`` returns; returns the games posted to.
+        """Deliver every post not yet sent of this process's games, oldest first per game,
+        marking each sent once ``deliver`` returns; returns the games posted to.
 
-        A game's trouble stays with that game: if ``deliver`` raises, that post and the
-        game's later ones wait for the next flush while other games' posts go out. A post
-        whose stored payload cannot be read is logged and dropped. A post delivered but
-        not marked (the database busy) is marked before anything else is sent, never
-        delivered again by this process."""
+        A game's posts go out under this process's claim on the game, taken or renewed
+        before each post, so no other process sends them too; a post is sent only if it
+        is still unsent once the claim is held. A game's trouble stays with that game: if
+        ``deliver`` raises, that post and the game's later ones wait for the next flush
+        while other games' posts go out. A post whose stored payload cannot be read is
+        logged and dropped. A post delivered but not marked (the database busy) is marked
+        before anything else is sent, never delivered again by this process."""
         touched: set[int] = set()
         async with self._flush_lock:
             await self._mark_delivered()
-            held: set[int] = set()
+            held: set[int] = set()  # games not posted to in this flush: others' or in trouble
             after = 0
             while batch := await self.store.outbox_unsent(after_id=after):
                 after = batch[-1].id
                 for message in batch:
                     if message.game_id in held or message.id in self._sent_unmarked:
+                        continue
+                    if not await self._claim(message.game_id):
+                        held.add(message.game_id)
+                        continue
+                    if not await self._still_unsent(message):
                         continue
                     if message.problem is not None:
                         log.error("post %s of game %s dropped: %s", message.id, message.game_id, message.problem)
@@ -335,16 +359,22 @@ class TroikaService:
             self._sent_unmarked.discard(message_id)
 
     async def send_reminders(self) -> None:
-        """Queue the reminders that are due: the acting player after the game's
-        reminder time, then the channel after twice that, each once per decision.
-        A game that cannot be loaded is logged and skipped."""
+        """Queue the reminders that are due in this process's games: the acting player
+        after the game's reminder time, then the channel after twice that, each once per
+        decision. A game that cannot be loaded is logged and skipped."""
         now = self.clock()
         for record in await self.store.list_games([GameStatus.RUNNING]):
             try:
+                if not self._owns(record) or not await self.store.claim_game(record.id, self.owner):
+                    continue
                 async with self._lock(record.channel_id or f"game {record.id}"):
                     await self._retrying(lambda record=record: self._reminders_for(record, now))
             except (CorruptEvent, StoreError) as exc:
                 log.warning("no reminders for game %s: %s", record.id, exc)
+
+    async def close(self) -> None:
+        """Give up this process's claims, so another may deliver its games' posts at once."""
+        await self.store.release_claims(self.owner)
 
     async def status(self, game_id: int) -> Status:
         """What the game's pinned status message should say, and where it is."""
@@ -420,11 +450,11 @@ class TroikaService:
 
     # --- set-up ------------------------------------------------------------------
 
-    async def _new(self, channel_id: str, account: Account, rest: str) -> Reply:
+    async def _new(self, channel_id: str, account: Account, rest: str, guild_id: str | None = None) -> Reply:
         title, market = game_choice(rest.split())
         seat = Seat(0, account.id, account.name, account.id, True)
         options = Rules.rulebook(market=market).to_dict()
-        record = await self._create(channel_id, [seat], options, None, account.id, title)
+        record = await self._create(channel_id, [seat], options, None, account.id, title, guild_id)
         return Reply(f"**{account.name}** sets up game {record.id} of {title} ({market} market) and is its "
                      "commissioner. Others: `join`. Then the commissioner types `start` (2 to 6 players).")
 
@@ -436,15 +466,16 @@ class TroikaService:
         seed: int | None,
         creator: str,
         title: str = DEFAULT_TITLE,
+        guild_id: str | None = None,
     ) -> GameRecord:
         try:
             return await self.repo.create_game(
                 title, options, secrets.randbelow(2**31) if seed is None else seed, seats, creator,
-                channel_id=channel_id,
+                guild_id=guild_id, channel_id=channel_id,
             )
         except ChannelBusy as exc:
             if await self._settle_finished(exc.game_id):
-                return await self._create(channel_id, seats, options, seed, creator, title)
+                return await self._create(channel_id, seats, options, seed, creator, title, guild_id)
             raise Refusal(f"This channel already has game {exc.game_id}; its commissioner can `end` it.") from None
 
     async def _settle_finished(self, game_id: int) -> bool:
@@ -963,6 +994,25 @@ class TroikaService:
             self.engine.apply(game, event.action, replaying=True)
         return game
 
+    async def _claim(self, game_id: int) -> bool:
+        """Whether this process may post to the game now: it is one of its shard's, and
+        the process holds the game's claim (taken or renewed here)."""
+        if self.shard is not None:
+            if game_id not in self._guilds:
+                self._guilds[game_id] = (await self.store.get_game(game_id)).guild_id
+            if not self.shard.owns(self._guilds[game_id]):
+                return False
+        return await self.store.claim_game(game_id, self.owner)
+
+    async def _still_unsent(self, message: OutboxMessage) -> bool:
+        """Whether the post is still unsent (another process may have sent it since it
+        was read, before this one held the game's claim)."""
+        first = await self.store.outbox_unsent(1, message.id - 1, game_id=message.game_id)
+        return bool(first) and first[0].id == message.id
+
+    def _owns(self, record: GameRecord) -> bool:
+        return self.shard is None or self.shard.owns(record.guild_id)
+
     async def _ledger(self, game_id: int) -> Ledger:
         ledger = self._ledgers.setdefault(game_id, Ledger())
         if ledger.seq < await self.store.last_seq(game_id):
@@ -971,6 +1021,14 @@ class TroikaService:
 
     def _lock(self, channel_id: str) -> asyncio.Lock:
         return self._locks.setdefault(channel_id, asyncio.Lock())
+
+
+def _process_name(shard: Shard | None) -> str:
+    """The name this process claims games under: its shard and machine, so that the same
+    bot restarted after a crash takes its games back at once, while any other process
+    waits for the claims to run out."""
+    which = f"shard {shard.index} of {shard.count}" if shard else "troika"
+    return f"{which} on {socket.gethostname()}"
 
 
 class _AlreadyDone(Exception):

@@ -19,10 +19,10 @@ from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
 from .rules import Rules
-from .titles import DEFAULT_TITLE
 from .scoring import end_game, final_values
 from .setup import new_state
 from .state import Context, GameState
+from .titles import DEFAULT_TITLE
 
 ROUND_MODULES: dict[str, ModuleType] = {
     "Auction": auction,

@@ -35,13 +35,13 @@ from .actions import (
     RunRoutes,
     SellShares,
 )
+from .board import load_board
 from .errors import InvalidAction
 from .game import Game
-from .board import load_board
 from .history import effective_entries
 from .rules import Rules
-from .titles import DEFAULT_TITLE
 from .state import GameState
+from .titles import DEFAULT_TITLE
 
 IGNORED_TYPES = {"message", "program_share_pass", "program_buy_shares", "program_merger_pass", "program_disable"}
 """Chat, and standing orders whose effects are logged as the auto_actions they caused."""

@@ -1,9 +1,12 @@
 """Troika's event store: games are logs of accepted actions, replayed by the engine.
 
-``SqliteEventStore`` keeps the logs in a local SQLite file; ``GameRepository`` turns
-them into live games through an engine adapter (``TroikaEngine`` for the real one).
+``SqliteEventStore`` keeps the logs in a local SQLite file, ``PostgresEventStore``
+(:mod:`storage.postgres`) in a PostgreSQL database; ``store_at`` picks one from a path
+or URL. ``GameRepository`` turns logs into live games through an engine adapter
+(``TroikaEngine`` for the real one).
 """
 
+from .copy import store_at
 from .gamelog import InvalidGameLog
 from .repository import (
     ActResult,
@@ -31,6 +34,7 @@ from .store import (
     OutboxMessage,
     Seat,
     Snapshot,
+    Shard,
     StoreError,
 )
 
@@ -55,9 +59,11 @@ __all__ = [
     "ReplayMismatch",
     "ReplayProblem",
     "Seat",
+    "Shard",
     "Snapshot",
     "SqliteEventStore",
     "StoreError",
     "TroikaEngine",
+    "store_at",
     "UndoError",
 ]

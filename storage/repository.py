@@ -35,6 +35,7 @@ from .gamelog import InvalidGameLog, export_log, parse_log
 from .store import (
     AppendConflict,
     CorruptEvent,
+    DuplicateRequest,
     Event,
     EventKind,
     EventStore,
@@ -294,7 +295,7 @@ class GameRepository:
         async with self._lock(game_id):
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
-                raise AppendConflict(game_id, expected_seq, entry.seq)
+                raise await self._moved_on(game_id, expected_seq, entry.seq)
             try:
                 lines, digest, posts, new_status = await asyncio.to_thread(
                     self._step, entry.game, action, outbox, status
@@ -369,7 +370,7 @@ class GameRepository:
                 raise ValueError(f"game {game_id} has started: seats may change hands, not players")
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
-                raise AppendConflict(game_id, expected_seq, entry.seq)
+                raise await self._moved_on(game_id, expected_seq, entry.seq)
             game, digest = await asyncio.to_thread(
                 self._replay_hashed, seated, await self.store.events(game_id)
             )
@@ -411,7 +412,7 @@ class GameRepository:
         async with self._lock(game_id):
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
-                raise AppendConflict(game_id, expected_seq, entry.seq)
+                raise await self._moved_on(game_id, expected_seq, entry.seq)
             event = await self.store.append(
                 game_id, expected_seq,
                 _keyed(NewEvent(action, EventKind.ADMIN, actor, note, entry.state_hash)),
@@ -516,7 +517,7 @@ class GameRepository:
         async with self._lock(game_id):
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
-                raise AppendConflict(game_id, expected_seq, entry.seq)
+                raise await self._moved_on(game_id, expected_seq, entry.seq)
             record = await self.store.get_game(game_id)
             events = await self.store.events(game_id)
             if len(events) != expected_seq:
@@ -533,6 +534,15 @@ class GameRepository:
             entry = _Entry(event.seq, game, digest)
             self._remember(game_id, entry)
             return self._live(game_id, entry)
+
+    async def _moved_on(self, game_id: int, expected_seq: int, seq: int) -> StoreError:
+        """The error for a game that moved past ``expected_seq``: :class:`DuplicateRequest`
+        if an event since carries this request's key (another process carried the same
+        request out), else :class:`AppendConflict`."""
+        key = _request_key.get()
+        if key is not None and any(e.request_key == key for e in await self.store.events(game_id, expected_seq)):
+            return DuplicateRequest(key)
+        return AppendConflict(game_id, expected_seq, seq)
 
     async def _current(self, game_id: int) -> _Entry:
         """The cached entry if it is at the log's last event, else a fresh replay."""

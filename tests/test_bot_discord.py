@@ -11,6 +11,7 @@ import asyncio
 import itertools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import discord
@@ -19,7 +20,7 @@ from discord.ext import commands
 
 from bot.discord_bot import GameCog, TroikaBot, suggest
 from bot.service import TroikaService
-from storage import SqliteEventStore
+from storage import Shard, SqliteEventStore
 
 CHANNEL_ID = 500
 MESSAGE_IDS = itertools.count(1)
@@ -301,3 +302,14 @@ async def test_every_command_is_a_valid_slash_command(table: Table) -> None:
             if option.get("autocomplete"):
                 menus.add(command.name)
     assert {"bid", "auction", "buy", "sell", "par", "lay", "token", "run", "train", "merge", "into"} <= menus
+
+
+async def test_a_game_belongs_to_the_server_it_is_set_up_in(table: Table) -> None:
+    server = SimpleNamespace(id=(987_654 << 22) + 5, me=None)
+    message = FakeMessage("!new", ANNA, table.channel, guild=server)
+    ctx = await table.bot.get_context(message, cls=RecordingContext)  # type: ignore[arg-type]
+    await table.bot.invoke(ctx)
+    await settle()
+    record = await table.service.store.active_game_in_channel(str(CHANNEL_ID))
+    assert record is not None and record.guild_id == str(server.id)
+    assert Shard(987_654 % 3, 3).owns(record.guild_id)
