@@ -10,6 +10,13 @@ Each event the repository writes carries a hash of the engine state after it. A 
 whose log replays to a different state (a rules change altered its history) refuses to
 load with :class:`ReplayMismatch` until :meth:`GameRepository.accept_replay`.
 
+Every :data:`SNAPSHOT_EVERY` events the engine state is saved with the store as a
+snapshot, keyed by engine version and by the state hash its event records, so a game
+not in the cache loads from its snapshot plus the few events after it.
+
+Engine work (steps, replays, hashes) runs in worker threads, each game's in turn under
+its lock, so one game's slow step keeps no other game waiting on the event loop.
+
 The engine is injected as an :class:`EngineAdapter`; :class:`TroikaEngine` adapts the
 real one, :class:`storage.fake_engine.FakeEngine` stands in for it in tests.
 """
