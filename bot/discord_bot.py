@@ -28,7 +28,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from storage import Shard, store_at
+from storage import Shard, StoreError, store_at
 
 from .commands import VERBS, split
 from .errors import Refusal
@@ -545,5 +545,10 @@ async def run_discord(
 async def check_other_versions(service: TroikaService) -> None:
     """Replay, in the background, the running games last verified under another engine
     version, and log those that no longer load (their players are told on first use)."""
-    for problem in await service.repo.verify_running_games(other_versions_only=True):
+    try:
+        problems = await service.repo.verify_running_games(other_versions_only=True)
+    except StoreError as exc:
+        log.error("the check of games stored under another version stopped: %s", exc)
+        return
+    for problem in problems:
         log.warning("game %s does not load: %s", problem.game_id, problem.message)
