@@ -1,9 +1,11 @@
-"""No game waits for another: while one game's engine call is still running, another
-game's commands are answered, and the slow game's own commands keep their order."""
+"""No game waits for another: while one game's engine call or drawing is still running,
+another game's commands are answered, and the slow game's own commands keep their order;
+at start only games stored under another engine version are replayed."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -12,9 +14,10 @@ from typing import Any
 import pytest
 
 from bot import posts
+from bot.discord_bot import check_other_versions
 from bot.service import TroikaService
 from storage import SqliteEventStore
-from tests.test_reliability import ANNA, BORIS, CLARA, three_player_game
+from tests.test_reliability import ANNA, BORIS, CLARA, _rewrite_hashes, three_player_game
 
 
 @pytest.fixture
@@ -83,3 +86,23 @@ async def test_drawing_one_game_s_map_delays_no_other_game(
         assert not drawing.done()
         release.set()
         assert [p.name for p in (await drawing).pictures] == ["map"]
+
+
+async def test_at_start_only_games_of_another_engine_version_are_replayed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    db_path = tmp_path / "versions.db"
+    async with SqliteEventStore(db_path) as store:
+        service = TroikaService(store, pictures=False)
+        older, changed, current = [await three_player_game(service, c) for c in ("older", "changed", "current")]
+        for game_id in (older, changed):
+            await store.set_engine_version(game_id, 0)
+        _rewrite_hashes(db_path, changed, [1])  # what a rules change does to its history
+        _rewrite_hashes(db_path, current, [1])  # not checked: stored under this version
+        restarted = TroikaService(store, pictures=False)
+        with caplog.at_level(logging.WARNING):
+            await check_other_versions(restarted)
+        assert f"game {changed} does not load" in caplog.text
+        assert f"game {current} does not" not in caplog.text and f"game {older} does not" not in caplog.text
+        versions = [(await store.get_game(g)).engine_version for g in (older, changed, current)]
+        assert versions == [service.repo.engine.version, 0, service.repo.engine.version]
