@@ -4,14 +4,16 @@ One connection per store, in WAL mode with ``synchronous=FULL`` so an append is 
 disk once acknowledged. Writes are ``BEGIN IMMEDIATE`` transactions, so several
 processes may share the file. The schema is the numbered scripts in ``migrations/``,
 applied in order at :meth:`SqliteEventStore.open` and recorded in ``schema_version``.
+A large file is read for damage in the background (see :data:`FULL_CHECK_BYTES`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Sequence
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager, closing, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,13 @@ from .store import (
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
+FULL_CHECK_BYTES = 64 * 2**20
+"""A database up to this size is read in full for damage (``PRAGMA quick_check``, about
+4 s a GB) before use; a larger one is checked for being cut short at open and read in
+full in the background, so Troika starts in seconds whatever the number of games."""
+
+log = logging.getLogger("troika.storage")
+
 _GAME_COLUMNS = (
     "id, title, options, seed, guild_id, channel_id, created_by, status, engine_version, created_at"
 )
@@ -60,11 +69,12 @@ class SqliteEventStore(EventStore):
         self._busy_timeout_ms = busy_timeout_ms
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()  # one statement or transaction at a time on the connection
+        self._full_check: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
         if self._db is not None:
             return
-        _check_file(self.path)
+        size = _check_file(self.path)
         try:
             self._db = await aiosqlite.connect(self.path, isolation_level=None)
         except sqlite3.Error as exc:
@@ -78,7 +88,7 @@ class SqliteEventStore(EventStore):
                     raise StoreError(f"{self.path}: cannot switch to WAL (journal mode {journal})")
                 await db.execute("PRAGMA synchronous = FULL")
                 await db.execute("PRAGMA foreign_keys = ON")
-                await _check_schema(db, self.path)
+                await _check_schema(db, self.path, full=size <= FULL_CHECK_BYTES)
             await self._migrate()
         except StoreError as exc:
             await self.close()
@@ -88,8 +98,12 @@ class SqliteEventStore(EventStore):
         except BaseException:
             await self.close()
             raise
+        if size > FULL_CHECK_BYTES:
+            self._full_check = asyncio.create_task(_check_in_background(self.path))
 
     async def close(self) -> None:
+        if self._full_check is not None:
+            self._full_check.cancel()
         async with self._lock:
             db, self._db = self._db, None
             if db is not None:
@@ -384,27 +398,33 @@ class SqliteEventStore(EventStore):
                 await copy.close()
 
 
-def _check_file(path: str) -> None:
+def _check_file(path: str) -> int:
     """Refuse a file that exists but cannot be a Troika database, before SQLite would
-    quietly treat it as a new one."""
+    quietly treat it as a new one, or that is shorter than its header says; its size."""
     if path == ":memory:" or path.startswith("file:"):
-        return
+        return 0
     file = Path(path)
     if not file.exists():
-        return
+        return 0
     size = file.stat().st_size
     if size == 0:
         raise StoreError(f"the database {path} is empty (0 bytes): it is damaged or not Troika's")
     with file.open("rb") as handle:
-        header = handle.read(16)
-    if header != b"SQLite format 3\x00":
+        header = handle.read(100)
+    if header[:16] != b"SQLite format 3\x00":
         raise StoreError(f"{path} is not a database (file is not a database)")
+    page_size = int.from_bytes(header[16:18], "big")
+    length = (65536 if page_size == 1 else page_size) * int.from_bytes(header[28:32], "big")
+    if header[92:96] == header[24:28] and size < length:  # the header's page count is current
+        raise StoreError(f"the database {path} is damaged: it is cut short ({size} of {length} bytes)")
+    return size
 
 
-async def _check_schema(db: aiosqlite.Connection, path: str) -> None:
-    """Refuse a damaged database or another program's one; a new, empty one is fine."""
+async def _check_schema(db: aiosqlite.Connection, path: str, *, full: bool) -> None:
+    """Refuse a damaged database (with ``full``, after reading all of it) or another
+    program's one; a new, empty one is fine."""
     try:
-        problems = [row[0] for row in await db.execute_fetchall("PRAGMA quick_check")]
+        problems = [row[0] for row in await db.execute_fetchall("PRAGMA quick_check")] if full else ["ok"]
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"the database {path} is damaged: {exc}") from exc
     if problems != ["ok"]:
@@ -415,6 +435,22 @@ async def _check_schema(db: aiosqlite.Connection, path: str) -> None:
     if tables and "schema_version" not in tables:
         raise StoreError(f"the database {path} is not Troika's (it has tables "
                          f"{', '.join(sorted(tables)[:5])} but no schema_version)")
+
+
+async def _check_in_background(path: str) -> None:
+    """Read all of a large database, on a connection of its own, and log any damage."""
+    problems = await asyncio.to_thread(_quick_check, path)
+    if problems != ["ok"]:
+        log.error("the database %s is damaged: %s; stop Troika and copy a backup made with "
+                  "`troika backup` over it", path, problems[0])
+
+
+def _quick_check(path: str) -> list[str]:
+    try:
+        with closing(sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)) as db:
+            return [row[0] for row in db.execute("PRAGMA quick_check")]
+    except sqlite3.DatabaseError as exc:
+        return [str(exc)]
 
 
 def _statements(script: str) -> Iterator[str]:
