@@ -13,13 +13,14 @@ the process stopped is delivered once it runs again.
 from __future__ import annotations
 
 import asyncio
+import copy
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from engine.actions import EndGame, LayTile, PlaceToken, RemoveToken, action_from_dict
+from engine.actions import Action, EndGame, LayTile, PlaceToken, RemoveToken, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
 from engine.legal import candidates
@@ -42,6 +43,7 @@ from storage.store import utc_now
 from .commands import VERBS, Parsed, command_for, consent_needed, parse_action, split
 from .errors import NoGame, NotAllowed, Refusal
 from .ledger import Ledger
+from .track_help import tiles_text
 from .posts import (
     Picture,
     changed_pictures,
@@ -138,6 +140,7 @@ class TroikaService:
         }
         self._turns: dict[str, Callable[[GameRecord, Seat, str, Seat | None], Awaitable[Reply]]] = {
             "undo": self._undo, "redo": self._redo, "agree": self._agree, "refuse": self._refuse,
+            "withdraw": self._withdraw,
         }
         self._admin: dict[str, Callable[[GameRecord, Seat, str], Awaitable[Reply]]] = {
             "as": self._as, "pause": self._pause, "resume": self._resume, "end": self._end, "remind": self._remind,
@@ -150,12 +153,19 @@ class TroikaService:
         verb, rest = split(text)
         if verb == "help":
             return Reply(help_text(rest))
+        if verb == "lay" and not rest:
+            verb = "tiles"
+        if verb == "as" and len(rest.split()) < 2:
+            raise Refusal("Write it as `as PLAYER COMMAND`: the commissioner enters a command for an absent "
+                          "player, e.g. `as Boris pass`.")
         async with self._lock(channel_id):
             if verb in self._setup:
                 return await self._setup[verb](channel_id, account, rest)
-            record = await self._game_in(channel_id)
+            if verb == "games":
+                return Reply(await self._games(account))
             if VERBS[verb].kind == "info":
-                return await self._info(record, verb, rest)
+                return await self._info(await self._game_in(channel_id, finished=True), verb, rest)
+            record = await self._game_in(channel_id)
             if VERBS[verb].kind == "admin":
                 commissioner = self._commissioner(record, account)
                 if verb == "replace":
@@ -181,8 +191,8 @@ class TroikaService:
     ) -> Reply:
         """Set up and start a game at once (console, tests): ``players`` are (id, name),
         each player's account id being their id; the first is the commissioner."""
-        if not players:
-            raise Refusal("Name the players: `new Anna Boris Clara`.")
+        if not 2 <= len(players) <= MAX_PLAYERS:
+            raise Refusal(f"Name 2 to {MAX_PLAYERS} players: `new Anna Boris Clara`.")
         options = (rules or Rules.rulebook()).to_dict()
         if first_player is not None:
             options["first_player"] = first_player
@@ -245,6 +255,15 @@ class TroikaService:
         game = (await self.repo.load(record.id)).game
         player = ledger.ask.consenter if ledger.ask else game.acting_player()
         seat = next((s for s in record.seats if s.player_id == player), None)
+        return _account(seat) if seat else None
+
+    async def requesting_account(self, channel_id: str) -> Account | None:
+        """The player whose deal is waiting for an answer, if any."""
+        record = await self.store.active_game_in_channel(channel_id)
+        if record is None or record.status is not GameStatus.RUNNING:
+            return None
+        ask = (await self._ledger(record.id)).ask
+        seat = next((s for s in record.seats if ask and s.player_id == ask.requester), None)
         return _account(seat) if seat else None
 
     async def suggestions(self, channel_id: str, verb: str, current: str) -> list[str]:
@@ -349,11 +368,40 @@ class TroikaService:
 
     # --- who may act --------------------------------------------------------------
 
-    async def _game_in(self, channel_id: str) -> GameRecord:
+    async def _game_in(self, channel_id: str, *, finished: bool = False) -> GameRecord:
+        """The channel's game being set up or played; with ``finished``, else its last
+        finished game (to look at)."""
         record = await self.store.active_game_in_channel(channel_id)
-        if record is None:
-            raise NoGame("There is no game in this channel: `new` sets one up.")
-        return record
+        if record is not None:
+            return record
+        over = [g for g in await self.store.list_games([GameStatus.FINISHED]) if g.channel_id == channel_id]
+        if over and finished:
+            return over[-1]
+        if over:
+            raise NoGame(f"Game {over[-1].id} here is over (`status` and `log` still show it); "
+                         "`new` sets up another.")
+        raise NoGame("There is no game in this channel: `new` sets one up.")
+
+    async def _games(self, account: Account) -> str:
+        """The games this account has a seat in, across channels."""
+        games = [g for g in await self.store.list_games([GameStatus.SETTING_UP, GameStatus.RUNNING])
+                 if any(s.discord_user_id == account.id for s in g.seats)]
+        if not games:
+            return "You have no seat in a game being set up or played."
+        lines = []
+        for record in games:
+            where = f"<#{record.channel_id}>" if record.channel_id and record.channel_id.isdigit() else \
+                (record.channel_id or "no channel")
+            if record.status is GameStatus.SETTING_UP:
+                lines.append(f"Game {record.id} in {where}: being set up")
+                continue
+            game = (await self.repo.load(record.id)).game
+            ledger = await self._ledger(record.id)
+            seat = next(s for s in record.seats if s.discord_user_id == account.id)
+            mine = ledger.ask.consenter if ledger.ask else game.acting_player()
+            turn = " — **your turn**" if mine == seat.player_id else ""
+            lines.append(f"Game {record.id} in {where}: {round_title(game)}, {who_acts(game)} {doing(game)}{turn}")
+        return "\n".join(lines)
 
     @staticmethod
     def _seat(record: GameRecord, account: Account) -> Seat:
@@ -367,7 +415,8 @@ class TroikaService:
     def _commissioner(record: GameRecord, account: Account) -> Seat:
         seat = next((s for s in record.seats if s.discord_user_id == account.id and s.commissioner), None)
         if seat is None:
-            raise NotAllowed("Only the commissioner may do that.")
+            name = next((s.display_name for s in record.seats if s.commissioner), "")
+            raise NotAllowed(f"Only the commissioner ({name}) may do that.")
         return seat
 
     async def _as_seat(
@@ -398,6 +447,10 @@ class TroikaService:
         game = live.game
         ledger = await self._ledger(record.id)
         self._check_open(game, ledger)
+        if ledger.ask is not None and ledger.ask.requester != seat.player_id:
+            ask = ledger.ask
+            raise NotAllowed(f"Waiting for {player_name(game, ask.consenter)} to `agree` or `refuse` "
+                             f"`{ask.command}`; {player_name(game, ask.requester)} may `withdraw` it.")
         if game.acting_player() != seat.player_id:
             raise NotAllowed(f"Not your turn: {who_acts(game)} {doing(game)} "
                              f"(may {choices_text(game)}).")
@@ -408,6 +461,7 @@ class TroikaService:
         command = f"{verb} {rest}".strip()
         consenter = consent_needed(game, parsed.action)
         if consenter is not None:
+            _try(game, parsed.action)
             return await self._ask(record, live.seq, seat, consenter, parsed, command, proxy)
         await self._apply(record, live.seq, game, seat, parsed, command, _proxy_note(proxy))
         return Reply()
@@ -474,6 +528,22 @@ class TroikaService:
         await self.store.outbox_add(record.id, {
             "kind": "note", "seq": event.seq, "text": f"**{seat.display_name}** refuses `{ask.command}`.",
             "next": next_line(live.game), "mention": ask.requester,
+        })
+        return Reply()
+
+    async def _withdraw(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+        ledger = await self._ledger(record.id)
+        ask = ledger.ask
+        if ask is None:
+            raise Refusal("Nobody is waiting for an answer.")
+        if ask.requester != seat.player_id and proxy is None:
+            raise NotAllowed(f"Only {seat_name(record, ask.requester)}, who asked, may withdraw `{ask.command}`.")
+        live = await self.repo.load(record.id)
+        event = await self.repo.record_admin(record.id, live.seq, {"type": "answer", "answer": "withdrawn"},
+                                             seat.player_id, note=_proxy_note(proxy))
+        await self.store.outbox_add(record.id, {
+            "kind": "note", "seq": event.seq, "text": f"**{seat.display_name}** withdraws `{ask.command}`.",
+            "next": next_line(live.game),
         })
         return Reply()
 
@@ -545,6 +615,8 @@ class TroikaService:
         if not command:
             raise Refusal(f"Write the command to enter for {seat.display_name}: `as {seat.display_name} pass`.")
         verb, args = split(command)
+        if verb == "as":
+            raise Refusal(f"One `as` at a time: `as {seat.display_name} {args or 'pass'}`.")
         return await self._as_seat(record, seat, verb, args, commissioner)
 
     async def _replace(self, record: GameRecord, commissioner: Seat, player: str, new: Account) -> Reply:
@@ -591,7 +663,13 @@ class TroikaService:
                                                     "next": next_line(game), "mention": mention})
             await self._ledger(record.id)
 
-    async def _end(self, record: GameRecord, commissioner: Seat, reason: str) -> Reply:
+    async def _end(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
+        word, _, reason = rest.strip().partition(" ")
+        if word.lower() not in ("confirm", "yes"):
+            what = "cancels the game being set up" if record.status is GameStatus.SETTING_UP else \
+                "ends the game now and scores it as it stands; nothing can take that back"
+            return Reply(f"`end` {what}. To go ahead, type `end confirm` (a reason may follow: "
+                         "`end confirm we stop here`).")
         if record.status is GameStatus.SETTING_UP:
             await self.store.set_status(record.id, GameStatus.ABANDONED)
             return Reply(f"Game {record.id} is cancelled.")
@@ -647,6 +725,8 @@ class TroikaService:
             return Reply(status_text(record, game, await self._ledger(record.id), self.clock()))
         if verb == "holdings":
             return Reply(holdings_text(game))
+        if verb == "tiles":
+            return Reply(tiles_text(game, rest))
         if verb == "log":
             return Reply(await self._log(record, rest))
         focus = rest.strip().upper() or None
@@ -727,6 +807,16 @@ def _match_seat(record: GameRecord, words: list[str]) -> tuple[Seat, int]:
 
 def _seat_of(record: GameRecord, player_id: str) -> Seat:
     return next(s for s in record.seats if s.player_id == player_id)
+
+
+def _try(game: Game, action: Action) -> None:
+    """Raise a :class:`Refusal` if ``action`` would be refused now (a deal is checked
+    before the other side is asked)."""
+    trial = Game(game.ctx, copy.deepcopy(game.state))
+    try:
+        trial.apply(action, check=False)
+    except EngineError as exc:
+        raise Refusal(f"{_sentence(str(exc))} You may: {choices_text(game)}") from None
 
 
 def _proxy_note(proxy: Seat | None) -> str | None:

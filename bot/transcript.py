@@ -14,7 +14,10 @@ from typing import Any
 
 from engine.importer import actions_of, read_log
 
-from .commands import command_for, consent_needed
+from engine.actions import Action, LayTile
+from engine.game import Game
+
+from .commands import command_for, consent_needed, loan_needed
 
 
 def log_commands(log: dict[str, Any]) -> Iterator[tuple[str, str]]:
@@ -23,10 +26,15 @@ def log_commands(log: dict[str, Any]) -> Iterator[tuple[str, str]]:
     for entry in logged:
         for action in actions_of(lambda: game.state, entry):
             names = {p.id: p.name for p in game.state.players}
-            yield names[game.controller(action.entity) or ""], command_for(game, action)
+            yield names[game.controller(action.entity) or ""], command_for(game, action) + _loan(game, action)
             consenter = consent_needed(game, action)
             if consenter is not None:
                 yield names[consenter], "agree"
             game.apply(action, check=False)
 
 
+
+
+def _loan(game: Game, action: Action) -> str:
+    """`` loan`` after a lay the company must borrow for (the player agreed to it)."""
+    return " loan" if isinstance(action, LayTile) and loan_needed(game, action) else ""

@@ -170,7 +170,7 @@ async def test_a_game_is_set_up_joined_and_started(table: Table) -> None:
     await table.say(BORIS, "!join")
     assert (await table.say(BORIS, "!join"))[0].content == "✗ You already have a seat."
     await table.say(CLARA, "!join")
-    assert (await table.say(BORIS, "!start"))[0].content == "✗ Only the commissioner may do that."
+    assert (await table.say(BORIS, "!start"))[0].content == "✗ Only the commissioner (Anna) may do that."
     sent = await table.say(ANNA, "!start")
     start = posts(sent)[0]
     assert "Game 1 of 1861 begins" in (start.content or "")
@@ -244,7 +244,7 @@ async def test_info_commands_answer_with_text_and_pictures(table: Table) -> None
     assert (await table.say(CLARA, "!map H8"))[0].filenames == ["map.png"]
     assert (await table.say(CLARA, "!market"))[0].filenames == ["market.png"]
     assert "Seats: Anna (commissioner) · Boris · Clara" in (await table.say(CLARA, "!status"))[0].content
-    assert "`lay HEX TILE [ROTATION]`" in (await table.say(CLARA, "!help lay"))[0].content
+    assert "`lay HEX TILE [ROTATION] [loan]`" in (await table.say(CLARA, "!help lay"))[0].content
     assert (await table.say(CLARA, "!map Z99"))[0].content == "✗ There is no hex Z99 on the map."
     # Other names for commands work as prefix commands too.
     assert "To act" in (await table.say(CLARA, "!info"))[0].content
