@@ -122,7 +122,9 @@ def _operating(game: Game) -> list[Action]:
 def _train_purchases(game: Game, company: Company) -> list[Action]:
     ctx, state = game.ctx, game.state
     result: list[Action] = []
-    for train in trains.bank_trains(ctx, state):
+    from .operating import affordable_trains
+
+    for train in affordable_trains(ctx, state, company):
         result.append(BuyTrain(company.sym, train.id, ctx.board.train(train.name).price))
     for other in state.companies.values():
         if other is company or other.is_national or other.closed:
@@ -175,6 +177,8 @@ def _merger(game: Game) -> list[Action]:
         return [BuyShare(actor, rnd.major or "", "treasury"), Pass(actor)]
     free = [s for s, c in state.companies.items() if c.is_major and not c.floated]
     result: list[Action] = [Pass(actor), Convert(actor)]
-    result += [Merge(actor, s) for s, c in state.companies.items() if c.is_minor and c.floated and not c.closed and s != actor]
+    from .merger import merge_candidates
+
+    result += [Merge(actor, s) for s in merge_candidates(ctx, state, rnd)]
     result += [Merge(actor, s) for s in free]
     return result

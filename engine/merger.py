@@ -67,7 +67,7 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
         rnd.merging = [sym]
         if ctx.rules.merger_turn_for_every_minor:
             return
-        if _can_convert(ctx, state, minor) or _candidates(ctx, state, rnd):
+        if _can_convert(ctx, state, minor) or merge_candidates(ctx, state, rnd):
             return
 
 
@@ -168,7 +168,7 @@ def _free_majors(state: GameState) -> list[str]:
     return [s for s, c in state.companies.items() if c.is_major and not c.floated]
 
 
-def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
+def merge_candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
     """Minors that may join the merge: connected to one already in it (9.2), at most
     ten in all and six of one player's."""
     if len(rnd.merging) >= MAX_MINORS or not _free_majors(state):
@@ -190,10 +190,10 @@ def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
 def _add_minor(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> None:
     if rnd.converting or rnd.adding_done:
         raise IllegalAction("no more minors can join this merge; choose the major to form")
-    if sym not in _candidates(ctx, state, rnd):
+    if sym not in merge_candidates(ctx, state, rnd):
         raise IllegalAction(f"{sym} is not connected to {' or '.join(rnd.merging)} and cannot merge (9.2)")
     rnd.merging.append(sym)
-    if not _candidates(ctx, state, rnd):
+    if not merge_candidates(ctx, state, rnd):
         rnd.adding_done = True
 
 
@@ -443,7 +443,7 @@ def choices(ctx: Context, state: GameState) -> list[str]:
     if not rnd.converting and len(rnd.merging) == 1 and _can_convert(ctx, state, state.companies[rnd.merging[0]]):
         options.append("convert")
     if not rnd.adding_done and not rnd.converting:
-        options += [f"merge {m}" for m in _candidates(ctx, state, rnd)]
+        options += [f"merge {m}" for m in merge_candidates(ctx, state, rnd)]
     if rnd.converting or len(rnd.merging) > 1:
         options += [f"into {m}" for m in _free_majors(state)]
     options.append("pass")

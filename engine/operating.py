@@ -20,7 +20,7 @@ from .actions import (
 )
 from .errors import IllegalAction
 from .nationalization import nationalize
-from .state import Company, Context, GameState
+from .state import Company, Context, GameState, Train
 from .tokens import free_slot_for, put_token, token_cost
 
 STEPS = (
@@ -85,6 +85,7 @@ def start(ctx: Context, state: GameState, number: int) -> None:
 
 def _privates_pay(ctx: Context, state: GameState) -> None:
     """8.3A: every owned private pays its revenue to its owner."""
+    paid = []
     for sym, owner in state.private_owner.items():
         if owner is None or sym in state.closed_privates:
             continue
@@ -94,6 +95,9 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
         else:
             state.player(owner).cash += revenue
         state.bank -= revenue
+        paid.append(f"{sym} {revenue} to {owner if owner in state.companies else state.player(owner).name}")
+    if paid:
+        state.log.append("Privates pay: " + ", ".join(paid))
 
 
 def current(state: GameState) -> Company | None:
@@ -212,10 +216,17 @@ def _advance(ctx: Context, state: GameState) -> None:
             continue
         if NEEDS_ACTION[rnd.step](ctx, state, rnd, company):
             return
+        _say_why_skipped(state, rnd, company)
         AUTOMATIC[rnd.step](ctx, state, rnd, company)
         if state.round is not rnd:
             continue
         _next_step(ctx, state, rnd)
+
+
+def _say_why_skipped(state: GameState, rnd: OperatingRound, company: Company) -> None:
+    """A log line for a company whose run is skipped: it has trains but no route."""
+    if rnd.step == "routes" and not company.is_national and any(not t.operated for t in company.trains):
+        state.log.append(f"{company.sym} has no route to run (a route needs two stops, one its own token)")
 
 
 def _next_step(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
@@ -475,6 +486,18 @@ def _must_buy(ctx: Context, state: GameState, company: Company) -> bool:
     return not company.trains and cheapest is not None and loans.borrowing_power(company) >= cheapest
 
 
+def affordable_trains(ctx: Context, state: GameState, company: Company) -> list[Train]:
+    """Yard and pool trains the company can pay for: from its cash, or with loans if
+    the purchase is compulsory (8.2, 8.11.3)."""
+    budget = loans.borrowing_power(company) if not company.trains else company.cash
+    return [t for t in trains.bank_trains(ctx, state) if ctx.board.train(t.name).price <= budget]
+
+
+def _others_have_trains(state: GameState, company: Company) -> bool:
+    return any(c.trains and not c.is_national and not c.closed and c.sym != company.sym
+               for c in state.companies.values())
+
+
 def _trains_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
     if company.is_national:
         return False
@@ -482,11 +505,7 @@ def _trains_needed(ctx: Context, state: GameState, rnd: OperatingRound, company:
         return True
     if len(company.trains) >= trains.train_limit(ctx, state, company):
         return False
-    prices = [ctx.board.train(t.name).price for t in trains.bank_trains(ctx, state)]
-    others = any(
-        c.trains and not c.is_national and c.sym != company.sym for c in state.companies.values() if not c.closed
-    )
-    return (prices and company.cash >= min(prices)) or (others and company.cash >= 1)
+    return bool(affordable_trains(ctx, state, company)) or (_others_have_trains(state, company) and company.cash >= 1)
 
 
 def _trains_auto(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
@@ -542,7 +561,8 @@ def choices(ctx: Context, state: GameState) -> list[str]:
         "routes": ["run", "run TRAIN: HEX-HEX-..."],
         "dividend": ["payout", "half", "withhold"],
         "private_before_loans": ["private SYM PRICE", "pass"],
-        "trains": [f"train {t.id} {ctx.board.train(t.name).price}" for t in trains.bank_trains(ctx, state)]
+        "trains": [f"train {t.id} {ctx.board.train(t.name).price}" for t in affordable_trains(ctx, state, company)]
+        + (["train TRAIN from COMPANY PRICE"] if _others_have_trains(state, company) and company.cash else [])
         + ([] if _must_buy(ctx, state, company) else ["pass"]),
         "private_end": ["private SYM PRICE", "pass"],
     }
