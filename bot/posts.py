@@ -120,7 +120,20 @@ def next_line(game: Game) -> str:
     """Who acts next and what they may do."""
     if game.state.finished:
         return results_text(game)
+    if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors:
+        return f"{who_acts(game)} {doing(game)}: {track_hint(game)}, `pass`"
     return f"{who_acts(game)} {doing(game)}: {choices_text(game)}"
+
+
+def track_hint(game: Game) -> str:
+    """``lay HEX TILE ROTATION`` on the hexes open to the company, pointing to ``tiles``."""
+    from .track_help import track_options
+
+    hexes = sorted(track_options(game))
+    if not hexes:
+        return "nowhere to lay track"
+    listed = ", ".join(hexes[:8]) + (", …" if len(hexes) > 8 else "")
+    return f"`lay HEX TILE ROTATION` on {listed} (`tiles` lists the tiles and rotations)"
 
 
 def results_text(game: Game) -> str:

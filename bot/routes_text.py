@@ -41,9 +41,25 @@ def parse_routes(
     return action, chosen
 
 
-def routes_detail(results: Sequence[RouteResult]) -> str:
-    """``2-0 H8-G5-E1 (80); 3-1 A9-B8-B4-E1 (120)``."""
-    return "; ".join(f"{r.train} {route_text(r)} ({r.revenue})" for r in results)
+def routes_detail(results: Sequence[RouteResult], company: Company | None = None) -> str:
+    """``2-0 H8-G5-E1 (80); 3-1 A9-B8-(B4)-E1 (120)``: a stop in brackets is passed but
+    not counted; with ``company``, its trains left without a route are named."""
+    parts = [f"{r.train} {_stops_text(r)} ({r.revenue})" for r in results]
+    ran = {r.train for r in results}
+    idle = [t.id for t in company.trains if not t.operated and t.id not in ran] if company else []
+    if idle:
+        parts.append(f"{', '.join(idle)}: no route (a route needs two stops, one with a {company.sym} token)")
+    text = "; ".join(parts)
+    if any(len(r.counted) < len(r.stops) for r in results if r.counted):
+        text += " — stops in brackets are passed but not counted"
+    return text
+
+
+def _stops_text(result: RouteResult) -> str:
+    if not result.counted:
+        return route_text(result)
+    counted = set(result.counted)
+    return "-".join(h if (h, i) in counted else f"({h})" for h, i in result.stops)
 
 
 def _specs(company: Company, body: str) -> list[tuple[Train, list[str]]]:
@@ -62,7 +78,9 @@ def _specs(company: Company, body: str) -> list[tuple[Train, list[str]]]:
         else:
             if not free:
                 raise Refusal(f"{company.sym} has more routes than trains to run")
-            train, stops = free[0], part.upper()
+            first, _, after = part.upper().partition(" ")
+            named = next((t for t in free if first in (t.id.upper(), t.name.upper())), None)
+            train, stops = (named, after) if named is not None and after else (free[0], part.upper())
         free.remove(train)
         hexes = [h for h in re.split(r"[\s\-–>]+", stops) if h]
         if len(hexes) < 2:

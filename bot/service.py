@@ -27,6 +27,7 @@ from engine.legal import candidates
 from engine.rules import Rules
 from storage import (
     ChannelBusy,
+    Event,
     EventKind,
     EventStore,
     GameRecord,
@@ -64,6 +65,8 @@ from .posts import (
 )
 
 MAX_PLAYERS = 6
+SINCE_SHOWN = 6
+"""Others' moves listed in "since your last move" (older ones are counted)."""
 
 
 @dataclass(frozen=True)
@@ -742,6 +745,7 @@ class TroikaService:
             raise Refusal("Write it as `log` or `log 30`.") from None
         events = await self.store.events(record.id)
         effective = {e.seq for e in effective_events(events)}
+        effects = self._effects(record, events)
         shown = [(i, e) for i, e in enumerate(events) if log_line(record, e, effective, [])][-max(count, 1):]
         lines = []
         for i, event in shown:
@@ -752,7 +756,16 @@ class TroikaService:
                 moved = [before[s] for s in sorted(set(before) - set(after))] or \
                         [after[s] for s in sorted(set(after) - set(before))]
             lines.append(log_line(record, event, effective, moved))
+            lines += [f"    {effect}" for effect in effects.get(event.seq, [])]
         return "\n".join(line for line in lines if line) or "Nothing has happened yet."
+
+    def _effects(self, record: GameRecord, events: list[Event]) -> dict[int, list[str]]:
+        """What each effective action did, as the engine's log lines (the game replayed)."""
+        game = self.engine.new_game(record)
+        effects = {}
+        for event in effective_events(events):
+            effects[event.seq] = TroikaEngine.apply(self.engine, game, event.action, replaying=True)
+        return effects
 
     # --- posts ---------------------------------------------------------------------
 
@@ -765,8 +778,23 @@ class TroikaService:
             game = await self._game_at(message.game_id, int(payload["seq"]))
             hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
             pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id)
-        return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""),
-                    payload.get("next", ""), mention, pictures)
+        text = payload.get("text", "")
+        if mention is not None and payload.get("kind") == "turn":
+            since = await self._since(record, mention.player_id, int(payload["seq"]))
+            text = "\n".join(part for part in (text, since) if part)
+        return Post(message.id, message.game_id, record.channel_id, text, payload.get("next", ""), mention, pictures)
+
+    async def _since(self, record: GameRecord, player_id: str, seq: int) -> str:
+        """The moves others made between ``player_id``'s last move and event ``seq``."""
+        effective = effective_events([e for e in await self.store.events(record.id) if e.seq <= seq])
+        moves = [e for e in effective if e.kind is EventKind.ACTION]
+        own = [i for i, e in enumerate(moves) if e.actor == player_id]
+        others = [e for e in moves[own[-1] + 1 if own else 0:] if e.seq != seq]
+        if not others:
+            return ""
+        shown = [f"{seat_name(record, e.actor)} `{event_command(e)}`" for e in others[-SINCE_SHOWN:]]
+        earlier = f"{len(others) - SINCE_SHOWN} earlier moves · " if len(others) > SINCE_SHOWN else ""
+        return f"_Since your last move:_ {earlier}{' · '.join(shown)}"
 
     async def _game_at(self, game_id: int, seq: int) -> Game:
         """The game as it was after event ``seq``: the live one unless it has moved on."""

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.actions import LayTile
 from engine.game import Game
-from engine.lay import check_lay
 from engine.legal import legal_lays
+from engine.track import lay_cost
 
 from .commands import distinct_rotations
 from .errors import Refusal
@@ -40,7 +39,7 @@ def track_options(game: Game) -> dict[str, list[TileOption]]:
     for (hex_id, name), rotations in found.items():
         tile = game.ctx.board.tiles[name]
         distinct = distinct_rotations(tile, rotations)
-        cost = check_lay(game.ctx, state, state.round, company, LayTile(company.sym, hex_id, name, distinct[0]))
+        cost = lay_cost(game.ctx, state, hex_id, tile, second=bool(state.round.lays))
         options.setdefault(hex_id, []).append(TileOption(name, tuple(distinct), cost))
     return options
 

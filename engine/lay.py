@@ -43,8 +43,12 @@ def lay_tile(ctx: Context, state: GameState, rnd: OperatingRound, company: Compa
         _national_moscow_token(ctx, state, hex_id)
 
 
-def check_lay(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: LayTile) -> int:
-    """Raise unless the lay is legal (8.6); return what it costs."""
+def check_lay(
+    ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: LayTile,
+    reach: graph.Reach | None = None,
+) -> int:
+    """Raise unless the lay is legal (8.6); return what it costs. ``reach``: the
+    company's reach on the map as it is, if the caller has it already."""
     hex_id = action.hex
     if hex_id not in ctx.board.hexes:
         raise IllegalAction(f"there is no hex {hex_id} on the map")
@@ -63,7 +67,7 @@ def check_lay(ctx: Context, state: GameState, rnd: OperatingRound, company: Comp
     problem = exits_are_legal(ctx, state, hex_id, tile, rotation)
     if problem:
         raise IllegalAction(problem)
-    _check_enhances_route(ctx, state, company, hex_id, tile, rotation)
+    _check_enhances_route(ctx, state, company, hex_id, tile, rotation, reach)
     _check_max_exits(ctx, state, hex_id, tile, rotation)
     cost = lay_cost(ctx, state, hex_id, tile, second=bool(rnd.lays))
     if loans.borrowing_power(company) < cost:
@@ -83,13 +87,14 @@ def _check_action_allowed(rnd: OperatingRound, hex_id: str, *, upgrade: bool) ->
 
 
 def _check_enhances_route(
-    ctx: Context, state: GameState, company: Company, hex_id: str, tile, rotation: int
+    ctx: Context, state: GameState, company: Company, hex_id: str, tile, rotation: int,
+    reach: graph.Reach | None,
 ) -> None:
     """8.6: the lay must be on the company's home hex, extend its route, or raise a
     city's value on it."""
     if any(t.hex == hex_id for t in company.tokens):
         return
-    reach = graph.reachable(ctx, state, company.sym)
+    reach = reach or graph.reachable(ctx, state, company.sym)
     reached_edges = {e for (h, e) in reach.track_ends if h == hex_id}
     for edge, neighbour in ctx.board.neighbours[hex_id].items():
         if (neighbour, (edge + 3) % 6) in reach.track_ends:

@@ -157,7 +157,7 @@ def legal_lays(game: Game, company: Company) -> list[LayTile]:
             for rotation in range(6):
                 action = LayTile(company.sym, hex_id, tile.name, rotation)
                 try:
-                    check_lay(ctx, state, state.round, company, action)
+                    check_lay(ctx, state, state.round, company, action, reach)
                 except IllegalAction:
                     continue
                 result.append(action)
