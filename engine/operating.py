@@ -367,7 +367,7 @@ def _national_runs_itself(ctx: Context, state: GameState, rnd: OperatingRound, c
     results = best_routes(ctx, state, company)
     for result in results:
         next(t for t in company.trains if t.id == result.train).operated = True
-    rnd.revenue = sum(r.revenue for r in results)
+    rnd.revenue = company.last_revenue = sum(r.revenue for r in results)
     if results:
         state.log.append(
             f"{company.sym} runs for {rnd.revenue}: "
@@ -388,7 +388,7 @@ def _run(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, 
         for train in company.trains:
             if train.id == result.train:
                 train.operated = True
-    rnd.revenue = revenue
+    rnd.revenue = company.last_revenue = revenue
     state.log.append(f"{company.sym} runs for {rnd.revenue}")
     _next_step(ctx, state, rnd)
 
