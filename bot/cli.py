@@ -12,36 +12,32 @@ from engine.errors import EngineError
 
 
 def _read_json(path: str) -> Any:
+    from bot.gamefiles import GameFileError, read_log
+
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SystemExit(f"troika: no such file: {path}") from None
-    except json.JSONDecodeError as exc:
-        raise SystemExit(f"troika: {path} is not valid JSON ({exc})") from None
+        return read_log(Path(path))
+    except GameFileError as exc:
+        raise SystemExit(f"troika: {exc}") from None
 
 
 def _read_trace(path: str) -> list[dict[str, Any]]:
-    lines = []
+    from bot.gamefiles import GameFileError, read_trace
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            for number, text in enumerate(handle, 1):
-                if not text.strip():
-                    continue
-                try:
-                    data = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise SystemExit(f"troika: {path} line {number} is not valid JSON ({exc})") from None
-                if "header" not in data:
-                    lines.append(data)
-    except FileNotFoundError:
-        raise SystemExit(f"troika: no such file: {path}") from None
-    return lines
+        return read_trace(Path(path))
+    except GameFileError as exc:
+        raise SystemExit(f"troika: {exc}") from None
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay an 18xx.games log, comparing with its trace after every action."""
+    from bot.gamefiles import exact
     from engine.replay import replay
 
+    if args.corpus:
+        return _replay_corpus(args)
+    if not args.game:
+        raise SystemExit("troika: replay needs a game log or --corpus FOLDER")
     log = _read_json(args.game)
     trace = _read_trace(args.trace) if args.trace else None
     try:
@@ -59,7 +55,29 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"first divergence at action {d['id']}: {d['field']}: expected {d['expected']!r}, got {d['got']!r}")
         names = {str(p["id"]): str(p["name"]) for p in log.get("players", [])}
         print(f"result {_named(report.result, names)} (logged {_named(report.expected_result, names)})")
-    return 0 if report.ok and (trace is None or report.matched == report.compared) else 1
+    return 0 if exact(report, trace) else 1
+
+
+def _replay_corpus(args: argparse.Namespace) -> int:
+    """Replay every game of a folder against the trace beside it; one summary."""
+    from bot.gamefiles import GameFileError, replay_corpus
+
+    try:
+        summary = replay_corpus(Path(args.corpus), args.title)
+    except GameFileError as exc:
+        print(f"troika: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{summary['exact']}/{summary['games']} games exact, "
+              f"{summary['matched']}/{summary['actions']} actions match the trace")
+        for d in summary["first_divergences"]:
+            where = d.get("error") or (
+                f"action {d.get('id')}: {d['field']}: expected {d['expected']!r}, got {d['got']!r}"
+            )
+            print(f"  {d['game']}: {where}")
+    return 0 if summary["exact"] == summary["games"] else 1
 
 
 def _named(result: dict[str, int] | None, names: dict[str, str]) -> str:
@@ -226,9 +244,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="troika", description=__doc__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("replay", help="replay an 18xx.games game log", description=cmd_replay.__doc__)
-    p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
-    p.add_argument("--trace", help="the state after every action (.trace.jsonl) to compare with")
+    p = sub.add_parser("replay", help="replay an 18xx.games game log, or every game of a folder",
+                       description=cmd_replay.__doc__)
+    p.add_argument("game", nargs="?", help="the game log (JSON exported from 18xx.games, may be gzipped)")
+    p.add_argument("--trace", help="the state after every action (.trace.jsonl[.gz]) to compare with")
+    p.add_argument("--corpus", metavar="FOLDER", help="replay every game of FOLDER against the trace beside it")
+    p.add_argument("--title", help="with --corpus: only games of this title, e.g. 1861")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_replay)
 

@@ -257,11 +257,11 @@ def _token(game: Game, actor: str, args: list[str]) -> Action:
 def _token_options(game: Game) -> list[tuple[str, int]]:
     """The cities the actor may token now, if it is placing a token."""
     from engine.operating import tokenable_cities
-    from engine.tokens import home_cities_for_new_major
+    from engine.stock_round import home_cities
 
     ctx, state = game.ctx, game.state
     if game.round_name == "Stock" and state.round.home_token:
-        return home_cities_for_new_major(ctx, state)
+        return home_cities(ctx, state)
     if game.round_name == "Operating" and state.round.step == "token":
         company = state.companies.get(game.actor() or "")
         return tokenable_cities(ctx, state, company) if company else []

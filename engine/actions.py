@@ -148,6 +148,7 @@ class BuyTrain(Action):
     kind: ClassVar[str] = "buy_train"
     train: str = ""
     price: int = 0
+    exchange: str = ""  # 1867, phase 8: an own train handed in for a discount (8.11)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The printed board: hex coordinates, tiles parsed from the code notation, and the map.
 
-Everything here is static data read from ``engine/data/<title>.json`` (format in
+Everything here is static data read from ``engine/titles/<title>/board.json`` (format in
 ``shared/reference/README.md``); what changes during a game (laid tiles, tokens)
 lives in :mod:`engine.state`.
 
@@ -10,12 +10,10 @@ i-th revenue node (cities, towns and off-boards in the order they are listed).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import resources
 
 from .errors import DataError
 
@@ -307,6 +305,7 @@ class TrainDef:
     multiplier: int
     pay: int  # stops counted
     express: bool  # 5+5E: may skip cities, counts off-boards first
+    trade_in: tuple[tuple[str, int], ...] = ()  # 1867: train handed in -> discount (8.11)
 
     @property
     def rank(self) -> int:
@@ -389,6 +388,11 @@ class Board:
                 result[edge] = other
         return result
 
+    @property
+    def national_operates(self) -> bool:
+        """Whether the national railway runs trains in some phase (8.13, 1861)."""
+        return any("national_operates" in p.status for p in self.phases)
+
     def train(self, name: str) -> TrainDef:
         for t in self.trains:
             if t.name == name:
@@ -431,6 +435,24 @@ class Board:
                     yield cell
 
 
+def _check_known(raw: dict) -> None:
+    """Refuse data the rules do not implement, rather than ignoring it."""
+    from .trains import EVENTS
+
+    for train in raw["trains"]:
+        for event in train.get("events", []):
+            if event["type"] not in EVENTS:
+                raise DataError(f"train {train['name']}: unknown event {event['type']!r}")
+    for phase in raw["phases"]:
+        for status in phase.get("status", []):
+            if status not in KNOWN_STATUS:
+                raise DataError(f"phase {phase['name']}: unknown status {status!r}")
+    for company in raw["companies"]:
+        for ability in company.get("abilities", []):
+            if ability["type"] not in KNOWN_ABILITIES:
+                raise DataError(f"private {company['sym']}: unknown ability {ability['type']!r}")
+
+
 def _parse_market(rows: list[list[str]]) -> list[list[MarketCell | None]]:
     result: list[list[MarketCell | None]] = []
     for r, row in enumerate(rows):
@@ -466,6 +488,7 @@ def _parse_train(d: dict) -> TrainDef:
         multiplier=d.get("multiplier", 1),
         pay=pay,
         express=express,
+        trade_in=tuple((name, int(amount)) for name, amount in (d.get("discount") or {}).items()),
     )
 
 
@@ -514,13 +537,20 @@ def load_board(title: str = "1861") -> Board:
     return _BOARDS[title]
 
 
+KNOWN_STATUS = frozenset({"can_buy_companies", "national_operates", "export_train"})
+"""Phase statuses the rules know (11)."""
+
+KNOWN_ABILITIES = frozenset({"hex_bonus", "blocks_hexes"})
+"""Private company abilities the rules know (3.1)."""
+
+
 def _read_board(title: str) -> Board:
-    data_dir = resources.files("engine") / "data"
-    try:
-        raw = json.loads((data_dir / f"{title}.json").read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise DataError(f"no board data for {title!r}") from exc
-    manifest = json.loads((data_dir / f"{title}-upgrades.json").read_text(encoding="utf-8"))
+    from .titles import title_named
+
+    rules = title_named(title)
+    raw = rules.data("board.json")
+    manifest = rules.data("upgrades.json")
+    _check_known(raw)
     tiles = {
         name: parse_tile(
             name, t["color"], t["code"], None if t["count"] == "unlimited" else int(t["count"])

@@ -84,6 +84,8 @@ class Game:
         if company.is_national:
             return self.state.national_operator
         president = self.state.president(entity)
+        if president is None and self.round_name == "Stock":
+            return stock_round.home_token_placer(self.state, entity)
         return president.id if president else None
 
     def choices(self) -> list[str]:

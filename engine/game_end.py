@@ -7,19 +7,6 @@ from .state import Context, GameState
 FINAL_SET_ROUNDS = 3
 
 
-def final_phase_reached(ctx: Context, state: GameState) -> None:
-    """12.1: bought in the first operating round of a set, play two more operating
-    rounds; otherwise a stock round and three operating rounds, then the game ends."""
-    rnd = state.round
-    if getattr(rnd, "kind", "") == "Operating" and rnd.number == 1:
-        state.operating_rounds = FINAL_SET_ROUNDS
-        state.game_ends_after = (state.round_number, FINAL_SET_ROUNDS)
-        state.log.append("The first 8-train: two more operating rounds after this one, then the game ends")
-    else:
-        state.game_ends_after = (state.round_number + 1, FINAL_SET_ROUNDS)
-        state.log.append("The first 8-train: one more stock round and three operating rounds")
-
-
 def check_bank(ctx: Context, state: GameState) -> None:
     """12.1: the bank breaks when it runs out; finish this operating round (or the
     next one, if it breaks outside an operating round), unless the 8-train timing

@@ -429,6 +429,18 @@ def reachable(ctx: Context, state: GameState, company: str) -> Reach:
     return Reach(nodes, hexes, track_ends)
 
 
+def has_route(ctx: Context, state: GameState, company: str) -> bool:
+    """True if a walk from one of ``company``'s token cities reaches another revenue
+    centre (8.8) — which may be another of its own token cities."""
+    graph = track_graph(ctx, state)
+    passable = passable_nodes(graph, blocked_nodes(state, graph, [company]))
+    for start in token_nodes(state, graph, company):
+        others = ((1 << len(graph.nodes)) - 1) & ~(1 << start)
+        if _Walk(graph, passable, goal=others).run([start]).nodes & others:
+            return True
+    return False
+
+
 def city_is_unconnected(ctx: Context, state: GameState, hex_id: str, city: int) -> bool:
     """True if no walk along track from this city reaches another city, town or off-board
     (tokens ignored; 18xx.games' test for a major's home, RULES-NOTES 4.3)."""

@@ -37,6 +37,7 @@ from .actions import (
 )
 from .errors import InvalidAction
 from .game import Game
+from .board import load_board
 from .history import effective_entries
 from .rules import Rules
 from .state import GameState
@@ -61,9 +62,7 @@ def read_log(log: dict[str, Any]) -> tuple[Game, list[LoggedAction]]:
     settings = log.get("settings") or {}
     optional = settings.get("optional_rules") or []
     market = "column" if "column_market" in optional else "grid" if "grid_market" in optional else None
-    rules = Rules.site(**({"market": market} if market else {}))
-    if market is None and title == "1867":
-        rules = rules.but(market="column")
+    rules = Rules.site(market=market or load_board(title).default_market)
     players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
     game = Game.new(players, int(settings.get("seed") or 0), rules, title, first_player=0)
     entries = []
@@ -160,7 +159,8 @@ def _run_routes(state: GameState, raw: dict[str, Any]) -> Action:
         Route(str(r["train"]), tuple(tuple(str(h) for h in leg) for leg in r["connections"]))
         for r in raw.get("routes", [])
     )
-    revenue = sum(int(r["revenue"]) for r in raw.get("routes", []) if "revenue" in r)
+    logged = [r.get("revenue") for r in raw.get("routes", [])]
+    revenue = None if None in logged else sum(int(r) for r in logged)
     return RunRoutes(_entity(raw), routes, revenue)
 
 
@@ -169,7 +169,7 @@ def _dividend(state: GameState, raw: dict[str, Any]) -> Action:
 
 
 def _buy_train(state: GameState, raw: dict[str, Any]) -> Action:
-    return BuyTrain(_entity(raw), str(raw["train"]), int(raw["price"]))
+    return BuyTrain(_entity(raw), str(raw["train"]), int(raw["price"]), str(raw.get("exchange") or ""))
 
 
 def _discard_train(state: GameState, raw: dict[str, Any]) -> Action:

@@ -9,10 +9,12 @@ from .actions import LayTile
 from .errors import IllegalAction
 from .state import Company, Context, GameState
 from .track import (
+    border_crossings_paid,
     check_upgrade,
     exits_are_legal,
     lay_cost,
     new_track_ends,
+    pay_borders,
     place_tile,
     revenue_grows,
 )
@@ -33,6 +35,7 @@ def lay_tile(ctx: Context, state: GameState, rnd: OperatingRound, company: Compa
     upgrade = hex_id in state.map.tiles or ctx.board.hexes[hex_id].color != "white"
     company.cash -= cost
     state.bank += cost
+    pay_borders(ctx, state, border_crossings_paid(ctx, state, hex_id, tile, rotation))
     place_tile(ctx, state, hex_id, tile, rotation, action.tile_id)
     rnd.lays.append(hex_id)
     rnd.upgraded = rnd.upgraded or upgrade
@@ -67,9 +70,11 @@ def check_lay(
     problem = exits_are_legal(ctx, state, hex_id, tile, rotation)
     if problem:
         raise IllegalAction(problem)
-    _check_enhances_route(ctx, state, company, hex_id, tile, rotation, reach)
+    if not ctx.rules.lay_connection_unchecked:
+        _check_enhances_route(ctx, state, company, hex_id, tile, rotation, reach)
     _check_max_exits(ctx, state, hex_id, tile, rotation)
     cost = lay_cost(ctx, state, hex_id, tile, second=bool(rnd.lays))
+    cost += sum(c for _, _, c in border_crossings_paid(ctx, state, hex_id, tile, rotation))
     if loans.borrowing_power(company) < cost:
         raise IllegalAction(f"this lay costs {cost}; {company.sym} cannot raise that even with loans")
     return cost

@@ -60,9 +60,9 @@ def _stock(game: Game) -> list[Action]:
     rnd = state.round
     actor = game.actor() or ""
     if rnd.home_token:
-        from .tokens import home_cities_for_new_major
+        from .stock_round import home_cities
 
-        return [PlaceToken(actor, h, c) for h, c in home_cities_for_new_major(ctx, state)]
+        return [PlaceToken(actor, h, c) for h, c in home_cities(ctx, state)]
     if rnd.auction:
         return [Bid(actor, rnd.auction.minor, rnd.auction.high_bid + 5), Pass(actor)]
     player = state.player(actor)

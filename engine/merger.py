@@ -9,11 +9,13 @@ from . import graph, market, shares, trains
 from .actions import Action, BuyShare, Convert, Merge, Pass, RemoveToken
 from .errors import IllegalAction
 from .state import Company, Context, GameState, StationToken
+from .nationalization import trainless_choice
 from .tokens import remove_token
 
 MAX_MINORS = 10
 MAX_MINORS_PER_PLAYER = 6
 MERGE_PRICE_MIN, MERGE_PRICE_MAX = 100, 200
+SECOND_TOKEN_PRICE = 20
 EXTRA_TOKEN_PRICE = 40
 TOKENS_KEPT_ON_MAP = 2
 
@@ -29,8 +31,9 @@ class MergerRound:
     adding_done: bool = False
     major: str | None = None  # the major just formed (tokens, then share sales)
     buyers: list[int] = field(default_factory=list)  # seats still to buy, first acts
+    first_buyer: int = 0  # seat of the owner who buys first after a merge (9.2C)
     buy_phase: int = 0  # 1: any number each; 2: one each
-    phase_one_passer: int | None = None
+    phase_one_passer: int | None = None  # the seat whose pass was the last phase-1 action
     tokens_removed: bool = False
     undo_point: GameState | None = field(default=None, repr=False, compare=False)  # before the merge
 
@@ -56,9 +59,7 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
         rnd.buyers, rnd.buy_phase, rnd.phase_one_passer, rnd.tokens_removed = [], 0, None, False
         rnd.undo_point = None
         if rnd.index >= len(rnd.order):
-            from .operating import after_operating_round
-
-            after_operating_round(ctx, state, rnd.after_or)
+            _finish(ctx, state, rnd)
             return
         sym = rnd.order[rnd.index]
         minor = state.companies[sym]
@@ -71,27 +72,44 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
             return
 
 
+def _finish(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    """9.3: the round ends once every minor has had its turn and no trainless major
+    awaits its president's choice."""
+    rnd.index = len(rnd.order)
+    if state.trainless_majors:
+        return
+    from .operating import after_operating_round
+
+    after_operating_round(ctx, state, rnd.after_or)
+
+
 def actor(ctx: Context, state: GameState) -> str:
     rnd: MergerRound = state.round
-    over = trains.over_limit(ctx, state)
-    if over:
-        return over[0]
+    if state.trainless_majors:
+        return state.trainless_majors[0]
     if rnd.major is not None and _tokens_to_remove(state, rnd):
         return rnd.major
     if rnd.buyers:
         return state.players[rnd.buyers[0]].id
+    over = trains.over_limit(ctx, state)
+    if over:
+        return over[0]
     return rnd.merging[0] if rnd.merging else ""
 
 
 def apply(ctx: Context, state: GameState, action: Action) -> None:
     """Apply one merger-round action."""
     rnd: MergerRound = state.round
-    if trains.over_limit(ctx, state):
-        trains.discard(ctx, state, action)
+    # The steps in 18xx.games's order, which the designer confirmed (RN 8.1): token
+    # reduction (9.2E) before the share sales (9.2C-D), discards (9.2F) after them.
+    if state.trainless_majors:
+        trainless_choice(ctx, state, action)
     elif rnd.major is not None and _tokens_to_remove(state, rnd):
         _remove_token(ctx, state, rnd, action)
     elif rnd.buyers:
         _buy_or_pass(ctx, state, rnd, action)
+    elif trains.over_limit(ctx, state):
+        trains.discard(ctx, state, action)
     else:
         _minor_action(ctx, state, rnd, action)
     _continue(ctx, state, rnd)
@@ -99,14 +117,17 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
 
 def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     """Move on once nothing is pending for the merge just made."""
-    if state.round is not rnd or trains.over_limit(ctx, state):
+    if state.round is not rnd or state.trainless_majors:
+        return
+    if rnd.index >= len(rnd.order):
+        _finish(ctx, state, rnd)
         return
     if rnd.major is None:
         return
     if _tokens_to_remove(state, rnd):
         return
     if rnd.buy_phase == 0:
-        _finish_tokens(state, rnd)
+        _finish_tokens(ctx, state, rnd)
         _start_buying(ctx, state, rnd)
     _skip_buyers_who_cannot(ctx, state, rnd)
     if rnd.buyers:
@@ -212,10 +233,11 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
         if not any(owners.count(o) >= 2 or (o is not None and o.cash >= cell.price) for o in owners):
             raise IllegalAction(f"nobody in this merge could become president of {sym} at {cell.price} (9.2)")
     rnd.undo_point = copy.deepcopy(state)
+    minors = market.in_price_order(ctx, state, rnd.merging)
+    rnd.first_buyer = _first_buyer(ctx, state, rnd.merging[0], minors[0])
     major = state.companies[sym]
     major.floated = True
     market.place(state, sym, cell)
-    minors = market.in_price_order(ctx, state, rnd.merging)
     for minor in minors:
         if rnd.converting:
             _convert_exchange(state, major, minor)
@@ -225,6 +247,13 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
     rnd.merging = minors
     rnd.major = sym
     state.log.append(f"{' and '.join(minors)} form {sym} at {cell.price}")
+
+
+def _first_buyer(ctx: Context, state: GameState, active: str, highest: str) -> int:
+    """9.2C: the owner of the active minor buys first; RN 11.28: on 18xx.games, the
+    owner of the highest-priced minor. Taken before the minors close."""
+    owner = state.president(highest if ctx.rules.merger_buying_from_highest_minor else active)
+    return state.players.index(owner) if owner is not None else 0
 
 
 def _exchange(state: GameState, major: Company, minor_sym: str) -> None:
@@ -312,13 +341,20 @@ def _remove_token(ctx: Context, state: GameState, rnd: MergerRound, action: Acti
     state.log.append(f"{major.sym} removes its token from {action.hex}")
 
 
-def _finish_tokens(state: GameState, rnd: MergerRound) -> None:
-    """9.2E: after a reduction the major keeps its two tokens on the map and one
-    40/hex token on its charter."""
+def _finish_tokens(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    """9.2E: after a reduction the major keeps its tokens on the map and the charter
+    tokens of the spots left free: 20/hex if only one stays on the map, and 40/hex.
+    RN 8.3: 18xx.games keeps the cheapest spare tokens up to two, then adds a 40."""
     if not rnd.tokens_removed:
         return
     major = state.companies[rnd.major or ""]
-    major.tokens = major.placed_tokens + [StationToken(EXTRA_TOKEN_PRICE)]
+    placed = major.placed_tokens
+    if ctx.rules.merger_keeps_cheapest_spare_tokens:
+        spare = sorted((t for t in major.tokens if t.hex is None), key=lambda t: t.price)
+        kept = (placed + spare)[:TOKENS_KEPT_ON_MAP]
+    else:
+        kept = placed + [StationToken(SECOND_TOKEN_PRICE) for _ in range(TOKENS_KEPT_ON_MAP - len(placed))]
+    major.tokens = kept + [StationToken(EXTRA_TOKEN_PRICE)]
 
 
 # --- share sales after a merge or conversion (9.1D, 9.2C–D) -------------------------
@@ -333,9 +369,8 @@ def _start_buying(ctx: Context, state: GameState, rnd: MergerRound) -> None:
         rnd.buy_phase = 1
         rnd.buyers = [seat]
         return
-    first_owner = state.president(rnd.merging[0]) or state.president(major)
     owners = {state.players.index(p) for p in state.players if p.percent_of(major)}
-    start = state.players.index(first_owner) if first_owner in state.players else 0
+    start = rnd.first_buyer
     rnd.buy_phase = 1
     rnd.buyers = [(start + i) % n for i in range(n) if (start + i) % n in owners]
 
@@ -416,6 +451,7 @@ def _buy_or_pass(ctx: Context, state: GameState, rnd: MergerRound, action: Actio
     if cert is None:
         raise IllegalAction(f"{major.sym} has no shares left to sell")
     major.treasury.remove(cert)
+    rnd.phase_one_passer = None  # phase 1 no longer ends with a pass (RN 8.3)
     held = shares.first_plain(player.certs, major.sym)
     pres = next((c for c in major.treasury if c.president), None)
     if pres is not None and held is not None:
@@ -429,6 +465,9 @@ def _buy_or_pass(ctx: Context, state: GameState, rnd: MergerRound, action: Actio
     player.cash -= price
     major.cash += price
     state.log.append(f"{player.name} buys 10% of {major.sym} for {price}")
+    # 3.3: whoever now holds the most shares becomes president at once.
+    if (line := shares.update_president(state, major.sym)) is not None:
+        state.log.append(line)
     if rnd.buy_phase == 2:
         rnd.buyers.pop(0)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from . import market
+from .actions import Action, Choose, Pass
+from .errors import IllegalAction
 from .loans import repay_loans
 from .setup import new_company
 from .state import Company, Context, GameState
@@ -38,14 +40,27 @@ def _pay_owner(state: GameState, owner: str, private: str, value: int) -> None:
     state.bank -= value
 
 
+def trainless_choice(ctx: Context, state: GameState, action: Action) -> None:
+    """10: the president of a trainless major that has operated chooses, first thing
+    in whatever round it is, to nationalize it or keep it (pass)."""
+    sym = state.trainless_majors[0]
+    if action.entity != sym or not isinstance(action, (Choose, Pass)):
+        raise IllegalAction(f"{sym} has no train: its president must choose to nationalize it or keep it")
+    if isinstance(action, Choose) and action.choice != "nationalize":
+        raise IllegalAction("the only choice is 'nationalize' (or pass to keep the company)")
+    state.trainless_majors.pop(0)
+    if isinstance(action, Choose):
+        nationalize(ctx, state, sym)
+
+
 def nationalize(ctx: Context, state: GameState, sym: str) -> None:
-    """10.1: repay what loans it can, move the price left (once, and once per loan
-    left), pay the players, hand everything to the national, close or reset."""
+    """10.1: repay what loans it can, move the price left (once, and per loan left as
+    the title says), pay the players, hand the assets over, close or reset."""
     company = state.companies[sym]
     nat = national(ctx, state)
     repay_loans(state, company)
     market.move_left(ctx, state, sym)
-    for _ in range(company.loans):
+    for _ in range(company.loans * ctx.title.nationalization_steps_per_loan):
         market.move_left(ctx, state, sym)
     price = market.price(ctx, state, sym)
     for player in state.players:
@@ -55,11 +70,7 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
             state.bank -= units * price
             player.certs = [c for c in player.certs if c.company != sym]
     state.pool = [c for c in state.pool if c.company != sym]
-    nat.cash += company.cash
-    nat.trains.extend(company.trains)
-    for private in company.privates:
-        state.private_owner[private] = nat.sym
-        nat.privates.append(private)
+    ctx.title.national_takes_assets(ctx, state, company)
     _replace_tokens(ctx, state, company, nat)
     state.log.append(f"{sym} is nationalized at {price} a share")
     market.remove(state, sym)

@@ -10,7 +10,6 @@ from .actions import (
     Action,
     BuyPrivate,
     BuyTrain,
-    Choose,
     Dividend,
     LayTile,
     Pass,
@@ -19,9 +18,9 @@ from .actions import (
     RunRoutes,
 )
 from .errors import IllegalAction
-from .nationalization import nationalize
+from .nationalization import nationalize, trainless_choice
 from .state import Company, Context, GameState, Train
-from .tokens import free_slot_for, put_token, token_cost
+from .tokens import free_slot_for, home_city, put_token, token_cost
 
 STEPS = (
     "redeem",  # A (8.5)
@@ -65,7 +64,8 @@ def start(ctx: Context, state: GameState, number: int) -> None:
     rnd = OperatingRound(number=number)
     state.round = rnd
     state.log.append(f"Operating round {state.round_number}.{number}")
-    state.national_operator = state.players[state.priority].id
+    if ctx.board.national_operates:
+        state.national_operator = state.players[state.priority].id
     for company in state.companies.values():
         company.loans_due = company.loans
         for train in company.trains:
@@ -89,6 +89,8 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
     for sym, owner in state.private_owner.items():
         if owner is None or sym in state.closed_privates:
             continue
+        if owner == ctx.board.national() and not _national_keeps_money(ctx):
+            continue
         revenue = ctx.board.private(sym).revenue
         if owner in state.companies:
             state.companies[owner].cash += revenue
@@ -98,6 +100,12 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
         paid.append(f"{sym} {revenue} to {owner if owner in state.companies else state.player(owner).name}")
     if paid:
         state.log.append("Privates pay: " + ", ".join(paid))
+
+
+def _national_keeps_money(ctx: Context) -> bool:
+    """8.13: a national that only exports trains keeps no money (1867), unless the
+    18xx.games switch lets it collect its privates' income (RN 11.23)."""
+    return ctx.board.national_operates or ctx.rules.national_collects_private_income
 
 
 def current(state: GameState) -> Company | None:
@@ -128,16 +136,11 @@ def _next_company(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
 
 def _national_home_token(ctx: Context, state: GameState, nat: Company) -> None:
     """8.13: on its first run the RSR puts a token in its reserved St Petersburg city."""
-    corp = ctx.board.corporations[nat.sym]
-    if corp.home is None or any(t.hex == corp.home for t in nat.tokens):
+    home = home_city(ctx, state, nat.sym)
+    if home is None or any(t.hex == home[0] for t in nat.tokens):
         return
-    if (corp.home, corp.home_city) in state.map.reservations:
-        put_token(ctx, state, nat.sym, corp.home, corp.home_city)
-        return
-    for key, holder in state.map.reservations.items():
-        if key[0] == corp.home and holder == nat.sym:
-            put_token(ctx, state, nat.sym, *key)
-            return
+    if state.map.reservations.get(home) == nat.sym:
+        put_token(ctx, state, nat.sym, *home)
 
 
 def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
@@ -148,6 +151,9 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
 
         end_game(ctx, state, "bank" if state.bank_broken and state.phase != ctx.board.phases[-1].name else "final_phase")
         return
+    if "export_train" in ctx.board.phase(state.phase).status:
+        trains.export_train(ctx, state)
+        game_end.check_bank(ctx, state)
     from . import merger
 
     if merger.active_in_phase(ctx, state):
@@ -187,7 +193,8 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
     """Apply one action of the operating round, then run automatic steps."""
     rnd: OperatingRound = state.round
     if state.trainless_majors:
-        _trainless_choice(ctx, state, action)
+        trainless_choice(ctx, state, action)
+        _national_buys_on(ctx, state)
     elif trains.over_limit(ctx, state):
         trains.discard(ctx, state, action)
     else:
@@ -353,9 +360,7 @@ def _routes_needed(ctx: Context, state: GameState, rnd: OperatingRound, company:
         return False
     if company.is_national and not ctx.rules.national_route_entered_by_player:
         return False
-    reach = graph.reachable(ctx, state, company.sym)
-    own = {(t.hex, t.city) for t in company.tokens if t.hex is not None}
-    return any(node not in own for node in reach.nodes)
+    return graph.has_route(ctx, state, company.sym)
 
 
 def _national_runs_itself(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
@@ -503,6 +508,8 @@ def _trains_needed(ctx: Context, state: GameState, rnd: OperatingRound, company:
         return False
     if _must_buy(ctx, state, company):
         return True
+    if any(company.cash >= price for _, _, price in trains.trade_in_prices(ctx, state, company)):
+        return True
     if len(company.trains) >= trains.train_limit(ctx, state, company):
         return False
     return bool(affordable_trains(ctx, state, company)) or (_others_have_trains(state, company) and company.cash >= 1)
@@ -526,21 +533,23 @@ def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Compan
         return
     if not isinstance(action, BuyTrain):
         raise IllegalAction(f"{company.sym} may buy a train or pass")
-    trains.buy_train(ctx, state, company, action.train, action.price, compulsory=not company.trains)
+    trains.buy_train(
+        ctx, state, company, action.train, action.price, compulsory=not company.trains, exchange=action.exchange
+    )
 
 
 # --- discards and trainless majors ---------------------------------------------------
 
 
-def _trainless_choice(ctx: Context, state: GameState, action: Action) -> None:
-    sym = state.trainless_majors[0]
-    if action.entity != sym or not isinstance(action, (Choose, Pass)):
-        raise IllegalAction(f"{sym} has no train: its president must choose to nationalize it or keep it")
-    state.trainless_majors.pop(0)
-    if isinstance(action, Choose):
-        if action.choice != "nationalize":
-            raise IllegalAction("the only choice is 'nationalize' (or pass to keep the company)")
-        nationalize(ctx, state, sym)
+def _national_buys_on(ctx: Context, state: GameState) -> None:
+    """8.13: the RSR buys as many trains as it can afford, so once the majors left
+    trainless by its own purchase are decided (their cash may now be its), it goes on."""
+    rnd: OperatingRound = state.round
+    company = current(state)
+    if state.trainless_majors or company is None or not company.is_national:
+        return
+    if STEPS.index(rnd.step) > STEPS.index("trains"):
+        trains.national_buys_trains(ctx, state)
 
 
 def choices(ctx: Context, state: GameState) -> list[str]:

@@ -37,6 +37,11 @@ class Rules:
     """RN 11.11 — "use as many track segments as possible" applies to every upgrade of
     a city. Rulebook 8.6: only green cities upgraded to brown."""
 
+    lay_connection_unchecked: bool = False
+    """RN 0.4, 11.12 — 18xx.games does not check, when it loads a log, that a lay is
+    connected to the company's route, so its logs may hold lays its own page would not
+    offer. Rulebook 8.6: a lay must extend the company's route."""
+
     tile_cost_paid_on_replace: bool = False
     """RN 11.13 — a cost printed on a tile (Kiev's 635) is paid when that tile is
     replaced. Rulebook 8.6.2: paid when the tile is placed."""
@@ -59,9 +64,36 @@ class Rules:
     neither convert nor merge (18xx.games logs those passes). Rulebook 9: only
     eligible minors are asked."""
 
+    merger_buying_from_highest_minor: bool = False
+    """RN 11.28 — after a merge, the owner of the highest-priced minor buys shares
+    first. Rulebook 9.2C: the owner of the active minor."""
+
+    merger_keeps_cheapest_spare_tokens: bool = False
+    """RN 8.3, 11.14 — after a token reduction the major keeps its map tokens plus its
+    cheapest spare tokens up to two (a removed home token stays, free), then a 40.
+    Rulebook 9.2E: the tokens left go on the charter's 20/hex and 40/hex spots."""
+
     national_route_entered_by_player: bool = False
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
+
+    upgrades_by_track_only: bool = False
+    """RN 0.4, 2.2 — an upgrade is legal when it keeps the old track, labels and cities;
+    the tile manifest's list of upgrades is not consulted (1867 logs upgrade 23 to 47,
+    28 to 70, X4 to X6). Rulebook 19: only the upgrades the manifest lists."""
+
+    neutral_tokens: bool = False
+    """RN 11.25 (1867) — Timmins and Montreal's third city hold neutral tokens until
+    phase 3 (they fill the spot, never block). Rulebook 7.2.1: those spots are simply
+    not open to a minor's home before phase 3."""
+
+    whole_hex_unoccupied_for_major_home: bool = False
+    """RN 11.6 (1867) — a major started in a stock round may take a home hex only if no
+    city on the whole hex holds a company's token. Rulebook 7.4: an unoccupied city."""
+
+    national_collects_private_income: bool = False
+    """RN 11.23 (1867) — the CN collects the income of the privates nationalized in
+    phase 6. Rulebook 8.13: the CN keeps no money."""
 
     @classmethod
     def rulebook(cls, **options: Any) -> Rules:

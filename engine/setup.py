@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from importlib import resources
 
 from .board import Board
 from .errors import IllegalAction
@@ -19,10 +17,6 @@ from .state import (
     StationToken,
     Train,
 )
-
-HIDDEN_COMPANY = "3"
-"""The pseudo-private that locks hexes until phase 3 (RULES-NOTES 1.3)."""
-
 
 def new_state(ctx: Context, players: list[tuple[str, str]], priority: int, seed: int = 0) -> GameState:
     """The state before the private auction: ``players`` are (id, name) in seat order."""
@@ -43,15 +37,16 @@ def new_state(ctx: Context, players: list[tuple[str, str]], priority: int, seed:
         phase=board.phases[0].name,
         priority=priority,
     )
-    state.private_owner = {p.sym: None for p in board.privates if p.sym != HIDDEN_COMPANY}
+    state.private_owner = {p.sym: None for p in board.privates if not p.blocks_hexes}
     if len(players) == 2:
-        _two_player_setup(board, state, seed)
+        _two_player_setup(ctx, state, seed)
+    ctx.title.setup_map(ctx, state)
     return state
 
 
-def _two_player_setup(board: Board, state: GameState, seed: int) -> None:
+def _two_player_setup(ctx: Context, state: GameState, seed: int) -> None:
     """16.1–16.2: fewer trains, and two privates removed at random before the auction."""
-    variant = json.loads((resources.files("engine") / "data" / f"{board.title}-two-player.json").read_text())
+    variant = ctx.title.data("two_player.json")
     for name, count in variant["remove_trains"].items():
         copies = [t for t in state.depot.upcoming if t.name == name]
         for train in copies[len(copies) - count :]:

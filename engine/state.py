@@ -7,11 +7,14 @@ everything here is data plus small queries that need no rules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .board import Board, TileDef
 from .errors import IllegalAction
 from .rules import Rules
+
+if TYPE_CHECKING:
+    from .titles import Title
 
 
 @dataclass
@@ -110,6 +113,7 @@ class MapState:
     supply: dict[str, int | None] = field(default_factory=dict)  # tile name -> left (None: unlimited)
     copies: dict[str, int] = field(default_factory=dict)  # tile name -> copies handed out so far
     blocked_hexes: set[str] = field(default_factory=set)  # locked until phase 3
+    paid_borders: set[tuple[str, int]] = field(default_factory=set)  # (hex, edge) crossed and paid for
 
 
 @dataclass
@@ -178,6 +182,13 @@ class Context:
 
     board: Board
     rules: Rules
+
+    @property
+    def title(self) -> Title:
+        """The title's own rules (hooks for what the rulebook marks 1861 or 1867)."""
+        from .titles import title_named
+
+        return title_named(self.board.title)
 
     def tile_def(self, name: str) -> TileDef:
         return self.board.tiles[name]

@@ -12,7 +12,6 @@ from .state import Certificate, Context, GameState, Player
 
 MINOR_MIN_BID = 100
 BID_STEP = 5
-NIKOLAEV = "N"  # 7.2.1: must be the first minor auctioned (1861)
 
 
 @dataclass
@@ -37,8 +36,8 @@ class StockRound:
     sold_this_turn: bool = False
     dropped_this_turn: list[str] = field(default_factory=list)  # price already dropped (7.3.1)
     auction: MinorAuction | None = None
-    home_token: str | None = None  # a major just started must place its home token
-    home_player: int | None = None
+    home_token: str | None = None  # a company that must place its home token now
+    home_player: int | None = None  # the player who places it
 
 
 def start(ctx: Context, state: GameState) -> None:
@@ -50,6 +49,8 @@ def start(ctx: Context, state: GameState) -> None:
 
 def actor(ctx: Context, state: GameState) -> str:
     sr: StockRound = state.round
+    if state.trainless_majors:
+        return state.trainless_majors[0]
     if sr.home_token is not None:
         return sr.home_token
     if sr.auction is not None:
@@ -60,7 +61,11 @@ def actor(ctx: Context, state: GameState) -> str:
 def apply(ctx: Context, state: GameState, action: Action) -> None:
     """Apply one stock-round action."""
     sr: StockRound = state.round
-    if sr.home_token is not None:
+    if state.trainless_majors:
+        from .nationalization import trainless_choice
+
+        trainless_choice(ctx, state, action)
+    elif sr.home_token is not None:
         _home_token(ctx, state, sr, action)
     elif sr.auction is not None:
         _auction_action(ctx, state, sr, action)
@@ -125,6 +130,8 @@ def _end_turn(ctx: Context, state: GameState, sr: StockRound, *, acted: bool) ->
 def _skip_players_without_actions(ctx: Context, state: GameState) -> None:
     """Players with nothing they could do pass automatically; all passing ends the round."""
     sr: StockRound = state.round
+    if sr.home_token is not None:
+        return  # the home token comes first; the turn moves on after it
     n = len(state.players)
     while sr.passes < n:
         if has_action(ctx, state, state.players[sr.turn]):
@@ -359,9 +366,13 @@ def _buy(ctx: Context, state: GameState, sr: StockRound, player: Player, action:
 
 
 def available_minors(ctx: Context, state: GameState) -> list[str]:
-    """Minors that may be put up for auction now (7.2; green ones from phase 3)."""
+    """Minors that may be put up for auction now (7.2; green ones from phase 3; the
+    title's first minor before any other, 7.2.1)."""
     if "minors_cannot_start" in state.events:
         return []
+    first = ctx.title.first_minor
+    if first is not None and not state.companies[first].floated and not state.companies[first].closed:
+        return [first]
     result = []
     for sym in ctx.board.minors():
         company = state.companies[sym]
@@ -377,21 +388,28 @@ def _nominate(ctx: Context, state: GameState, sr: StockRound, seat: int, action:
     player = state.players[seat]
     sym = action.target
     available = available_minors(ctx, state)
+    first = ctx.title.first_minor
+    if available == [first] and sym != first:
+        raise IllegalAction(f"{ctx.board.corporations[first].name} ({first}) must be the first minor auctioned (7.2.1)")
     if sym not in available:
-        raise IllegalAction(
-            f"{sym} cannot be auctioned now; available: {', '.join(available) or 'none'}"
-        )
-    if NIKOLAEV in available and sym != NIKOLAEV and NIKOLAEV in ctx.board.corporations:
-        raise IllegalAction("the Nikolaev (N) must be the first minor auctioned (7.2.1)")
+        raise IllegalAction(f"{sym} cannot be auctioned now; available: {', '.join(available) or 'none'}")
     if shares.cert_count(player) >= shares.cert_limit(ctx, state):
         raise IllegalAction(f"{player.name} is at the certificate limit")
     _check_bid_amount(player, action.price, MINOR_MIN_BID)
-    _place_home_token(ctx, state, sym)
     n = len(state.players)
     order = [(seat + i) % n for i in range(n)]
     active = [s for s in order if s == seat or _can_bid(ctx, state, state.players[s], action.price + BID_STEP)]
     sr.auction = MinorAuction(sym, seat, action.price, seat, active, seat)
     state.log.append(f"{player.name} puts {sym} up for auction at {action.price}")
+    if ctx.title.minors_choose_home:
+        # 7.2.1 (1867): the nominating player places the minor's token before bidding goes on.
+        sr.home_token, sr.home_player = sym, seat
+    else:
+        from .tokens import home_city, put_token
+
+        home = home_city(ctx, state, sym)
+        if home is not None:
+            put_token(ctx, state, sym, *home)
     _auction_next(ctx, state, sr)
 
 
@@ -406,16 +424,6 @@ def _check_bid_amount(player: Player, price: int, lowest: int) -> None:
         raise IllegalAction(f"bids are multiples of {BID_STEP}")
     if price > player.cash:
         raise IllegalAction(f"{player.name} has only {player.cash}")
-
-
-def _place_home_token(ctx: Context, state: GameState, sym: str) -> None:
-    """1861: a minor's token goes on its reserved home city when it is auctioned."""
-    corp = ctx.board.corporations[sym]
-    if corp.home is None:
-        return
-    from .tokens import put_token
-
-    put_token(ctx, state, sym, corp.home, corp.home_city)
 
 
 def _auction_action(ctx: Context, state: GameState, sr: StockRound, action: Action) -> None:
@@ -501,10 +509,8 @@ def _par(ctx: Context, state: GameState, sr: StockRound, seat: int, action: Par)
         raise IllegalAction(f"starting {sym} at {action.price} costs {2 * action.price}; {player.name} has {player.cash}")
     if shares.cert_count(player) >= shares.cert_limit(ctx, state):
         raise IllegalAction(f"{player.name} is at the certificate limit")
-    from .tokens import home_cities_for_new_major
-
-    if not home_cities_for_new_major(ctx, state):
-        raise IllegalAction("no unconnected city is free for a new major's home, so none can start (7.4)")
+    if not ctx.title.major_home_cities(ctx, state):
+        raise IllegalAction("no city is open for a new major's home, so none can start now (7.4)")
     pres = company.treasury.pop(0)
     player.certs.append(pres)
     player.cash -= 2 * action.price
@@ -516,19 +522,41 @@ def _par(ctx: Context, state: GameState, sr: StockRound, seat: int, action: Par)
     sr.home_player = seat
 
 
+def home_token_placer(state: GameState, sym: str) -> str | None:
+    """The player who places ``sym``'s home token now (its nominator or founder)."""
+    sr: StockRound = state.round
+    if sr.home_token != sym or sr.home_player is None:
+        return None
+    return state.players[sr.home_player].id
+
+
+def home_cities(ctx: Context, state: GameState) -> list[tuple[str, int]]:
+    """Where the company that must place its home token now may put it: a minor just
+    nominated (7.2.1, 1867) or a major just started (7.4)."""
+    sr: StockRound = state.round
+    if sr.home_token is not None and state.companies[sr.home_token].is_minor:
+        return ctx.title.minor_home_cities(ctx, state)
+    return ctx.title.major_home_cities(ctx, state)
+
+
 def _home_token(ctx: Context, state: GameState, sr: StockRound, action: Action) -> None:
     if not isinstance(action, PlaceToken) or action.entity != sr.home_token:
-        raise IllegalAction(f"{sr.home_token} must first place its home token in an unconnected city")
-    from .tokens import home_cities_for_new_major, put_token
+        raise IllegalAction(f"{sr.home_token} must first place its home token")
+    from .tokens import put_token
 
-    allowed = home_cities_for_new_major(ctx, state)
+    allowed = home_cities(ctx, state)
     if (action.hex, action.city) not in allowed:
         raise IllegalAction(
-            f"{sr.home_token}'s home must be an unconnected, empty city: "
-            + ", ".join(f"{h} city {c}" for h, c in allowed)
+            f"{sr.home_token}'s home may be: " + (", ".join(f"{h} city {c}" for h, c in allowed) or "nowhere")
         )
     put_token(ctx, state, action.entity, action.hex, action.city)
+    minor = state.companies[action.entity].is_minor
     sr.home_token = None
+    if minor:
+        sr.home_player = None
+        if sr.auction is None:
+            _skip_players_without_actions(ctx, state)
+        return
     sr.turn = sr.home_player if sr.home_player is not None else sr.turn
     sr.home_player = None
     _end_turn(ctx, state, sr, acted=True)
@@ -538,9 +566,7 @@ def choices(ctx: Context, state: GameState) -> list[str]:
     """The actions open to whoever acts now, in words."""
     sr: StockRound = state.round
     if sr.home_token:
-        from .tokens import home_cities_for_new_major
-
-        return [f"token {h} {c}" for h, c in home_cities_for_new_major(ctx, state)]
+        return [f"token {h} {c}" for h, c in home_cities(ctx, state)]
     if sr.auction:
         a = sr.auction
         return [f"bid {a.minor} {a.high_bid + BID_STEP}+", "pass"]

@@ -32,6 +32,18 @@ def free_slot_for(ctx: Context, state: GameState, sym: str, hex_id: str, city: i
     return empty[0]
 
 
+def home_city(ctx: Context, state: GameState, sym: str) -> tuple[str, int] | None:
+    """Where the company's home token goes: the city its reservation has moved to when
+    an upgrade renumbered the cities (RN 2.2), else its printed home city."""
+    corp = ctx.board.corporations[sym]
+    if corp.home is None:
+        return None
+    for key, holder in state.map.reservations.items():
+        if key[0] == corp.home and holder == sym:
+            return key
+    return corp.home, corp.home_city
+
+
 def put_token(ctx: Context, state: GameState, sym: str, hex_id: str, city: int) -> None:
     """Place the company's next unused token in a city (no cost, no checks of reach)."""
     company = state.companies[sym]
@@ -69,20 +81,15 @@ def cities(ctx: Context, state: GameState) -> list[tuple[str, int]]:
     return result
 
 
-def home_cities_for_new_major(ctx: Context, state: GameState) -> list[tuple[str, int]]:
-    """Cities where a major started in a stock round may put its home token (7.4):
-    empty, unreserved and unconnected to any other revenue centre."""
-    from .graph import city_is_unconnected
-
+def open_unreserved_cities(ctx: Context, state: GameState) -> list[tuple[str, int]]:
+    """Cities with no token and no reservation: open for a new company's home."""
     result = []
     for hex_id, city in cities(ctx, state):
         if any(state.map.tokens.get((hex_id, city), [])):
             continue
         if (hex_id, city) in state.map.reservations:
             continue
-        if free_slot_for(ctx, state, "", hex_id, city) is None:
-            continue
-        if city_is_unconnected(ctx, state, hex_id, city):
+        if free_slot_for(ctx, state, "", hex_id, city) is not None:
             result.append((hex_id, city))
     return result
 

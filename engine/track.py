@@ -37,9 +37,10 @@ def check_upgrade(ctx: Context, state: GameState, hex_id: str, new: TileDef, rot
             f"a {old.color} hex takes a {next_color(old.color)} tile; tile {new.name} is {new.color}"
         )
     allowed = ctx.board.upgrades.get(old.name)
-    if old.name in ctx.board.tiles and allowed is not None and new.name not in allowed:
+    manifest = not ctx.rules.upgrades_by_track_only
+    if manifest and old.name in ctx.board.tiles and allowed is not None and new.name not in allowed:
         raise IllegalAction(
-            f"tile {old.name} upgrades only to {', '.join(allowed) or 'nothing'} (19.1), not {new.name}"
+            f"tile {old.name} upgrades only to {', '.join(allowed) or 'nothing'} (the tile manifest, 19), not {new.name}"
         )
     label = required_label(old, hex_def, new.color)
     if new.label != label:
@@ -72,12 +73,13 @@ def city_mapping(old: TileDef, old_rotation: int, new: TileDef, rotation: int) -
         if not olds:
             continue
         if len(news) < len(olds):
-            if len(news) != 1:
-                return None
-            # Several cities merge into one (Kiev, Moscow, St Petersburg).
-            if not all(old_exits[o] <= new_exits[news[0]] for o in olds):
-                return None
-            mapping.update({o: news[0] for o in olds})
+            # Cities merge (Kiev, Moscow, St Petersburg, Montreal): each old city goes
+            # to a new one that keeps all its track.
+            for o in olds:
+                target = next((n for n in news if old_exits[o] <= new_exits[n]), None)
+                if target is None:
+                    return None
+                mapping[o] = target
             continue
         found = _match_nodes(olds, news, old_exits, new_exits)
         if found is None:
@@ -124,6 +126,34 @@ def lay_cost(ctx: Context, state: GameState, hex_id: str, new: TileDef, second: 
         return cost + old.upgrade_cost
     printed = old.upgrade_cost if hex_id not in state.map.tiles else 0
     return cost + printed + new.upgrade_cost
+
+
+def border_crossings_paid(
+    ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int
+) -> list[tuple[str, int, int]]:
+    """8.6.2: costly borders (1867's water) that this tile connects across, as
+    (hex, edge, cost): paid once, by the lay that makes track meet across them."""
+    result = []
+    for border in ctx.board.hexes[hex_id].borders:
+        if not border.cost or (hex_id, border.edge) in state.map.paid_borders:
+            continue
+        if border.edge not in new.exits(rotation):
+            continue
+        neighbour = ctx.board.neighbours[hex_id].get(border.edge)
+        if neighbour is None:
+            continue
+        tile, neighbour_rotation = ctx.tile_at(state, neighbour)
+        if (border.edge + 3) % 6 in tile.exits(neighbour_rotation):
+            result.append((hex_id, border.edge, border.cost))
+    return result
+
+
+def pay_borders(ctx: Context, state: GameState, crossings: list[tuple[str, int, int]]) -> None:
+    """A paid border costs nothing more, from either side."""
+    for hex_id, edge, _ in crossings:
+        state.map.paid_borders.add((hex_id, edge))
+        neighbour = ctx.board.neighbours[hex_id][edge]
+        state.map.paid_borders.add((neighbour, (edge + 3) % 6))
 
 
 def place_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int, tile_id: str) -> None:

@@ -85,18 +85,28 @@ def find_train(ctx: Context, state: GameState, train_id: str) -> tuple[str, Trai
 
 
 def buy_train(
-    ctx: Context, state: GameState, buyer: Company, train_id: str, price: int, *, compulsory: bool
+    ctx: Context,
+    state: GameState,
+    buyer: Company,
+    train_id: str,
+    price: int,
+    *,
+    compulsory: bool,
+    exchange: str = "",
 ) -> None:
     """8.11: check and make one purchase, then resolve its phase change."""
     source, train = find_train(ctx, state, train_id)
     definition = ctx.board.train(train.name)
     if source == buyer.sym:
         raise IllegalAction(f"{buyer.sym} already owns train {train.id}")
-    if len(buyer.trains) >= train_limit(ctx, state, buyer):
+    handed_in = _trade_in(ctx, state, buyer, source, definition, exchange)
+    room = train_limit(ctx, state, buyer) + (1 if handed_in else 0)
+    if len(buyer.trains) >= room:
         raise IllegalAction(f"{buyer.sym} is at its train limit of {train_limit(ctx, state, buyer)}")
     if source in ("yard", "pool"):
-        if price != definition.price:
-            raise IllegalAction(f"a {train.name}-train from the {source} costs {definition.price}")
+        list_price = definition.price - (dict(definition.trade_in)[handed_in.name] if handed_in else 0)
+        if price != list_price:
+            raise IllegalAction(f"a {train.name}-train from the {source} costs {list_price}")
         if buyer.cash < price:
             if not compulsory:
                 raise IllegalAction(f"{buyer.sym} has {buyer.cash}; the {train.name}-train costs {price}")
@@ -111,9 +121,46 @@ def buy_train(
             raise IllegalAction("a train bought from another company costs at least 1")
         if buyer.cash < price:
             raise IllegalAction(f"{buyer.sym} has only {buyer.cash}; loans are not allowed for trains from companies")
+    if handed_in is not None:
+        buyer.trains.remove(handed_in)
+        state.depot.pool.append(handed_in)
+        state.log.append(f"{buyer.sym} trades in a {handed_in.name}-train")
     _transfer(ctx, state, buyer, source, train, price)
     if source == "yard":
         _after_yard_sale(ctx, state, definition)
+
+
+def trade_in_prices(ctx: Context, state: GameState, company: Company) -> list[tuple[Train, Train, int]]:
+    """8.11 (1867): (yard train, own train handed in, price) for every trade-in open now."""
+    if "train_trade_allowed" not in state.events or not company.is_major:
+        return []
+    result = []
+    for train in yard_trains(ctx, state):
+        discounts = dict(ctx.board.train(train.name).trade_in)
+        for own in company.trains:
+            if own.name in discounts:
+                result.append((train, own, ctx.board.train(train.name).price - discounts[own.name]))
+    return result
+
+
+def _trade_in(
+    ctx: Context, state: GameState, buyer: Company, source: str, bought: TrainDef, exchange: str
+) -> Train | None:
+    """8.11 (1867): in phase 8 a major may hand in one of its trains for half its
+    face value off a train from the yard; the handed-in train goes to the pool."""
+    if not exchange:
+        return None
+    if "train_trade_allowed" not in state.events or not buyer.is_major:
+        raise IllegalAction("trains can be traded in only by majors, from phase 8 (8.11)")
+    if source not in ("yard", "pool") or not bought.trade_in:
+        raise IllegalAction(f"a {bought.name}-train cannot be bought with a trade-in")
+    handed_in = next((t for t in buyer.trains if t.id == exchange), None)
+    if handed_in is None:
+        raise IllegalAction(f"{buyer.sym} has no train {exchange} to trade in")
+    if handed_in.name not in dict(bought.trade_in):
+        allowed = ", ".join(name for name, _ in bought.trade_in)
+        raise IllegalAction(f"only a {allowed}-train can be traded in")
+    return handed_in
 
 
 def _transfer(ctx: Context, state: GameState, buyer: Company, source: str, train: Train, price: int) -> None:
@@ -155,17 +202,19 @@ def change_phase(ctx: Context, state: GameState, phase: str) -> None:
     events = ctx.board.train(phase).events
     for event in events:
         state.events.add(event)
-        EVENTS.get(event, lambda c, s: None)(ctx, state)
-    if phase == "3":
+        EVENTS[event](ctx, state)
+    if phase == LOCKS_OPEN_IN_PHASE:
         state.map.blocked_hexes.clear()
     if "trainless_nationalization" in events:
         _trainless_companies(ctx, state)
     if phase == ctx.board.phases[-1].name:
-        from .game_end import final_phase_reached
-
-        final_phase_reached(ctx, state)
+        ctx.title.final_phase_reached(ctx, state)
         if not ctx.rules.national_token_on_gray_moscow:
             _national_reserved_tokens(ctx, state)
+
+
+LOCKS_OPEN_IN_PHASE = "3"
+"""8.6: tiles may be laid in hexes with a lock symbol from phase 3."""
 
 
 def _rust(ctx: Context, state: GameState, phase: str) -> None:
@@ -199,7 +248,21 @@ def _minors_nationalized(ctx: Context, state: GameState) -> None:
         nationalize(ctx, state, sym)
 
 
+def _green_minors_available(ctx: Context, state: GameState) -> None:
+    """Phase 3: green minors may be auctioned (7.2), and the title's green spots open."""
+    ctx.title.green_spots_open(ctx, state)
+
+
+def _no_immediate_effect(ctx: Context, state: GameState) -> None:
+    """Events whose rule is checked where it applies (majors_can_ipo in 7.4,
+    train_trade_allowed in 8.11, trainless_nationalization after the rusting)."""
+
+
 EVENTS = {
+    "green_minors_available": _green_minors_available,
+    "majors_can_ipo": _no_immediate_effect,
+    "trainless_nationalization": _no_immediate_effect,
+    "train_trade_allowed": _no_immediate_effect,
     "minors_cannot_start": _minors_cannot_start,
     "nationalize_companies": _nationalize_companies,
     "minors_nationalized": _minors_nationalized,
@@ -235,6 +298,22 @@ def _national_reserved_tokens(ctx: Context, state: GameState) -> None:
             if free_slot_for(ctx, state, nat.sym, hex_id, city) is not None:
                 put_token(ctx, state, nat.sym, hex_id, city)
                 break
+
+
+def export_train(ctx: Context, state: GameState) -> None:
+    """8.13 (1867): at the end of an operating round the national exports the next
+    train of the yard: it leaves the game, with the phase change a purchase causes."""
+    if not state.depot.upcoming:
+        return
+    train = state.depot.upcoming[0]
+    definition = ctx.board.train(train.name)
+    state.depot.upcoming.pop(0)
+    if definition.count is None:
+        copy = state.depot.copies[train.name]
+        state.depot.copies[train.name] = copy + 1
+        state.depot.upcoming.insert(0, Train(f"{train.name}-{copy}", train.name))
+    state.log.append(f"{ctx.board.national()} exports a {train.name}-train")
+    _after_yard_sale(ctx, state, definition)
 
 
 def national_buys_trains(ctx: Context, state: GameState) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -19,19 +20,34 @@ GAMES = SHARED / "games"
 
 
 def shared_game(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A real game log and its trace from ``shared/games``."""
-    log_path = GAMES / f"{name}.json"
+    """A game log and its trace from ``shared/games`` (``generated/`` ones are gzipped)."""
+    folder = GAMES / "generated" if "-gen-" in name else GAMES
+    suffix = ".gz" if "-gen-" in name else ""
+    log_path = folder / f"{name}.json{suffix}"
     if not log_path.exists():
         if os.environ.get("CI"):
             pytest.fail(f"the shared games are missing: {log_path}")
         pytest.skip(f"shared games not found at {GAMES}")
-    log = json.loads(log_path.read_text(encoding="utf-8"))
-    trace = [
-        json.loads(line)
-        for line in (GAMES / f"{name}.trace.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+    log = json.loads(_read(log_path))
+    trace = [json.loads(line) for line in _read(folder / f"{name}.trace.jsonl{suffix}").splitlines() if line.strip()]
     return log, [t for t in trace if "header" not in t]
+
+
+def _read(path: Path) -> str:
+    if path.suffix == ".gz":
+        return gzip.decompress(path.read_bytes()).decode("utf-8")
+    return path.read_text(encoding="utf-8")
+
+
+def replayed(name: str, until: int, rules: Rules | None = None) -> Game:
+    """The game ``name`` replayed up to and including log id ``until``."""
+    from engine.replay import replay
+
+    log, _ = shared_game(name)
+    game = replay(log, None, until=until).game
+    if rules is not None:
+        game.ctx.rules = rules
+    return game
 
 
 PLAYERS3 = [("a", "Anna"), ("b", "Boris"), ("c", "Clara")]

@@ -219,7 +219,7 @@ async def test_the_private_auction_and_a_stock_round(table: Table) -> None:
     # The stock round: the Nikolaev first, majors not yet, then a minor auction.
     user = await table.acting()
     before = [u for u in order_after(user) if u is not user]
-    assert "Nikolaev (N) must be the first" in (await table.say(user, "!auction RO 100"))[0].content
+    assert "Nikolaev Railway (N) must be the first" in (await table.say(user, "!auction RO 100"))[0].content
     assert "✗" in (await table.say(user, "!buy NW"))[0].content
     nominated = posts(await table.say(user, "!auction N 100"))[0]
     assert nominated.filenames == ["map.png", "table.png"]  # its home token is placed

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engine import market
-from engine.actions import BuyShare, Merge, Pass
+from engine.actions import BuyShare, Merge, Pass, RemoveToken
 from engine.game import Game
 from engine.replay import replay
 from engine.rules import Rules
-from tests.conftest import play, refused, shared_game
+from tests.conftest import play, refused, replayed, shared_game
 
 
 def _merger_round(rules: Rules | None = None) -> Game:
@@ -64,3 +66,57 @@ def test_a_merge_without_a_president_is_reversed() -> None:
     assert not game.state.companies["SE"].floated
     assert {s: (c.cash, c.closed, c.market) for s, c in game.state.companies.items()} == before
     assert "the merge is reversed" in " ".join(game.state.log[-3:])
+
+
+def _kk_and_n_may_merge(rules: Rules) -> Game:
+    """S4007 merger round: KK (Player 2) and N (Player 1), both at 165, KK above N in
+    its market cell; N is given the turn."""
+    game = replayed("1861-gen-P3-column-S4007", 397, rules)
+    rnd = game.state.round
+    assert rnd.order[:2] == ["KK", "N"] and game.actor() == "KK"
+    rnd.index, rnd.merging = 1, ["N"]
+    return game
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_after_a_merge_the_active_minors_owner_buys_first(site: bool) -> None:
+    """9.2C: the owner of the active minor buys first; RN 11.28: 18xx.games starts with
+    the owner of the highest-priced minor (KK, first in its cell)."""
+    game = _kk_and_n_may_merge(Rules.site() if site else Rules.rulebook())
+    play(game, Merge("N", "KK"), Merge("N", "MKN"))
+    assert game.state.player(game.actor()).name == ("Player 2" if site else "Player 1")
+
+
+def test_phase_two_skips_only_a_player_whose_pass_ended_phase_one() -> None:
+    """RN 8.3: in S4029 Player 2 passes, then Player 3 and Player 1 buy and end phase 1;
+    Player 2, the president, is still offered a share in phase 2."""
+    game = replayed("1861-gen-P5-column-S4029", 263, Rules.site())
+    rnd = game.state.round
+    assert rnd.buy_phase == 2
+    assert game.state.player(game.actor()).name == "Player 2"
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_after_a_token_reduction_the_major_keeps_three_tokens(site: bool) -> None:
+    """9.2E: MNN and N (both in Moscow) form SE, which keeps one token there; the
+    tokens left go on the 20/hex and 40/hex spots. RN 8.3: 18xx.games keeps the
+    cheapest spare tokens, so removing the free home token makes the next one free."""
+    game = replayed("1861-gen-P6-grid-S4015", 284, Rules.site() if site else Rules.rulebook())
+    se = game.state.companies["SE"]
+    assert [(t.hex, t.price) for t in se.tokens] == [("H8", 0), ("H8", 20), (None, 40)]
+    play(game, RemoveToken("SE", "H8", 0))
+    assert [(t.hex, t.city) for t in se.placed_tokens] == [("H8", 1)]
+    assert [t.price for t in se.tokens if t.hex is None] == ([0, 40] if site else [20, 40])
+
+
+def test_buying_more_than_the_president_after_a_merge_takes_the_presidency() -> None:
+    """7.3.2: in S4029 Player 4 is GRR's president with 20%; Player 3 buys a third
+    share after the merge and, holding more, becomes president."""
+    game = replayed("1861-gen-P5-column-S4029", 310)
+    state = game.state
+    assert state.president("GRR").name == "Player 4"
+    buyer = state.player(game.actor())
+    assert buyer.name == "Player 3" and buyer.percent_of("GRR") == 20
+    play(game, BuyShare(buyer.id, "GRR", "treasury"))
+    assert state.president("GRR").name == "Player 3"
+    assert buyer.percent_of("GRR") == 30 and state.player(state.players[3].id).percent_of("GRR") == 20

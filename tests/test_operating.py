@@ -6,16 +6,16 @@ from __future__ import annotations
 import pytest
 
 from engine import market
-from engine.actions import BuyTrain, Dividend, Pass, PlaceToken, RunRoutes
+from engine.actions import BuyTrain, Choose, Dividend, Pass, PlaceToken, RunRoutes
 from engine.dividends import distribute
 from engine.game import Game
-from engine.game_end import check_bank, final_phase_reached
+from engine.game_end import check_bank
 from engine.loans import pay_interest, repay_loans, take_loan
 from engine.nationalization import nationalize
 from engine.replay import replay
 from engine.routes import best_routes, to_route
 from engine.rules import Rules
-from tests.conftest import play, refused, shared_game
+from tests.conftest import play, refused, replayed, shared_game
 
 
 def _at(until: int) -> Game:
@@ -126,11 +126,11 @@ def test_the_first_8_train_in_the_first_operating_round_ends_the_game_after_thre
     game = _at(460)
     state = game.state
     state.round.number = 1
-    final_phase_reached(game.ctx, state)
+    game.ctx.title.final_phase_reached(game.ctx, state)
     assert state.game_ends_after == (state.round_number, 3) and state.operating_rounds == 3
     state.game_ends_after = None
     state.round.number = 2
-    final_phase_reached(game.ctx, state)
+    game.ctx.title.final_phase_reached(game.ctx, state)
     assert state.game_ends_after == (state.round_number + 1, 3)
 
 
@@ -155,3 +155,26 @@ def test_a_major_must_choose_a_dividend() -> None:
     refused(game, Dividend("GRR", "all"), "payout, half or withhold")
     play(game, Dividend("GRR", "half"))
     assert game.state.round.step != "dividend"
+
+
+def test_a_route_between_two_own_token_cities_must_be_run() -> None:
+    """8.8: a route needs two revenue centres and one token city; both may be the
+    company's own tokens (S4006: MKV, tokened in K7 and M7, joined through L8)."""
+    game = replayed("1861-gen-P2-column-S4006", 338)
+    rnd = game.state.round
+    assert sorted(t.hex for t in game.state.companies["MKV"].placed_tokens) == ["K7", "M7"]
+    assert rnd.step == "routes" and game.actor() == "MKV"
+    assert market.price(game.ctx, game.state, "MKV") == 165  # no withhold has moved it
+
+
+def test_the_rsr_buys_on_with_the_cash_of_majors_its_purchase_nationalized() -> None:
+    """8.13: the RSR buys as many trains as it can afford. In S4026 its 6-train left
+    MK, MKV and MVR trainless; once MVR is nationalized, its cash buys the RSR a 7."""
+    game = replayed("1861-gen-P2-column-S4026", 546)
+    state = game.state
+    assert state.phase == "6" and state.trainless_majors == ["MVR"]
+    rsr = state.companies["RSR"]
+    assert rsr.cash < 800
+    play(game, Choose("MVR", "nationalize"))
+    assert state.phase == "7"
+    assert "7" in [t.name for t in rsr.trains]

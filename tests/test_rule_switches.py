@@ -7,14 +7,14 @@ from dataclasses import fields
 
 import pytest
 
-from engine.actions import Dividend, Pass, RunRoutes
+from engine.actions import Dividend, LayTile, Pass, RunRoutes
 from engine.game import Game
 from engine.errors import IllegalAction, InvalidAction
 from engine.lay import _check_max_exits
 from engine.replay import replay
 from engine.routes import best_routes, to_route
 from engine.rules import Rules
-from tests.conftest import play, shared_game
+from tests.conftest import play, refused, replayed, shared_game
 
 
 def _at(until: int, rules: Rules) -> Game:
@@ -103,3 +103,17 @@ def test_a_green_city_upgraded_to_brown_must_use_the_most_track(site: bool) -> N
     with pytest.raises(IllegalAction, match="as many segments"):
         _check_max_exits(game.ctx, game.state, "I13", board.tiles["611"], 1)
     _check_max_exits(game.ctx, game.state, "I13", board.tiles["63"], 0)
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_lay_away_from_the_route_only_when_the_site_skips_the_check(site: bool) -> None:
+    """8.6: a lay must extend the company's route; RN 0.4: 18xx.games does not check it
+    when it loads a log (S4011: KR, alone in Kharkov, lays a town in M9)."""
+    game = replayed("1861-gen-P2-grid-S4011", 123, Rules.site() if site else Rules.rulebook())
+    assert game.actor() == "KR" and game.state.round.step == "track"
+    lay = LayTile("KR", hex="M9", tile="3", rotation=2)
+    if site:
+        play(game, lay)
+        assert game.state.map.tiles["M9"].tile == "3"
+    else:
+        refused(game, lay, "KR cannot reach M9")

@@ -10,7 +10,7 @@ from engine.game import Game
 from engine.replay import replay
 from engine.rules import Rules
 from engine.tokens import put_token
-from tests.conftest import new_game, play, refused, shared_game
+from tests.conftest import new_game, play, refused, replayed, shared_game
 
 
 def _after_auction(**options) -> Game:
@@ -57,7 +57,7 @@ def test_minor_bids_start_at_100_in_fives() -> None:
     game = _after_auction()
     refused(game, Bid("c", "N", 95), "lowest bid is 100")
     refused(game, Bid("c", "N", 102), "multiples of 5")
-    refused(game, Bid("c", "MB", 100), "cannot be auctioned now")  # green minors from phase 3
+    refused(game, Bid("c", "MB", 100), "must be the first minor")  # 7.2.1: the Nikolaev before any other
 
 
 def test_players_who_cannot_act_pass_automatically_and_all_passing_ends_the_round() -> None:
@@ -140,7 +140,7 @@ def test_majors_start_from_phase_four_with_a_home_in_an_unconnected_city() -> No
     play(game, Par("4138", "SE", 150))
     assert game.actor() == "SE"
     assert game.state.companies["SE"].cash == 300
-    refused(game, PlaceToken("SE", "H8", 2), "unconnected")
+    refused(game, PlaceToken("SE", "H8", 2), "home may be")
 
 
 @pytest.mark.parametrize("kind", ["grid", "column"])
@@ -171,3 +171,16 @@ def test_a_player_over_the_certificate_limit_must_sell_before_anything_else() ->
     refused(game, BuyShare("5522", "GRR", "treasury"), "must sell")
     play(game, SellShares("5522", "GRR", 1))
     play(game, Pass("5522"))
+
+
+def test_a_minors_home_token_follows_its_reservation_after_an_upgrade() -> None:
+    """RN 1.4, 2.2: KK's spot in Kiev is D14 city 2 on the printed map; green 635
+    renumbers the cities, KK's reservation moves to city 1, and SE holds city 2 (S4002)."""
+    game = replayed("1861-gen-P3-grid-S4002", 397)
+    state = game.state
+    assert state.map.reservations[("D14", 1)] == "KK"
+    assert state.map.tokens[("D14", 2)] == ["SE"]
+    play(game, Bid(game.actor(), "KK", 100))
+    kk = state.companies["KK"]
+    assert [(t.hex, t.city) for t in kk.placed_tokens] == [("D14", 1)]
+    assert ("D14", 1) not in state.map.reservations

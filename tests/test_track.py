@@ -37,6 +37,7 @@ def test_refused_lays_say_why_and_change_nothing() -> None:
     refused(game, LayTile("M-K", "H10", "87", 0), "green tiles are not available in phase 2")
     refused(game, LayTile("M-K", "H10", "57", 0), "town")
     refused(game, LayTile("M-K", "H10", "9", 0), "town")
+    game.ctx.rules = game.ctx.rules.but(lay_connection_unchecked=False)  # the rulebook's 8.6
     refused(game, LayTile("M-K", "B6", "9", 0), "cannot reach B6")
     refused(game, LayTile("N", "H10", "58", 1), "M-K's turn")
     refused(game, LayTile("M-K", "Z99", "58", 1), "no hex Z99")
@@ -96,6 +97,7 @@ def test_costs_printed_on_tiles_by_rulebook_and_by_18xx_games() -> None:
 )
 def test_upgrade_rules(hex_id, placed, tile, rotation, problem) -> None:
     game = _first_operating_round()
+    game.ctx.rules = game.ctx.rules.but(upgrades_by_track_only=False)  # the manifest (19)
     if placed is not None:
         game.state.map.tiles[hex_id] = PlacedTile(placed[0], placed[1], f"{placed[0]}-0")
     new = game.ctx.board.tiles[tile]

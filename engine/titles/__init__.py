@@ -1,0 +1,89 @@
+"""The two titles of the box: each is its board data plus the few rules the rulebook
+marks as its own ("1861" or 🍁 1867).
+
+The shared rules (the rest of ``engine``) call the hooks of :class:`Title` where the
+rulebook gives a title its own rule; a title is a subclass in its own folder with its
+data files beside it (``board.json``, ``upgrades.json``, ``two_player.json``). A third
+title (the 1861 short variant, say) is one more folder and one line in ``TITLES``.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from importlib.resources import files
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DataError
+
+if TYPE_CHECKING:
+    from ..state import Company, Context, GameState
+
+TITLES = {"1861": "t1861", "1867": "t1867"}
+"""Title name -> its folder under ``engine/titles``."""
+
+
+class Title:
+    """The hooks the shared rules call; each title overrides what the rulebook marks."""
+
+    name = ""
+    folder = ""
+    currency = "$"
+    national_name = ""
+
+    first_minor: str | None = None
+    """7.2.1: the minor that must be auctioned before any other (1861: the Nikolaev)."""
+
+    minors_choose_home = False
+    """7.2.1: the nominating player places the minor's token in an unoccupied city
+    (1867); otherwise every minor has a reserved home on the map (1861)."""
+
+    nationalization_steps_per_loan = 1
+    """10.1C: extra spaces left per outstanding loan when a company is nationalized."""
+
+    national_max_loans = 0
+    """8.2: how many loans the national railway may take (1861: no limit)."""
+
+    def data(self, name: str) -> Any:
+        """One of the title's data files, parsed."""
+        import json
+
+        try:
+            return json.loads((files(__package__) / self.folder / name).read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise DataError(f"{self.name} has no data file {name}") from exc
+
+    def setup_map(self, ctx: Context, state: GameState) -> None:
+        """2H: what the title puts on the map before the game starts."""
+
+    def green_spots_open(self, ctx: Context, state: GameState) -> None:
+        """Phase 3: city spots the title keeps closed until then open up."""
+
+    def minor_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
+        """7.2.1: where a nominated minor may put its token (titles whose minors choose)."""
+        raise NotImplementedError
+
+    def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
+        """7.4: where a major started in a stock round may put its home token."""
+        raise NotImplementedError
+
+    def national_takes_assets(self, ctx: Context, state: GameState, company: Company) -> None:
+        """10.1E: what happens to a nationalized company's cash, trains and privates."""
+        raise NotImplementedError
+
+    def final_phase_reached(self, ctx: Context, state: GameState) -> None:
+        """12.1: when the game ends after the first 8-train."""
+        raise NotImplementedError
+
+
+_LOADED: dict[str, Title] = {}
+
+
+def title_named(name: str) -> Title:
+    """The title called ``name`` ("1861" or "1867")."""
+    if name not in _LOADED:
+        folder = TITLES.get(name)
+        if folder is None:
+            raise DataError(f"unknown title {name!r}; Troika plays {', '.join(TITLES)}")
+        module = import_module(f"{__package__}.{folder}")
+        _LOADED[name] = module.TITLE
+    return _LOADED[name]

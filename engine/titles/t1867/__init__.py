@@ -1,0 +1,110 @@
+"""1867: Railways of Canada — the rules the rulebook marks 🍁 1867."""
+
+from __future__ import annotations
+
+from ...state import Company, Context, GameState
+from .. import Title
+
+GREEN_SPOTS = (("D2", 0), ("L12", 2))
+"""7.2.1: Timmins and Montreal's third city, open to a minor's home only from phase 3."""
+
+NEUTRAL = "neutral"
+"""The holder written in a city slot for 18xx.games's neutral tokens (RN 11.25)."""
+
+
+class Canada(Title):
+    """1867: minors choose their homes, the CN exports trains and keeps no money (8.13)."""
+
+    name = "1867"
+    folder = "t1867"
+    currency = "$"
+    national_name = "Canadian National"
+    minors_choose_home = True
+    nationalization_steps_per_loan = 2
+
+    def setup_map(self, ctx: Context, state: GameState) -> None:
+        """2H: a CN token on its reserved Toronto spot; with the 18xx.games switch the
+        two green spots hold neutral tokens until phase 3 (RN 11.25)."""
+        from ...tokens import put_token
+
+        nat = ctx.board.corporations[ctx.board.national()]
+        if nat.home is not None:
+            put_token(ctx, state, nat.sym, nat.home, nat.home_city)
+        if ctx.rules.neutral_tokens:
+            for hex_id, city in GREEN_SPOTS:
+                slots = state.map.tokens.setdefault((hex_id, city), [None] * _slots(ctx, state, hex_id, city))
+                slots[slots.index(None)] = NEUTRAL
+
+    def green_spots_open(self, ctx: Context, state: GameState) -> None:
+        """Phase 3: the green spots open (the neutral tokens leave the map)."""
+        for key, slots in state.map.tokens.items():
+            state.map.tokens[key] = [None if s == NEUTRAL else s for s in slots]
+
+    def minor_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
+        """7.2.1: any unoccupied city with a free spot (the green spots from phase 3)."""
+        from ...tokens import city_slots, cities, free_slot_for
+
+        result = []
+        for hex_id, city in cities(ctx, state):
+            if any(city_slots(ctx, state, hex_id, city)):
+                continue
+            if free_slot_for(ctx, state, "", hex_id, city) is None:
+                continue
+            if (hex_id, city) in GREEN_SPOTS and "green_minors_available" not in state.events:
+                continue
+            result.append((hex_id, city))
+        return result
+
+    def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
+        """7.4 (1867): an unconnected city if there is one, else a connected unoccupied
+        one; with the 18xx.games switch a hex qualifies when no city on it holds a
+        company's token (RN 11.6)."""
+        from ...graph import city_is_unconnected
+        from ...tokens import city_slots, cities, free_slot_for
+
+        def occupied(hex_id: str, city: int) -> bool:
+            return any(s not in (None, NEUTRAL) for s in city_slots(ctx, state, hex_id, city))
+
+        open_cities = []
+        for hex_id, city in cities(ctx, state):
+            if free_slot_for(ctx, state, "", hex_id, city) is None:
+                continue
+            if ctx.rules.whole_hex_unoccupied_for_major_home:
+                tile, _ = ctx.tile_at(state, hex_id)
+                if any(occupied(hex_id, c) for c in tile.city_indexes):
+                    continue
+            elif occupied(hex_id, city):
+                continue
+            open_cities.append((hex_id, city))
+        unconnected_hexes = {
+            h for h, _ in open_cities
+            if all(city_is_unconnected(ctx, state, h, c) for c in ctx.tile_at(state, h)[0].city_indexes)
+        }
+        unconnected = [(h, c) for h, c in open_cities if h in unconnected_hexes]
+        return unconnected or open_cities
+
+    def national_takes_assets(self, ctx: Context, state: GameState, company: Company) -> None:
+        """8.13 (1867): the CN keeps no money: the cash goes to the bank; trains and
+        privates leave the game."""
+        state.bank += company.cash
+        company.cash = 0
+        company.trains = []
+        for private in company.privates:
+            state.private_owner[private] = None
+            state.closed_privates.add(private)
+
+    def final_phase_reached(self, ctx: Context, state: GameState) -> None:
+        """12.1 (1867): finish this set of operating rounds, a stock round, then three
+        operating rounds."""
+        from ...game_end import FINAL_SET_ROUNDS
+
+        state.game_ends_after = (state.round_number + 1, FINAL_SET_ROUNDS)
+        state.log.append("The first 8-train: after this set, one more stock round and three operating rounds")
+
+
+def _slots(ctx: Context, state: GameState, hex_id: str, city: int) -> int:
+    tile, _ = ctx.tile_at(state, hex_id)
+    return tile.nodes[city].slots
+
+
+TITLE = Canada()
