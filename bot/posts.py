@@ -110,6 +110,10 @@ def _over_limit(game: Game) -> list[str]:
 
 
 def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
+    """What the actor may do, as commands; laying track, the hexes open to it."""
+    if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors \
+            and not _over_limit(game):
+        return f"{track_hint(game)}, `pass`"
     text = ", ".join(f"`{c}`" for c in game.choices())
     if limit is not None and len(text) > limit:
         text = text[: text.rfind(",", 0, limit)] + ", … (`status` shows all)"
@@ -120,8 +124,6 @@ def next_line(game: Game) -> str:
     """Who acts next and what they may do."""
     if game.state.finished:
         return results_text(game)
-    if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors:
-        return f"{who_acts(game)} {doing(game)}: {track_hint(game)}, `pass`"
     return f"{who_acts(game)} {doing(game)}: {choices_text(game)}"
 
 

@@ -792,7 +792,7 @@ class TroikaService:
         others = [e for e in moves[own[-1] + 1 if own else 0:] if e.seq != seq]
         if not others:
             return ""
-        shown = [f"{seat_name(record, e.actor)} `{event_command(e)}`" for e in others[-SINCE_SHOWN:]]
+        shown = [f"{_mover(record, e)} `{event_command(e)}`" for e in others[-SINCE_SHOWN:]]
         earlier = f"{len(others) - SINCE_SHOWN} earlier moves · " if len(others) > SINCE_SHOWN else ""
         return f"_Since your last move:_ {earlier}{' · '.join(shown)}"
 
@@ -845,6 +845,12 @@ def _try(game: Game, action: Action) -> None:
         trial.apply(action, check=False)
     except EngineError as exc:
         raise Refusal(f"{_sentence(str(exc))} You may: {choices_text(game)}") from None
+
+
+def _mover(record: GameRecord, event: Event) -> str:
+    """Who made a move: the company acting, else the player's name."""
+    entity = str(event.action.get("entity") or "")
+    return entity if entity and all(s.player_id != entity for s in record.seats) else seat_name(record, event.actor)
 
 
 def _proxy_note(proxy: Seat | None) -> str | None:

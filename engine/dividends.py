@@ -33,6 +33,8 @@ def distribute(ctx: Context, state: GameState, company: Company, revenue: int, c
                      + (": " + ", ".join(f"{who} {amount}" for who, amount in received) if received else ""))
     if paid >= price:
         market.move_right(ctx, state, company.sym)
+    else:
+        state.log.append(f"{company.sym} share price stays at {price} (it paid out less than that, 8.9.2)")
 
 
 def _to_treasury(state: GameState, company: Company, amount: int) -> None:

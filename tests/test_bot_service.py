@@ -44,9 +44,9 @@ class Table:
         return (await self.service.game_in(CHANNEL))[1]
 
 
-async def start_shared(service: TroikaService, commands: int) -> Table:
-    """The shared game with its first ``commands`` commands played."""
-    log, _ = shared_game("1861-29683")
+async def start_shared(service: TroikaService, commands: int, name: str = "1861-29683") -> Table:
+    """A shared game (1861-29683 unless named) with its first ``commands`` commands played."""
+    log, _ = shared_game(name)
     table = Table(service)
     rules = read_log(log)[0].ctx.rules
     players = [(str(p["id"]), p["name"]) for p in log["players"]]
