@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -33,12 +32,6 @@ NW_DIVIDEND = 349
 """Commands after which NW, a major, decides its dividend."""
 MERGER_ROUND = 177
 """Commands after which the first merger round is under way."""
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[SqliteEventStore]:
-    async with SqliteEventStore(":memory:") as opened:
-        yield opened
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ service as Discord; positions come from the shared real game 1861-29683.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from itertools import islice
 from pathlib import Path
@@ -54,12 +53,6 @@ async def start_shared(service: TroikaService, commands: int, name: str = "1861-
     for name, command in islice(log_commands(log), commands):
         assert "✗" not in await table.say(f"as {name} {command}")
     return table
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[SqliteEventStore]:
-    async with SqliteEventStore(":memory:") as opened:
-        yield opened
 
 
 @pytest.fixture
