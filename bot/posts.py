@@ -133,7 +133,7 @@ def track_hint(game: Game) -> str:
 
     hexes = sorted(track_options(game))
     if not hexes:
-        return "nowhere to lay track"
+        return "no hex to lay track on"
     listed = ", ".join(hexes[:8]) + (", …" if len(hexes) > 8 else "")
     return f"`lay HEX TILE ROTATION` on {listed} (`tiles` lists the tiles and rotations)"
 

@@ -7,6 +7,7 @@ commands), or from a fresh hot-seat game.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -154,6 +155,7 @@ async def test_6_automatic_effects_are_posted_and_in_the_log(store: SqliteEventS
     await table.say("run")
     log = await table.say("log 40")
     assert "    Privates pay: " in log  # private income at the start of the operating round
+    assert "    Player 2 passes: nothing to sell, buy or auction" in log  # a player skipped, and why
     assert "share price" in log and "→" in log  # a price move, from and to
     assert "    N earns 80: 40 to its owner, 40 kept\n    N share price 50 → 55" in log
 
@@ -360,3 +362,72 @@ async def test_games_lists_my_games_across_channels_and_anyone_may_look(store: S
     assert "no seat" in await _refusal(service.handle("100", zoe, "pass"))
     [record] = [g for g in await store.list_games() if g.id == 1]
     assert record.status is GameStatus.RUNNING
+
+
+# a whole newcomer session ------------------------------------------------------------------
+
+
+class Newcomer:
+    """Plays by reading only what the bot says: the choices in the last prompt (the
+    backticked commands), ``tiles`` when laying track, ``help`` for how to write a move."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.prompt = ""
+        self.bid_on: set[tuple[str, str]] = set()
+
+    async def say(self, line: str) -> str:
+        reply = await self.table.say(line)
+        assert "✗" not in reply, f"`{line}` was refused: {reply}"
+        prompts = [p for p in reply.split("\n") if re.search(r": .*`", p) and not p.startswith(("  ", "_"))]
+        if prompts:
+            self.prompt = prompts[-1]
+        return reply
+
+    async def move(self) -> str:
+        """Choose a move from the prompt and make it."""
+        who = self.prompt.removeprefix("▶ ").split(" ")[0]
+        choices = re.findall(r"`([^`]+)`", self.prompt.split(": ", 1)[1])
+        for choice in choices:
+            words = choice.split()
+            if words[0] == "bid" and ".." in choice and (who, words[1]) not in self.bid_on:
+                self.bid_on.add((who, words[1]))  # a private: bid the lowest, once
+                return await self.say(f"bid {words[1]} {words[2].split('..')[0]}")
+            if words[0] == "auction":
+                return await self.say(f"auction {words[1].split('|')[0]} {words[2].rstrip('+')}")
+            if words[:2] == ["lay", "HEX"]:
+                return await self.lay()
+            if words[0] in ("token", "run", "payout") or (words[0] == "train" and words[1][0].isdigit()):
+                return await self.say(choice)
+        return await self.say("pass")
+
+    async def lay(self) -> str:
+        """Ask ``tiles`` and lay the first tile it lists that needs no loan."""
+        for line in (await self.say("tiles")).split("\n")[1:-1]:
+            hex_id, options = line.split(": ", 1)
+            for option in options.split(" · "):
+                if "(loan)" not in option:
+                    tile, rotations = option.split(" (", 1)
+                    return await self.say(f"lay {hex_id} {tile} {rotations.split(')')[0].split(',')[0]}")
+        return await self.say("pass")
+
+
+async def test_a_newcomer_plays_into_the_second_operating_round_from_the_replies_alone(
+    store: SqliteEventStore,
+) -> None:
+    newcomer = Newcomer(Table(TroikaService(store, pictures=False)))
+    assert "`lay`" in await newcomer.say("help") and "`tiles`" in await newcomer.say("help")
+    assert "ROTATION" in await newcomer.say("help lay")
+    said = await newcomer.say("new Anna Boris Clara")
+    seen = [said]
+    for _ in range(800):
+        said = await newcomer.move()
+        seen.append(said)
+        if "Operating round 2.1" in said:
+            break
+    else:
+        pytest.fail("the newcomer did not reach operating round 2.1:\n" + "\n".join(seen[-20:]))
+    log = "\n".join(seen)
+    for milestone in ("buys TSR", "Stock round 1", "wins ", "Operating round 1.1", " lays tile ", " runs for ",
+                      " buys a 2-train", "Stock round 2"):
+        assert milestone in log, milestone
