@@ -102,7 +102,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("resume", "resume", "Commissioner: resume a paused game", "admin"),
     Verb("end", "end confirm [REASON]", "Commissioner: end the game now (scores as it stands; no way back)",
          "admin"),
-    Verb("remind", "remind HOURS|off", "Commissioner: remind a player after HOURS, then the channel", "admin"),
+    Verb("remind", "remind [me] HOURS|off", "Commissioner: remind a player after HOURS, then the channel; "
+         "`remind me`: anyone, their own time", "admin"),
 )}
 
 ALIASES = {
@@ -121,7 +122,7 @@ ARGUMENTS = {
     "par": 2, "token": 2, "home": 2, "lay": 4, "tiles": 1, "payout": 0, "half": 0, "withhold": 0, "train": 5,
     "discard": 1, "private": 2, "redeem": 1, "convert": 0, "merge": 1, "into": 1, "remove": 2,
     "nationalize": 0, "keep": 0, "agree": 0, "refuse": 0, "withdraw": 0, "status": 0, "map": 1, "market": 0,
-    "table": 0, "holdings": 0, "log": 1, "help": 1, "resume": 0, "remind": 1, "games": 0,
+    "table": 0, "holdings": 0, "log": 1, "help": 1, "resume": 0, "remind": 2, "games": 0,
 }
 """The most words each command takes after its verb (others take free text)."""
 

@@ -158,8 +158,9 @@ def duration(seconds: float) -> str:
     return f"{days} d {hours} h" if hours else f"{days} d"
 
 
-def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime) -> str:
-    """The status of a running game: round, phase, who acts, what they may do, times."""
+def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *, timestamps: bool = False) -> str:
+    """The status of a running game: round, phase, who acts, what they may do, times
+    (``timestamps``: when the turn began as a Discord timestamp, in each reader's zone)."""
     state = game.state
     market = record.options.get("market", "grid")
     lines = [f"**{record.title}** game {record.id} · {round_title(game)} · phase {state.phase} · {market} market"]
@@ -168,7 +169,11 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime) -
     if state.finished:
         lines.append(results_text(game))
     else:
-        waiting = f" (waiting {duration((now - ledger.turn_began).total_seconds())})" if ledger.turn_began else ""
+        waiting = ""
+        if ledger.turn_began and timestamps:
+            waiting = f" (waiting since <t:{int(ledger.turn_began.timestamp())}:R>)"
+        elif ledger.turn_began:
+            waiting = f" (waiting {duration((now - ledger.turn_began).total_seconds())})"
         lines.append(f"To act: **{who_acts(game)}** {doing(game)}{waiting}")
         lines.append(f"May: {choices_text(game, None)}")
     if ledger.ask is not None:

@@ -128,9 +128,13 @@ class TroikaService:
     """Commands in, stored events and outbox posts out. One per process."""
 
     def __init__(
-        self, store: EventStore, *, clock: Callable[[], datetime] = utc_now, pictures: bool = True
+        self, store: EventStore, *, clock: Callable[[], datetime] = utc_now, pictures: bool = True,
+        timestamps: bool = False,
     ) -> None:
+        """``timestamps``: write times as Discord timestamps (``<t:UNIX:R>``), which each
+        reader sees in their own time zone, instead of durations."""
         self.store = store
+        self.timestamps = timestamps
         self.engine = _Engine()
         self.repo = GameRepository(store, self.engine, cache_size=64)
         self.clock = clock
@@ -170,6 +174,8 @@ class TroikaService:
                 return await self._info(await self._game_in(channel_id, finished=True), verb, rest)
             record = await self._game_in(channel_id)
             if VERBS[verb].kind == "admin":
+                if verb == "remind" and rest.split()[:1] == ["me"]:
+                    return await self._remind_me(record, self._seat(record, account), rest[2:])
                 commissioner = self._commissioner(record, account)
                 if verb == "replace":
                     name, _, new = rest.rpartition(" ")
@@ -234,7 +240,8 @@ class TroikaService:
         record = await self.store.get_game(game_id)
         ledger = await self._ledger(game_id)
         game = (await self.repo.load(game_id)).game
-        return Status(record.channel_id, ledger.status_message, status_text(record, game, ledger, self.clock()))
+        return Status(record.channel_id, ledger.status_message,
+                      status_text(record, game, ledger, self.clock(), timestamps=self.timestamps))
 
     async def set_status_message(self, game_id: int, message_id: str) -> None:
         record = await self.store.get_game(game_id)
@@ -644,20 +651,25 @@ class TroikaService:
 
     async def _reminders_for(self, record: GameRecord, now: datetime) -> None:
         ledger = await self._ledger(record.id)
-        if ledger.paused is not None or not ledger.remind_hours or ledger.turn_began is None:
+        if ledger.paused is not None or ledger.turn_began is None:
             return
         game = (await self.repo.load(record.id)).game
         waited = (now - ledger.turn_began).total_seconds() / 3600
         player = ledger.ask.consenter if ledger.ask else game.acting_player()
+        hours = ledger.player_remind.get(player or "", ledger.remind_hours) if player in ledger.player_remind \
+            else ledger.remind_hours
+        if not hours:
+            return
         name = player_name(game, player)
+        since = f"since <t:{int(ledger.turn_began.timestamp())}:R>" if self.timestamps else f"for {waited:.0f} h"
         for stage in (1, 2):
-            if waited < stage * ledger.remind_hours or stage in ledger.reminded or game.state.finished:
+            if waited < stage * hours or stage in ledger.reminded or game.state.finished:
                 continue
             if stage == 1:
-                text, mention = f"⏰ Your turn has waited {waited:.0f} h.", player
+                text, mention = f"⏰ Your turn has waited {since.removeprefix('for ')}.", player
             else:
                 commissioner = next(s.display_name for s in record.seats if s.commissioner)
-                text, mention = (f"⏰ **{name}** has not acted for {waited:.0f} h. The commissioner "
+                text, mention = (f"⏰ **{name}** has not acted {since}. The commissioner "
                                  f"({commissioner}) may act for them: `as {name} ...`."), None
             live = await self.repo.load(record.id)
             event = await self.repo.record_admin(
@@ -685,19 +697,18 @@ class TroikaService:
         return Reply()
 
     async def _remind(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
-        word = rest.strip().lower().removesuffix("h").strip()
-        if word in ("off", "0", "never", "none"):
-            hours = None
-        else:
-            try:
-                hours = float(word)
-            except ValueError:
-                raise Refusal("Write it as `remind 24` (hours) or `remind off`.") from None
-            if hours <= 0:
-                raise Refusal("The reminder time must be more than 0 hours.")
+        hours = _hours(rest)
         text = (f"⏰ Reminders: a player is reminded after {hours:g} h, the channel told after {2 * hours:g} h."
                 if hours else "⏰ No more reminders.")
         return await self._admin_post(record, commissioner, {"type": "settings", "remind_hours": hours}, None, text)
+
+    async def _remind_me(self, record: GameRecord, seat: Seat, rest: str) -> Reply:
+        """A player's own reminder time, instead of the game's."""
+        hours = _hours(rest, "remind me")
+        text = (f"⏰ **{seat.display_name}** is reminded after {hours:g} h." if hours
+                else f"⏰ **{seat.display_name}** gets no reminders.")
+        data = {"type": "settings", "player": seat.player_id, "remind_hours": hours}
+        return await self._admin_post(record, seat, data, None, text)
 
     async def _admin_post(
         self, record: GameRecord, commissioner: Seat, data: dict[str, Any], note: str | None, text: str,
@@ -725,7 +736,8 @@ class TroikaService:
             raise Refusal("The game has not started yet.")
         game = (await self.repo.load(record.id)).game
         if verb == "status":
-            return Reply(status_text(record, game, await self._ledger(record.id), self.clock()))
+            return Reply(status_text(record, game, await self._ledger(record.id), self.clock(),
+                                     timestamps=self.timestamps))
         if verb == "holdings":
             return Reply(holdings_text(game))
         if verb == "tiles":
@@ -816,6 +828,20 @@ class TroikaService:
 
     def _lock(self, channel_id: str) -> asyncio.Lock:
         return self._locks.setdefault(channel_id, asyncio.Lock())
+
+
+def _hours(text: str, verb: str = "remind") -> float | None:
+    """A reminder time in hours (``24``, ``24h``, ``2d``), or None for ``off``."""
+    word = text.strip().lower()
+    if word in ("off", "0", "never", "none"):
+        return None
+    try:
+        hours = float(word.rstrip("hd").strip()) * (24 if word.endswith("d") else 1)
+    except ValueError:
+        raise Refusal(f"Write it as `{verb} 24` (hours), `{verb} 2d` or `{verb} off`.") from None
+    if hours <= 0:
+        raise Refusal("The reminder time must be more than 0 hours.")
+    return hours
 
 
 def _account(seat: Seat) -> Account:
