@@ -171,7 +171,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     """Play random games to the end, checking invariants after every action."""
     from engine.selfplay import play_many
 
-    summary = play_many(args.games, args.seed)
+    summary = play_many(args.games, args.seed, args.title)
     print(json.dumps(summary))
     return 0 if not summary["failures"] else 1
 
@@ -272,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description=cmd_selfplay.__doc__)
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--title", default="1861", choices=["1861", "1867"], help="the game to play (default 1861)")
     p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser(

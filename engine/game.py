@@ -6,8 +6,8 @@ leaves the state exactly as it was.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
+import pickle
 import random
 from types import ModuleType
 from typing import Any
@@ -50,7 +50,8 @@ class Game:
     ) -> Game:
         """A new game. ``players`` are (id, name) in seat order; the first player
         (priority deal, rule 2M) is drawn from ``seed`` unless given."""
-        ctx = Context(load_board(title), rules or Rules.rulebook())
+        board = load_board(title)
+        ctx = Context(board, rules or Rules.rulebook(market=board.default_market))
         if first_player is None:
             first_player = random.Random(seed).randrange(len(players))
         state = new_state(ctx, players, first_player, seed)
@@ -102,8 +103,8 @@ class Game:
         """
         if self.state.finished:
             raise IllegalAction("the game is over")
-        before = copy.deepcopy(self.state) if check else None
         start = len(self.state.log)
+        before = _snapshot(self.state) if check else None
         try:
             if isinstance(action, EndGame):
                 end_game(self.ctx, self.state, "manually_ended")
@@ -113,6 +114,7 @@ class Game:
         except Exception:
             if before is not None:
                 self.state = before
+                del self.state.log[start:]
             raise
         self.last_action = action
         return self.state.log[start:]
@@ -126,6 +128,18 @@ class Game:
         # The round may hold a merge's undo point (a whole state): dump it on its own.
         rest = dataclasses.asdict(dataclasses.replace(self.state, round=None))
         return _plain(rest | {"round": _round_dump(self.state)})
+
+
+def _snapshot(state: GameState) -> GameState:
+    """A copy of the state to restore after a refusal (pickling is the fastest deep
+    copy). The log only grows, so the copy shares it and a refusal cuts it back."""
+    log, state.log = state.log, []
+    try:
+        copied: GameState = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    finally:
+        state.log = log
+    copied.log = log
+    return copied
 
 
 def _round_dump(state: GameState) -> Any:

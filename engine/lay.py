@@ -17,13 +17,11 @@ from .track import (
     pay_borders,
     place_tile,
     revenue_grows,
+    stubs_missed,
 )
 
 if TYPE_CHECKING:
     from .operating import OperatingRound
-
-NATIONAL_GRAY_MOSCOW = "639"
-
 
 def lay_tile(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: LayTile) -> None:
     """Check every rule of 8.6 for this lay, then pay (with loans if needed) and lay."""
@@ -42,16 +40,20 @@ def lay_tile(ctx: Context, state: GameState, rnd: OperatingRound, company: Compa
     state.log.append(
         f"{company.sym} lays tile {tile.name} on {hex_id} (rotation {rotation})" + (f" for {cost}" if cost else "")
     )
-    if tile.name == NATIONAL_GRAY_MOSCOW and ctx.rules.national_token_on_gray_moscow:
+    if tile.color == "gray" and ctx.rules.national_token_on_gray_moscow:
         _national_moscow_token(ctx, state, hex_id)
 
 
 def check_lay(
-    ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: LayTile,
+    ctx: Context,
+    state: GameState,
+    rnd: OperatingRound,
+    company: Company,
+    action: LayTile,
     reach: graph.Reach | None = None,
 ) -> int:
-    """Raise unless the lay is legal (8.6); return what it costs. ``reach``: the
-    company's reach on the map as it is, if the caller has it already."""
+    """Raise unless the lay is legal (8.6); return what it costs. ``reach`` is the
+    company's reach if the caller has it (checking many lays at once)."""
     hex_id = action.hex
     if hex_id not in ctx.board.hexes:
         raise IllegalAction(f"there is no hex {hex_id} on the map")
@@ -67,7 +69,7 @@ def check_lay(
         raise IllegalAction(f"no tile {tile.name} is left")
     rotation = action.rotation % 6
     check_upgrade(ctx, state, hex_id, tile, rotation)
-    problem = exits_are_legal(ctx, state, hex_id, tile, rotation)
+    problem = exits_are_legal(ctx, state, hex_id, tile, rotation) or stubs_missed(ctx, hex_id, tile, rotation)
     if problem:
         raise IllegalAction(problem)
     if not ctx.rules.lay_connection_unchecked:
@@ -92,8 +94,7 @@ def _check_action_allowed(rnd: OperatingRound, hex_id: str, *, upgrade: bool) ->
 
 
 def _check_enhances_route(
-    ctx: Context, state: GameState, company: Company, hex_id: str, tile, rotation: int,
-    reach: graph.Reach | None,
+    ctx: Context, state: GameState, company: Company, hex_id: str, tile, rotation: int, reach: graph.Reach | None
 ) -> None:
     """8.6: the lay must be on the company's home hex, extend its route, or raise a
     city's value on it."""
@@ -139,12 +140,15 @@ def _check_max_exits(ctx: Context, state: GameState, hex_id: str, tile, rotation
 
 
 def _national_moscow_token(ctx: Context, state: GameState, hex_id: str) -> None:
-    """RN 11.21: laying gray Moscow puts the national's reserved token there."""
+    """RN 11.21: laying the gray tile of the national's phase-8 city (Moscow, Montreal;
+    not its home) puts the national's reserved token there."""
     from .nationalization import national
     from .tokens import put_token
 
     nat = national(ctx, state)
-    if hex_id not in ctx.board.national_reservations or any(t.hex == hex_id for t in nat.tokens):
+    if hex_id not in ctx.board.national_reservations or hex_id == ctx.board.corporations[nat.sym].home:
+        return
+    if any(t.hex == hex_id for t in nat.tokens):
         return
     if not any(t.hex is None for t in nat.tokens):
         return

@@ -37,6 +37,9 @@ from .track import next_color
 def candidates(game: Game) -> list[Action]:
     """Actions worth offering the actor now (each is legal or refused with a reason)."""
     kind = game.round_name
+    if game.state.trainless_majors:  # first in every round (10)
+        actor = game.actor() or ""
+        return [Choose(actor, "nationalize"), Pass(actor)]
     if kind == "Auction":
         return _auction(game)
     if kind == "Stock":
@@ -86,8 +89,6 @@ def _stock(game: Game) -> list[Action]:
 def _operating(game: Game) -> list[Action]:
     ctx, state = game.ctx, game.state
     actor = game.actor() or ""
-    if state.trainless_majors:
-        return [Choose(actor, "nationalize"), Pass(actor)]
     over = trains.over_limit(ctx, state)
     if over:
         return [DiscardTrain(actor, t.id) for t in state.companies[over[0]].trains]

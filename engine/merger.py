@@ -39,8 +39,10 @@ class MergerRound:
 
 
 def active_in_phase(ctx: Context, state: GameState) -> bool:
-    """9: merger rounds follow operating rounds in phases 3 to 7."""
-    return 3 <= int(state.phase) <= 7
+    """9: merger rounds follow operating rounds while minors and majors both exist
+    (phases 3 to 7: from the first 3-train to the first 8-train)."""
+    limits = ctx.board.phase(state.phase).train_limit
+    return "minor" in limits and "major" in limits
 
 
 def start(ctx: Context, state: GameState, after_or: int) -> None:

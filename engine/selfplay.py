@@ -27,6 +27,7 @@ class SelfPlayResult:
     seed: int
     players: int
     market: str
+    title: str = "1861"
     actions: int = 0
     finished: bool = False
     failures: list[str] = field(default_factory=list)
@@ -36,12 +37,12 @@ class InvariantError(AssertionError):
     """The state broke a rule that must always hold."""
 
 
-def play_random_game(seed: int, players: int, market: str) -> SelfPlayResult:
+def play_random_game(seed: int, players: int, market: str, title: str = "1861") -> SelfPlayResult:
     """Play one game of random legal moves to the end, checking invariants."""
     rng = random.Random(seed)
     seats = [(f"p{i}", f"Player {i + 1}") for i in range(players)]
-    game = Game.new(seats, seed, Rules.rulebook(market=market))
-    result = SelfPlayResult(seed, players, market)
+    game = Game.new(seats, seed, Rules.rulebook(market=market), title)
+    result = SelfPlayResult(seed, players, market, title)
     while not game.state.finished and result.actions < MAX_ACTIONS:
         action = _choose(game, rng)
         if action is None:
@@ -96,6 +97,9 @@ def check_invariants(game: Game, last: Action) -> None:
         tile, _ = ctx.tile_at(state, key[0])
         if len(slots) > tile.nodes[key[1]].slots:
             raise InvariantError(f"{key} holds more tokens than slots")
+    national = state.companies[ctx.board.national()]
+    if not ctx.board.national_operates and (national.trains or national.cash):
+        raise InvariantError(f"{national.sym} only exports trains and keeps no money (8.13), yet holds some")
     over = trains.over_limit(ctx, state)
     if over and game.actor() != over[0] and not state.trainless_majors:
         raise InvariantError(f"{over[0]} is over its train limit and is not discarding")
@@ -108,13 +112,13 @@ def check_invariants(game: Game, last: Action) -> None:
 SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in ("grid", "column")]
 
 
-def play_many(games: int, seed: int) -> dict[str, object]:
-    """Play ``games`` random games over every player count and market; a summary."""
+def play_many(games: int, seed: int, title: str = "1861") -> dict[str, object]:
+    """Play ``games`` random games of ``title`` over every player count and market; a summary."""
     actions = 0
     failures: list[str] = []
     for i in range(games):
         players, market = SELFPLAY_SETUPS[i % len(SELFPLAY_SETUPS)]
-        result = play_random_game(seed + i, players, market)
+        result = play_random_game(seed + i, players, market, title)
         actions += result.actions
-        failures += [f"game {seed + i} ({players} players, {market}): {f}" for f in result.failures]
-    return {"games": games, "actions": actions, "failures": failures}
+        failures += [f"game {seed + i} ({title}, {players} players, {market}): {f}" for f in result.failures]
+    return {"title": title, "games": games, "actions": actions, "failures": failures}

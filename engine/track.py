@@ -116,6 +116,16 @@ def exits_are_legal(ctx: Context, state: GameState, hex_id: str, tile: TileDef, 
     return ""
 
 
+def stubs_missed(ctx: Context, hex_id: str, new: TileDef, rotation: int) -> str:
+    """8.6 (1867): a yellow tile on a hex with yellow triangles (G15, K13, L10) must
+    connect to them. Returns the reason, or ''."""
+    stubs = ctx.board.hexes[hex_id].stubs
+    missed = sorted(set(stubs) - new.exits(rotation)) if new.color == "yellow" else []
+    if missed:
+        return f"a yellow tile on {hex_id} must connect to its yellow triangle (edge {missed[0]}, 8.6)"
+    return ""
+
+
 def lay_cost(ctx: Context, state: GameState, hex_id: str, new: TileDef, second: bool) -> int:
     """What a lay costs (8.6, 8.6.2): 20 for the extra action, terrain printed on the
     hex, and a cost printed on a tile (paid when laying it, or with the 18xx.games

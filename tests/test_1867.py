@@ -163,3 +163,137 @@ def test_upgrades_follow_the_manifest_by_the_rulebook(site: bool) -> None:
     else:
         with pytest.raises(IllegalAction, match="tile manifest"):
             check_upgrade(ctx, state, "E11", ctx.board.tiles["47"], fits[0])
+
+
+def test_yellow_tiles_on_the_triangle_hexes_must_use_the_triangle() -> None:
+    """8.6 (1867): G15's yellow triangle is on edge 1; a yellow city there must use it."""
+    from engine.track import stubs_missed
+
+    ctx = _new().ctx
+    tile = ctx.board.tiles["57"]
+    using = [r for r in range(6) if 1 in tile.exits(r)]
+    missing = [r for r in range(6) if 1 not in tile.exits(r)]
+    assert all(stubs_missed(ctx, "G15", tile, r) == "" for r in using)
+    assert all("yellow triangle" in stubs_missed(ctx, "G15", tile, r) for r in missing)
+    assert stubs_missed(ctx, "H14", tile, missing[0]) == ""
+
+
+def test_merger_rounds_run_while_minors_and_majors_both_exist() -> None:
+    """9: phases 3 to 7 on both maps, read from the phases' train limits."""
+    from engine import merger
+
+    for title in ("1861", "1867"):
+        game = Game.new(PLAYERS3, 1, Rules.rulebook(), title)
+        active = []
+        for phase in game.ctx.board.phases:
+            game.state.phase = phase.name
+            if merger.active_in_phase(game.ctx, game.state):
+                active.append(phase.name)
+        assert active == ["3", "4", "5", "6", "7"]
+
+
+def test_a_title_whose_data_names_an_unknown_event_does_not_load() -> None:
+    """Data the rules do not implement is refused when the title loads, not ignored."""
+    from engine.board import _check_known
+    from engine.errors import DataError
+    from engine.titles import title_named
+
+    raw = title_named("1867").data("board.json")
+    raw["trains"][0]["events"] = [{"type": "close_everything"}]
+    with pytest.raises(DataError, match="close_everything"):
+        _check_known(raw)
+    raw = title_named("1867").data("board.json")
+    raw["phases"][0]["status"] = ["free_tiles"]
+    with pytest.raises(DataError, match="free_tiles"):
+        _check_known(raw)
+
+
+def test_a_new_game_of_1867_uses_the_column_market_unless_told() -> None:
+    """4: either market may be used; 1867 comes with the column market."""
+    assert Game.new(PLAYERS3, 1, title="1867").ctx.rules.market == "column"
+    assert Game.new(PLAYERS3, 1, title="1861").ctx.rules.market == "grid"
+
+
+def test_two_players_play_1867_as_18xx_games_sets_it_up() -> None:
+    """RN 1.9 (16.1-16.2 applied to 1867): 420 each, fewer trains, three privates."""
+    game = Game.new([("a", "Anna"), ("b", "Boris")], 11, title="1867")
+    state = game.state
+    assert [p.cash for p in state.players] == [420, 420]
+    assert sum(1 for t in state.depot.upcoming if t.name == "2") == 7
+    assert len(state.private_owner) == 3
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_major_started_in_a_stock_round_prefers_an_unconnected_city(site: bool) -> None:
+    """7.4 (1867): unconnected cities first; with none, a connected unoccupied one."""
+    game = _before(500)
+    game.ctx.rules = Rules.site(market="column") if site else Rules.rulebook(market="column")
+    ctx, state = game.ctx, game.state
+    from engine.graph import city_is_unconnected
+
+    homes = ctx.title.major_home_cities(ctx, state)
+    assert homes and all(city_is_unconnected(ctx, state, h, c) for h, c in homes)
+    assert ("F16", 0) not in homes
+    lone = set(homes)
+    for hex_id, city in lone:
+        state.map.tokens[(hex_id, city)] = ["X"]
+    fallback = ctx.title.major_home_cities(ctx, state)
+    assert fallback and not set(fallback) & lone
+
+
+def test_ottawa_upgrades_as_a_y_city_until_its_gray_o_tile() -> None:
+    """8.6 exception: Ottawa (J12) takes Y tiles, then only the gray O tile X8."""
+    from engine.errors import IllegalAction
+    from engine.state import PlacedTile
+    from engine.track import check_upgrade
+
+    game = _new(site=True)  # the label rule alone, without the manifest
+    ctx, state = game.ctx, game.state
+    y_tile = ctx.board.tiles["201"]
+    check_upgrade(ctx, state, "J12", y_tile, next(r for r in range(6) if _fits(ctx, state, "J12", y_tile, r)))
+    state.map.tiles["J12"] = PlacedTile("623", 0, "623-0")
+    x8 = ctx.board.tiles["X8"]
+    assert any(_fits(ctx, state, "J12", x8, r) for r in range(6))
+    with pytest.raises(IllegalAction, match="labelled O"):
+        check_upgrade(ctx, state, "J12", ctx.board.tiles["639"], 0)
+
+
+def _fits(ctx, state, hex_id: str, tile, rotation: int) -> bool:  # type: ignore[no-untyped-def]
+    from engine.errors import IllegalAction
+    from engine.track import check_upgrade
+
+    try:
+        check_upgrade(ctx, state, hex_id, tile, rotation)
+    except IllegalAction:
+        return False
+    return True
+
+
+def test_gray_tiles_come_in_phase_seven_and_phase_six_off_boards_pay_brown() -> None:
+    """11 (1867): no gray tiles in phase 6, whose off-board values stay brown."""
+    board = _new().ctx.board
+    assert "gray" not in board.phase("6").tiles and "gray" in board.phase("7").tiles
+    buffalo = next(n for n in board.hexes["F18"].nodes if n.kind == "offboard")
+    assert buffalo.value(board.phase("6").color) == 50 and buffalo.value(board.phase("7").color) == 60
+
+
+def test_the_first_8_train_ends_the_game_after_this_set_a_stock_round_and_three_ors() -> None:
+    """12.1 (1867): unlike 1861, even in the first operating round of a set."""
+    game = _before(500)
+    state = game.state
+    state.round.number = 1
+    game.ctx.title.final_phase_reached(game.ctx, state)
+    assert state.game_ends_after == (state.round_number + 1, 3)
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_the_cn_takes_its_montreal_spot_in_phase_8_or_with_gray_montreal(site: bool) -> None:
+    """8.13 (1867): the CN's reserved Montreal token comes at phase 8 by the rulebook;
+    18xx.games places it when the gray 639 is laid there (RN 11.21)."""
+    from engine.trains import change_phase
+
+    game = _new(site)
+    state = game.state
+    cn = state.companies["CN"]
+    change_phase(game.ctx, state, "8")
+    assert any(t.hex == "L12" for t in cn.tokens) is not site

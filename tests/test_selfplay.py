@@ -1,5 +1,5 @@
-"""Seeded random self-play: whole games of 1861 with 2 to 6 players on both markets,
-with the invariants checked after every action (engine/selfplay.py)."""
+"""Seeded random self-play: whole games of 1861 and 1867 with 2 to 6 players on both
+markets, with the invariants checked after every action (engine/selfplay.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,15 @@ import pytest
 
 from engine.selfplay import SELFPLAY_SETUPS, play_random_game
 
-GAMES = 20
+GAMES_PER_TITLE = len(SELFPLAY_SETUPS)
+"""One game for every player count and market."""
 
 
-@pytest.mark.parametrize("index", range(GAMES))
-def test_a_random_game_plays_to_the_end_soundly(index: int) -> None:
+@pytest.mark.parametrize("title", ["1861", "1867"])
+@pytest.mark.parametrize("index", range(GAMES_PER_TITLE))
+def test_a_random_game_plays_to_the_end_soundly(title: str, index: int) -> None:
     players, market = SELFPLAY_SETUPS[index % len(SELFPLAY_SETUPS)]
-    result = play_random_game(1000 + index, players, market)
+    result = play_random_game(1000 + index, players, market, title)
     assert result.failures == []
     assert result.finished
     assert result.actions > 100
