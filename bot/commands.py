@@ -364,7 +364,7 @@ def _run(game: Game, actor: str, rest: str) -> Parsed:
         action = RunRoutes(actor, tuple(to_route(r) for r in results))
     else:
         action, results = parse_routes(game.ctx, game.state, company, rest)
-    return Parsed(action, routes_detail(results, company))
+    return Parsed(action, routes_detail(game.ctx, game.state, company, results))
 
 
 def _train(game: Game, actor: str, args: list[str]) -> Action:

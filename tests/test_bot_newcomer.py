@@ -215,7 +215,24 @@ async def test_9_routes_read_the_train_and_show_what_counts(store: SqliteEventSt
     best = await table.say("status")
     assert "`run`" in best
     ran = await table.say("run 2-0 H8 G5 E1")  # the train named without a colon
-    assert "2-0 H8-(G5)-E1 (80) — stops in brackets are passed but not counted" in ran
+    assert "2-0 H8-(G5)-E1 (H8 40 + E1 40 = 80) — stops in brackets are passed but not counted" in ran
+
+
+@pytest.mark.parametrize("name", ["1861-29683", "1861-bank-breaks"])
+def test_9_what_each_stop_earns_adds_up_to_the_route(name: str) -> None:
+    from engine.routes import best_routes, stop_values
+
+    log, _ = shared_game(name)
+    game = replay(log, None).game
+    checked = 0
+    for company in game.state.companies.values():
+        for train in company.trains:
+            train.operated = False  # each company runs once more on the final map
+        for result in best_routes(game.ctx, game.state, company) if company.trains and not company.closed else []:
+            values = stop_values(game.ctx, game.state, company, result)
+            assert sum(v for _, v in values) == result.revenue and len(values) == len(result.counted)
+            checked += 1
+    assert checked >= 4
 
 
 # 10 -----------------------------------------------------------------------------------
