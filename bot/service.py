@@ -741,7 +741,11 @@ class TroikaService:
         if verb == "holdings":
             return Reply(holdings_text(game))
         if verb == "tiles":
-            return Reply(tiles_text(game, rest))
+            text = tiles_text(game, rest)
+            focus = rest.strip().upper()
+            pictures = await render_pictures(game, ["map"], highlight=focus, focus=focus) \
+                if focus and self.pictures else []
+            return Reply(text, pictures)
         if verb == "log":
             return Reply(await self._log(record, rest))
         focus = rest.strip().upper() or None

@@ -197,6 +197,9 @@ async def test_8_tiles_lists_hexes_tiles_distinct_rotations_and_costs(store: Sql
     assert "G15: 201 (0, 1, 2, 3, 4, 5) · 202 (0, 1, 2, 3, 4, 5) · 621 (0, 1, 2)" in tiles  # 621 is symmetric
     assert await table.say("lay") == tiles
     assert (await table.say("tiles G15")).split("\n")[1].startswith("G15: 201")
+    drawing = TroikaService(store)  # with pictures: `tiles HEX` shows the hex close up
+    close_up = await drawing.handle(CHANNEL, Account("0", "Zoe"), "tiles G15")  # anyone may look
+    assert [p.name for p in close_up.pictures] == ["map"]
     named = await table.say("lay G15 57")
     assert "G15 needs a tile labelled Y (yellow: 201, 202, 621); tile 57 is labelled nothing" in named
     assert "say which" in await table.say("lay G15 621")  # three distinct rotations: which?
