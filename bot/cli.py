@@ -129,11 +129,25 @@ def _routes_now(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    """Write map.png, market.png and table.png for a point of a real game."""
+    """Write map.png, market.png and table.png for a point of a real game (with
+    --routes, routes.png of the last run; with --svg, the SVGs too)."""
+    from engine.actions import RunRoutes
     from engine.replay import replay
+    from engine.routes import check_routes
     from render import write_pictures
 
-    run = replay(_read_json(args.game), None, until=args.at)
+    last_run: list[Any] = []
+
+    def before(game: Any, action: Any) -> None:
+        if args.routes and isinstance(action, RunRoutes):
+            company = game.state.companies[action.entity]
+            results = check_routes(game.ctx, game.state, company, action.routes)
+            last_run[:] = [(action.entity, results)]
+
+    run = replay(_read_json(args.game), None, until=args.at, before=before)
+    if args.routes and not last_run:
+        print("troika: no company ran its trains in the replayed actions", file=sys.stderr)
+        return 2
     game = run.game
     paths = write_pictures(
         game.ctx,
@@ -142,6 +156,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         highlight=_last_hex(game),
         round_name=_round_title(game),
         acting=game.actor(),
+        routes=last_run[0] if last_run else None,
+        svg=args.svg,
     )
     for path in paths.values():
         print(path)
@@ -266,6 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
     p.add_argument("--at", type=int, default=None, help="stop after this action id")
     p.add_argument("--out", required=True, help="folder for map.png, market.png, table.png")
+    p.add_argument("--routes", action="store_true", help="also routes.png: the last run's routes")
+    p.add_argument("--svg", action="store_true", help="also write each picture's SVG")
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("selfplay", help="play random games, checking the rules' invariants",

@@ -9,14 +9,17 @@ import asyncio
 import statistics
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from engine import market
-from engine.actions import action_from_dict
+from engine.actions import Action, RunRoutes, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
+from engine.routes import RouteResult, check_routes
 from render.map import render_map
 from render.market import render_market
 from render.png import svg_to_png
+from render.routes import render_routes
 from render.table import render_table
 from storage import Event, EventKind, GameRecord
 
@@ -248,23 +251,49 @@ def changed_pictures(before: dict[str, int], after: dict[str, int]) -> list[str]
     return [name for name in PICTURES if before[name] != after[name]]
 
 
+def routes_payload(game: Game, action: Action) -> dict[str, Any] | None:
+    """For a run, before it is applied: the company and each train's route as the
+    engine prices it, as JSON for the post's routes picture; None for other actions
+    (and for a run the engine refuses)."""
+    if not isinstance(action, RunRoutes) or not action.routes:
+        return None
+    try:
+        results = check_routes(game.ctx, game.state, game.state.companies[action.entity], action.routes)
+    except EngineError:
+        return None
+    return {"company": action.entity, "trains": [
+        {"train": r.train, "stops": [list(s) for s in r.stops], "legs": [list(leg) for leg in r.legs],
+         "revenue": r.revenue} for r in results
+    ]}
+
+
+def _route_results(payload: dict[str, Any]) -> list[RouteResult]:
+    return [RouteResult(t["train"], tuple((h, int(n)) for h, n in t["stops"]),
+                        tuple(tuple(leg) for leg in t["legs"]), int(t["revenue"]))
+            for t in payload["trains"]]
+
+
 async def render_pictures(
-    game: Game, names: list[str], *, highlight: str | None = None, focus: str | None = None
+    game: Game, names: list[str], *, highlight: str | None = None, focus: str | None = None,
+    routes: dict[str, Any] | None = None,
 ) -> list[Picture]:
-    """The named pictures as PNG: drawn here (they read the live state), encoded in threads."""
+    """The named pictures as PNG: drawn here (they read the live state), encoded in threads;
+    "routes" draws the run in ``routes`` (from :func:`routes_payload`)."""
     ctx, state = game.ctx, game.state
-    svgs = []
+    svgs: dict[str, str] = {}
     for name in names:
         if name == "map":
-            svgs.append(render_map(ctx, state, highlight=highlight or (), focus=focus))
+            svgs[name] = render_map(ctx, state, highlight=highlight or (), focus=focus)
         elif name == "market":
-            svgs.append(render_market(ctx, state))
+            svgs[name] = render_market(ctx, state)
+        elif name == "routes" and routes:
+            svgs[name] = render_routes(ctx, state, routes["company"], _route_results(routes))
         elif name == "table":
             actor = game.actor()
             acting = player_name(game, actor) if actor == game.acting_player() else actor
-            svgs.append(render_table(ctx, state, round_name=round_title(game), acting=acting))
-    pngs = await asyncio.gather(*(asyncio.to_thread(svg_to_png, svg) for svg in svgs))
-    return [Picture(name, png) for name, png in zip(names, pngs)]
+            svgs[name] = render_table(ctx, state, round_name=round_title(game), acting=acting)
+    pngs = await asyncio.gather(*(asyncio.to_thread(svg_to_png, svg) for svg in svgs.values()))
+    return [Picture(name, png) for name, png in zip(svgs, pngs)]
 
 
 def help_text(rest: str) -> str:

@@ -58,6 +58,7 @@ from .posts import (
     next_line,
     player_name,
     render_pictures,
+    routes_payload,
     round_title,
     seat_name,
     status_text,
@@ -482,6 +483,7 @@ class TroikaService:
         """Apply an action for ``seat`` and queue its post, in one transaction."""
         before, acting_before = fingerprints(game), game.acting_player()
         entity = parsed.action.entity
+        ran = routes_payload(game, parsed.action)  # priced on the state before the run
 
         def posts(lines: list[str]) -> list[dict[str, Any]]:
             after: Game = self.engine.last_game
@@ -491,8 +493,8 @@ class TroikaService:
             return [{
                 "kind": "turn", "seq": seq + 1, "text": text, "next": next_line(after),
                 "mention": _turn_changed(after, acting_before),
-                "pictures": changed_pictures(before, fingerprints(after)),
-                "highlight": _hex_of(parsed),
+                "pictures": changed_pictures(before, fingerprints(after)) + (["routes"] if ran else []),
+                "highlight": _hex_of(parsed), **({"routes": ran} if ran else {}),
             }]
 
         try:
@@ -793,7 +795,8 @@ class TroikaService:
         if self.pictures and payload.get("pictures"):
             game = await self._game_at(message.game_id, int(payload["seq"]))
             hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
-            pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id)
+            pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
+                                             routes=payload.get("routes"))
         text = payload.get("text", "")
         if mention is not None and payload.get("kind") == "turn":
             since = await self._since(record, mention.player_id, int(payload["seq"]))

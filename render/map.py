@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from functools import cache
+from dataclasses import dataclass, field, replace
+from functools import cache, partial
 
 from engine.board import (
     COLORS,
@@ -36,6 +36,8 @@ from engine.board import (
 )
 from engine.state import Context, GameState
 
+from .colors import readable_on, swatch
+from .place import SMALLER, WRAPPED, Item, Shape, place_all, wrappings
 from .svg import (
     INK,
     PAPER,
@@ -44,7 +46,6 @@ from .svg import (
     fit_size,
     fmt,
     money,
-    solid,
     svg_root,
     text,
     text_width,
@@ -69,16 +70,28 @@ NODE_OFFSET = 0.5 * SIZE
 """Distance from the hex centre of a city that shares its hex with others."""
 STUB_END = 0.42 * APOTHEM
 """Off-board track runs from the edge to this distance from the centre."""
+SAMPLES = 21
+"""Points kept along each curve or straight of track, for keeping texts off it."""
+SAMPLE_GAP = 6.0
+"""Pixels between the points kept along a straight stub."""
 
 FOCUS_RADIUS = 2
 """A focused map shows the hexes this many steps around the focus."""
 FOCUS_ZOOM = 2.0
 
 NAME_FONT = 14.0
+NAME_LINE = 1.18
+"""Line height of names, in font sizes (DejaVu Sans's ink runs 1.17 of the size)."""
 LABEL_FONT = 22.0
 SMALL_FONT = 14.0
 TOKEN_FONT = 14.0
 COORD_FONT = 22.0
+TILE_NUMBER_FONT = 12.0
+LEGEND_HEIGHT = 36.0
+"""Strip under the full map that explains its marks."""
+LEGEND_GAP = 28.0
+FALLBACK_SCALES = (1.0, 0.86, 0.72)
+"""Texts are set smaller (down to 10 px from 14) only in hexes with no room for them."""
 
 OUTLINE = "#777777"
 WATER = "#2b78c2"
@@ -108,6 +121,7 @@ text.lock {{ fill: {PAPER}; }}
 .highlight {{ fill: none; stroke: {HIGHLIGHT}; stroke-width: 6; }}
 .band, .paper {{ fill: {PAPER}; }}
 .coord {{ font-weight: bold; fill: #555555; }}
+.tile-number {{ fill: #444444; }}
 """
 
 _SQRT3 = math.sqrt(3)
@@ -148,7 +162,7 @@ class _Shape:
 
     span: int
     radius: float  # of the arc; 0 for straight track
-    samples: tuple[Point, ...]  # seven points along it, the middle one halfway
+    samples: tuple[Point, ...]  # points every few pixels along it, the middle one halfway
     bar_angle: float  # direction across the track at its middle (for a town bar)
 
     def turned(self, start: int) -> tuple[str, list[Point]]:
@@ -166,10 +180,10 @@ def _arc(span: int, radius: float, center: Point, bar_angle: float) -> _Shape:
     turn = -120.0 if span == 1 else -60.0
     samples = tuple(
         (
-            center[0] + radius * math.cos(math.radians(turn * i / 6)),
-            center[1] + radius * math.sin(math.radians(turn * i / 6)),
+            center[0] + radius * math.cos(math.radians(turn * i / (SAMPLES - 1))),
+            center[1] + radius * math.sin(math.radians(turn * i / (SAMPLES - 1))),
         )
-        for i in range(7)
+        for i in range(SAMPLES)
     )
     return _Shape(span, radius, samples, bar_angle)
 
@@ -177,11 +191,15 @@ def _arc(span: int, radius: float, center: Point, bar_angle: float) -> _Shape:
 SHAPES: dict[int, _Shape] = {
     1: _arc(1, SIZE / 2, (-SIZE / 2, APOTHEM), -60.0),
     2: _arc(2, 1.5 * SIZE, (-1.5 * SIZE, APOTHEM), -30.0),
-    3: _Shape(3, 0.0, tuple((0.0, APOTHEM * (1 - i / 3)) for i in range(7)), 0.0),
+    3: _Shape(
+        3, 0.0, tuple((0.0, APOTHEM * (1 - 2 * i / (SAMPLES - 1))) for i in range(SAMPLES)), 0.0
+    ),
 }
 HEX_POINTS = " ".join(f"{fmt(x)},{fmt(y)}" for x, y in (_polar(60.0 * k, SIZE) for k in range(6)))
 ARROW = ((-0.16 * SIZE, STUB_END + 8), (0.16 * SIZE, STUB_END + 8), (0.0, STUB_END - 0.16 * SIZE))
 """Head of off-board track entering by edge 0, pointing into the off-board."""
+WATER_ICON = 22.0
+"""Width of the wave drawn before the cost of a water hex."""
 WATER_PATH = "M -9 -4 q 3 -4 6 0 t 6 0 t 6 0 M -9 3 q 3 -4 6 0 t 6 0 t 6 0"
 
 
@@ -192,7 +210,8 @@ def _edge_pair(a: int, b: int) -> tuple[int, int]:
 
 
 def _line(p: Point, q: Point) -> tuple[str, list[Point]]:
-    samples = [(p[0] + (q[0] - p[0]) * t / 4, p[1] + (q[1] - p[1]) * t / 4) for t in range(5)]
+    n = max(2, math.ceil(math.dist(p, q) / SAMPLE_GAP))
+    samples = [(p[0] + (q[0] - p[0]) * t / n, p[1] + (q[1] - p[1]) * t / n) for t in range(n + 1)]
     return f"M {fmt(p[0])} {fmt(p[1])} L {fmt(q[0])} {fmt(q[1])}", samples
 
 
@@ -230,8 +249,8 @@ def _layout(tile: TileDef) -> _Layout:
         shape = SHAPES[span]
         d, samples = shape.turned(start)
         pieces.append(({*exits[i], f"n{i}"}, d, samples))
-        layout.nodes[i] = samples[3]
-        layout.bars.append((i, samples[3], shape.bar_angle + 60.0 * start))
+        layout.nodes[i] = samples[len(samples) // 2]
+        layout.bars.append((i, layout.nodes[i], shape.bar_angle + 60.0 * start))
     for a, b in tile.paths:
         if is_edge(a) and is_edge(b):
             start, span = _edge_pair(a, b)
@@ -305,68 +324,20 @@ def _slot_offsets(slots: int) -> list[Point]:
 # --- text placement ---------------------------------------------------------------------
 
 
-@dataclass
-class _Item:
-    """A piece of upright text (or a badge) to place in a hex."""
-
-    width: float
-    height: float
-    candidates: tuple[Point, ...]
-    draw: Callable[[ET.Element, float, float], None]
-
-
 def _spots(*angles: float) -> tuple[Point, ...]:
-    """Anchors towards the corners at two distances, then towards the edges' middles."""
-    corners = tuple(_polar(angle, radius * SIZE) for angle in angles for radius in (0.62, 0.85))
+    """Anchors towards the corners at three distances, then towards the edges' middles."""
+    corners = tuple(
+        _polar(angle, radius * SIZE) for angle in angles for radius in (0.62, 0.5, 0.72)
+    )
     return corners + tuple(_polar(angle + 30.0, 0.6 * SIZE) for angle in angles)
 
 
 LABEL_SPOTS = _spots(180, 0, 240, 300, 120, 60)
 """Anchors for short texts, best first (west, east, then slanted corners)."""
 REVENUE_SPOTS = _spots(0, 180, 300, 240, 60, 120)
-CENTER = ((0.0, 0.0),)
-TRACK_WEIGHT, NODE_WEIGHT, TEXT_WEIGHT, OUTSIDE_WEIGHT = 3.0, 10.0, 20.0, 2.0
-"""Cost of a text covering a point of track, a city slot or town, an earlier text,
-or a corner reaching into a neighbouring hex; each text goes where it costs least."""
 COST_SPOTS = _spots(60, 120, 0, 180, 300, 240)
-
-
-class _Placer:
-    """Puts items where they overlap the least track, nodes and earlier items."""
-
-    def __init__(self, circles: list[tuple[float, float, float, float]], neighbours: Iterable[int]):
-        self.circles = circles  # (x, y, radius, weight)
-        self.neighbours = set(neighbours)  # edges with a hex beyond them
-        self.boxes: list[tuple[float, float, float, float]] = []
-
-    def block(self, x: float, y: float, w: float, h: float) -> None:
-        self.boxes.append((x - w / 2, y - h / 2, x + w / 2, y + h / 2))
-
-    def place(self, item: _Item) -> Point:
-        best, best_cost = item.candidates[0], math.inf
-        for rank, (x, y) in enumerate(item.candidates):
-            cost = self._cost(x, y, item.width, item.height) + rank * 0.01
-            if cost < best_cost:
-                best, best_cost = (x, y), cost
-        self.block(best[0], best[1], item.width, item.height)
-        return best
-
-    def _cost(self, x: float, y: float, w: float, h: float) -> float:
-        x0, y0, x1, y1 = x - w / 2, y - h / 2, x + w / 2, y + h / 2
-        cost = 0.0
-        for cx, cy, r, weight in self.circles:
-            dx = cx - min(max(cx, x0), x1)
-            dy = cy - min(max(cy, y0), y1)
-            if dx * dx + dy * dy < r * r:
-                cost += weight
-        for bx0, by0, bx1, by1 in self.boxes:
-            if x0 < bx1 and bx0 < x1 and y0 < by1 and by0 < y1:
-                cost += TEXT_WEIGHT
-        for px, py in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):
-            if not _inside_hex(px, py):
-                edge = round((math.degrees(math.atan2(py, px)) - 90.0) / 60.0) % 6
-                cost += OUTSIDE_WEIGHT if edge in self.neighbours else 0.5
-        return cost
+TILE_NUMBER_SPOTS = tuple(_polar(a, r * SIZE) for a in (60, 120, 300, 240) for r in (0.74, 0.6))
+CENTER = ((0.0, 0.0),)
 
 
 # --- drawing ----------------------------------------------------------------------------
@@ -378,6 +349,15 @@ class _View:
     y: float
     width: float
     height: float
+
+    def holds_hex(self, center: Point) -> bool:
+        """Whether the whole hex centred here is inside the view."""
+        return (
+            self.x - 0.5 <= center[0] - SIZE
+            and center[0] + SIZE <= self.x + self.width + 0.5
+            and self.y - 0.5 <= center[1] - APOTHEM
+            and center[1] + APOTHEM <= self.y + self.height + 0.5
+        )
 
     def contains(self, point: Point, pad: float) -> bool:
         return (
@@ -404,49 +384,168 @@ def render_map(
         if focus not in board.hexes:
             raise ValueError(f"{focus} is not a hex of the {board.title} map")
         shown = [h for h in shown if hex_distance(h, focus) <= FOCUS_RADIUS]
-    view = _view_of(shown)
-    zoom = FOCUS_ZOOM if focus else 1.0
-    root = svg_root(
-        view.width * zoom,
-        view.height * zoom,
-        CSS,
-        view_box=(view.x, view.y, view.width, view.height),
-        class_="map",
-        data_title=board.title,
-        data_phase=state.phase,
+    drawn = draw_map(
+        ctx,
+        state,
+        shown,
+        zoom=FOCUS_ZOOM if focus else 1.0,
+        below=0.0 if focus else LEGEND_HEIGHT,
         data_focus=focus,
     )
-    _defs(root)
-    el(root, "rect", class_="paper", x=view.x, y=view.y, width=view.width, height=view.height)
-    ground, hexes, borders, marks = (
-        el(root, "g", class_=c) for c in ("ground", "hexes", "borders", "highlights")
-    )
-    _bands(root, view)
-    layers = _Layers(ground, hexes, borders, el(root, "g", class_="labels"))
-    phase_color = ctx.phase_color(state)
-    whole = set(shown)
-    for hex_id in board.hexes:
-        center = hex_center(hex_id)
-        if view.contains(center, SIZE):
-            _draw_hex(ctx, state, hex_id, center, phase_color, layers, hex_id in whole)
-    layers.fill_ground()
     for hex_id in [highlight] if isinstance(highlight, str) else highlight:
         if hex_id in board.hexes:
             x, y = hex_center(hex_id)
             translate = f"translate({fmt(x)},{fmt(y)})"
             el(
-                marks,
+                drawn.overlay,
                 "polygon",
                 class_="highlight",
                 data_hex=hex_id,
                 points=HEX_POINTS,
                 transform=translate,
             )
+    if focus is None:
+        _legend(drawn.root, ctx, state, drawn.view.x + MARGIN, drawn.below_y + LEGEND_HEIGHT / 2)
+    return to_string(drawn.root)
+
+
+@dataclass(frozen=True)
+class DrawnMap:
+    """A map picture being made: its root, the layer above the hexes for marks, the
+    view of the map and where the strip below it starts."""
+
+    root: ET.Element
+    overlay: ET.Element
+    view: _View
+    below_y: float
+
+
+def draw_map(
+    ctx: Context,
+    state: GameState,
+    shown: Iterable[str],
+    *,
+    zoom: float,
+    below: float,
+    **attrs: object,
+) -> DrawnMap:
+    """The map framed on the ``shown`` hexes, scaled by ``zoom``, with ``below`` pixels
+    of paper under it for a legend. Hexes wholly in the frame are drawn in full; those
+    the frame cuts, in their colour only."""
+    board = ctx.board
+    view = _view_of(list(shown))
+    root = svg_root(
+        view.width * zoom,
+        (view.height + below) * zoom,
+        CSS,
+        view_box=(view.x, view.y, view.width, view.height + below),
+        class_="map",
+        data_title=board.title,
+        data_phase=state.phase,
+        data_margin=MARGIN,
+        **attrs,
+    )
+    _defs(root)
+    el(
+        root,
+        "rect",
+        class_="paper",
+        x=view.x,
+        y=view.y,
+        width=view.width,
+        height=view.height + below,
+    )
+    ground, hexes, borders, overlay = (
+        el(root, "g", class_=c) for c in ("ground", "hexes", "borders", "highlights")
+    )
+    _bands(root, view, below)
+    layers = _Layers(ground, hexes, borders, el(root, "g", class_="labels"))
+    phase_color = ctx.phase_color(state)
     inner = _View(
         view.x + MARGIN, view.y + MARGIN, view.width - 2 * MARGIN, view.height - 2 * MARGIN
     )
+    texts = []
+    for hex_id in board.hexes:
+        center = hex_center(hex_id)
+        if inner.holds_hex(center):
+            texts.append(_draw_hex(ctx, state, hex_id, center, phase_color, layers))
+        elif view.contains(center, SIZE):  # cut by the frame: its colour only
+            color = ctx.tile_at(state, hex_id)[0].color
+            layers.colors.setdefault(color, []).append((hex_id, center))
+    layers.fill_ground()
+    _place_texts(texts, board.neighbours, layers.labels)
     _coordinates(root, board.hexes, inner)
-    return to_string(root)
+    return DrawnMap(root, overlay, view, view.y + view.height)
+
+
+def node_center(ctx: Context, state: GameState, hex_id: str, node: int) -> Point:
+    """Where a revenue node of a hex is drawn on the full map."""
+    tile, rotation = ctx.tile_at(state, hex_id)
+    x, y = _rotate(_layout(tile).nodes[node], 60.0 * rotation)
+    cx, cy = hex_center(hex_id)
+    return cx + x, cy + y
+
+
+def node_radius(ctx: Context, state: GameState, hex_id: str, node: int) -> float:
+    """How far a node's drawing reaches from its centre (a city with all its slots)."""
+    tile, _ = ctx.tile_at(state, hex_id)
+    if tile.nodes[node].kind != "city":
+        return TOWN_BAR[0] / 2
+    holders = state.map.tokens.get((hex_id, node), [])
+    offsets = _slot_offsets(max(tile.nodes[node].slots, len(holders)))
+    return max(math.hypot(x, y) for x, y in offsets) + CITY_R
+
+
+def track_between(entry: int, exit_: int) -> list[Point]:
+    """Points along the track of a hex from the middle of edge ``entry`` to the middle
+    of edge ``exit_``, in the hex's frame."""
+    start, span = _edge_pair(entry, exit_)
+    _, points = SHAPES[span].turned(start)
+    return points if start == entry else points[::-1]
+
+
+def edge_middle(edge: int) -> Point:
+    """The middle of an edge of a hex, in the hex's frame."""
+    return _polar(_edge_angle(edge), APOTHEM)
+
+
+def _legend(root: ET.Element, ctx: Context, state: GameState, x: float, cy: float) -> None:
+    """A strip under the map saying what its marks mean: water costs, the off-board
+    value in use, locked hexes (while there are any) and tile numbers."""
+    group = el(root, "g", class_="legend")
+    costs = sorted({h.upgrade_cost for h in ctx.board.hexes.values() if h.terrain == "water"})
+    if costs:
+        wave = f"translate({fmt(x + 11)},{fmt(cy)})"
+        el(group, "path", class_="water", d=WATER_PATH, transform=wave)
+        words = " / ".join(money(c) for c in costs) + ": cost to lay track across water"
+        x = _legend_words(group, x + 26, cy, words)
+    for color, framed in (("yellow", False), ("green", True)):
+        el(
+            group,
+            "rect",
+            x=x,
+            y=cy - 11,
+            width=22.0,
+            height=22.0,
+            fill=PHASE_COLORS[color],
+            stroke=INK,
+            stroke_width=3.5 if framed else 1.0,
+        )
+        x += 22
+    x = _legend_words(group, x + 6, cy, "off-board: the framed value is the one in use")
+    if state.map.blocked_hexes:
+        width = text_width(LOCK_TEXT, SMALL_FONT, True) + 12
+        el(group, "rect", class_="lock", x=x, y=cy - 11, width=width, height=22.0, rx=4.0)
+        text(group, x + width / 2, cy, LOCK_TEXT, size=SMALL_FONT, bold=True, class_="lock")
+        x = _legend_words(group, x + width + 6, cy, "hatched: no track until phase 3")
+    text(group, x, cy, "801", size=TILE_NUMBER_FONT, anchor="start", class_="tile-number")
+    _legend_words(group, x + text_width("801", TILE_NUMBER_FONT) + 6, cy, "tile number")
+
+
+def _legend_words(parent: ET.Element, x: float, cy: float, words: str) -> float:
+    """Words of the legend from ``x``; returns where the next entry starts."""
+    text(parent, x, cy, words, size=SMALL_FONT, anchor="start")
+    return x + text_width(words, SMALL_FONT) + LEGEND_GAP
 
 
 def _view_of(hex_ids: list[str]) -> _View:
@@ -522,10 +621,9 @@ def _draw_hex(
     center: Point,
     phase_color: str,
     layers: _Layers,
-    with_labels: bool,
-) -> None:
-    """One hex: its colour, its tile or printed contents, border marks and, unless it
-    is cut by the picture's edge (``with_labels`` false), its upright texts."""
+) -> _HexTexts:
+    """One hex: its colour, its tile or printed contents and border marks; returns
+    its upright texts, to be placed once every hex is drawn."""
     tile, rotation = ctx.tile_at(state, hex_id)
     placed = state.map.tiles.get(hex_id)
     layers.colors.setdefault(tile.color, []).append((hex_id, center))
@@ -545,32 +643,60 @@ def _draw_hex(
         transform=translate,
     )
     _draw_track(group, layout, angle)
-    circles = [(*_rotate(p, angle), CASING / 2, TRACK_WEIGHT) for p in layout.samples]
+    track = [(*_rotate(p, angle), CASING / 2) for p in layout.samples]
+    nodes: list[tuple[float, float, float]] = []
     for i, node in enumerate(tile.nodes):
         position = _rotate(layout.nodes[i], angle)
         if node.kind == "city":
             slots = _draw_city(ctx, state, group, hex_id, i, node, position)
-            circles.extend(
-                (position[0] + x, position[1] + y, CITY_R, NODE_WEIGHT) for x, y in slots
-            )
+            nodes.extend((position[0] + x, position[1] + y, CITY_R + 2) for x, y in slots)
+            if len(slots) > 1:
+                nodes.append((*position, CITY_R + 2))  # the band joining the slots
         elif node.kind == "town":
-            circles.append((*position, TOWN_BAR[0] / 2, NODE_WEIGHT))
+            nodes.append((*position, (TOWN_BAR[0] + TOWN_BAR[1]) / 2))
     if placed or len(group):
         layers.hexes.append(group)
     _draw_borders(layers.borders, tile, center)
-    if not with_labels:
-        return
-    placer = _Placer(circles, ctx.board.neighbours[hex_id])
-    texts = el(None, "g", class_="hex-labels", data_hex=hex_id, transform=translate)
-    for node in tile.nodes:
-        if node.kind == "offboard" and not node.hidden:
-            _draw_values(texts, placer, node, phase_color)
-            break
-    for item in _items(ctx, state, hex_id, tile):
-        x, y = placer.place(item)
-        item.draw(texts, x, y)
-    if len(texts):
-        layers.labels.append(texts)
+    entries = sorted(_items(ctx, state, hex_id, tile, phase_color), key=_hardest_first)
+    return _HexTexts(hex_id, center, (tile.name, rotation), nodes, track, entries)
+
+
+@dataclass
+class _HexTexts:
+    """A drawn hex's texts waiting to be placed, and what they must keep clear of
+    (in the hex's frame): its cities, slots and towns, and its track."""
+
+    hex_id: str
+    center: Point
+    tile: tuple[str, int]  # name and rotation
+    nodes: list[tuple[float, float, float]]
+    track: list[tuple[float, float, float]]
+    entries: list[tuple[str, Item]]
+
+
+def _place_texts(
+    hexes: list[_HexTexts], neighbours: dict[str, dict[int, str]], parent: ET.Element
+) -> None:
+    """Place every hex's texts, clear also of any city of a neighbour that reaches
+    into the hex (a city near an edge with slots side by side)."""
+    by_hex = {h.hex_id: h for h in hexes}
+    for here in hexes:
+        obstacles = list(here.nodes)
+        for there in (by_hex[n] for n in neighbours[here.hex_id].values() if n in by_hex):
+            dx, dy = there.center[0] - here.center[0], there.center[1] - here.center[1]
+            for x, y, r in there.nodes:
+                if math.hypot(x + dx, y + dy) < SIZE + r:
+                    obstacles.append((x + dx, y + dy, r))
+        items = [item for _, item in here.entries]
+        spots = place_all(SIZE, obstacles, here.track, items, (here.tile, tuple(obstacles)))
+        translate = f"translate({fmt(here.center[0])},{fmt(here.center[1])})"
+        texts = el(None, "g", class_="hex-labels", data_hex=here.hex_id, transform=translate)
+        for (kind, _), spot in zip(here.entries, spots):
+            if spot is not None:
+                shape, (x, y) = spot
+                shape.draw(el(texts, "g", class_="label", data_kind=kind), x, y)
+        if len(texts):
+            parent.append(texts)
 
 
 def _draw_track(group: ET.Element, layout: _Layout, angle: float) -> None:
@@ -647,7 +773,7 @@ def _draw_token(
     city: int,
     slot: int,
 ) -> None:
-    corp = ctx.board.corporations[sym]
+    colors = swatch(ctx.board, sym)
     token = el(
         parent,
         "g",
@@ -657,14 +783,13 @@ def _draw_token(
         data_city=city,
         data_slot=slot,
     )
-    el(token, "circle", cx=x, cy=y, r=CITY_R, fill=solid(corp.color))
+    el(token, "circle", cx=x, cy=y, r=CITY_R, fill=colors.fill)
     size = fit_size(sym, 2 * CITY_R - 4, TOKEN_FONT)
-    text(token, x, y, sym, size=size, bold=True, fill=solid(corp.text_color))
+    text(token, x, y, sym, size=size, bold=True, fill=colors.text)
 
 
 def _draw_reservation(ctx: Context, parent: ET.Element, sym: str, x: float, y: float) -> None:
-    corp = ctx.board.corporations[sym]
-    color = solid(corp.color) if corp.text_color != "black" else INK
+    color = readable_on(swatch(ctx.board, sym).fill, PAPER, INK)
     mark = el(parent, "g", class_="reservation", data_company=sym)
     el(mark, "circle", cx=x, cy=y, r=CITY_R - 1.5, stroke=color)
     text(mark, x, y, sym, size=fit_size(sym, 2 * CITY_R - 4, TOKEN_FONT), bold=True, fill=color)
@@ -678,73 +803,115 @@ def _current_index(node: Node, phase_color: str) -> int:
     )
 
 
-def _draw_values(parent: ET.Element, placer: _Placer, node: Node, phase_color: str) -> None:
+def _values_item(node: Node, phase_color: str) -> Item:
     """Off-board values, one box per phase colour, the current one bold and framed."""
     values = node.phase_revenue or (("red", node.revenue),)
     current = _current_index(node, phase_color) if node.phase_revenue else 0
-    box_w = max(text_width(str(v), SMALL_FONT, True) for _, v in values) + 10
-    box_h = SMALL_FONT + 10
-    total = box_w * len(values)
-    group = el(parent, "g", class_="offboard-values")
-    for i, (color, value) in enumerate(values):
-        x = -total / 2 + i * box_w
-        now = i == current
-        el(
-            group,
-            "rect",
-            class_="value",
-            data_color=color,
-            data_current="true" if now else None,
-            x=x,
-            y=-box_h / 2,
-            width=box_w,
-            height=box_h,
-            fill=PHASE_COLORS.get(color, PAPER),
-            stroke=INK,
-            stroke_width=3.5 if now else 1.0,
-        )
-        text(group, x + box_w / 2, 0.0, str(value), size=SMALL_FONT, bold=now)
-    placer.block(0.0, 0.0, total, box_h)
+
+    def shape(font: float) -> Shape:
+        box_w = max(text_width(str(v), font, True) for _, v in values) + 10
+        box_h = font + 10
+        total = box_w * len(values)
+
+        def draw(parent: ET.Element, x: float, y: float) -> None:
+            for i, (color, value) in enumerate(values):
+                left = x - total / 2 + i * box_w
+                now = i == current
+                el(
+                    parent,
+                    "rect",
+                    class_="value",
+                    data_color=color,
+                    data_current="true" if now else None,
+                    x=left,
+                    y=y - box_h / 2,
+                    width=box_w,
+                    height=box_h,
+                    fill=PHASE_COLORS.get(color, PAPER),
+                    stroke=INK,
+                    stroke_width=3.5 if now else 1.0,
+                )
+                text(parent, left + box_w / 2, y, str(value), size=font, bold=now)
+
+        return Shape(total + 4, box_h + 4, draw)
+
+    anchors = tuple((0.0, dy) for dy in (0.0, -10.0, 10.0, -20.0, 20.0))
+    return Item((shape(SMALL_FONT),), anchors)
 
 
-def _items(ctx: Context, state: GameState, hex_id: str, tile: TileDef) -> list[_Item]:
-    """The upright texts of a hex, most important first.
+def _scaled(shape: Callable[[float], Shape], font: float) -> tuple[Shape, ...]:
+    """The shape at its font size, then smaller for hexes with little room."""
+    return tuple(
+        replace(shape(font * scale), penalty=SMALLER * i)
+        for i, scale in enumerate(FALLBACK_SCALES)
+    )
+
+
+def _hardest_first(entry: tuple[str, Item]) -> tuple[bool, float]:
+    """Texts that need the most room even at their smallest are placed first;
+    optional ones (tile numbers) last."""
+    item = entry[1]
+    smallest = min(item.shapes, key=lambda s: s.width * s.height)
+    return item.optional, -smallest.width * smallest.height
+
+
+def _items(
+    ctx: Context, state: GameState, hex_id: str, tile: TileDef, phase_color: str
+) -> list[tuple[str, Item]]:
+    """The upright texts of a hex by kind.
 
     A cost printed on a laid tile (Kiev's 635) is shown only where it is paid on
     replacing the tile; by the rulebook it was paid when the tile was laid.
     """
-    items: list[_Item] = []
-    name = ctx.board.location_names.get(hex_id)
-    if name:
-        items.append(_name_item(name))
-    if tile.label:
-        items.append(_label_item(tile.label))
-    future = ctx.board.hexes[hex_id].future_label
-    if future and COLORS.index(tile.color) < COLORS.index(future[1]):
-        items.append(_future_label_item(*future))
+    items: list[tuple[str, Item]] = []
+    offboard = next((n for n in tile.nodes if n.kind == "offboard" and not n.hidden), None)
+    if offboard is not None:
+        items.append(("offboard-values", _values_item(offboard, phase_color)))
     revenues = sorted({n.revenue for n in tile.nodes if n.kind != "offboard" and n.revenue})
     if revenues:
-        items.append(_revenue_item("/".join(map(str, revenues))))
+        items.append(("revenue", _revenue_item("/".join(map(str, revenues)))))
+    head, _, note = ctx.board.location_names.get(hex_id, "").partition(" (")
+    if head:
+        items.append(("name", _name_item(head)))
+    if note:
+        items.append(("name-note", _name_item(f"({note}")))
+    if tile.label:
+        items.append(("tile-label", _label_item(tile.label)))
+    future = ctx.board.hexes[hex_id].future_label
+    if future and COLORS.index(tile.color) < COLORS.index(future[1]):
+        items.append(("future-label", _future_label_item(*future)))
     laid = hex_id in state.map.tiles
     if tile.upgrade_cost and (not laid or ctx.rules.tile_cost_paid_on_replace):
-        items.append(_cost_item(tile, bool(tile.nodes or tile.paths)))
+        items.append(("cost", _cost_item(tile, bool(tile.nodes or tile.paths))))
     if hex_id in state.map.blocked_hexes:
-        items.append(_lock_item())
+        items.append(("lock", _lock_item()))
+    if laid:
+        items.append(("tile-number", _tile_number_item(state.map.tiles[hex_id].tile)))
     return items
 
 
-def _name_item(name: str) -> _Item:
-    head, _, note = name.partition(" (")
-    lines = [head] + ([f"({note}"] if note else [])
-    line_h = NAME_FONT + 3
-    width = max(text_width(line, NAME_FONT) for line in lines) + 8
-    height = line_h * len(lines) + 2
+def _name_item(name: str) -> Item:
+    """A place name (or the note after it, such as "(₽80 if includes M)"): on one line
+    where it fits, else wrapped, else smaller."""
+    shapes = []
+    for step, scale in enumerate(FALLBACK_SCALES):
+        font = NAME_FONT * scale
+        for lines in wrappings(name.split(), partial(text_width, size=font), most=4):
+            penalty = SMALLER * step + WRAPPED * (len(lines) - 1)
+            shapes.append(replace(_name_shape(lines, font), penalty=penalty))
     spots = tuple(
-        (dx * SIZE, sign * (APOTHEM - height / 2 - gap))
-        for gap in (1.0, 8.0)
+        (dx * SIZE, sign * (APOTHEM - shapes[0].height / 2 - gap))
+        for gap in (4.0, 10.0, 18.0)
         for sign in (-1, 1)
         for dx in (0.0, 0.3, -0.3)
     )
+    return Item(tuple(shapes), spots)
+
+
+def _name_shape(lines: list[str], font: float) -> Shape:
+    line_h = font * NAME_LINE
+    width = max(text_width(line, font) for line in lines) + 6
+    height = line_h * len(lines) + 1
 
     def draw(parent: ET.Element, x: float, y: float) -> None:
         top = y - height / 2
@@ -759,84 +926,119 @@ def _name_item(name: str) -> _Item:
             rx=4.0,
         )
         for i, line in enumerate(lines):
-            text(parent, x, top + 1 + line_h * (i + 0.5), line, size=NAME_FONT, class_="name")
+            text(parent, x, top + 0.5 + line_h * (i + 0.5), line, size=font, class_="name")
 
-    return _Item(width, height, spots, draw)
-
-
-def _label_item(label: str) -> _Item:
-    width = text_width(label, LABEL_FONT, True) + 4
-
-    def draw(parent: ET.Element, x: float, y: float) -> None:
-        text(parent, x, y, label, size=LABEL_FONT, bold=True, class_="label")
-
-    return _Item(width, LABEL_FONT + 2, LABEL_SPOTS, draw)
+    return Shape(width, height, draw)
 
 
-def _future_label_item(label: str, color: str) -> _Item:
-    width = text_width(label, SMALL_FONT, True) + 12
-    height = SMALL_FONT + 8
+def _label_item(label: str) -> Item:
+    def shape(font: float) -> Shape:
+        def draw(parent: ET.Element, x: float, y: float) -> None:
+            text(parent, x, y, label, size=font, bold=True, class_="label")
 
-    def draw(parent: ET.Element, x: float, y: float) -> None:
-        left, top = x - width / 2, y - height / 2
-        fill = PHASE_COLORS[color]
-        el(parent, "rect", x=left, y=top, width=width, height=height, rx=4.0, fill=fill, stroke=INK)
-        text(
-            parent, x, y, label, size=SMALL_FONT, bold=True, class_="future-label", data_color=color
-        )
+        return Shape(text_width(label, font, True) + 4, font + 2, draw)
 
-    return _Item(width, height, LABEL_SPOTS, draw)
+    return Item(_scaled(shape, LABEL_FONT), LABEL_SPOTS)
 
 
-def _revenue_item(content: str) -> _Item:
-    width = max(text_width(content, SMALL_FONT, True) + 10, SMALL_FONT + 12)
-    height = SMALL_FONT + 10
+def _future_label_item(label: str, color: str) -> Item:
+    def shape(font: float) -> Shape:
+        width = text_width(label, font, True) + 12
+        height = font + 8
 
-    def draw(parent: ET.Element, x: float, y: float) -> None:
-        left, top = x - width / 2, y - height / 2
-        el(parent, "rect", class_="pill", x=left, y=top, width=width, height=height, rx=height / 2)
-        text(parent, x, y, content, size=SMALL_FONT, bold=True, class_="revenue")
+        def draw(parent: ET.Element, x: float, y: float) -> None:
+            left, top = x - width / 2, y - height / 2
+            fill = PHASE_COLORS[color]
+            el(
+                parent, "rect", x=left, y=top, width=width, height=height, rx=4.0, fill=fill,
+                stroke=INK,
+            )
+            text(parent, x, y, label, size=font, bold=True, class_="future-label", data_color=color)
 
-    return _Item(width, height, REVENUE_SPOTS, draw)
+        return Shape(width, height, draw)
+
+    return Item(_scaled(shape, SMALL_FONT), LABEL_SPOTS)
 
 
-def _cost_item(tile: TileDef, crowded: bool) -> _Item:
+def _revenue_item(content: str) -> Item:
+    def shape(font: float) -> Shape:
+        width = max(text_width(content, font, True) + 10, font + 10)
+        height = font + 7
+
+        def draw(parent: ET.Element, x: float, y: float) -> None:
+            left, top = x - width / 2, y - height / 2
+            el(
+                parent, "rect", class_="pill", x=left, y=top, width=width, height=height,
+                rx=height / 2,
+            )
+            text(parent, x, y, content, size=font, bold=True, class_="revenue")
+
+        return Shape(width, height, draw)
+
+    return Item(_scaled(shape, SMALL_FONT), REVENUE_SPOTS)
+
+
+def _cost_item(tile: TileDef, crowded: bool) -> Item:
+    """The cost of laying track on the hex, with a wave for water; in a crowded hex
+    smaller, and at last without the wave."""
     content = money(tile.upgrade_cost)
-    icon = 22.0 if tile.terrain == "water" else 0.0
-    width = icon + text_width(content, SMALL_FONT) + 4
-    height = SMALL_FONT + 6
 
-    def draw(parent: ET.Element, x: float, y: float) -> None:
-        left = x - width / 2
-        if icon:
-            place = f"translate({fmt(left + icon / 2)},{fmt(y)})"
-            el(parent, "path", class_="water", d=WATER_PATH, transform=place)
-        text(
-            parent,
-            left + icon,
-            y,
-            content,
-            size=SMALL_FONT,
-            anchor="start",
-            class_="cost",
-            data_terrain=tile.terrain,
-        )
+    wave = WATER_ICON if tile.terrain == "water" else 0.0
 
-    return _Item(width, height, COST_SPOTS + CENTER if crowded else CENTER + COST_SPOTS, draw)
+    def shape(font: float, icon: float = wave) -> Shape:
+        width = icon + text_width(content, font) + 4
+
+        def draw(parent: ET.Element, x: float, y: float) -> None:
+            left = x - width / 2
+            if icon:
+                place = f"translate({fmt(left + icon / 2)},{fmt(y)})"
+                el(parent, "path", class_="water", d=WATER_PATH, transform=place)
+            text(
+                parent,
+                left + icon,
+                y,
+                content,
+                size=font,
+                anchor="start",
+                class_="cost",
+                data_terrain=tile.terrain,
+            )
+
+        return Shape(width, font + 6, draw)
+
+    spots = COST_SPOTS + CENTER if crowded else CENTER + COST_SPOTS
+    shapes = _scaled(shape, SMALL_FONT)
+    smallest = SMALL_FONT * FALLBACK_SCALES[-1]
+    bare = replace(shape(smallest, 0.0), penalty=shapes[-1].penalty + SMALLER)
+    return Item((*shapes, bare), spots)
 
 
-def _lock_item() -> _Item:
-    content = LOCK_TEXT
-    width = text_width(content, SMALL_FONT, True) + 12
-    height = SMALL_FONT + 8
+def _lock_item() -> Item:
+    def shape(font: float) -> Shape:
+        width = text_width(LOCK_TEXT, font, True) + 12
+        height = font + 8
 
-    def draw(parent: ET.Element, x: float, y: float) -> None:
-        left, top = x - width / 2, y - height / 2
-        el(parent, "rect", class_="lock", x=left, y=top, width=width, height=height, rx=4.0)
-        text(parent, x, y, content, size=SMALL_FONT, bold=True, class_="lock")
+        def draw(parent: ET.Element, x: float, y: float) -> None:
+            left, top = x - width / 2, y - height / 2
+            el(parent, "rect", class_="lock", x=left, y=top, width=width, height=height, rx=4.0)
+            text(parent, x, y, LOCK_TEXT, size=font, bold=True, class_="lock")
+
+        return Shape(width, height, draw)
 
     middle = ((0.0, -0.3 * APOTHEM), (0.0, 0.3 * APOTHEM))
-    return _Item(width, height, middle + LABEL_SPOTS, draw)
+    return Item(_scaled(shape, SMALL_FONT), middle + LABEL_SPOTS)
+
+
+def _tile_number_item(name: str) -> Item:
+    """The laid tile's number, small and grey, as on 18xx.games; left out of a hex
+    with no room for it."""
+    width = text_width(name, TILE_NUMBER_FONT) + 2
+    height = TILE_NUMBER_FONT + 2
+
+    def draw(parent: ET.Element, x: float, y: float) -> None:
+        text(parent, x, y, name, size=TILE_NUMBER_FONT, class_="tile-number")
+
+    return Item((Shape(width, height, draw),), TILE_NUMBER_SPOTS, optional=True)
 
 
 def _draw_borders(parent: ET.Element, tile: TileDef, center: Point) -> None:
@@ -859,10 +1061,11 @@ def _draw_borders(parent: ET.Element, tile: TileDef, center: Point) -> None:
         )
 
 
-def _bands(root: ET.Element, view: _View) -> None:
-    """A white frame round the edge of the view, under the coordinates."""
+def _bands(root: ET.Element, view: _View, below: float) -> None:
+    """A white frame round the edge of the view (and over the strip ``below`` it),
+    under the coordinates."""
     x0, y0, x1, y1 = view.x, view.y, view.x + view.width, view.y + view.height
-    outer = f"M {fmt(x0)} {fmt(y0)} H {fmt(x1)} V {fmt(y1)} H {fmt(x0)} Z"
+    outer = f"M {fmt(x0)} {fmt(y0)} H {fmt(x1)} V {fmt(y1 + below)} H {fmt(x0)} Z"
     inner = f"M {fmt(x0 + MARGIN)} {fmt(y0 + MARGIN)} V {fmt(y1 - MARGIN)} H {fmt(x1 - MARGIN)} V {fmt(y0 + MARGIN)} Z"
     el(root, "path", class_="band", d=f"{outer} {inner}")
 

@@ -14,13 +14,13 @@ import xml.etree.ElementTree as ET
 from engine.board import MarketCell
 from engine.state import Context, GameState
 
+from .colors import swatch
 from .svg import (
     INK,
     PAPER,
     PHASE_COLORS,
     el,
     fit_size,
-    solid,
     svg_root,
     text,
     text_width,
@@ -31,8 +31,8 @@ CELL = {"grid": (92.0, 110.0), "column": (64.0, 230.0)}
 """Width and height of a market space in each market."""
 PAD = 20.0
 PRICE_FONT = 17.0
-CHIP_FONT = 14.0
-CHIP_HEIGHT = 22.0
+CHIP_FONT = 18.0
+CHIP_HEIGHT = 28.0
 CHIP_GAP = 3.0
 PRICE_BAND = 28.0
 """Height at the top of a space kept for its price."""
@@ -160,11 +160,11 @@ def _draw_stack(
     chip_h = min(CHIP_HEIGHT, (h + CHIP_GAP) / rows - CHIP_GAP)
     chip_w = (w - CHIP_GAP * (columns - 1)) / columns
     for i, sym in enumerate(stack):
-        corp = ctx.board.corporations[sym]
+        colors = swatch(ctx.board, sym)
         cx = x + (i % columns) * (chip_w + CHIP_GAP)
         cy = y + (i // columns) * (chip_h + CHIP_GAP)
         chip = el(parent, "g", class_="token", data_company=sym, data_stack_index=i)
-        el(chip, "rect", x=cx, y=cy, width=chip_w, height=chip_h, rx=4.0, fill=solid(corp.color))
+        el(chip, "rect", x=cx, y=cy, width=chip_w, height=chip_h, rx=4.0, fill=colors.fill)
         size = fit_size(sym, chip_w - 2, min(CHIP_FONT, chip_h - 4))
         text(
             chip,
@@ -173,13 +173,15 @@ def _draw_stack(
             sym,
             size=size,
             bold=True,
-            fill=solid(corp.text_color),
+            fill=colors.text,
         )
 
 
 def _legend_lines(kind: str) -> list[tuple[str | None, str]]:
-    """(swatch colour or None, text) for each line after the title."""
+    """(swatch colour or None, text) for each line after the title; a swatch with a
+    blue band is written ``colour+C``."""
     return [(colour, words) for colour, words in ZONES.values()] + [
+        (f"{ZONES['p'][0]}+C", "pink with a blue band: any company starts, minors convert"),
         (
             INK,
             (
@@ -225,5 +227,8 @@ def _draw_legend(root: ET.Element, kind: str, x: float, y: float) -> None:
     for i, (colour, words) in enumerate(_legend_lines(kind), start=1):
         cy = y + LEGEND_LINE * (i + 0.5)
         if colour is not None:
-            el(legend, "rect", x=x, y=cy - 8, width=28.0, height=16.0, fill=colour)
+            fill, band = colour.split("+") if "+" in colour else (colour, None)
+            el(legend, "rect", x=x, y=cy - 8, width=28.0, height=16.0, fill=fill)
+            if band:
+                el(legend, "rect", x=x, y=cy + 3, width=28.0, height=5.0, fill=ZONES[band][0])
         text(legend, x + 36, cy, words, size=LEGEND_FONT, anchor="start")

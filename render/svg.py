@@ -144,12 +144,3 @@ def text(
         fill=fill,
         **attrs,
     )
-
-
-def _hex_color(name: str) -> str:
-    return {"white": PAPER, "black": INK}.get(name, name)
-
-
-def solid(color: str) -> str:
-    """``#rrggbb`` without an alpha part (the data has some ``#rrggbbaa``)."""
-    return color[:7] if color.startswith("#") else _hex_color(color)

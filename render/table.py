@@ -19,13 +19,13 @@ from engine.shares import cert_count, cert_limit
 from engine.stock_round import available_minors
 from engine.state import Company, Context, GameState
 
+from .colors import swatch
 from .svg import (
     INK,
     PAPER,
     PHASE_COLORS,
     el,
     money,
-    solid,
     svg_root,
     text,
     text_width,
@@ -345,20 +345,8 @@ def _draw_cell(
     ctx: Context, parent: ET.Element, cell: _Cell, x: float, cy: float, dim: bool
 ) -> None:
     if cell.chip:
-        corp = ctx.board.corporations[cell.chip]
+        _chip(ctx, parent, cell.chip, x, cy)
         w = _chip_width(cell.chip)
-        chip = el(parent, "g", class_="chip", data_company=cell.chip)
-        el(
-            chip,
-            "rect",
-            x=x,
-            y=cy - ROW / 2 + 3,
-            width=w,
-            height=ROW - 6,
-            rx=4.0,
-            fill=solid(corp.color),
-        )
-        text(chip, x + w / 2, cy, cell.chip, size=FONT, bold=True, fill=solid(corp.text_color))
         x += w + CHIP_PAD
     if cell.text:
         text(
@@ -375,7 +363,7 @@ def _draw_cell(
 
 def _chip(ctx: Context, parent: ET.Element, sym: str, x: float, cy: float, **attrs: object) -> None:
     """A company's symbol on its colour, left edge at ``x``, centred on ``cy``."""
-    corp = ctx.board.corporations[sym]
+    colors = swatch(ctx.board, sym)
     w = _chip_width(sym)
     chip = el(parent, "g", class_="chip", data_company=sym, **attrs)
     el(
@@ -386,9 +374,9 @@ def _chip(ctx: Context, parent: ET.Element, sym: str, x: float, cy: float, **att
         width=w,
         height=ROW - 6,
         rx=4.0,
-        fill=solid(corp.color),
+        fill=colors.fill,
     )
-    text(chip, x + w / 2, cy, sym, size=FONT, bold=True, fill=solid(corp.text_color))
+    text(chip, x + w / 2, cy, sym, size=FONT, bold=True, fill=colors.text)
 
 
 def _trains(

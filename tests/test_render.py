@@ -34,6 +34,7 @@ from engine.state import (
 )
 from render import render_map_png, render_market_png, render_table_png, write_pictures
 from render.bench import bench_render
+from render.colors import swatch
 from render.map import APOTHEM, FOCUS_RADIUS, FOCUS_ZOOM, SHAPES, SIZE, hex_center, render_map
 from render.market import render_market
 from render.png import svg_to_image
@@ -253,9 +254,10 @@ def test_every_token_is_where_the_state_puts_it(ctx: Context, final_state: GameS
 def test_token_names_are_in_company_colours(ctx: Context, final_state: GameState) -> None:
     root = parse(render_map(ctx, final_state))
     for token in find(root, ".//s:g[@class='token']"):
-        corp = ctx.board.corporations[token.get("data-company")]
-        assert token.find("s:circle", NS).get("fill") == corp.color[:7]
-        assert token.find("s:text", NS).text == corp.sym
+        colors = swatch(ctx.board, token.get("data-company"))
+        assert token.find("s:circle", NS).get("fill") == colors.fill
+        assert token.find("s:text", NS).get("fill") == colors.text
+        assert token.find("s:text", NS).text == token.get("data-company")
 
 
 def test_reserved_spots_show_the_reserving_company(ctx: Context, early_state: GameState) -> None:
@@ -273,7 +275,7 @@ def test_locked_hexes_are_hatched_with_a_badge(
     badges = {
         g.get("data-hex")
         for g in find(root, ".//s:g[@class='hex-labels']")
-        if g.find("s:text[@class='lock']", NS) is not None
+        if g.find(".//s:text[@class='lock']", NS) is not None
     }
     assert badges == early_state.map.blocked_hexes
     assert not ground(parse(render_map(ctx, final_state)), "lock-hatch")
@@ -294,7 +296,7 @@ def test_offboard_shows_every_value_with_the_current_one_framed(
     )
     root = parse(render_map(ctx, state))
     poland = root.find(
-        ".//s:g[@class='hex-labels'][@data-hex='A9']/s:g[@class='offboard-values']", NS
+        ".//s:g[@class='hex-labels'][@data-hex='A9']/s:g[@data-kind='offboard-values']", NS
     )
     assert [r.get("data-color") for r in poland.findall("s:rect", NS)] == [
         "yellow",
@@ -307,22 +309,27 @@ def test_offboard_shows_every_value_with_the_current_one_framed(
     bold = [t.text for t in poland.findall("s:text[@font-weight='bold']", NS)]
     assert bold == [value]
     assert (
-        root.find(".//s:g[@data-hex='A11']/s:g[@class='offboard-values']", NS) is None
+        root.find(".//s:g[@data-hex='A11']/s:g[@data-kind='offboard-values']", NS) is None
     )  # hidden part
 
 
 def test_labels_names_revenues_and_costs(ctx: Context, early_state: GameState) -> None:
     root = parse(render_map(ctx, early_state))
-    words = texts(root)
-    for name in ("Dünaberg", "Moscow", "St. Petersburg", "Ekaterinburg", "(₽80 if includes M)"):
-        assert name in words
+    names = {
+        (g.get("data-kind"), " ".join(texts(g)))
+        for g in find(root, ".//s:g[@class='label']")
+        if g.get("data-kind", "").startswith("name")
+    }
+    for name in ("Dünaberg", "Moscow", "St. Petersburg", "Ekaterinburg"):
+        assert ("name", name) in names
+    assert ("name-note", "(₽80 if includes M)") in names
     labels = {t.text for t in find(root, ".//s:text[@class='label']")}
     assert {"Y", "K", "M", "S"} <= labels
-    future = root.find(".//s:g[@data-hex='G15']/s:text[@class='future-label']", NS)
+    future = root.find(".//s:g[@data-hex='G15']//s:text[@class='future-label']", NS)
     assert future is not None and future.get("data-color") == "gray" and future.text == "Kh"
-    cost = root.find(".//s:g[@data-hex='M9']/s:text[@class='cost']", NS)
+    cost = root.find(".//s:g[@data-hex='M9']//s:text[@class='cost']", NS)
     assert cost.get("data-terrain") == "water" and cost.text == "₽80"
-    revenue = root.find(".//s:g[@data-hex='H8']/s:text[@class='revenue']", NS)
+    revenue = root.find(".//s:g[@data-hex='H8']//s:text[@class='revenue']", NS)
     assert revenue.text == "40"
 
 
@@ -370,8 +377,16 @@ def test_coordinates_run_round_the_edge(ctx: Context, final_state: GameState) ->
 def test_full_map_size_and_text_size(ctx: Context, final_state: GameState) -> None:
     root = parse(render_map(ctx, final_state))
     assert 1600 <= float(root.get("width")) <= 2000
-    sizes = [float(t.get("font-size")) for t in root.iter(f"{{{NS['s']}}}text")]
-    assert min(sizes) >= 14
+    sizes = {t: float(t.get("font-size")) for t in root.iter(f"{{{NS['s']}}}text")}
+    assert min(sizes.values()) >= 10
+    for t, size in sizes.items():
+        if t.get("class") == "tile-number":
+            assert size == 12  # small, as on 18xx.games
+        elif t.get("class") in ("coord", None):
+            assert size >= 14
+    in_hexes = [size for t, size in sizes.items() if t.get("class") != "tile-number"]
+    full = sum(size >= 14 for size in in_hexes)
+    assert full >= 0.85 * len(in_hexes)  # smaller only where a hex has no room
     assert "DejaVu Sans" in root.find("s:style", NS).text
 
 
@@ -384,7 +399,7 @@ def test_focus_zooms_in_on_the_hexes_around(ctx: Context, final_state: GameState
     assert vw < float(full.get("width")) / 2
     named = {g.get("data-hex") for g in find(root, ".//s:g[@class='hex-labels']")}
     assert "H8" in named and "E1" not in named
-    assert all(hex_distance(h, "H8") <= FOCUS_RADIUS for h in named)
+    assert all(hex_distance(h, "H8") <= FOCUS_RADIUS + 1 for h in named)  # whole hexes only
     drawn = {g.get("data-hex") for g in find(root, ".//s:g[@class='hexes']/s:g")}
     assert "H8" in drawn and "A9" not in drawn
     columns = {t.get("data-column") for t in find(root, ".//s:text[@data-column]")}
@@ -652,20 +667,53 @@ def test_replayed_market_and_table(replayed: Game) -> None:
 def test_cost_on_a_laid_tile_only_where_it_is_paid_on_replacing(ctx: Context) -> None:
     state = GameState(title="1861", players=[], companies={}, bank=0, phase="3")
     state.map.tiles["D14"] = PlacedTile("635", 0, "635-0")
-    path = ".//s:g[@data-hex='D14']/s:text[@class='cost']"
+    path = ".//s:g[@data-hex='D14']//s:text[@class='cost']"
     assert parse(render_map(ctx, state)).find(path, NS) is None
     site = Context(ctx.board, Rules.site())
     assert parse(render_map(site, state)).find(path, NS).text == "₽40"
     state.map.tiles.pop("D14")
     assert (
-        parse(render_map(ctx, state)).find(".//s:g[@data-hex='M9']/s:text[@class='cost']", NS)
+        parse(render_map(ctx, state)).find(".//s:g[@data-hex='M9']//s:text[@class='cost']", NS)
         is not None
     )
 
 
 def test_future_label_stays_until_its_colour(ctx: Context) -> None:
     state = GameState(title="1861", players=[], companies={}, bank=0, phase="5")
-    path = ".//s:g[@data-hex='G15']/s:text[@class='future-label']"
+    path = ".//s:g[@data-hex='G15']//s:text[@class='future-label']"
     for tile, shown in (("201", True), ("207", True), ("640", False)):
         state.map.tiles["G15"] = PlacedTile(tile, 0, f"{tile}-0")
         assert (parse(render_map(ctx, state)).find(path, NS) is not None) is shown
+
+
+def test_laid_tiles_show_their_numbers(ctx: Context, final_state: GameState) -> None:
+    root = parse(render_map(ctx, final_state))
+    numbers = {
+        g.get("data-hex"): g.find(".//s:text[@class='tile-number']", NS)
+        for g in find(root, ".//s:g[@class='hex-labels']")
+    }
+    shown = {h: t.text for h, t in numbers.items() if t is not None}
+    laid = {h: p.tile for h, p in final_state.map.tiles.items()}
+    assert shown.items() <= laid.items()  # only on laid tiles, and the right number
+    assert len(shown) >= 0.9 * len(laid)  # left out only where a hex has no room
+
+
+def test_map_legend_explains_costs_values_and_locks(
+    ctx: Context, early_state: GameState, final_state: GameState
+) -> None:
+    early = " ".join(texts(parse(render_map(ctx, early_state)).find(".//s:g[@class='legend']", NS)))
+    assert "₽20 / ₽40 / ₽80: cost to lay track across water" in early
+    assert "phase 3" in early and "off-board" in early and "tile number" in early
+    final = " ".join(texts(parse(render_map(ctx, final_state)).find(".//s:g[@class='legend']", NS)))
+    assert "phase 3" not in final
+    close_up = parse(render_map(ctx, final_state, focus="H8"))
+    assert close_up.find(".//s:g[@class='legend']", NS) is None
+
+
+def test_market_legend_has_the_pink_space_with_a_blue_band(
+    ctx: Context, middle_state: GameState
+) -> None:
+    legend = parse(render_market(ctx, middle_state)).find(".//s:g[@class='legend']", NS)
+    assert any("blue band" in t for t in texts(legend))
+    bands = [r for r in legend.findall("s:rect", NS) if r.get("height") == "5"]
+    assert len(bands) == 1
