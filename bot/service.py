@@ -173,6 +173,8 @@ class TroikaService:
                 return Reply(await self._games(account))
             if VERBS[verb].kind == "info":
                 return await self._info(await self._game_in(channel_id, finished=True), verb, rest)
+            if verb == "undo":
+                await self._reopen_if_ended(channel_id, account)
             record = await self._game_in(channel_id)
             if VERBS[verb].kind == "admin":
                 if verb == "remind" and rest.split()[:1] == ["me"]:
@@ -253,7 +255,7 @@ class TroikaService:
     async def seat_account(self, channel_id: str, words: list[str]) -> tuple[Account, int]:
         """The account of the seat named by the first of ``words``, and how many words
         the name took (names may have spaces)."""
-        record = await self._game_in(channel_id)
+        record = await self._game_in(channel_id, finished=True)
         seat, used = _match_seat(record, words)
         return _account(seat), used
 
@@ -392,6 +394,23 @@ class TroikaService:
             raise NoGame(f"Game {over[-1].id} here is over (`status` and `log` still show it); "
                          "`new` sets up another.")
         raise NoGame("There is no game in this channel: `new` sets one up.")
+
+    async def _reopen_if_ended(self, channel_id: str, account: Account) -> None:
+        """The commissioner's `undo` right after `end`: the game runs again, so the undo
+        can take the end back."""
+        if await self.store.active_game_in_channel(channel_id) is not None:
+            return
+        over = [g for g in await self.store.list_games([GameStatus.FINISHED]) if g.channel_id == channel_id]
+        if not over:
+            return
+        effective = effective_events(await self.store.events(over[-1].id))
+        if not effective or effective[-1].action.get("type") != "end_game":
+            return
+        self._commissioner(over[-1], account)
+        try:
+            await self.store.set_status(over[-1].id, GameStatus.RUNNING)
+        except ChannelBusy:
+            raise Refusal("Another game has started here since; the ended one stays ended.") from None
 
     async def _games(self, account: Account) -> str:
         """The games this account has a seat in, across channels."""

@@ -65,9 +65,14 @@ async def test_1_end_asks_for_confirmation_and_the_ended_game_can_still_be_read(
     ended = await hot_seat.say("as Anna end confirm enough for today")
     assert "Game over (manually ended)" in ended and "_(enough for today)_" in ended
     assert "✗ Game 1 here is over (`status` and `log` still show it); `new` sets up another." in \
-        await hot_seat.say("as Anna undo")
+        await hot_seat.say("as Boris pass")
     assert "Game over" in await hot_seat.say("status")
     assert "`end`" in await hot_seat.say("log 1")
+    assert "Only the commissioner (Anna)" in await hot_seat.say("as Boris undo")
+    assert "↶ Anna takes back" in await hot_seat.say("as Anna undo")  # the way back
+    assert "To act:" in await hot_seat.say("status")
+    [record] = await store.list_games()
+    assert record.status is GameStatus.RUNNING
 
 
 # 2 ------------------------------------------------------------------------------------

@@ -137,7 +137,7 @@ async def test_the_commissioner_ends_the_game(store: SqliteEventStore, table: Ta
     assert "Game over (manually ended): " in ended and "_(we stop here)_" in ended
     assert (await store.list_games())[0].status is GameStatus.FINISHED
     assert "Game over (manually ended)" in await table.say("status")  # anyone may still look
-    assert "✗ Game 1 here is over" in await table.say("as Player 1 undo")
+    assert "✗ Game 1 here is over" in await table.say("as Player 1 pass")
 
 
 async def test_reminders_go_to_the_player_once_then_to_the_channel(store: SqliteEventStore) -> None:
