@@ -311,7 +311,7 @@ def help_text(rest: str) -> str:
     for kind, title in groups.items():
         names = ", ".join(f"`{v.name}`" for v in VERBS.values() if v.kind == kind)
         lines.append(f"**{title}**: {names}")
-    lines.append("Examples: `bid TSR 25`, `auction N 140`, `buy NW pool`, `lay H10 58 1`, "
+    lines.append("Examples: `bid TSR 25`, `auction N 140`, `buy NW pool`, `tiles` then `lay H10 58 1`, "
                  "`run 2-0: H8-G5-E1`, `train 3`, `train 2-1 from KB 150`. `help COMMAND` for one. "
                  "On Discord, start a command with `!` or `/`, or mention the bot.")
     return "\n".join(lines)

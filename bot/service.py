@@ -832,7 +832,7 @@ class TroikaService:
             return ""
         shown = [f"{_mover(record, e)} `{event_command(e)}`" for e in others[-SINCE_SHOWN:]]
         earlier = f"{len(others) - SINCE_SHOWN} earlier moves · " if len(others) > SINCE_SHOWN else ""
-        return f"_Since your last move:_ {earlier}{' · '.join(shown)}"
+        return f"_Since your last move:_ {earlier}{' · '.join(shown)} (`log` shows what each did)"
 
     async def _game_at(self, game_id: int, seq: int) -> Game:
         """The game as it was after event ``seq``: the live one unless it has moved on."""

@@ -74,8 +74,9 @@ def tiles_text(game: Game, rest: str = "") -> str:
         lines.append(f"{hex_id}: " + " · ".join(parts))
     first_hex = min(options, key=_hex_order)
     first = min(options[first_hex], key=lambda o: _tile_order(o.tile))
-    lines.append(f"Tile (rotations) cost. E.g. `lay {first_hex} {first.tile} {first.rotations[0]}`; "
-                 f"`map {first_hex}` shows the hex; `pass` lays nothing.")
+    lines.append(f"Tile (rotations) cost; rotation 0 is the tile as printed, each step turns it 60° clockwise. "
+                 f"E.g. `lay {first_hex} {first.tile} {first.rotations[0]}`; `tiles {first_hex}` shows the hex; "
+                 "`pass` lays nothing.")
     return "\n".join(lines)
 
 

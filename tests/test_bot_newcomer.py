@@ -370,7 +370,7 @@ async def test_a_post_that_calls_a_player_says_what_happened_since_their_last_mo
         await hot_seat.say("pass")
     back = await hot_seat.say("pass")
     assert f"▶ {first} bids on BSS" in back
-    assert f"_Since your last move:_ {second} `pass` · {third} `pass` · {second} `pass`" in back
+    assert f"_Since your last move:_ {second} `pass` · {third} `pass` · {second} `pass` (`log` shows" in back
 
 
 async def test_games_lists_my_games_across_channels_and_anyone_may_look(store: SqliteEventStore) -> None:
