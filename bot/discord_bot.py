@@ -144,7 +144,7 @@ class ChoiceView(discord.ui.View):
 def buttons_for(post: Post) -> list[str]:
     """The button choices the post's prompt offers."""
     offered = post.next
-    return [verb for verb in BUTTONS if f"`{verb}`" in offered or (verb == "nationalize" and "`choose nationalize`" in offered)]
+    return [verb for verb in BUTTONS if f"`{verb}`" in offered]
 
 
 async def suggest(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:

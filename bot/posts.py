@@ -85,6 +85,8 @@ def doing(game: Game) -> str:
     state = game.state
     rnd = state.round
     kind = game.round_name
+    if state.trainless_majors and not state.finished:
+        return "has no train: nationalize or keep?"
     if kind == "Auction":
         return f"bids on {rnd.private}"
     if kind == "Stock":
@@ -92,8 +94,6 @@ def doing(game: Game) -> str:
             return "places its home token"
         return f"bids on {rnd.auction.minor}" if rnd.auction else "has a stock turn"
     if kind == "Operating":
-        if state.trainless_majors:
-            return "has no train: nationalize or keep?"
         if game.actor() in _over_limit(game):
             return "is over its train limit and discards"
         return STEPS.get(rnd.step, rnd.step)
@@ -114,6 +114,8 @@ def _over_limit(game: Game) -> list[str]:
 
 def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
     """What the actor may do, as commands; laying track, the hexes open to it."""
+    if game.state.trainless_majors and not game.state.finished:
+        return "`nationalize`, `keep`"
     if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors \
             and not _over_limit(game):
         return f"{track_hint(game)}, `pass`"

@@ -17,8 +17,8 @@ import discord
 import pytest
 from discord.ext import commands
 
-from bot.discord_bot import BUTTONS, ChoiceView, GameCog, TroikaBot, suggest
-from bot.service import TroikaService
+from bot.discord_bot import BUTTONS, ChoiceView, GameCog, TroikaBot, buttons_for, suggest
+from bot.service import Post, TroikaService
 from storage import SqliteEventStore
 
 CHANNEL_ID = 500
@@ -310,6 +310,9 @@ async def test_the_frequent_choices_come_as_buttons_that_survive_a_restart(table
     started = [m for m in table.channel.sent if m.content and "begins" in m.content][0]
     assert [b.custom_id for b in started.view.children] == ["troika:pass"]  # `bid TSR ...` needs typing
     assert ChoiceView(BUTTONS).is_persistent()  # no timeout, fixed ids: registered again at start-up
+    trainless = Post(1, 1, "500", "", "Boris for NW has no train: nationalize or keep?: `nationalize`, `keep`",
+                     None, [])
+    assert buttons_for(trainless) == ["keep", "nationalize"]
 
     @dataclass
     class Response:

@@ -23,6 +23,8 @@ from storage import GameStatus, SqliteEventStore
 from tests.conftest import ROOT, shared_game
 from tests.test_bot_service import BEFORE_MK_BUYS, Table, start_shared
 
+GRR_TRAINLESS = 366
+"""Commands of 1861-bank-breaks after which GRR's president chooses: nationalize or keep."""
 MK_BUYS_WITH_10 = 58
 """Commands of 1861-29683 after which M-K, with a train and 10 in cash, may buy more."""
 KR_LAYS_TRACK = 67
@@ -84,6 +86,14 @@ async def test_2_keep_is_only_an_answer_to_nationalize_or_keep(store: SqliteEven
     assert refused.startswith("✗ `keep` answers whether to nationalize a trainless major")
     assert "You may: `bid TSR" in refused
     assert await _stored(store) == before
+
+
+async def test_2_a_trainless_major_is_asked_nationalize_or_keep(store: SqliteEventStore) -> None:
+    table = await start_shared(TroikaService(store, pictures=False), GRR_TRAINLESS, "1861-bank-breaks")
+    assert "GRR has no train: nationalize or keep?" in (status := await table.say("status"))
+    assert "May: `nationalize`, `keep`" in status
+    kept = await table.say("keep")
+    assert "for GRR: `keep`" in kept and (await table.game()).state.trainless_majors == []
 
 
 # 3 ------------------------------------------------------------------------------------
