@@ -192,16 +192,24 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     return 0 if not summary["failures"] else 1
 
 
+RESTORE_HINT = "to restore, stop Troika and copy a backup made with `troika backup` over it"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The Discord bot if a token is configured, else the local console."""
     import asyncio
 
-    from bot.discord_bot import load_token
+    from bot.discord_bot import TokenError, load_token
+    from storage import StoreError
 
     try:
         token = load_token()
     except OSError as exc:
         print(f"troika: cannot read DISCORD_TOKEN_FILE: {exc.strerror}", file=sys.stderr)
+        return 2
+    except TokenError as exc:
+        print(f"troika: {exc}; put the bot's token in it, or unset DISCORD_TOKEN_FILE "
+              "to play at the console", file=sys.stderr)
         return 2
     try:
         if token:
@@ -214,7 +222,53 @@ def cmd_run(args: argparse.Namespace) -> int:
             asyncio.run(run_console(Path(args.db), Path(args.pictures)))
     except KeyboardInterrupt:
         pass
+    except StoreError as exc:
+        print(f"troika: {exc}; {RESTORE_HINT}", file=sys.stderr)
+        return 2
     return 0
+
+
+def cmd_admin_accept(args: argparse.Namespace) -> int:
+    """Show where a game's replay under this Troika first differs from its record, and
+    on confirmation accept the new replay so the game loads again."""
+    import asyncio
+
+    from storage import GameRepository, ReplayMismatch, SqliteEventStore, StoreError, TroikaEngine
+
+    async def accept() -> int:
+        async with SqliteEventStore(args.db) as store:
+            repo = GameRepository(store, TroikaEngine())
+            try:
+                await repo.load(args.game)
+                print(f"game {args.game} replays to the state recorded; nothing to accept")
+                return 0
+            except ReplayMismatch as exc:
+                print(exc)
+            event = await repo.first_difference(args.game)
+            if event is not None:
+                print(f"first difference: after event {event.seq} ({event.kind}, by {event.actor or 'the bot'}, "
+                      f"{event.created_at:%Y-%m-%d %H:%M} UTC): {json.dumps(event.action)}")
+            if not (args.yes or _confirm(f"accept this Troika's replay of game {args.game}? [y/N] ")):
+                print("not accepted (`--yes` accepts without asking)")
+                return 1
+            live = await repo.accept_replay(args.game, None, args.note)
+            print(f"game {args.game} accepted at event {live.seq}; it loads again")
+            return 0
+
+    if not Path(args.db).exists():
+        print(f"troika: no database at {args.db}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(accept())
+    except StoreError as exc:  # a game that does not replay at all, or no such game
+        print(f"troika: {exc}", file=sys.stderr)
+        return 1
+
+
+def _confirm(question: str) -> bool:
+    if not sys.stdin.isatty():
+        return False
+    return input(question).strip().lower() in ("y", "yes")
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
@@ -307,6 +361,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", help="where to write the copy")
     p.add_argument("--db", default="troika.db", help="the SQLite database (default ./troika.db)")
     p.set_defaults(func=cmd_backup)
+
+    p = sub.add_parser("admin", help="operator commands on the database")
+    admin = p.add_subparsers(dest="admin", required=True)
+    p = admin.add_parser("accept", help="accept a new Troika's replay of a game that no longer loads")
+    p.add_argument("game", type=int, help="the game's number")
+    p.add_argument("--db", default="troika.db", help="the SQLite database (default ./troika.db)")
+    p.add_argument("--yes", action="store_true", help="accept without asking")
+    p.add_argument("--note", default="accepted by the operator after a rules change", help="logged with it")
+    p.set_defaults(func=cmd_admin_accept)
 
     p = sub.add_parser("bench", help="time replays, store, pictures, routes and command answers",
                        description=cmd_bench.__doc__)

@@ -93,7 +93,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("market", "market", "The stock market", "info"),
     Verb("table", "table", "Players, companies, privates, trains and phase", "info"),
     Verb("holdings", "holdings", "Cash, shares, privates and trains as text", "info"),
-    Verb("log", "log [COUNT]", "The last actions with what they did, undos and commissioner decisions", "info"),
+    Verb("log", "log [COUNT] | log page N", "The last actions with what they did, undos and commissioner decisions", "info"),
     Verb("games", "games", "Your games in every channel, and where it is your turn", "info"),
     Verb("help", "help [COMMAND]", "The commands, or how to use one", "info"),
     Verb("as", "as PLAYER COMMAND", "Commissioner: act for an absent player", "admin"),
@@ -122,7 +122,7 @@ ARGUMENTS = {
     "par": 2, "token": 2, "home": 2, "lay": 4, "tiles": 1, "payout": 0, "half": 0, "withhold": 0, "train": 5,
     "discard": 1, "private": 2, "redeem": 1, "convert": 0, "merge": 1, "into": 1, "remove": 2,
     "nationalize": 0, "keep": 0, "agree": 0, "refuse": 0, "withdraw": 0, "status": 0, "map": 1, "market": 0,
-    "table": 0, "holdings": 0, "log": 1, "help": 1, "resume": 0, "remind": 2, "games": 0,
+    "table": 0, "holdings": 0, "log": 2, "help": 1, "resume": 0, "remind": 2, "games": 0,
 }
 """The most words each command takes after its verb (others take free text)."""
 

@@ -5,21 +5,27 @@ and passes its text to the service; argument menus of slash commands are filled 
 the engine's candidate actions. Posts leave through the store's outbox, each sent
 with its outbox id as the message nonce so a retry after a crash is not duplicated.
 Prefix commands need the privileged message-content intent (see deploy/DISCORD.md).
+
+Nobody is mentioned unless a post calls a seated player: replies mention no one, and
+each post allows exactly the seat it calls. Each message or interaction is handed to
+the service with its id, so a duplicate delivery is carried out once. The delivery and
+reminder loops outlive any error: it is logged and the loop backs off.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import io
 import logging
 import os
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
-from discord.ext import commands, tasks
+from discord.ext import commands
 
 from storage import SqliteEventStore
 
@@ -30,16 +36,63 @@ from .service import Account, Post, Reply, TroikaService
 log = logging.getLogger("troika.discord")
 
 MESSAGE_LIMIT = 2000
+MAX_MESSAGES = 4
+"""Messages one reply may take; the rest is cut with a note."""
+DELIVER_EVERY = 30.0
+REMIND_EVERY = 600.0
+MAX_BACKOFF = 600.0
 Callback = TypeVar("Callback", bound=Callable[..., Coroutine[Any, Any, None]])
 
 
+class TokenError(ValueError):
+    """The token file is configured but holds no token."""
+
+
 def load_token() -> str | None:
-    """The bot token from ``DISCORD_TOKEN``, or the file ``DISCORD_TOKEN_FILE`` names."""
+    """The bot token from ``DISCORD_TOKEN``, or the file ``DISCORD_TOKEN_FILE`` names
+    (which must hold one: :class:`TokenError` if it is empty)."""
     token = os.environ.get("DISCORD_TOKEN", "").strip()
     path = os.environ.get("DISCORD_TOKEN_FILE", "").strip()
     if not token and path:
         token = Path(path).read_text(encoding="utf-8").strip()
+        if not token:
+            raise TokenError(f"the token file {path} (DISCORD_TOKEN_FILE) is empty")
     return token or None
+
+
+async def keep_running(
+    name: str,
+    step: Callable[[], Awaitable[None]],
+    every: float,
+    *,
+    max_backoff: float = MAX_BACKOFF,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> None:
+    """Run ``step`` every ``every`` seconds for ever. An error is logged and the next try
+    waits twice as long as the last (up to ``max_backoff``) until a step succeeds."""
+    delay = every
+    while True:
+        try:
+            await step()
+            delay = every
+        except Exception:
+            delay = min(delay * 2, max(max_backoff, every))
+            log.exception("%s failed; trying again in %.0f s", name, delay)
+        await sleep(delay)
+
+
+def post_mentions(post: Post) -> discord.AllowedMentions:
+    """Who a post may ping: the seated player it calls, nobody else."""
+    user = post.mention.discord_user_id if post.mention else None
+    users: list[discord.abc.Snowflake] | bool = [discord.Object(int(user))] if user and user.isdigit() else False
+    return discord.AllowedMentions(everyone=False, roles=False, users=users, replied_user=False)
+
+
+def request_key(ctx: commands.Context[Any]) -> str | None:
+    """The id of the message or interaction a command came in (None if it has none)."""
+    source, what = (ctx.interaction, "interaction") if ctx.interaction is not None else (ctx.message, "message")
+    number = getattr(source, "id", None)
+    return None if number is None else f"{what} {number}"
 
 
 class TroikaBot(commands.Bot):
@@ -52,7 +105,7 @@ class TroikaBot(commands.Bot):
             command_prefix=commands.when_mentioned_or("!"),
             intents=intents,
             help_command=None,
-            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            allowed_mentions=discord.AllowedMentions.none(),
         )
         self.service = service
         self.guild_id = guild_id
@@ -80,7 +133,7 @@ class TroikaBot(commands.Bot):
         while isinstance(getattr(original, "original", None), BaseException):
             original = original.original  # type: ignore[attr-defined]
         if isinstance(original, (Refusal, commands.UserInputError)):
-            await ctx.send(f"✗ {original}", ephemeral=True)
+            await ctx.send(_fit(f"✗ {original}"), ephemeral=True)
             return
         log.error("command %r failed", ctx.message.content, exc_info=original)
         await ctx.send("✗ Something went wrong on my side; it is logged.", ephemeral=True)
@@ -98,7 +151,7 @@ class TroikaBot(commands.Bot):
             if isinstance(cog, GameCog):
                 await cog.play(ctx, text)
         except Refusal as exc:
-            await ctx.send(f"✗ {exc}")
+            await ctx.send(_fit(f"✗ {exc}"))
 
 
 def account(user: discord.abc.User) -> Account:
@@ -182,36 +235,36 @@ class GameCog(commands.Cog, name="Game"):
     def __init__(self, bot: TroikaBot) -> None:
         self.bot = bot
         self.service = bot.service
+        self._loops: list[asyncio.Task[None]] = []
 
     async def cog_load(self) -> None:
-        self.deliver_loop.start()
-        self.remind_loop.start()
+        self._loops = [
+            asyncio.create_task(self._when_ready("delivery", self.deliver, DELIVER_EVERY)),
+            asyncio.create_task(self._when_ready("reminders", self.remind_due, REMIND_EVERY)),
+        ]
 
     async def cog_unload(self) -> None:
-        self.deliver_loop.cancel()
-        self.remind_loop.cancel()
+        for task in self._loops:
+            task.cancel()
 
     # --- delivery ------------------------------------------------------------------
 
-    @tasks.loop(seconds=30)
-    async def deliver_loop(self) -> None:
-        """Posts left over (a restart, a failed send) go out within half a minute."""
-        await self.deliver()
+    async def _when_ready(self, name: str, step: Callable[[], Awaitable[None]], every: float) -> None:
+        await self.bot.wait_until_ready()
+        await keep_running(name, step, every)
 
-    @tasks.loop(minutes=10)
-    async def remind_loop(self) -> None:
+    async def remind_due(self) -> None:
+        """Queue the reminders that are due and send them."""
         await self.service.send_reminders()
         await self.deliver()
-
-    @deliver_loop.before_loop
-    @remind_loop.before_loop
-    async def _ready(self) -> None:
-        await self.bot.wait_until_ready()
 
     async def deliver(self) -> None:
         """Send the queued posts, then bring each game's pinned status up to date."""
         for game_id in await self.service.flush(self._send):
-            await self._pin_status(game_id)
+            try:
+                await self._pin_status(game_id)
+            except Exception:
+                log.exception("status of game %s not updated", game_id)
 
     async def _send(self, post: Post) -> None:
         if post.channel_id is None:
@@ -222,7 +275,8 @@ class GameCog(commands.Cog, name="Game"):
         extra: dict[str, Any] = {"view": ChoiceView(verbs)} if verbs else {}
         try:
             channel = await self.bot.resolve_channel(post.channel_id)
-            await channel.send(_fit(text), files=files, nonce=post.outbox_id, **extra)
+            await channel.send(_fit(text), files=files, nonce=post.outbox_id, allowed_mentions=post_mentions(post),
+                               **extra)
         except (discord.NotFound, discord.Forbidden) as exc:
             log.warning("post %s to channel %s dropped: %s", post.outbox_id, post.channel_id, exc)
 
@@ -250,8 +304,11 @@ class GameCog(commands.Cog, name="Game"):
         """Carry out a command: defer (slash commands must answer within 3 s), hand it
         to the service, deliver its posts, answer."""
         await ctx.defer(ephemeral=VERBS[split(text)[0]].kind != "info")
-        reply = await self.service.handle(str(ctx.channel.id), account(ctx.author), text)
-        await self.deliver()
+        reply = await self.service.handle(str(ctx.channel.id), account(ctx.author), text, key=request_key(ctx))
+        try:
+            await self.deliver()
+        except Exception:  # the command is stored; the delivery loop sends its posts later
+            log.exception("posts after %r not delivered yet", text)
         await self.answer(ctx, reply)
 
     @staticmethod
@@ -452,7 +509,8 @@ class GameCog(commands.Cog, name="Game"):
     @app_commands.autocomplete(player=suggest_player)
     async def replace(self, ctx: commands.Context[Any], player: str, member: discord.Member) -> None:
         await ctx.defer(ephemeral=True)
-        reply = await self.service.replace_seat(str(ctx.channel.id), account(ctx.author), player, account(member))
+        reply = await self.service.replace_seat(str(ctx.channel.id), account(ctx.author), player, account(member),
+                                                key=request_key(ctx))
         await self.answer(ctx, reply)
 
     @game_command("pause")
@@ -482,13 +540,17 @@ def _fit(text: str) -> str:
 
 
 def _chunks(text: str) -> list[str]:
-    """Text split at line ends into messages Discord accepts."""
+    """Text split at line ends into messages Discord accepts, at most
+    :data:`MAX_MESSAGES` of them (the last then ends with a note that the rest is cut)."""
     chunks: list[str] = []
     for line in text.splitlines():
         if chunks and len(chunks[-1]) + len(line) + 1 <= MESSAGE_LIMIT:
             chunks[-1] += "\n" + line
         else:
             chunks.append(line[:MESSAGE_LIMIT])
+    if len(chunks) > MAX_MESSAGES:
+        chunks = chunks[:MAX_MESSAGES]
+        chunks[-1] = _fit(chunks[-1] + "\n… (the rest is cut: too long for Discord)")
     return chunks
 
 

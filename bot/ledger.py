@@ -57,7 +57,11 @@ class Ledger:
     """Seconds each player took per action, by player id."""
 
     def fold(self, events: Iterable[Event]) -> None:
+        """Take in the events after :attr:`seq`; those folded already are skipped, so
+        overlapping folds (concurrent readers) count nothing twice."""
         for event in events:
+            if event.seq <= self.seq:
+                continue
             self._fold(event)
             self.seq = event.seq
 

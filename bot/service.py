@@ -4,18 +4,29 @@
 raises a :class:`Refusal` with a message for the player, having stored nothing, or
 stores what the command changes: game actions through the repository, the bot's own
 records as admin events (see :mod:`bot.ledger`), and the posts it owes the channel in
-the store's outbox, in the same transaction as the action where the store allows it.
-It returns the direct reply (info, help), usually empty for actions, whose outcome is
-a post. Frontends deliver posts with :meth:`TroikaService.flush`, so a post due when
-the process stopped is delivered once it runs again.
+the store's outbox. Each command writes once: its event, its posts and any change of
+the game's status in one transaction. It returns the direct reply (info, help),
+usually empty for actions, whose outcome is a post. Frontends deliver posts with
+:meth:`TroikaService.flush`, so a post due when the process stopped is delivered once
+it runs again.
+
+A command is read-decide-append for one game: if another process appends first, it is
+tried again from the start, and carries the frontend's request key so a message
+delivered twice is carried out once. A game whose log cannot be replayed is refused
+with the event at fault; its channel can still end it, and nothing else waits for it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import logging
+import math
+import random
 import secrets
-from collections.abc import Awaitable, Callable
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -26,20 +37,24 @@ from engine.game import Game
 from engine.legal import candidates
 from engine.rules import Rules
 from storage import (
+    AppendConflict,
     ChannelBusy,
+    CorruptEvent,
     Event,
     EventKind,
     EventStore,
     GameRecord,
     GameRepository,
     GameStatus,
+    NewEvent,
     OutboxMessage,
     Seat,
+    StoreError,
     TroikaEngine,
     UndoError,
 )
-from storage.repository import effective_events
-from storage.store import utc_now
+from storage.repository import effective_events, request
+from storage.store import DuplicateRequest, utc_now
 
 from .commands import VERBS, Parsed, command_for, consent_needed, parse_action, split
 from .errors import NoGame, NotAllowed, Refusal
@@ -68,6 +83,15 @@ from .posts import (
 MAX_PLAYERS = 6
 SINCE_SHOWN = 6
 """Others' moves listed in "since your last move" (older ones are counted)."""
+MAX_TRIES = 30
+"""Times a command is tried when other processes keep changing its game meanwhile."""
+REPLY_LIMIT = 1900
+"""Characters of a refusal or a page of text: a Discord message (2,000) with room to spare."""
+REMIND_HOURS = (1, 720)
+LOG_PAGE = 15
+MAX_NAME = 32
+
+log = logging.getLogger("troika.service")
 
 
 @dataclass(frozen=True)
@@ -143,6 +167,10 @@ class TroikaService:
         self._ledgers: dict[int, Ledger] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._flush_lock = asyncio.Lock()
+        self._done: OrderedDict[str, None] = OrderedDict()
+        self._sent_unmarked: set[int] = set()
+        self.conflicts_retried = 0
+        """How often a command was tried again because another process changed its game."""
         self._setup: dict[str, Callable[[str, Account, str], Awaitable[Reply]]] = {
             "new": self._new, "join": self._join, "leave": self._leave, "start": self._start,
         }
@@ -156,8 +184,37 @@ class TroikaService:
 
     # --- entry points ------------------------------------------------------------
 
-    async def handle(self, channel_id: str, account: Account, text: str) -> Reply:
-        """Carry out one command typed in a channel; raises :class:`Refusal`."""
+    async def handle(self, channel_id: str, account: Account, text: str, *, key: str | None = None) -> Reply:
+        """Carry out one command typed in a channel; raises :class:`Refusal`.
+
+        ``key`` identifies the incoming message or interaction: a second delivery of it
+        changes nothing and answers nothing. A command overtaken by another process
+        writing to its game is tried again from the start, so no player sees the clash."""
+        try:
+            async with self._command(channel_id, key):
+                return await self._handle(channel_id, account, text)
+        except _AlreadyDone:
+            return Reply()
+        except Refusal as exc:
+            text = str(exc)
+            if len(text) <= REPLY_LIMIT:
+                raise
+            raise type(exc)(text[:REPLY_LIMIT - 30].rstrip() + " … (cut: too long)") from None
+
+    @asynccontextmanager
+    async def _command(self, channel_id: str, key: str | None) -> AsyncIterator[None]:
+        """The channel's lock and the request key, around the attempts of one command."""
+        async with self._lock(channel_id):
+            if key is not None and key in self._done:
+                raise _AlreadyDone
+            with request(key):
+                yield
+            if key is not None:
+                self._done[key] = None
+                while len(self._done) > 1000:
+                    self._done.popitem(last=False)
+
+    async def _handle(self, channel_id: str, account: Account, text: str) -> Reply:
         verb, rest = split(text)
         if verb == "help":
             return Reply(help_text(rest))
@@ -166,13 +223,17 @@ class TroikaService:
         if verb == "as" and len(rest.split()) < 2:
             raise Refusal("Write it as `as PLAYER COMMAND`: the commissioner enters a command for an absent "
                           "player, e.g. `as Boris pass`.")
-        async with self._lock(channel_id):
-            if verb in self._setup:
-                return await self._setup[verb](channel_id, account, rest)
-            if verb == "games":
-                return Reply(await self._games(account))
+        if verb in self._setup:
+            return await self._retrying(lambda: self._setup[verb](channel_id, account, rest))
+        if verb == "games":
+            return Reply(await self._games(account))
+        return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest))
+
+    async def _in_game(self, channel_id: str, account: Account, verb: str, rest: str) -> Reply:
+        record = await self._game_in(channel_id, finished=True)
+        try:
             if VERBS[verb].kind == "info":
-                return await self._info(await self._game_in(channel_id, finished=True), verb, rest)
+                return await self._info(record, verb, rest)
             if verb == "undo":
                 await self._reopen_if_ended(channel_id, account)
             record = await self._game_in(channel_id)
@@ -185,12 +246,39 @@ class TroikaService:
                     return await self._replace(record, commissioner, name, Account(new, new))
                 return await self._admin[verb](record, commissioner, rest)
             return await self._as_seat(record, self._seat(record, account), verb, rest, None)
+        except CorruptEvent as exc:
+            if exc.game_id != record.id:
+                raise
+            raise Refusal(_broken(exc)) from None
 
-    async def replace_seat(self, channel_id: str, account: Account, player: str, new: Account) -> Reply:
+    async def replace_seat(
+        self, channel_id: str, account: Account, player: str, new: Account, *, key: str | None = None
+    ) -> Reply:
         """The commissioner gives ``player``'s seat to another account."""
-        async with self._lock(channel_id):
+
+        async def attempt() -> Reply:
             record = await self._game_in(channel_id)
             return await self._replace(record, self._commissioner(record, account), player, new)
+
+        try:
+            async with self._command(channel_id, key):
+                return await self._retrying(attempt)
+        except _AlreadyDone:
+            return Reply()
+
+    async def _retrying(self, attempt: Callable[[], Awaitable[Any]]) -> Any:
+        """``attempt()``, tried again while another process overtakes it."""
+        for tries in range(MAX_TRIES):
+            try:
+                return await attempt()
+            except AppendConflict:
+                if tries == MAX_TRIES - 1:
+                    raise
+                self.conflicts_retried += 1
+                await asyncio.sleep(random.uniform(0, 0.01 * (tries + 1)))
+            except DuplicateRequest:
+                raise _AlreadyDone from None
+        raise AssertionError("unreachable")
 
     async def start_local_game(
         self,
@@ -218,39 +306,76 @@ class TroikaService:
                 raise
 
     async def flush(self, deliver: Callable[[Post], Awaitable[None]]) -> set[int]:
-        """Deliver every post not yet sent, oldest first, marking each sent once
-        ``deliver`` returns; returns the games posted to. If ``deliver`` raises, the
-        post stays queued for the next flush."""
+        """Deliver every post not yet sent, oldest first per game, marking each sent once
+        ``deliver`` returns; returns the games posted to.
+
+        A game's trouble stays with that game: if ``deliver`` raises, that post and the
+        game's later ones wait for the next flush while other games' posts go out. A post
+        whose stored payload cannot be read is logged and dropped. A post delivered but
+        not marked (the database busy) is marked before anything else is sent, never
+        delivered again by this process."""
         touched: set[int] = set()
         async with self._flush_lock:
-            while batch := await self.store.outbox_unsent():
+            await self._mark_delivered()
+            held: set[int] = set()
+            after = 0
+            while batch := await self.store.outbox_unsent(after_id=after):
+                after = batch[-1].id
                 for message in batch:
-                    await deliver(await self._post(message))
-                    await self.store.outbox_mark_sent(message.id)
-                    touched.add(message.game_id)
+                    if message.game_id in held or message.id in self._sent_unmarked:
+                        continue
+                    if message.problem is not None:
+                        log.error("post %s of game %s dropped: %s", message.id, message.game_id, message.problem)
+                    else:
+                        try:
+                            await deliver(await self._post(message))
+                        except Exception:
+                            log.exception("post %s of game %s not delivered; retried later",
+                                          message.id, message.game_id)
+                            held.add(message.game_id)
+                            continue
+                        touched.add(message.game_id)
+                    self._sent_unmarked.add(message.id)
+                    await self._mark_delivered()
         return touched
+
+    async def _mark_delivered(self) -> None:
+        """Mark sent the posts delivered but not yet marked; raises if the store cannot."""
+        for message_id in sorted(self._sent_unmarked):
+            await self.store.outbox_mark_sent(message_id)
+            self._sent_unmarked.discard(message_id)
 
     async def send_reminders(self) -> None:
         """Queue the reminders that are due: the acting player after the game's
-        reminder time, then the channel after twice that, each once per decision."""
+        reminder time, then the channel after twice that, each once per decision.
+        A game that cannot be loaded is logged and skipped."""
         now = self.clock()
         for record in await self.store.list_games([GameStatus.RUNNING]):
-            async with self._lock(record.channel_id or f"game {record.id}"):
-                await self._reminders_for(record, now)
+            try:
+                async with self._lock(record.channel_id or f"game {record.id}"):
+                    await self._retrying(lambda record=record: self._reminders_for(record, now))
+            except (CorruptEvent, StoreError) as exc:
+                log.warning("no reminders for game %s: %s", record.id, exc)
 
     async def status(self, game_id: int) -> Status:
         """What the game's pinned status message should say, and where it is."""
         record = await self.store.get_game(game_id)
-        ledger = await self._ledger(game_id)
-        game = (await self.repo.load(game_id)).game
-        return Status(record.channel_id, ledger.status_message,
-                      status_text(record, game, ledger, self.clock(), timestamps=self.timestamps))
+        async with self._lock(record.channel_id or f"game {game_id}"):
+            ledger = await self._ledger(game_id)
+            game = (await self.repo.load(game_id)).game
+            return Status(record.channel_id, ledger.status_message,
+                          status_text(record, game, ledger, self.clock(), timestamps=self.timestamps))
 
     async def set_status_message(self, game_id: int, message_id: str) -> None:
         record = await self.store.get_game(game_id)
-        async with self._lock(record.channel_id or f"game {game_id}"):
+
+        async def attempt() -> None:
             live = await self.repo.load(game_id)
-            await self.repo.record_admin(game_id, live.seq, {"type": "status_message", "message_id": message_id}, None)
+            await self.repo.record_admin(game_id, live.seq, {"type": "status_message", "message_id": message_id},
+                                         None)
+
+        async with self._lock(record.channel_id or f"game {game_id}"):
+            await self._retrying(attempt)
 
     async def seat_account(self, channel_id: str, words: list[str]) -> tuple[Account, int]:
         """The account of the seat named by the first of ``words``, and how many words
@@ -264,8 +389,11 @@ class TroikaService:
         record = await self.store.active_game_in_channel(channel_id)
         if record is None or record.status is not GameStatus.RUNNING:
             return None
-        ledger = await self._ledger(record.id)
-        game = (await self.repo.load(record.id)).game
+        try:
+            ledger = await self._ledger(record.id)
+            game = (await self.repo.load(record.id)).game
+        except CorruptEvent:
+            return None  # the command itself will be told why
         player = ledger.ask.consenter if ledger.ask else game.acting_player()
         seat = next((s for s in record.seats if s.player_id == player), None)
         return _account(seat) if seat else None
@@ -305,7 +433,10 @@ class TroikaService:
         record = await self._game_in(channel_id)
         if record.status is not GameStatus.RUNNING:
             raise Refusal("The game has not started yet.")
-        return record, (await self.repo.load(record.id)).game
+        try:
+            return record, (await self.repo.load(record.id)).game
+        except CorruptEvent as exc:
+            raise Refusal(_broken(exc)) from None
 
     # --- set-up ------------------------------------------------------------------
 
@@ -327,28 +458,62 @@ class TroikaService:
                 channel_id=channel_id,
             )
         except ChannelBusy as exc:
+            if await self._settle_finished(exc.game_id):
+                return await self._create(channel_id, seats, options, seed, creator)
             raise Refusal(f"This channel already has game {exc.game_id}; its commissioner can `end` it.") from None
 
+    async def _settle_finished(self, game_id: int) -> bool:
+        """Mark finished a running game its last action finished (a crash of an older
+        Troika may have left it running); whether it was."""
+        try:
+            record = await self.store.get_game(game_id)
+            finished = record.status is GameStatus.RUNNING and (await self.repo.load(game_id)).game.state.finished
+        except CorruptEvent:
+            return False
+        if finished:
+            await self.store.set_status(game_id, GameStatus.FINISHED)
+        return finished
+
     async def _join(self, channel_id: str, account: Account, rest: str) -> Reply:
-        record = await self._setting_up(channel_id)
-        if any(s.discord_user_id == account.id for s in record.seats):
-            raise Refusal("You already have a seat.")
-        if len(record.seats) >= MAX_PLAYERS:
-            raise Refusal(f"The table is full ({MAX_PLAYERS} players).")
-        if any(s.display_name.lower() == account.name.lower() for s in record.seats):
-            raise Refusal(f"A player called {account.name} is already seated; change your nickname first.")
-        seats = [*record.seats, Seat(len(record.seats), account.id, account.name, account.id)]
-        await self.repo.set_seats(record.id, await self.store.last_seq(record.id), seats, account.id, note="join")
-        return Reply(f"**{account.name}** joins. Seated: {', '.join(s.display_name for s in seats)}.")
+        name = _name(account)
+
+        def seated(record: GameRecord) -> list[Seat]:
+            if any(s.discord_user_id == account.id for s in record.seats):
+                raise Refusal("You already have a seat.")
+            if len(record.seats) >= MAX_PLAYERS:
+                raise Refusal(f"The table is full ({MAX_PLAYERS} players).")
+            if any(s.display_name.lower() == name.lower() for s in record.seats):
+                raise Refusal(f"A player called {name} is already seated; change your nickname first.")
+            return [*record.seats, Seat(len(record.seats), account.id, name, account.id)]
+
+        seats = await self._change_seats(channel_id, seated, account.id, "join")
+        return Reply(f"**{name}** joins. Seated: {', '.join(s.display_name for s in seats)}.")
 
     async def _leave(self, channel_id: str, account: Account, rest: str) -> Reply:
+        def seated(record: GameRecord) -> list[Seat]:
+            seat = self._seat(record, account)
+            if seat.commissioner:
+                raise Refusal("The commissioner keeps their seat; `end` cancels the game instead.")
+            return [replace(s, seat=i) for i, s in enumerate(s for s in record.seats if s != seat)]
+
+        seats = await self._change_seats(channel_id, seated, account.id, "leave")
+        return Reply(f"**{_name(account)}** leaves. Seated: {', '.join(s.display_name for s in seats)}.")
+
+    async def _change_seats(
+        self, channel_id: str, change: Callable[[GameRecord], list[Seat]], actor: str, note: str
+    ) -> list[Seat]:
+        """Change the seats of the channel's game being set up, as one read-decide-append."""
         record = await self._setting_up(channel_id)
-        seat = self._seat(record, account)
-        if seat.commissioner:
-            raise Refusal("The commissioner keeps their seat; `end` cancels the game instead.")
-        seats = [replace(s, seat=i) for i, s in enumerate(s for s in record.seats if s != seat)]
-        await self.repo.set_seats(record.id, await self.store.last_seq(record.id), seats, account.id, note="leave")
-        return Reply(f"**{account.name}** leaves. Seated: {', '.join(s.display_name for s in seats)}.")
+        decided: list[Seat] = []
+
+        def decide(current: GameRecord) -> list[Seat]:
+            if current.status is not GameStatus.SETTING_UP:
+                raise Refusal(f"Game {current.id} has already started.")
+            decided[:] = change(current)
+            return decided
+
+        await self.repo.change_seats(record.id, decide, actor, note=note)
+        return decided
 
     async def _start(self, channel_id: str, account: Account, rest: str) -> Reply:
         record = await self._setting_up(channel_id)
@@ -356,19 +521,20 @@ class TroikaService:
         return await self._begin(record)
 
     async def _begin(self, record: GameRecord) -> Reply:
+        def posts(game: Game, seq: int) -> list[dict[str, Any]]:
+            order = " → ".join(p.name for p in game.state.players)
+            return [{
+                "kind": "start", "seq": seq, "pictures": ["map", "table"],
+                "text": f"**Game {record.id} of 1861 begins** ({record.options.get('market', 'grid')} market). "
+                        f"Seats: {order}. Priority deal: **{who_acts(game)}**.",
+                "next": next_line(game), "mention": game.acting_player(),
+            }]
+
+        start = NewEvent({"type": "start"}, EventKind.ADMIN, record.created_by)
         try:
-            live = await self.repo.start_game(record.id)
+            await self.repo.start_game(record.id, record_start=start, outbox=posts)
         except EngineError as exc:
             raise Refusal(f"The game cannot start: {exc}.") from None
-        event = await self.repo.record_admin(record.id, live.seq, {"type": "start"}, record.created_by)
-        game = live.game
-        order = " → ".join(p.name for p in game.state.players)
-        await self.store.outbox_add(record.id, {
-            "kind": "start", "seq": event.seq, "pictures": ["map", "table"],
-            "text": f"**Game {record.id} of 1861 begins** ({record.options.get('market', 'grid')} market). "
-                    f"Seats: {order}. Priority deal: **{who_acts(game)}**.",
-            "next": next_line(game), "mention": game.acting_player(),
-        })
         return Reply()
 
     async def _setting_up(self, channel_id: str) -> GameRecord:
@@ -463,6 +629,12 @@ class TroikaService:
         return await self._act(record, seat, verb, rest, proxy)
 
     @staticmethod
+    def _check_paused(ledger: Ledger) -> None:
+        if ledger.paused is not None:
+            reason = f" ({ledger.paused})" if ledger.paused else ""
+            raise Refusal(f"The game is paused{reason}; the commissioner can `resume` it.")
+
+    @staticmethod
     def _check_open(game: Game, ledger: Ledger) -> None:
         if game.state.finished:
             raise Refusal("The game is over.")
@@ -497,17 +669,21 @@ class TroikaService:
         return Reply()
 
     async def _apply(
-        self, record: GameRecord, seq: int, game: Game, seat: Seat, parsed: Parsed, command: str, note: str | None
+        self, record: GameRecord, seq: int, game: Game, seat: Seat, parsed: Parsed, command: str, note: str | None,
+        *, reason: str = "",
     ) -> None:
-        """Apply an action for ``seat`` and queue its post, in one transaction."""
+        """Apply an action for ``seat`` and queue its post, in one transaction; the
+        player's ``reason`` is logged before the note and shown in a code span."""
         before, acting_before = fingerprints(game), game.acting_player()
+        shown = _notes(_code(reason), note)
+        note = _notes(reason.strip(), note)
         entity = parsed.action.entity
         ran = routes_payload(game, parsed.action)  # priced on the state before the run
 
         def posts(lines: list[str]) -> list[dict[str, Any]]:
             after: Game = self.engine.last_game
             head = f"**{seat.display_name}**" + (f" for {entity}" if entity != seat.player_id else "")
-            text = "\n".join([f"{head}: `{command}`" + (f" _({note})_" if note else ""),
+            text = "\n".join([f"{head}: {_code(command)}" + (f" _({shown})_" if shown else ""),
                               *([parsed.detail] if parsed.detail else []), *lines])
             return [{
                 "kind": "turn", "seq": seq + 1, "text": text, "next": next_line(after),
@@ -516,13 +692,14 @@ class TroikaService:
                 "highlight": _hex_of(parsed), **({"routes": ran} if ran else {}),
             }]
 
+        def status(after: Game) -> GameStatus | None:
+            return GameStatus.FINISHED if after.state.finished else None
+
         try:
-            result = await self.repo.act(record.id, seq, parsed.action.to_dict(), seat.player_id,
-                                         note=note, outbox=posts)
+            await self.repo.act(record.id, seq, parsed.action.to_dict(), seat.player_id,
+                                note=note, outbox=posts, status=status)
         except EngineError as exc:
             raise Refusal(f"{_sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
-        if result.live.game.state.finished:
-            await self.store.set_status(record.id, GameStatus.FINISHED)
 
     async def _ask(
         self, record: GameRecord, seq: int, seat: Seat, consenter: str, parsed: Parsed, command: str,
@@ -530,13 +707,13 @@ class TroikaService:
     ) -> Reply:
         """Store a request for ``consenter``'s agreement and ask them in the channel."""
         ask = {"type": "ask", "consenter": consenter, "action": parsed.action.to_dict(), "command": command}
-        event = await self.repo.record_admin(record.id, seq, ask, seat.player_id, note=_proxy_note(proxy))
         other = _seat_of(record, consenter).display_name
-        await self.store.outbox_add(record.id, {
-            "kind": "ask", "seq": event.seq,
-            "text": f"**{seat.display_name}** for {parsed.action.entity} asks **{other}** to agree: `{command}`",
+        post = {
+            "kind": "ask", "seq": seq + 1,
+            "text": f"**{seat.display_name}** for {parsed.action.entity} asks **{other}** to agree: {_code(command)}",
             "next": "`agree` or `refuse`?", "mention": consenter,
-        })
+        }
+        await self.repo.record_admin(record.id, seq, ask, seat.player_id, note=_proxy_note(proxy), outbox=[post])
         return Reply()
 
     async def _agree(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
@@ -554,12 +731,12 @@ class TroikaService:
         ledger = await self._ledger(record.id)
         ask = self._open_ask(ledger, seat)
         live = await self.repo.load(record.id)
-        event = await self.repo.record_admin(record.id, live.seq, {"type": "answer", "answer": "refused"},
-                                             seat.player_id, note=_proxy_note(proxy))
-        await self.store.outbox_add(record.id, {
-            "kind": "note", "seq": event.seq, "text": f"**{seat.display_name}** refuses `{ask.command}`.",
+        post = {
+            "kind": "note", "seq": live.seq + 1, "text": f"**{seat.display_name}** refuses {_code(ask.command)}.",
             "next": next_line(live.game), "mention": ask.requester,
-        })
+        }
+        await self.repo.record_admin(record.id, live.seq, {"type": "answer", "answer": "refused"},
+                                     seat.player_id, note=_proxy_note(proxy), outbox=[post])
         return Reply()
 
     async def _withdraw(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
@@ -589,6 +766,7 @@ class TroikaService:
     # --- undo and redo -------------------------------------------------------------
 
     async def _undo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
+        self._check_paused(await self._ledger(record.id))
         events = await self.store.events(record.id)
         effective = effective_events(events)
         if not effective:
@@ -600,6 +778,7 @@ class TroikaService:
         return await self._travel(record, seat, reason, proxy, line, undo=True)
 
     async def _redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
+        self._check_paused(await self._ledger(record.id))
         events = [e for e in await self.store.events(record.id) if e.kind is not EventKind.ADMIN]
         if not events or events[-1].kind is not EventKind.UNDO:
             raise Refusal("There is nothing to redo.")
@@ -624,18 +803,21 @@ class TroikaService:
     ) -> Reply:
         live = await self.repo.load(record.id)
         before, acting_before = fingerprints(live.game), live.game.acting_player()
-        note = "; ".join(n for n in (reason.strip(), _proxy_note(proxy) or "") if n) or None
+        note = _notes(reason.strip(), _proxy_note(proxy))
+        shown = _notes(_code(reason), _proxy_note(proxy))
         travel = self.repo.undo if undo else self.repo.redo
+
+        def posts(game: Game, seq: int) -> list[dict[str, Any]]:
+            return [{
+                "kind": "turn", "seq": seq, "text": line + (f" _({shown})_" if shown else ""),
+                "next": next_line(game), "mention": _turn_changed(game, acting_before),
+                "pictures": changed_pictures(before, fingerprints(game)),
+            }]
+
         try:
-            after = await travel(record.id, live.seq, seat.player_id, note=note)
+            await travel(record.id, live.seq, seat.player_id, note=note, outbox=posts)
         except UndoError as exc:
             raise Refusal(f"{_sentence(str(exc))}") from None
-        game = after.game
-        await self.store.outbox_add(record.id, {
-            "kind": "turn", "seq": after.seq, "text": line + (f" _({note})_" if note else ""),
-            "next": next_line(game), "mention": _turn_changed(game, acting_before),
-            "pictures": changed_pictures(before, fingerprints(game)),
-        })
         return Reply()
 
     # --- the commissioner ----------------------------------------------------------
@@ -654,17 +836,24 @@ class TroikaService:
         seat, used = _match_seat(record, player.split())
         if used != len(player.split()):
             raise Refusal("Write it as `replace PLAYER @ACCOUNT`.")
-        if any(s.discord_user_id == new.id for s in record.seats):
-            raise Refusal(f"{new.name} already has a seat.")
-        seats = [replace(s, discord_user_id=new.id, display_name=new.name) if s == seat else s for s in record.seats]
-        await self.repo.set_seats(record.id, await self.store.last_seq(record.id), seats, commissioner.player_id,
-                                  note=f"{new.name} replaces {seat.display_name}")
-        return Reply(f"**{new.name}** takes {seat.display_name}'s seat.")
+        name = _name(new)
+
+        def seated(current: GameRecord) -> list[Seat]:
+            if any(s.discord_user_id == new.id for s in current.seats):
+                raise Refusal(f"{name} already has a seat.")
+            if any(s.display_name.lower() == name.lower() for s in current.seats if s.seat != seat.seat):
+                raise Refusal(f"A player called {name} is already seated; they need another nickname first.")
+            return [replace(s, discord_user_id=new.id, display_name=name) if s.seat == seat.seat else s
+                    for s in current.seats]
+
+        await self.repo.change_seats(record.id, seated, commissioner.player_id,
+                                     note=f"{name} replaces {seat.display_name}")
+        return Reply(f"**{name}** takes {seat.display_name}'s seat.")
 
     async def _pause(self, record: GameRecord, commissioner: Seat, reason: str) -> Reply:
         return await self._admin_post(record, commissioner, {"type": "pause"}, reason.strip(),
                                       f"⏸ **{commissioner.display_name}** pauses the game" +
-                                      (f": {reason.strip()}" if reason.strip() else ""))
+                                      (f": {_code(reason.strip())}" if reason.strip() else ""))
 
     async def _resume(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         return await self._admin_post(record, commissioner, {"type": "resume"}, None,
@@ -693,10 +882,10 @@ class TroikaService:
                 text, mention = (f"⏰ **{name}** has not acted {since}. The commissioner "
                                  f"({commissioner}) may act for them: `as {name} ...`."), None
             live = await self.repo.load(record.id)
-            event = await self.repo.record_admin(
-                record.id, live.seq, {"type": "reminder", "stage": stage, "position": ledger.position}, None)
-            await self.store.outbox_add(record.id, {"kind": "note", "seq": event.seq, "text": text,
-                                                    "next": next_line(game), "mention": mention})
+            post = {"kind": "note", "seq": live.seq + 1, "text": text, "next": next_line(game), "mention": mention}
+            await self.repo.record_admin(
+                record.id, live.seq, {"type": "reminder", "stage": stage, "position": ledger.position}, None,
+                outbox=[post])
             await self._ledger(record.id)
 
     async def _end(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
@@ -709,13 +898,29 @@ class TroikaService:
         if record.status is GameStatus.SETTING_UP:
             await self.store.set_status(record.id, GameStatus.ABANDONED)
             return Reply(f"Game {record.id} is cancelled.")
-        live = await self.repo.load(record.id)
+        try:
+            live = await self.repo.load(record.id)
+        except CorruptEvent as exc:
+            return await self._abandon_broken(record, commissioner, reason, exc)
         if live.game.state.finished:
-            raise Refusal("The game is over already.")
+            await self.store.set_status(record.id, GameStatus.FINISHED)
+            return Reply(f"Game {record.id} was over already; the channel is free for a `new` game.")
         parsed = Parsed(EndGame(commissioner.player_id))
         await self._apply(record, live.seq, live.game, commissioner, parsed, "end",
-                          reason.strip() or "ended by the commissioner")
+                          None if reason.strip() else "ended by the commissioner", reason=reason)
         return Reply()
+
+    async def _abandon_broken(
+        self, record: GameRecord, commissioner: Seat, reason: str, problem: CorruptEvent
+    ) -> Reply:
+        """End a game that cannot be loaded: logged as an admin event (its log is not
+        read), and the channel is free for another."""
+        seq = await self.store.last_seq(record.id)
+        event = NewEvent({"type": "abandon", "problem": str(problem)}, EventKind.ADMIN, commissioner.player_id,
+                         reason.strip() or None)
+        await self.store.append(record.id, seq, event, status=GameStatus.ABANDONED)
+        return Reply(f"Game {record.id} is ended: it could not be loaded ({problem.reason}). "
+                     "The channel is free for a `new` game.")
 
     async def _remind(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         hours = _hours(rest)
@@ -738,11 +943,12 @@ class TroikaService:
         if record.status is not GameStatus.RUNNING:
             raise Refusal("The game has not started yet.")
         live = await self.repo.load(record.id)
-        event = await self.repo.record_admin(record.id, live.seq, data, commissioner.player_id, note=note or None)
-        await self.store.outbox_add(record.id, {
-            "kind": "note", "seq": event.seq, "text": text, "next": next_line(live.game),
+        post = {
+            "kind": "note", "seq": live.seq + 1, "text": text, "next": next_line(live.game),
             "mention": live.game.acting_player() if mention else None,
-        })
+        }
+        await self.repo.record_admin(record.id, live.seq, data, commissioner.player_id, note=note or None,
+                                     outbox=[post])
         return Reply()
 
     # --- information ---------------------------------------------------------------
@@ -776,25 +982,54 @@ class TroikaService:
         return Reply(f"{round_title(game)} · phase {game.state.phase}", pictures)
 
     async def _log(self, record: GameRecord, rest: str) -> str:
+        """The newest ``log N`` lines (15 by default), or ``log page P``: pages of one
+        message each, counted back from the newest."""
+        words = rest.lower().split()
         try:
-            count = int(rest) if rest.strip() else 15
+            if words[:1] == ["page"] and len(words) == 2:
+                page, count = int(words[1]), None
+            elif len(words) <= 1:
+                page, count = 1, int(words[0]) if words else LOG_PAGE
+            else:
+                raise ValueError(rest)
         except ValueError:
-            raise Refusal("Write it as `log` or `log 30`.") from None
+            raise Refusal("Write it as `log`, `log 30` or `log page 2`.") from None
+        if page < 1 or (count is not None and count < 1):
+            raise Refusal("Write it as `log`, `log 30` or `log page 2`.")
         events = await self.store.events(record.id)
         effective = {e.seq for e in effective_events(events)}
         effects = self._effects(record, events)
-        shown = [(i, e) for i, e in enumerate(events) if log_line(record, e, effective, [])][-max(count, 1):]
-        lines = []
-        for i, event in shown:
-            moved = []
-            if event.kind in (EventKind.UNDO, EventKind.REDO):
-                before = {e.seq: e for e in effective_events(events[:i])}
-                after = {e.seq: e for e in effective_events(events[: i + 1])}
-                moved = [before[s] for s in sorted(set(before) - set(after))] or \
-                        [after[s] for s in sorted(set(after) - set(before))]
-            lines.append(log_line(record, event, effective, moved))
-            lines += [f"    {effect}" for effect in effects.get(event.seq, [])]
-        return "\n".join(line for line in lines if line) or "Nothing has happened yet."
+        shown = [(i, e) for i, e in enumerate(events) if log_line(record, e, effective, [])]
+        pages: list[list[str]] = [[]]
+        room = REPLY_LIMIT - 80  # for the note about earlier lines
+        for i, event in reversed(shown):
+            if len(pages) == page and count is not None and len(pages[-1]) == count:
+                break
+            line = "\n".join([self._log_line(record, events, i, effective),
+                              *(f"    {effect}" for effect in effects.get(event.seq, []))])[:room]
+            if sum(len(x) + 1 for x in pages[-1]) + len(line) > room:
+                if len(pages) == page:
+                    break
+                pages.append([])
+            pages[-1].append(line)
+        if len(pages) < page or not pages[-1]:
+            return "Nothing has happened yet." if page == 1 else f"There is no page {page} of the log."
+        lines = pages[page - 1][::-1]
+        earlier = len(shown) - sum(len(p) for p in pages[:page])
+        cut = count is None or len(lines) < min(count, len(shown))  # the page is full, not the count
+        note = [f"… {earlier} earlier lines: `log page {page + 1}`"] if earlier > 0 and cut else []
+        return "\n".join(note + lines)
+
+    @staticmethod
+    def _log_line(record: GameRecord, events: list[Any], i: int, effective: set[int]) -> str:
+        event = events[i]
+        moved = []
+        if event.kind in (EventKind.UNDO, EventKind.REDO):
+            before = {e.seq: e for e in effective_events(events[:i])}
+            after = {e.seq: e for e in effective_events(events[: i + 1])}
+            moved = [before[s] for s in sorted(set(before) - set(after))] or \
+                    [after[s] for s in sorted(set(after) - set(before))]
+        return log_line(record, event, effective, moved)
 
     def _effects(self, record: GameRecord, events: list[Event]) -> dict[int, list[str]]:
         """What each effective action did, as the engine's log lines (the game replayed)."""
@@ -812,10 +1047,14 @@ class TroikaService:
         mention = next((s for s in record.seats if s.player_id == payload.get("mention")), None)
         pictures: list[Picture] = []
         if self.pictures and payload.get("pictures"):
-            game = await self._game_at(message.game_id, int(payload["seq"]))
-            hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
-            pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
-                                             routes=payload.get("routes"))
+            try:
+                game = await self._game_at(message.game_id, int(payload["seq"]))
+            except CorruptEvent as exc:
+                log.warning("post %s goes without pictures: %s", message.id, exc)
+            else:
+                hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
+                pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
+                                                 routes=payload.get("routes"))
         text = payload.get("text", "")
         if mention is not None and payload.get("kind") == "turn":
             since = await self._since(record, mention.player_id, int(payload["seq"]))
@@ -865,9 +1104,37 @@ def _hours(text: str, verb: str = "remind") -> float | None:
         hours = float(word.rstrip("hd").strip()) * (24 if word.endswith("d") else 1)
     except ValueError:
         raise Refusal(f"Write it as `{verb} 24` (hours), `{verb} 2d` or `{verb} off`.") from None
-    if hours <= 0:
-        raise Refusal("The reminder time must be more than 0 hours.")
+    low, high = REMIND_HOURS
+    if not (math.isfinite(hours) and low <= hours <= high):
+        raise Refusal(f"The reminder time is a number of hours from {low} to {high} (30 days): `{verb} 24`.")
     return hours
+
+
+class _AlreadyDone(Exception):
+    """The request was carried out before (a second delivery of one message)."""
+
+
+def _broken(problem: CorruptEvent) -> str:
+    """What a player is told about a game that cannot be loaded."""
+    where = f"event {problem.seq}" if problem.seq else "its set-up"
+    return (f"Game {problem.game_id} cannot be loaded: {where} is at fault ({problem.reason}). "
+            f"Its commissioner can `end` it and start another; an operator can accept a new "
+            f"Troika's replay with `troika admin accept {problem.game_id}`.")
+
+
+def _notes(*notes: str | None) -> str | None:
+    return "; ".join(n for n in notes if n) or None
+
+
+def _code(text: str) -> str:
+    """User text shown as written, in a code span (so it cannot mention or format)."""
+    text = " ".join(text.split()).replace("`", "ˋ")
+    return f"`{text}`" if text else ""
+
+
+def _name(account: Account) -> str:
+    """The account's name as seated: one line, at most :data:`MAX_NAME` characters."""
+    return " ".join(account.name.split())[:MAX_NAME] or account.id
 
 
 def _account(seat: Seat) -> Account:

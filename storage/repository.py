@@ -20,7 +20,9 @@ import asyncio
 import hashlib
 import json
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol
 
@@ -134,6 +136,30 @@ class _Entry:
 PostBuilder = Callable[[list[str]], Sequence[dict[str, Any]]]
 """Given an action's log lines, the outbox posts to queue with it."""
 
+GamePosts = Callable[[Any, int], Sequence[dict[str, Any]]]
+"""Given the game after an event and the event's sequence number, the posts to queue with it."""
+
+StatusAfter = Callable[[Any], GameStatus | None]
+"""Given the game after an action, the status to give the game with it (None: unchanged)."""
+
+_request_key: ContextVar[str | None] = ContextVar("request_key", default=None)
+
+
+@contextmanager
+def request(key: str | None) -> Iterator[None]:
+    """Tag the events written inside the block with ``key``, the incoming request's
+    id, so the store refuses to carry the same request out twice."""
+    token = _request_key.set(key)
+    try:
+        yield
+    finally:
+        _request_key.reset(token)
+
+
+def _keyed(event: NewEvent) -> NewEvent:
+    key = _request_key.get()
+    return event if key is None else replace(event, request_key=key)
+
 
 def state_hash(dump: dict[str, Any]) -> str:
     """A fingerprint of an engine state: SHA-256 of its canonical JSON."""
@@ -187,15 +213,34 @@ class GameRepository:
             title, options, seed, created_by, self.engine.version, seats, guild_id, channel_id
         ))
 
-    async def start_game(self, game_id: int) -> LiveGame:
-        """Start a game being set up; the engine's own error if its set-up is not playable."""
+    async def start_game(
+        self,
+        game_id: int,
+        *,
+        record_start: NewEvent | None = None,
+        outbox: GamePosts | None = None,
+    ) -> LiveGame:
+        """Start a game being set up; the engine's own error if its set-up is not playable.
+
+        With ``record_start`` (an admin event), that event, the posts ``outbox`` builds
+        from the new game and the status change are written in one transaction."""
         async with self._lock(game_id):
+            seq = await self.store.last_seq(game_id)
             record = await self.store.get_game(game_id)
             if record.status is not GameStatus.SETTING_UP:
                 raise ValueError(f"game {game_id} is {record.status}, not being set up")
-            self.engine.new_game(record)
-            await self.store.set_status(game_id, GameStatus.RUNNING)
-            return self._live(game_id, await self._current(game_id))
+            game = self.engine.new_game(record)
+            if record_start is None:
+                await self.store.set_status(game_id, GameStatus.RUNNING)
+                return self._live(game_id, await self._current(game_id))
+            digest = self._hash(game)
+            event = await self.store.append(
+                game_id, seq, _keyed(replace(record_start, state_hash=digest)),
+                outbox=list(outbox(game, seq + 1)) if outbox else [], status=GameStatus.RUNNING,
+            )
+            entry = _Entry(event.seq, game, digest)
+            self._remember(game_id, entry)
+            return self._live(game_id, entry)
 
     async def load(self, game_id: int) -> LiveGame:
         """The game's current state, from the cache or replayed from its log.
@@ -213,11 +258,13 @@ class GameRepository:
         *,
         note: str | None = None,
         outbox: PostBuilder | None = None,
+        status: StatusAfter | None = None,
     ) -> ActResult:
         """Apply ``action`` to the game as last seen at ``expected_seq`` and log it.
 
         The engine's error if illegal; :class:`AppendConflict` if the game moved on. Posts
-        built by ``outbox`` from the log lines are queued in the same transaction."""
+        built by ``outbox`` from the log lines, and the status ``status`` gives the game
+        after the action (a game it finished), are stored in the same transaction."""
         async with self._lock(game_id):
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
@@ -227,8 +274,9 @@ class GameRepository:
                 digest = self._hash(entry.game)
                 posts = list(outbox(lines)) if outbox else []
                 event = await self.store.append(
-                    game_id, expected_seq, NewEvent(action, EventKind.ACTION, actor, note, digest),
-                    outbox=posts,
+                    game_id, expected_seq,
+                    _keyed(NewEvent(action, EventKind.ACTION, actor, note, digest)),
+                    outbox=posts, status=status(entry.game) if status else None,
                 )
             except BaseException:
                 self._drop_if_changed(game_id, entry)
@@ -244,18 +292,26 @@ class GameRepository:
         *,
         action_id: int | None = None,
         note: str | None = None,
+        outbox: GamePosts | None = None,
     ) -> LiveGame:
-        """Take back the latest action in effect, or every action after ``action_id``."""
+        """Take back the latest action in effect, or every action after ``action_id``;
+        the posts ``outbox`` builds from the game after it are queued with it."""
         marker = {"type": "undo"} if action_id is None else {"type": "undo", "action_id": action_id}
         undo = NewEvent(marker, EventKind.UNDO, actor, note)
-        return await self._travel(game_id, expected_seq, undo)
+        return await self._travel(game_id, expected_seq, undo, outbox)
 
     async def redo(
-        self, game_id: int, expected_seq: int, actor: str | None, *, note: str | None = None
+        self,
+        game_id: int,
+        expected_seq: int,
+        actor: str | None,
+        *,
+        note: str | None = None,
+        outbox: GamePosts | None = None,
     ) -> LiveGame:
         """Restore what the last undo took back (possible until a new action is taken)."""
         marker = NewEvent({"type": "redo"}, EventKind.REDO, actor, note)
-        return await self._travel(game_id, expected_seq, marker)
+        return await self._travel(game_id, expected_seq, marker, outbox)
 
     async def set_seats(
         self,
@@ -274,7 +330,7 @@ class GameRepository:
             action = {"type": "seats", "seats": [asdict(s) for s in seated.seats]}
             if record.status is GameStatus.SETTING_UP:
                 self._cache.pop(game_id, None)
-                change = NewEvent(action, EventKind.SEAT, actor, note)
+                change = _keyed(NewEvent(action, EventKind.SEAT, actor, note))
                 return await self.store.append(game_id, expected_seq, change, seats=seats)
             if [(s.seat, s.player_id) for s in seated.seats] != [
                 (s.seat, s.player_id) for s in record.seats
@@ -286,11 +342,26 @@ class GameRepository:
             game = self._replay(seated, await self.store.events(game_id))
             digest = self._hash(game)
             event = await self.store.append(
-                game_id, expected_seq, NewEvent(action, EventKind.SEAT, actor, note, digest),
+                game_id, expected_seq, _keyed(NewEvent(action, EventKind.SEAT, actor, note, digest)),
                 seats=seats,
             )
             self._remember(game_id, _Entry(event.seq, game, digest))
             return event
+
+    async def change_seats(
+        self,
+        game_id: int,
+        change: Callable[[GameRecord], Sequence[Seat]],
+        actor: str | None,
+        *,
+        note: str | None = None,
+    ) -> Event:
+        """:meth:`set_seats` to ``change(record)``, the record read after the sequence
+        number, so a seat change made meanwhile elsewhere is an :class:`AppendConflict`
+        rather than overwritten."""
+        seq = await self.store.last_seq(game_id)
+        seats = change(await self.store.get_game(game_id))
+        return await self.set_seats(game_id, seq, seats, actor, note=note)
 
     async def record_admin(
         self,
@@ -300,15 +371,19 @@ class GameRepository:
         actor: str | None,
         *,
         note: str | None = None,
+        outbox: Sequence[dict[str, Any]] = (),
+        status: GameStatus | None = None,
     ) -> Event:
-        """Log an administrative record (it never reaches the engine and is never undone)."""
+        """Log an administrative record (it never reaches the engine and is never undone),
+        with its ``outbox`` posts and a new ``status``, if given, in the same transaction."""
         async with self._lock(game_id):
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
                 raise AppendConflict(game_id, expected_seq, entry.seq)
             event = await self.store.append(
                 game_id, expected_seq,
-                NewEvent(action, EventKind.ADMIN, actor, note, entry.state_hash),
+                _keyed(NewEvent(action, EventKind.ADMIN, actor, note, entry.state_hash)),
+                outbox=outbox, status=status,
             )
             entry.seq = event.seq
             return event
@@ -326,6 +401,27 @@ class GameRepository:
             entry.seq = event.seq
             self._remember(game_id, entry)
             return self._live(game_id, entry)
+
+    async def first_difference(self, game_id: int) -> Event | None:
+        """The first event after which this engine's replay differs from the state
+        recorded when it was played (None if none does). Raises :class:`CorruptEvent`
+        if the log does not replay at all."""
+        record = await self.store.get_game(game_id)
+        events = await self.store.events(game_id)
+        game = self._replay(record, [])
+        for i, event in enumerate(events):
+            if event.kind is EventKind.ACTION:
+                try:
+                    self.engine.apply(game, event.action, replaying=True)
+                except Exception as exc:
+                    raise CorruptEvent(game_id, event.seq, f"the engine refuses it: {exc}") from exc
+            elif event.kind in (EventKind.UNDO, EventKind.REDO):
+                game = self._replay(record, events[: i + 1])
+            else:
+                continue
+            if event.state_hash is not None and event.state_hash != self._hash(game):
+                return event
+        return None
 
     async def verify_running_games(self) -> list[ReplayProblem]:
         """Replay every running game from its log and report those that fail or replay to
@@ -376,7 +472,9 @@ class GameRepository:
             to_store[-1] = replace(to_store[-1], state_hash=self._hash(game))
         return await self.store.create_game(new, to_store)
 
-    async def _travel(self, game_id: int, expected_seq: int, marker: NewEvent) -> LiveGame:
+    async def _travel(
+        self, game_id: int, expected_seq: int, marker: NewEvent, outbox: GamePosts | None
+    ) -> LiveGame:
         """Append an undo or redo, if it changes which actions are in effect."""
         async with self._lock(game_id):
             entry = await self._current(game_id)
@@ -393,8 +491,9 @@ class GameRepository:
                     f" after action {target}" if target is not None else ""))
             game = self._replay(record, after)
             digest = self._hash(game)
-            marker = replace(marker, state_hash=digest)
-            event = await self.store.append(game_id, expected_seq, marker)
+            marker = _keyed(replace(marker, state_hash=digest))
+            posts = list(outbox(game, expected_seq + 1)) if outbox else []
+            event = await self.store.append(game_id, expected_seq, marker, outbox=posts)
             entry = _Entry(event.seq, game, digest)
             self._remember(game_id, entry)
             return self._live(game_id, entry)
@@ -425,6 +524,8 @@ class GameRepository:
         return _Entry(events[-1].seq if events else 0, game, digest)
 
     def _replay(self, record: GameRecord, events: Sequence[Event]) -> Any:
+        if record.problem is not None:
+            raise CorruptEvent(record.id, 0, record.problem)
         try:
             game = self.engine.new_game(record)
         except Exception as exc:

@@ -24,6 +24,7 @@ from .store import (
     AppendConflict,
     ChannelBusy,
     CorruptEvent,
+    DuplicateRequest,
     Event,
     EventKind,
     EventStore,
@@ -61,6 +62,7 @@ class SqliteEventStore(EventStore):
     async def open(self) -> None:
         if self._db is not None:
             return
+        _check_file(self.path)
         try:
             self._db = await aiosqlite.connect(self.path, isolation_level=None)
         except sqlite3.Error as exc:
@@ -74,7 +76,13 @@ class SqliteEventStore(EventStore):
                     raise StoreError(f"{self.path}: cannot switch to WAL (journal mode {journal})")
                 await db.execute("PRAGMA synchronous = FULL")
                 await db.execute("PRAGMA foreign_keys = ON")
+                await _check_schema(db, self.path)
             await self._migrate()
+        except StoreError as exc:
+            await self.close()
+            if type(exc.__cause__) is sqlite3.DatabaseError:  # corrupt, not merely busy
+                raise StoreError(f"the database {self.path} is damaged: {exc.__cause__}") from exc
+            raise
         except BaseException:
             await self.close()
             raise
@@ -153,6 +161,7 @@ class SqliteEventStore(EventStore):
             assert row is not None
             game_id = int(row[0])
             await _replace_seats(db, game_id, game.seats)
+            await _check_request_keys(db, events)
             await _insert_events(db, game_id, 0, events, actions, now)
         return game.record(game_id, now)
 
@@ -200,15 +209,7 @@ class SqliteEventStore(EventStore):
 
     async def set_status(self, game_id: int, status: GameStatus) -> None:
         async with self._transaction(f"setting game {game_id} {status}") as db:
-            games = list(await db.execute_fetchall(
-                "SELECT channel_id FROM games WHERE id = ?", (game_id,)
-            ))
-            if not games:
-                raise GameNotFound(game_id)
-            channel_id = games[0]["channel_id"]
-            if channel_id is not None and status in ACTIVE_STATUSES:
-                await _check_channel_free(db, channel_id, except_game=game_id)
-            await db.execute("UPDATE games SET status = ? WHERE id = ?", (status.value, game_id))
+            await _set_status(db, game_id, status)
 
     async def set_engine_version(self, game_id: int, version: int) -> None:
         async with (
@@ -232,6 +233,7 @@ class SqliteEventStore(EventStore):
         *,
         outbox: Sequence[dict[str, Any]] = (),
         seats: Sequence[Seat] | None = None,
+        status: GameStatus | None = None,
     ) -> list[Event]:
         if not events:
             raise ValueError("append_many needs at least one event")
@@ -241,12 +243,15 @@ class SqliteEventStore(EventStore):
         posts = [_json(p) for p in outbox]
         now = utc_now()
         async with self._transaction(f"appending to game {game_id}") as db:
+            await _check_request_keys(db, events)
             last = await _last_seq(db, game_id)
             if last != expected_seq:
                 raise AppendConflict(game_id, expected_seq, last)
             stored = await _insert_events(db, game_id, last, events, actions, now)
             if seats is not None:
                 await _replace_seats(db, game_id, seats)
+            if status is not None:
+                await _set_status(db, game_id, status)
             await db.executemany(
                 "INSERT INTO outbox (game_id, payload, created_at) VALUES (?, ?, ?)",
                 [(game_id, post, _time(now)) for post in posts],
@@ -256,7 +261,8 @@ class SqliteEventStore(EventStore):
     async def events(self, game_id: int, after_seq: int = 0) -> list[Event]:
         async with self._connection(f"reading game {game_id}'s events") as db:
             rows = await db.execute_fetchall(
-                "SELECT seq, kind, action, actor, created_at, note, state_hash FROM events"
+                "SELECT seq, kind, action, actor, created_at, note, state_hash, request_key"
+                " FROM events"
                 " WHERE game_id = ? AND seq > ? ORDER BY seq",
                 (game_id, after_seq),
             )
@@ -275,23 +281,14 @@ class SqliteEventStore(EventStore):
         assert row is not None
         return int(row[0])
 
-    async def outbox_unsent(self, limit: int = 100) -> list[OutboxMessage]:
+    async def outbox_unsent(self, limit: int = 100, after_id: int = 0) -> list[OutboxMessage]:
         async with self._connection("reading the outbox") as db:
             rows = await db.execute_fetchall(
                 "SELECT id, game_id, payload, created_at FROM outbox"
-                " WHERE sent_at IS NULL ORDER BY id LIMIT ?",
-                (limit,),
+                " WHERE sent_at IS NULL AND id > ? ORDER BY id LIMIT ?",
+                (after_id, limit),
             )
-        messages = []
-        for row in rows:
-            try:
-                payload = json.loads(row["payload"])
-            except json.JSONDecodeError as exc:
-                raise StoreError(f"outbox message {row['id']} is not valid JSON: {exc}") from exc
-            messages.append(
-                OutboxMessage(row["id"], row["game_id"], payload, _parse_time(row["created_at"]))
-            )
-        return messages
+        return [_decode_post(row) for row in rows]
 
     async def outbox_mark_sent(self, message_id: int) -> None:
         async with self._transaction(f"marking post {message_id} sent") as db:
@@ -315,6 +312,39 @@ class SqliteEventStore(EventStore):
                 await db.backup(copy)
             finally:
                 await copy.close()
+
+
+def _check_file(path: str) -> None:
+    """Refuse a file that exists but cannot be a Troika database, before SQLite would
+    quietly treat it as a new one."""
+    if path == ":memory:" or path.startswith("file:"):
+        return
+    file = Path(path)
+    if not file.exists():
+        return
+    size = file.stat().st_size
+    if size == 0:
+        raise StoreError(f"the database {path} is empty (0 bytes): it is damaged or not Troika's")
+    with file.open("rb") as handle:
+        header = handle.read(16)
+    if header != b"SQLite format 3\x00":
+        raise StoreError(f"{path} is not a database (file is not a database)")
+
+
+async def _check_schema(db: aiosqlite.Connection, path: str) -> None:
+    """Refuse a damaged database or another program's one; a new, empty one is fine."""
+    try:
+        problems = [row[0] for row in await db.execute_fetchall("PRAGMA quick_check")]
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"the database {path} is damaged: {exc}") from exc
+    if problems != ["ok"]:
+        raise StoreError(f"the database {path} is damaged: {problems[0]}")
+    tables = {row[0] for row in await db.execute_fetchall(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    )}
+    if tables and "schema_version" not in tables:
+        raise StoreError(f"the database {path} is not Troika's (it has tables "
+                         f"{', '.join(sorted(tables)[:5])} but no schema_version)")
 
 
 def _migration_scripts() -> list[tuple[int, str, str]]:
@@ -369,6 +399,22 @@ async def _check_channel_free(
         raise ChannelBusy(channel_id, busy)
 
 
+async def _set_status(db: aiosqlite.Connection, game_id: int, status: GameStatus) -> None:
+    games = list(await db.execute_fetchall("SELECT channel_id FROM games WHERE id = ?", (game_id,)))
+    if not games:
+        raise GameNotFound(game_id)
+    channel_id = games[0]["channel_id"]
+    if channel_id is not None and status in ACTIVE_STATUSES:
+        await _check_channel_free(db, channel_id, except_game=game_id)
+    await db.execute("UPDATE games SET status = ? WHERE id = ?", (status.value, game_id))
+
+
+async def _check_request_keys(db: aiosqlite.Connection, events: Sequence[NewEvent]) -> None:
+    for key in {e.request_key for e in events if e.request_key is not None}:
+        if await _scalar(db, "SELECT 1 FROM events WHERE request_key = ?", (key,)):
+            raise DuplicateRequest(key)
+
+
 async def _replace_seats(db: aiosqlite.Connection, game_id: int, seats: Sequence[Seat]) -> None:
     await db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
     await db.executemany(
@@ -388,19 +434,23 @@ async def _insert_events(
 ) -> list[Event]:
     stored = [event.at(game_id, last_seq + i, now) for i, event in enumerate(events, 1)]
     await db.executemany(
-        "INSERT INTO events (game_id, seq, kind, action, actor, created_at, note, state_hash)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO events (game_id, seq, kind, action, actor, created_at, note, state_hash,"
+        " request_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(e.game_id, e.seq, e.kind.value, action, e.actor, _time(e.created_at), e.note,
-          e.state_hash) for e, action in zip(stored, actions, strict=True)],
+          e.state_hash, e.request_key) for e, action in zip(stored, actions, strict=True)],
     )
     return stored
 
 
 def _decode_game(row: sqlite3.Row, seats: Iterable[sqlite3.Row]) -> GameRecord:
+    options: Any = {}
+    problem = None
     try:
         options = json.loads(row["options"])
     except json.JSONDecodeError as exc:
-        raise CorruptEvent(row["id"], 0, f"its options are not valid JSON ({exc})") from exc
+        problem = f"its options are not valid JSON ({exc})"
+    if not isinstance(options, dict):
+        options, problem = {}, "its options are not a JSON object"
     return GameRecord(
         id=row["id"],
         title=row["title"],
@@ -417,7 +467,21 @@ def _decode_game(row: sqlite3.Row, seats: Iterable[sqlite3.Row]) -> GameRecord:
                  bool(s["commissioner"]))
             for s in seats
         ),
+        problem=problem,
     )
+
+
+def _decode_post(row: sqlite3.Row) -> OutboxMessage:
+    created_at = _parse_time(row["created_at"])
+    try:
+        payload = json.loads(row["payload"])
+    except json.JSONDecodeError as exc:
+        return OutboxMessage(row["id"], row["game_id"], {}, created_at,
+                             problem=f"its payload is not valid JSON ({exc})")
+    if not isinstance(payload, dict):
+        return OutboxMessage(row["id"], row["game_id"], {}, created_at,
+                             problem="its payload is not a JSON object")
+    return OutboxMessage(row["id"], row["game_id"], payload, created_at)
 
 
 def _decode_event(game_id: int, expected_seq: int, row: sqlite3.Row) -> Event:
@@ -443,6 +507,7 @@ def _decode_event(game_id: int, expected_seq: int, row: sqlite3.Row) -> Event:
         created_at=created_at,
         note=row["note"],
         state_hash=row["state_hash"],
+        request_key=row["request_key"],
     )
 
 

@@ -58,6 +58,14 @@ class CorruptEvent(StoreError):
         self.reason = reason
 
 
+class DuplicateRequest(StoreError):
+    """An event carrying this request key is already stored: the request was carried out."""
+
+    def __init__(self, request_key: str) -> None:
+        super().__init__(f"request {request_key} was carried out already")
+        self.request_key = request_key
+
+
 class ChannelBusy(StoreError):
     """The channel already has a game that is being set up or running."""
 
@@ -126,6 +134,8 @@ class GameRecord:
     guild_id: str | None = None
     channel_id: str | None = None
     seats: tuple[Seat, ...] = ()
+    problem: str | None = None
+    """Why the stored set-up cannot be read (then ``options`` is empty); None if it can."""
 
 
 @dataclass(frozen=True)
@@ -171,11 +181,15 @@ class Event:
     created_at: datetime
     note: str | None = None
     state_hash: str | None = None
+    request_key: str | None = None
 
 
 @dataclass(frozen=True)
 class NewEvent:
-    """An event to append; the store assigns its sequence number (and time if None)."""
+    """An event to append; the store assigns its sequence number (and time if None).
+
+    ``request_key`` names the incoming request (a Discord message or interaction) that
+    caused the event; the store holds each key at most once across all games."""
 
     action: dict[str, Any]
     kind: EventKind = EventKind.ACTION
@@ -183,6 +197,7 @@ class NewEvent:
     note: str | None = None
     state_hash: str | None = None
     created_at: datetime | None = None
+    request_key: str | None = None
 
     def at(self, game_id: int, seq: int, now: datetime) -> Event:
         """This event as stored at ``seq`` (``now`` unless it carries its own time)."""
@@ -195,18 +210,22 @@ class NewEvent:
             created_at=self.created_at or now,
             note=self.note,
             state_hash=self.state_hash,
+            request_key=self.request_key,
         )
 
 
 @dataclass(frozen=True)
 class OutboxMessage:
-    """A post the bot owes a game's channel; ``sent_at`` is None until delivered."""
+    """A post the bot owes a game's channel; ``sent_at`` is None until delivered.
+
+    ``problem`` says why a stored payload cannot be read (then ``payload`` is empty)."""
 
     id: int
     game_id: int
     payload: dict[str, Any]
     created_at: datetime
     sent_at: datetime | None = None
+    problem: str | None = None
 
 
 class EventStore(ABC):
@@ -238,7 +257,8 @@ class EventStore(ABC):
 
     @abstractmethod
     async def get_game(self, game_id: int) -> GameRecord:
-        """The game's record with its seats. Raises :class:`GameNotFound`."""
+        """The game's record with its seats. Raises :class:`GameNotFound`. Options that
+        cannot be read come back empty with the record's ``problem`` set."""
 
     @abstractmethod
     async def list_games(self, statuses: Collection[GameStatus] | None = None) -> list[GameRecord]:
@@ -269,10 +289,14 @@ class EventStore(ABC):
         *,
         outbox: Sequence[dict[str, Any]] = (),
         seats: Sequence[Seat] | None = None,
+        status: GameStatus | None = None,
     ) -> list[Event]:
         """Append ``events`` as ``expected_seq + 1, ...`` if the game is still at
-        ``expected_seq``, else raise :class:`AppendConflict`. In the same transaction,
-        queue ``outbox`` posts and, if given, replace the game's seats. All or nothing."""
+        ``expected_seq``, else raise :class:`AppendConflict`; if an event's
+        ``request_key`` is stored already, raise :class:`DuplicateRequest` (checked
+        first). In the same transaction, queue ``outbox`` posts and, if given, replace
+        the game's seats and set its status (:class:`ChannelBusy` as for
+        :meth:`set_status`). All or nothing."""
 
     async def append(
         self,
@@ -282,9 +306,12 @@ class EventStore(ABC):
         *,
         outbox: Sequence[dict[str, Any]] = (),
         seats: Sequence[Seat] | None = None,
+        status: GameStatus | None = None,
     ) -> Event:
         """Append one event; see :meth:`append_many`."""
-        written = await self.append_many(game_id, expected_seq, [event], outbox=outbox, seats=seats)
+        written = await self.append_many(
+            game_id, expected_seq, [event], outbox=outbox, seats=seats, status=status
+        )
         return written[0]
 
     @abstractmethod
@@ -297,8 +324,9 @@ class EventStore(ABC):
         """Queue a post for the game's channel; returns its id."""
 
     @abstractmethod
-    async def outbox_unsent(self, limit: int = 100) -> list[OutboxMessage]:
-        """Posts not yet marked sent, oldest first."""
+    async def outbox_unsent(self, limit: int = 100, after_id: int = 0) -> list[OutboxMessage]:
+        """Posts not yet marked sent with an id above ``after_id``, oldest first. A
+        payload that cannot be read comes back with its ``problem`` instead of raising."""
 
     @abstractmethod
     async def outbox_mark_sent(self, message_id: int) -> None:

@@ -8,6 +8,7 @@ record what the bot sends, as python-discord's bot tests do.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from bot.service import Post, TroikaService
 from storage import SqliteEventStore
 
 CHANNEL_ID = 500
+MESSAGE_IDS = itertools.count(1)
 
 
 @dataclass
@@ -134,7 +136,7 @@ class Table:
     async def say(self, user: FakeUser, content: str) -> list[Sent]:
         """``user`` types ``content``; returns what the bot sent in answer."""
         start = len(self.channel.sent)
-        message = FakeMessage(content, user, self.channel)
+        message = FakeMessage(content, user, self.channel, next(MESSAGE_IDS))
         ctx = await self.bot.get_context(message, cls=RecordingContext)  # type: ignore[arg-type]
         await self.bot.invoke(ctx)
         await settle()

@@ -65,7 +65,7 @@ async def test_1_end_asks_for_confirmation_and_the_ended_game_can_still_be_read(
     assert await _stored(store) == before  # nothing happened
     assert "Only the commissioner (Anna) may do that." in await hot_seat.say("as Boris end confirm")
     ended = await hot_seat.say("as Anna end confirm enough for today")
-    assert "Game over (manually ended)" in ended and "_(enough for today)_" in ended
+    assert "Game over (manually ended)" in ended and "_(`enough for today`)_" in ended
     assert "✗ Game 1 here is over (`status` and `log` still show it); `new` sets up another." in \
         await hot_seat.say("as Boris pass")
     assert "Game over" in await hot_seat.say("status")
@@ -168,7 +168,7 @@ async def test_5_only_trains_the_company_can_pay_for_are_offered(store: SqliteEv
 async def test_6_automatic_effects_are_posted_and_in_the_log(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), N_RUNS)
     await table.say("run")
-    log = await table.say("log 40")
+    log = "\n".join([await table.say(f"log page {page}") for page in (3, 2, 1)])
     assert "    Privates pay: " in log  # private income at the start of the operating round
     assert "    Player 2 passes: nothing to sell, buy or auction" in log  # a player skipped, and why
     assert "share price" in log and "→" in log  # a price move, from and to

@@ -97,7 +97,7 @@ async def test_players_take_back_only_their_own_last_move(table: Table) -> None:
     assert "↷ Player 2 redoes" in await table.say("as Player 2 redo")
     # The commissioner (the first seat) may take back anyone's move, saying why.
     assert "Say why" in await table.say("as Player 1 undo")
-    assert "_(misclick)_" in await table.say("as Player 1 undo misclick")
+    assert "_(`misclick`)_" in await table.say("as Player 1 undo misclick")
     log = (await table.say("log 4")).split("\n")
     assert log[0].endswith("Player 2 for M-K: `train 2-1 100` — undone")
     assert log[1].endswith("↶ Player 2 takes back #59 `train 2-1 100`")
@@ -120,7 +120,7 @@ async def test_out_of_turn_and_illegal_moves_are_refused_with_what_is_legal(tabl
 
 
 async def test_a_paused_game_refuses_moves_until_resumed(table: Table) -> None:
-    assert "⏸ Player 1 pauses the game: holiday" in await table.say("as Player 1 pause holiday")
+    assert "⏸ Player 1 pauses the game: `holiday`" in await table.say("as Player 1 pause holiday")
     assert "paused (holiday)" in await table.say("as Player 2 train 2")
     assert "⏸ Paused by the commissioner: holiday" in await table.say("status")
     resumed = await table.say("as Player 1 resume")
@@ -134,7 +134,7 @@ async def test_the_commissioner_ends_the_game(store: SqliteEventStore, table: Ta
     assert "nothing can take that back" in asked and "`end confirm`" in asked
     assert (await table.game()).state.finished is False
     ended = await table.say("as Player 1 end confirm we stop here")
-    assert "Game over (manually ended): " in ended and "_(we stop here)_" in ended
+    assert "Game over (manually ended): " in ended and "_(`we stop here`)_" in ended
     assert (await store.list_games())[0].status is GameStatus.FINISHED
     assert "Game over (manually ended)" in await table.say("status")  # anyone may still look
     assert "✗ Game 1 here is over" in await table.say("as Player 1 pass")

@@ -18,6 +18,7 @@ from storage.store import (
     ACTIVE_STATUSES,
     AppendConflict,
     ChannelBusy,
+    DuplicateRequest,
     Event,
     EventKind,
     EventStore,
@@ -94,15 +95,23 @@ class MemoryEventStore(EventStore):
         *,
         outbox: Sequence[dict[str, Any]] = (),
         seats: Sequence[Seat] | None = None,
+        status: GameStatus | None = None,
     ) -> list[Event]:
         if not events:
             raise ValueError("append_many needs at least one event")
         if seats is not None:
             check_seats(seats)
         _encode([*(e.action for e in events), *outbox])
+        keys = {e.request_key for log in self._events.values() for e in log}
+        for event in events:
+            if event.request_key is not None and event.request_key in keys:
+                raise DuplicateRequest(event.request_key)
         last = await self.last_seq(game_id)
         if last != expected_seq:
             raise AppendConflict(game_id, expected_seq, last)
+        channel_id = self._games[game_id].channel_id
+        if channel_id is not None and status in ACTIVE_STATUSES:
+            self._check_channel_free(channel_id, game_id)
         stored = self._insert(game_id, events)
         if seats is not None:
             game = self._games[game_id]
@@ -110,6 +119,8 @@ class MemoryEventStore(EventStore):
             self._games[game_id] = replace(game, seats=ordered)
         for payload in outbox:
             await self.outbox_add(game_id, payload)
+        if status is not None:
+            await self.set_status(game_id, status)
         return stored
 
     async def events(self, game_id: int, after_seq: int = 0) -> list[Event]:
@@ -123,8 +134,8 @@ class MemoryEventStore(EventStore):
         self._outbox[message.id] = message
         return message.id
 
-    async def outbox_unsent(self, limit: int = 100) -> list[OutboxMessage]:
-        return [m for m in self._outbox.values() if m.sent_at is None][:limit]
+    async def outbox_unsent(self, limit: int = 100, after_id: int = 0) -> list[OutboxMessage]:
+        return [m for m in self._outbox.values() if m.sent_at is None and m.id > after_id][:limit]
 
     async def outbox_mark_sent(self, message_id: int) -> None:
         message = self._outbox.get(message_id)
@@ -329,6 +340,37 @@ async def test_outbox_lists_unsent_in_order_and_marks_sent(store: EventStore) ->
     assert [m.id for m in await store.outbox_unsent()] == [ids[0], ids[2]]
     with pytest.raises(StoreError, match="no outbox message 999"):
         await store.outbox_mark_sent(999)
+
+
+async def test_outbox_pages_past_an_id(store: EventStore) -> None:
+    game = await store.create_game(new_game())
+    ids = [await store.outbox_add(game.id, {"n": n}) for n in range(4)]
+    assert [m.id for m in await store.outbox_unsent(limit=2, after_id=ids[1])] == ids[2:]
+
+
+async def test_a_request_key_is_carried_out_once(store: EventStore) -> None:
+    game = await store.create_game(new_game())
+    other = await store.create_game(new_game("chan-2"))
+    keyed = replace(action(1), request_key="message-7")
+    [event] = await store.append_many(game.id, 0, [keyed])
+    assert (await store.events(game.id))[0].request_key == "message-7" == event.request_key
+    for game_id, seq in ((game.id, 1), (game.id, 0), (other.id, 0)):  # checked before the seq
+        with pytest.raises(DuplicateRequest, match="message-7"):
+            await store.append(game_id, seq, keyed, outbox=[{"text": "never"}])
+    assert await store.last_seq(game.id) == 1 and await store.last_seq(other.id) == 0
+    assert await store.outbox_unsent() == []
+
+
+async def test_an_append_may_set_the_status_in_its_transaction(store: EventStore) -> None:
+    game = await store.create_game(new_game())
+    await store.append(game.id, 0, action(1), status=GameStatus.FINISHED)
+    assert (await store.get_game(game.id)).status is GameStatus.FINISHED
+    assert await store.active_game_in_channel("chan-1") is None
+    newer = await store.create_game(new_game())
+    with pytest.raises(ChannelBusy):
+        await store.append(game.id, 1, action(2), status=GameStatus.RUNNING)
+    assert await store.last_seq(game.id) == 1
+    assert (await store.active_game_in_channel("chan-1")).id == newer.id  # type: ignore[union-attr]
 
 
 async def test_create_game_with_its_first_events(store: EventStore) -> None:

@@ -57,7 +57,7 @@ async def test_migrations_apply_once(store: SqliteEventStore, db_path: Path) -> 
     async with SqliteEventStore(db_path):
         pass
     versions = raw(db_path).execute("SELECT version FROM schema_version").fetchall()
-    assert versions == [(1,)]
+    assert versions == [(1,), (2,)]  # 001_init, 002_request_keys
     listing = raw(db_path).execute("SELECT name FROM sqlite_master WHERE type = 'table'")
     tables = {row[0] for row in listing}
     assert {"games", "seats", "events", "outbox", "schema_version"} <= tables
@@ -67,7 +67,7 @@ async def test_a_newer_schema_is_refused(db_path: Path) -> None:
     async with SqliteEventStore(db_path):
         pass
     raw(db_path).execute("INSERT INTO schema_version VALUES (99, 'later')")
-    with pytest.raises(StoreError, match="schema version 99 but this Troika only knows up to 1"):
+    with pytest.raises(StoreError, match="schema version 99 but this Troika only knows up to 2"):
         await SqliteEventStore(db_path).open()
 
 

@@ -1,0 +1,272 @@
+"""Chaos: games played at once from two processes, one game's rows corrupted, a writer
+killed again and again with SIGKILL (issue 15).
+
+Three copies of the real game 1861-29683 and a fourth, the victim, are played command by
+command by two worker processes that race for the same games; each command carries a
+request key (``channel#index``), as a Discord message carries its id. Mixed in are
+commands from someone without a seat. Part way through, the victim's log and one of its
+posts are corrupted. The parent kills a worker with SIGKILL every second or two and
+starts another. Posts go to a fake Discord channel that, like Discord, drops a message
+whose nonce it has already seen.
+
+Afterwards: every acknowledged command is in the log once and in order; each healthy
+game replays to the state a sequential run reaches; every post was delivered once; the
+victim's channel can be cleared and reused. The figures are printed (``pytest -s``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import json
+import multiprocessing
+import os
+import random
+import signal
+import sqlite3
+import time
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from bot.errors import Refusal
+from bot.service import Account, Post, TroikaService
+from bot.transcript import log_commands
+from engine.importer import read_log
+from storage import SqliteEventStore
+from tests.conftest import shared_game
+from tests.test_bot_service import start_shared
+
+SPAWN = multiprocessing.get_context("spawn")
+HEALTHY = ["g1", "g2", "g3"]
+VICTIM = "victim"
+COMMANDS = 120
+"""Commands of the real game each healthy game plays."""
+MALLORY = Account("666", "Mallory")
+KILLS = 6
+"""At least this many SIGKILLs before the run may end."""
+TIME_LIMIT = 180.0
+
+
+def script() -> tuple[list[tuple[Account, str]], dict[str, Any]]:
+    """The first commands of 1861-29683, each with the account that types it, and the log."""
+    log, _ = shared_game("1861-29683")
+    accounts = {p["name"]: Account(str(p["id"]), p["name"]) for p in log["players"]}
+    return [(accounts[name], command) for name, command in islice(log_commands(log), COMMANDS + 40)], log
+
+
+def done_upto(db: sqlite3.Connection, game_id: int) -> int:
+    """How many of the script's commands the game has taken (by their request keys)."""
+    keys = [row[0] for row in db.execute(
+        "SELECT request_key FROM events WHERE game_id = ? AND request_key LIKE '%#%'", (game_id,))]
+    return 1 + max((int(k.rpartition("#")[2]) for k in keys), default=-1)
+
+
+class Channel:
+    """Discord as the workers see it: a file of delivered posts, shared by processes;
+    a post whose nonce (outbox id) was delivered before is dropped, as Discord does."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def deliver(self, post: Post) -> bool:
+        """Deliver the post; whether it was new."""
+        with self.path.open("a+", encoding="utf-8") as sink:
+            fcntl.flock(sink, fcntl.LOCK_EX)
+            sink.seek(0)
+            if any(json.loads(line)["nonce"] == post.outbox_id for line in sink):
+                return False
+            sink.write(json.dumps({"nonce": post.outbox_id, "game": post.game_id, "text": post.text}) + "\n")
+            sink.flush()
+            return True
+
+    def posts(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines()]
+
+
+def _worker(db_path: str, name: str, games: dict[str, int], work_dir: str, seed: int) -> None:
+    """Child process: play the next command of a random game, for ever; record each
+    acknowledged command and every outcome in files of ``work_dir``."""
+    commands, _ = script()
+    rng = random.Random(seed)
+    channel = Channel(Path(work_dir) / "channel.jsonl")
+    tally = os.open(Path(work_dir) / f"tally-{name}.txt", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    acks = os.open(Path(work_dir) / "acks.txt", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+
+    def note(path_fd: int, text: str) -> None:
+        os.write(path_fd, f"{text}\n".encode())
+
+    async def deliver(post: Post) -> None:
+        if not channel.deliver(post):
+            note(tally, "resend dropped by nonce")
+
+    async def run() -> None:
+        reader = sqlite3.connect(db_path, timeout=30)
+        async with SqliteEventStore(db_path) as store:
+            service = TroikaService(store, pictures=False)
+            while True:
+                progress = {g: done_upto(reader, games[g]) for g in HEALTHY}
+                laggard = min(HEALTHY, key=progress.__getitem__)  # both workers chase it: clashes
+                pick = rng.random()
+                game = laggard if pick < 0.5 else VICTIM if pick < 0.65 else rng.choice(HEALTHY)
+                index = done_upto(reader, games[game])
+                if index >= COMMANDS and game != VICTIM:
+                    await asyncio.sleep(0.01)
+                    continue
+                account, command = commands[min(index, len(commands) - 1)]
+                key = f"{game}#{index}"
+                roll = rng.random()
+                if roll < 0.15:
+                    account = MALLORY  # no seat: always refused
+                elif roll < 0.3:  # the commissioner changes the reminders meanwhile
+                    account, command = commands[0][0], f"remind {rng.randint(1, 720)}"
+                    key = f"{game}@{name}-{rng.getrandbits(64)}"
+                retried = service.conflicts_retried
+                try:
+                    await service.handle(game, account, command, key=key)
+                    note(acks, key)
+                    note(tally, "ok")
+                except Refusal:
+                    note(tally, "refused")
+                note(tally, f"retried {service.conflicts_retried - retried}")
+                await service.flush(deliver)
+
+    asyncio.run(run())
+
+
+def corrupt(db_path: Path, game_id: int) -> None:
+    """A bad row in the victim's log and one of its posts that is not JSON."""
+    db = sqlite3.connect(db_path, timeout=30, isolation_level=None)
+    db.execute("BEGIN IMMEDIATE")
+    seq = db.execute("SELECT MAX(seq) FROM events WHERE game_id = ?", (game_id,)).fetchone()[0] + 1
+    db.execute("INSERT INTO events (game_id, seq, kind, action, created_at) VALUES (?, ?, 'action', ?, ?)",
+               (game_id, seq, '{"type": "par", ', "2026-01-01T00:00:00+00:00"))
+    db.execute("INSERT INTO outbox (game_id, payload, created_at) VALUES (?, '[\"half a post', ?)",
+               (game_id, "2026-01-01T00:00:00+00:00"))
+    db.execute("COMMIT")
+    db.close()
+
+
+async def set_up(db_path: Path) -> dict[str, int]:
+    """The four games, started; the channel of each and its game id."""
+    _, log = script()
+    rules = read_log(log)[0].ctx.rules
+    players = [(str(p["id"]), p["name"]) for p in log["players"]]
+    games = {}
+    async with SqliteEventStore(db_path) as store:
+        service = TroikaService(store, pictures=False)
+        for game in [*HEALTHY, VICTIM]:
+            await service.start_local_game(game, players, rules=rules, first_player=0, seed=log["settings"]["seed"])
+            record = await store.active_game_in_channel(game)
+            assert record is not None
+            games[game] = record.id
+    return games
+
+
+async def sequential_state(count: int) -> dict[str, Any]:
+    """The engine state after the script's first ``count`` commands, played alone."""
+    async with SqliteEventStore(":memory:") as store:
+        table = await start_shared(TroikaService(store, pictures=False), count)
+        return dict((await table.game()).dump())
+
+
+def test_chaos(tmp_path: Path) -> None:
+    db_path = tmp_path / "chaos.db"
+    games = asyncio.run(set_up(db_path))
+    rng = random.Random(29683)
+    workers: dict[str, Any] = {}
+    spawned = kills = 0
+
+    def spawn(slot: str) -> None:
+        nonlocal spawned
+        spawned += 1
+        workers[slot] = SPAWN.Process(target=_worker,
+                                      args=(str(db_path), f"{slot}-{spawned}", games, str(tmp_path), spawned))
+        workers[slot].start()
+
+    spawn("a")
+    spawn("b")
+    reader = sqlite3.connect(db_path, timeout=30)
+    started = time.monotonic()
+    corrupted = False
+    next_kill = started + rng.uniform(1.5, 2.5)
+    try:
+        while min(done_upto(reader, games[g]) for g in HEALTHY) < COMMANDS or kills < KILLS:
+            assert time.monotonic() - started < TIME_LIMIT, "the games did not finish in time"
+            now = time.monotonic()
+            if not corrupted and done_upto(reader, games[VICTIM]) >= 10:
+                corrupt(db_path, games[VICTIM])
+                corrupted = True
+            if now >= next_kill:
+                victim = workers["a"]  # the writer killed again and again
+                assert victim.pid is not None and victim.is_alive()
+                os.kill(victim.pid, signal.SIGKILL)
+                victim.join()
+                kills += 1
+                spawn("a")
+                next_kill = now + rng.uniform(1.0, 2.0)
+            time.sleep(0.05)
+    finally:
+        for worker in workers.values():
+            if worker.is_alive() and worker.pid is not None:
+                os.kill(worker.pid, signal.SIGKILL)
+            worker.join()
+    assert corrupted
+
+    channel = Channel(tmp_path / "channel.jsonl")
+
+    async def finish() -> dict[str, Any]:
+        async with SqliteEventStore(db_path) as store:
+            service = TroikaService(store, pictures=False)
+
+            async def deliver(post: Post) -> None:
+                channel.deliver(post)
+
+            await service.flush(deliver)  # what a restarted bot does first
+            unsent = await store.outbox_unsent()
+            outbox = [row[0] for row in reader.execute("SELECT id FROM outbox ORDER BY id")]
+            unreadable = [row[0] for row in reader.execute("SELECT id FROM outbox WHERE json_valid(payload) = 0")]
+            logs = {g: await store.events(games[g]) for g in HEALTHY}
+            states = {g: dict((await service.repo.load(games[g])).game.dump()) for g in HEALTHY}
+            victim_refusal = ""
+            try:
+                await service.handle(VICTIM, Account("5522", "x"), "status")
+            except Refusal as exc:
+                victim_refusal = str(exc)
+            commissioner = next(s for s in (await store.get_game(games[VICTIM])).seats if s.commissioner)
+            ended = await service.handle(VICTIM, Account(commissioner.player_id, "c"), "end")
+            renewed = await service.handle(VICTIM, Account(commissioner.player_id, "c"), "new")
+            return {"unsent": unsent, "outbox": outbox, "unreadable": unreadable, "logs": logs, "states": states,
+                    "victim": victim_refusal, "ended": ended.text, "renewed": renewed.text}
+
+    end = asyncio.run(finish())
+    acked = set((tmp_path / "acks.txt").read_text().split())
+    stored = {e.request_key for log in end["logs"].values() for e in log}
+    for game in HEALTHY:  # every command once, in order
+        keys = [e.request_key for e in end["logs"][game] if e.request_key and "#" in e.request_key]
+        assert keys == [f"{game}#{i}" for i in range(len(keys))] and len(keys) >= COMMANDS
+    lost = {k for k in acked if not k.startswith(VICTIM)} - stored
+    assert lost == set()
+    for game in HEALTHY:
+        played = sum(1 for e in end["logs"][game] if e.request_key and "#" in e.request_key)
+        assert end["states"][game] == asyncio.run(sequential_state(played)), game
+
+    delivered = channel.posts()
+    nonces = [p["nonce"] for p in delivered]
+    assert end["unsent"] == [] and sorted(nonces) == sorted(set(nonces))
+    assert set(nonces) == set(end["outbox"]) - set(end["unreadable"])  # that one is logged and dropped
+    assert "cannot be loaded" in end["victim"] and "is ended" in end["ended"] and "sets up game" in end["renewed"]
+
+    tally = [line for path in tmp_path.glob("tally-*.txt") for line in path.read_text().splitlines()]
+    figures = {
+        "commands tried": tally.count("ok") + tally.count("refused"),
+        "refusals": tally.count("refused"),
+        "conflicts retried": sum(int(line.split()[1]) for line in tally if line.startswith("retried")),
+        "kills survived": kills,
+        "events lost": len(lost),
+        "posts delivered": len(delivered),
+        "posts duplicated": len(nonces) - len(set(nonces)),
+        "re-sends dropped by nonce": tally.count("resend dropped by nonce"),
+        "seconds": round(time.monotonic() - started, 1),
+    }
+    print("chaos figures:", json.dumps(figures))
