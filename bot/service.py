@@ -56,7 +56,7 @@ from storage import (
 from storage.repository import effective_events, request
 from storage.store import DuplicateRequest, utc_now
 
-from .commands import VERBS, Parsed, command_for, consent_needed, parse_action, split
+from .commands import VERBS, Parsed, command_for, consent_needed, parse_action, shown, split
 from .errors import NoGame, NotAllowed, Refusal
 from .ledger import Ledger
 from .track_help import tiles_text
@@ -652,7 +652,7 @@ class TroikaService:
         if ledger.ask is not None and ledger.ask.requester != seat.player_id:
             ask = ledger.ask
             raise NotAllowed(f"Waiting for {player_name(game, ask.consenter)} to `agree` or `refuse` "
-                             f"`{ask.command}`; {player_name(game, ask.requester)} may `withdraw` it.")
+                             f"{_code(ask.command)}; {player_name(game, ask.requester)} may `withdraw` it.")
         if game.acting_player() != seat.player_id:
             raise NotAllowed(f"Not your turn: {who_acts(game)} {doing(game)} "
                              f"(may {choices_text(game)}).")
@@ -745,14 +745,13 @@ class TroikaService:
         if ask is None:
             raise Refusal("Nobody is waiting for an answer.")
         if ask.requester != seat.player_id and proxy is None:
-            raise NotAllowed(f"Only {seat_name(record, ask.requester)}, who asked, may withdraw `{ask.command}`.")
+            raise NotAllowed(f"Only {seat_name(record, ask.requester)}, who asked, may withdraw "
+                             f"{_code(ask.command)}.")
         live = await self.repo.load(record.id)
-        event = await self.repo.record_admin(record.id, live.seq, {"type": "answer", "answer": "withdrawn"},
-                                             seat.player_id, note=_proxy_note(proxy))
-        await self.store.outbox_add(record.id, {
-            "kind": "note", "seq": event.seq, "text": f"**{seat.display_name}** withdraws `{ask.command}`.",
-            "next": next_line(live.game),
-        })
+        post = {"kind": "note", "seq": live.seq + 1, "text": f"**{seat.display_name}** withdraws {_code(ask.command)}.",
+                "next": next_line(live.game)}
+        await self.repo.record_admin(record.id, live.seq, {"type": "answer", "answer": "withdrawn"},
+                                     seat.player_id, note=_proxy_note(proxy), outbox=[post])
         return Reply()
 
     @staticmethod
@@ -977,7 +976,7 @@ class TroikaService:
             return Reply(await self._log(record, rest))
         focus = rest.strip().upper() or None
         if focus is not None and focus not in game.ctx.board.hexes:
-            raise Refusal(f"There is no hex {focus} on the map.")
+            raise Refusal(f"There is no hex {shown(focus)} on the map.")
         pictures = await render_pictures(game, [verb], highlight=focus, focus=focus)
         return Reply(f"{round_title(game)} · phase {game.state.phase}", pictures)
 

@@ -13,7 +13,7 @@ from engine.game import Game
 from engine.legal import legal_lays
 from engine.track import lay_cost
 
-from .commands import distinct_rotations
+from .commands import distinct_rotations, shown
 from .errors import Refusal
 
 
@@ -57,7 +57,7 @@ def tiles_text(game: Game, rest: str = "") -> str:
     focus = rest.strip().upper()
     if focus:
         if focus not in game.ctx.board.hexes:
-            raise Refusal(f"There is no hex {focus[:10]} on the map.")
+            raise Refusal(f"There is no hex {shown(focus)} on the map.")
         if focus not in options:
             return f"{sym} may lay nothing on {focus} now. `tiles` lists where it may build."
         options = {focus: options[focus]}
