@@ -133,7 +133,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     --routes, routes.png of the last run; with --svg, the SVGs too)."""
     from engine.actions import RunRoutes
     from engine.replay import replay
+    from bot.posts import who_acts
     from engine.routes import check_routes
+    from engine.view import round_title
     from render import write_pictures
 
     last_run: list[Any] = []
@@ -154,8 +156,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         game.state,
         Path(args.out),
         highlight=_last_hex(game),
-        round_name=_round_title(game),
-        acting=game.actor(),
+        round_name=round_title(game),
+        acting=who_acts(game) if game.actor() else None,
         routes=last_run[0] if last_run else None,
         svg=args.svg,
     )
@@ -169,18 +171,6 @@ def _last_hex(game: Any) -> str | None:
 
     last = game.last_action
     return last.hex if isinstance(last, (LayTile, PlaceToken)) else None
-
-
-def _round_title(game: Any) -> str:
-    state = game.state
-    if state.finished:
-        return "Game over"
-    kind = game.round_name
-    if kind == "Operating":
-        return f"Operating round {state.round_number}.{state.round.number}"
-    if kind == "Stock":
-        return f"Stock round {state.round_number}"
-    return f"{kind} round"
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:

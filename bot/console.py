@@ -16,11 +16,10 @@ from storage import SqliteEventStore
 
 from .errors import NoGame, NotAllowed, Refusal
 from .posts import Picture
-from .service import MAX_PLAYERS, Account, Post, Reply, TroikaService
+from .service import MAX_PLAYERS, TITLES, Account, Post, Reply, TroikaService, game_choice
 
 CHANNEL = "console"
 NOBODY = Account("console", "console")
-MARKETS = ("grid", "column")
 NEW = "`new Anna Boris Clara` starts a game"
 
 
@@ -58,16 +57,16 @@ class Console:
         await self.service.flush(self._deliver)
 
     async def _new(self, words: list[str]) -> Reply:
-        market = "grid"
-        if words and words[-1].lower() in MARKETS:
-            market = words.pop().lower()
+        options = [w for w in words if w.lower() in ("grid", "column", *TITLES)]
+        words = [w for w in words if w not in options]
+        title, market = game_choice(options)
         if words and words[0].isdigit():
             count = int(words.pop(0))
             if count != len(words):
                 raise Refusal(f"You said {count} players but named {len(words)}.")
-        misplaced = [w for w in words if w.lower() in MARKETS or w.isdigit()]
+        misplaced = [w for w in words if w.isdigit()]
         if misplaced:
-            raise Refusal(f"`{misplaced[0]}` is not a player's name: {NEW} (the market, if any, comes last).")
+            raise Refusal(f"`{misplaced[0]}` is not a player's name: {NEW} (a player count comes first).")
         if not 2 <= len(words) <= MAX_PLAYERS:
             raise Refusal(f"Name 2 to {MAX_PLAYERS} players: {NEW}.")
         if len({n.lower() for n in words}) != len(words):
@@ -75,7 +74,7 @@ class Console:
         from engine.rules import Rules
 
         return await self.service.start_local_game(CHANNEL, [(n, n) for n in words],
-                                                   rules=Rules.rulebook(market=market))
+                                                   rules=Rules.rulebook(market=market), title=title)
 
     async def _identity(self, words: list[str]) -> tuple[Account, str]:
         """Who the line is typed by, and the command itself."""

@@ -31,7 +31,7 @@ from storage import SqliteEventStore
 
 from .commands import VERBS, split
 from .errors import Refusal
-from .service import Account, Post, Reply, TroikaService
+from .service import TITLES, Account, Post, Reply, TroikaService
 
 log = logging.getLogger("troika.discord")
 
@@ -328,9 +328,13 @@ class GameCog(commands.Cog, name="Game"):
     # --- set-up ------------------------------------------------------------------------
 
     @game_command("new")
-    @app_commands.choices(market=[app_commands.Choice(name=m, value=m) for m in ("grid", "column")])
-    async def new(self, ctx: commands.Context[Any], market: str = "grid") -> None:
-        await self.play(ctx, f"new {market}")
+    @app_commands.choices(
+        title=[app_commands.Choice(name=t, value=t) for t in TITLES],
+        market=[app_commands.Choice(name=m, value=m) for m in ("grid", "column")],
+    )
+    async def new(self, ctx: commands.Context[Any], title: str = "", market: str = "") -> None:
+        """Either word may come first: ``!new 1867``, ``!new column``, ``!new 1867 column``."""
+        await self.play(ctx, f"new {title} {market}".strip())
 
     @game_command("join")
     async def join(self, ctx: commands.Context[Any]) -> None:

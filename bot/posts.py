@@ -16,6 +16,7 @@ from engine.actions import Action, RunRoutes, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
 from engine.routes import RouteResult, check_routes
+from engine.view import round_title
 from render.map import render_map
 from render.market import render_market
 from render.png import svg_to_png
@@ -48,21 +49,6 @@ STEPS = {
 class Picture:
     name: str
     png: bytes
-
-
-def round_title(game: Game) -> str:
-    """``Operating round 2.1``, ``Stock round 3``, ``Game over``..."""
-    state = game.state
-    if state.finished:
-        return "Game over"
-    kind = game.round_name
-    if kind == "Operating":
-        return f"Operating round {state.round_number}.{state.round.number}"
-    if kind == "Stock":
-        return f"Stock round {state.round_number}"
-    if kind == "Merger":
-        return f"Merger round {state.round_number}.{state.round.after_or}"
-    return "Private auction"
 
 
 def player_name(game: Game, player_id: str | None) -> str:
@@ -146,7 +132,8 @@ def track_hint(game: Game) -> str:
 def results_text(game: Game) -> str:
     scores = sorted(game.result().items(), key=lambda kv: -kv[1])
     reason = f" ({game.state.end_reason.replace('_', ' ')})" if game.state.end_reason else ""
-    return f"**Game over**{reason}: " + ", ".join(f"{player_name(game, p)} ₽{v}" for p, v in scores)
+    cur = game.ctx.title.currency
+    return f"**Game over**{reason}: " + ", ".join(f"{player_name(game, p)} {cur}{v}" for p, v in scores)
 
 
 def duration(seconds: float) -> str:
@@ -204,6 +191,7 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
 def holdings_text(game: Game) -> str:
     """Cash, certificates, privates and trains, as text."""
     ctx, state = game.ctx, game.state
+    cur = ctx.title.currency
     lines = []
     for player in state.players:
         held: dict[str, int] = {}
@@ -212,7 +200,7 @@ def holdings_text(game: Game) -> str:
         parts = [f"{sym} {pct}%" + (" (pres.)" if _is_president(game, player.id, sym) else "")
                  for sym, pct in held.items()]
         parts += [f"private {p}" for p in player.privates]
-        lines.append(f"**{player.name}** ₽{player.cash}" + (" · " + ", ".join(parts) if parts else ""))
+        lines.append(f"**{player.name}** {cur}{player.cash}" + (" · " + ", ".join(parts) if parts else ""))
     for sym, company in state.companies.items():
         if company.closed or not (company.floated or company.trains or company.cash):
             continue
@@ -220,11 +208,11 @@ def holdings_text(game: Game) -> str:
         trains = ", ".join(t.id for t in company.trains) or "no trains"
         loans = f" · {company.loans} loan(s)" if company.loans else ""
         privates = f" · owns {', '.join(company.privates)}" if company.privates else ""
-        lines.append(f"**{sym}** ₽{company.cash}{price} · {trains}{loans}{privates}")
+        lines.append(f"**{sym}** {cur}{company.cash}{price} · {trains}{loans}{privates}")
     pool: dict[str, int] = {}
     for cert in state.pool:
         pool[cert.company] = pool.get(cert.company, 0) + cert.percent
-    lines.append(f"Bank ₽{state.bank}" + (" · pool " + ", ".join(f"{s} {p}%" for s, p in pool.items()) if pool else ""))
+    lines.append(f"Bank {cur}{state.bank}" + (" · pool " + ", ".join(f"{s} {p}%" for s, p in pool.items()) if pool else ""))
     return "\n".join(lines)
 
 

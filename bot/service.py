@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.actions import Action, EndGame, LayTile, PlaceToken, RemoveToken, action_from_dict
+from engine.board import load_board
 from engine.errors import EngineError
 from engine.game import Game
 from engine.legal import candidates
@@ -83,6 +84,9 @@ from .posts import (
 MAX_PLAYERS = 6
 SINCE_SHOWN = 6
 """Others' moves listed in "since your last move" (older ones are counted)."""
+TITLES = ("1861", "1867")
+DEFAULT_TITLE = "1861"
+"""The title ``new`` sets up unless told (``new 1867 ...``)."""
 MAX_TRIES = 30
 """Times a command is tried when other processes keep changing its game meanwhile."""
 REPLY_LIMIT = 1900
@@ -288,17 +292,18 @@ class TroikaService:
         rules: Rules | None = None,
         first_player: int | None = None,
         seed: int | None = None,
+        title: str = DEFAULT_TITLE,
     ) -> Reply:
-        """Set up and start a game at once (console, tests): ``players`` are (id, name),
-        each player's account id being their id; the first is the commissioner."""
+        """Set up and start a game of ``title`` at once (console, tests): ``players`` are
+        (id, name), each player's account id being their id; the first is the commissioner."""
         if not 2 <= len(players) <= MAX_PLAYERS:
             raise Refusal(f"Name 2 to {MAX_PLAYERS} players: `new Anna Boris Clara`.")
-        options = (rules or Rules.rulebook()).to_dict()
+        options = (rules or Rules.rulebook(market=load_board(title).default_market)).to_dict()
         if first_player is not None:
             options["first_player"] = first_player
         seats = [Seat(i, pid, name, pid, i == 0) for i, (pid, name) in enumerate(players)]
         async with self._lock(channel_id):
-            record = await self._create(channel_id, seats, options, seed, players[0][0])
+            record = await self._create(channel_id, seats, options, seed, players[0][0], title)
             try:
                 return await self._begin(record)
             except Refusal:
@@ -441,25 +446,30 @@ class TroikaService:
     # --- set-up ------------------------------------------------------------------
 
     async def _new(self, channel_id: str, account: Account, rest: str) -> Reply:
-        market = rest.strip().lower() or "grid"
-        if market not in ("grid", "column"):
-            raise Refusal("Choose the market: `new grid` or `new column`.")
+        title, market = game_choice(rest.split())
         seat = Seat(0, account.id, account.name, account.id, True)
-        record = await self._create(channel_id, [seat], Rules.rulebook(market=market).to_dict(), None, account.id)
-        return Reply(f"**{account.name}** sets up game {record.id} of 1861 ({market} market) and is its "
+        options = Rules.rulebook(market=market).to_dict()
+        record = await self._create(channel_id, [seat], options, None, account.id, title)
+        return Reply(f"**{account.name}** sets up game {record.id} of {title} ({market} market) and is its "
                      "commissioner. Others: `join`. Then the commissioner types `start` (2 to 6 players).")
 
     async def _create(
-        self, channel_id: str, seats: list[Seat], options: dict[str, Any], seed: int | None, creator: str
+        self,
+        channel_id: str,
+        seats: list[Seat],
+        options: dict[str, Any],
+        seed: int | None,
+        creator: str,
+        title: str = DEFAULT_TITLE,
     ) -> GameRecord:
         try:
             return await self.repo.create_game(
-                "1861", options, secrets.randbelow(2**31) if seed is None else seed, seats, creator,
+                title, options, secrets.randbelow(2**31) if seed is None else seed, seats, creator,
                 channel_id=channel_id,
             )
         except ChannelBusy as exc:
             if await self._settle_finished(exc.game_id):
-                return await self._create(channel_id, seats, options, seed, creator)
+                return await self._create(channel_id, seats, options, seed, creator, title)
             raise Refusal(f"This channel already has game {exc.game_id}; its commissioner can `end` it.") from None
 
     async def _settle_finished(self, game_id: int) -> bool:
@@ -525,7 +535,7 @@ class TroikaService:
             order = " → ".join(p.name for p in game.state.players)
             return [{
                 "kind": "start", "seq": seq, "pictures": ["map", "table"],
-                "text": f"**Game {record.id} of 1861 begins** ({record.options.get('market', 'grid')} market). "
+                "text": f"**Game {record.id} of {record.title} begins** ({record.options.get('market', 'grid')} market). "
                         f"Seats: {order}. Priority deal: **{who_acts(game)}**.",
                 "next": next_line(game), "mention": game.acting_player(),
             }]
@@ -1189,3 +1199,18 @@ def _hex_of(parsed: Parsed) -> str | None:
 def _sentence(text: str) -> str:
     text = text.strip()
     return (text[:1].upper() + text[1:]).rstrip(".") + "."
+
+
+def game_choice(words: list[str]) -> tuple[str, str]:
+    """The title and market named in ``new``'s words (``1867``, ``column``), each
+    defaulting as the box does: 1861, and the title's own market."""
+    title = DEFAULT_TITLE
+    market = None
+    for word in (w.lower() for w in words):
+        if word in TITLES:
+            title = word
+        elif word in ("grid", "column"):
+            market = word
+        else:
+            raise Refusal(f"`{word[:20]}` is neither a game ({' or '.join(TITLES)}) nor a market (grid or column).")
+    return title, market or load_board(title).default_market

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .board import Board, Node, TileDef, is_edge, node_index
+from .tokens import NEUTRAL
 
 if TYPE_CHECKING:
     from .state import Context, GameState
@@ -239,8 +240,8 @@ def blocked_nodes(state: GameState, graph: TrackGraph, friends: Iterable[str]) -
     mask = 0
     for (hex_id, city), occupants in state.map.tokens.items():
         node = graph.node_of((hex_id, city))
-        if node is None or any(sym in friendly for sym in occupants):
-            continue
+        if node is None or any(sym in friendly or sym == NEUTRAL for sym in occupants):
+            continue  # a friend's token, or a neutral one (never blocks), leaves it open
         slots = graph.defs[node].slots
         if slots and sum(1 for sym in occupants if sym is not None) >= slots:
             mask |= 1 << node

@@ -75,10 +75,11 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
 
 
 def _finish(ctx: Context, state: GameState, rnd: MergerRound) -> None:
-    """9.3: the round ends once every minor has had its turn and no trainless major
-    awaits its president's choice."""
+    """9.3: the round ends once every minor has had its turn, no trainless major
+    awaits its president's choice and no company is over its train limit (RN 8.1:
+    discards are a step of the round, e.g. after 1867's export changed the phase)."""
     rnd.index = len(rnd.order)
-    if state.trainless_majors:
+    if state.trainless_majors or trains.over_limit(ctx, state):
         return
     from .operating import after_operating_round
 

@@ -25,6 +25,12 @@ class Rules:
     """RN 11.1 — a player who declined to open a private auction may still bid once
     someone has opened it. Rulebook 5.2: a pass is final."""
 
+    major_start_offered_from_lowest_price: bool = False
+    """RN 4.1 — a stock-round player is offered to start a major with twice the market's
+    lowest start price (50) in cash, even if no home city is free, and must pass
+    explicitly. Rulebook 7.4: a major needs a major start price (70 or more, paid
+    twice) and an unconnected city, so such a player has nothing to do."""
+
     auction_reduced_price_first_taker: bool = False
     """RN 11.2 — after all decline a private, the first player to bid the reduced
     minimum buys it at once. Rulebook 5 note: the reduced private is auctioned normally."""

@@ -88,6 +88,8 @@ def _turn_action(ctx: Context, state: GameState, sr: StockRound, action: Action)
             raise IllegalAction(f"{player.name} is {over} and must sell down to it first (7.5)")
     if isinstance(action, SellShares):
         _sell(ctx, state, sr, player, action)
+        if not has_action(ctx, state, player):
+            _end_turn(ctx, state, sr, acted=True)  # 7.1: nothing more to sell or buy
     elif isinstance(action, BuyShare):
         _buy(ctx, state, sr, player, action)
         _end_turn(ctx, state, sr, acted=True)
@@ -153,7 +155,7 @@ def has_action(ctx: Context, state: GameState, player: Player) -> bool:
         return False
     if player.cash >= MINOR_MIN_BID and available_minors(ctx, state):
         return True
-    if _can_par_now(ctx, state) and player.cash >= 2 * _cheapest_start(ctx):
+    if may_start_a_major(ctx, state, player):
         return True
     return any(_buyable_sources(ctx, state, player, sym) for sym in _started_majors(state))
 
@@ -491,8 +493,17 @@ def _can_par_now(ctx: Context, state: GameState) -> bool:
     )
 
 
-def _cheapest_start(ctx: Context) -> int:
-    return min(c.price for c in ctx.board.market_cells(ctx.rules.market))
+def may_start_a_major(ctx: Context, state: GameState, player: Player) -> bool:
+    """7.4: from phase 4, a major starts at a major start price (70 or more, paid twice)
+    in a free home city (1861: an unconnected one). RN 4.1: 18xx.games offers it to anyone with twice the
+    market's lowest start price (50, a minor's) and does not look for a home."""
+    if not _can_par_now(ctx, state):
+        return False
+    cells = list(ctx.board.market_cells(ctx.rules.market))
+    if ctx.rules.major_start_offered_from_lowest_price:
+        return player.cash >= 2 * min(c.price for c in cells if c.can_start_major or c.can_start_minor)
+    cheapest = min(c.price for c in cells if c.can_start_major)
+    return player.cash >= 2 * cheapest and bool(ctx.title.major_home_cities(ctx, state))
 
 
 def _par(ctx: Context, state: GameState, sr: StockRound, seat: int, action: Par) -> None:

@@ -7,6 +7,11 @@ from .errors import IllegalAction
 from .state import Context, GameState
 
 
+NEUTRAL = "neutral"
+"""The holder written in a city spot for a neutral token: it fills the spot and
+belongs to no company, so it never blocks a route (RN 11.25, 1867's green spots)."""
+
+
 def city_slots(ctx: Context, state: GameState, hex_id: str, city: int) -> list[str | None]:
     """Who holds each slot of a city (None = empty)."""
     tile, _ = ctx.tile_at(state, hex_id)

@@ -35,8 +35,10 @@ from engine.board import (
     parse_hex,
 )
 from engine.state import Context, GameState
+from engine.tokens import NEUTRAL
+from engine.trains import LOCKS_OPEN_IN_PHASE
 
-from .colors import readable_on, swatch
+from .colors import Swatch, readable_on, swatch
 from .place import SMALLER, WRAPPED, Item, Shape, place_all, wrappings
 from .svg import (
     INK,
@@ -97,8 +99,8 @@ OUTLINE = "#777777"
 WATER = "#2b78c2"
 HIGHLIGHT = "#e6007e"
 LOCK = "#5b3f8c"
-LOCK_TEXT = "phase 3"
-"""Badge on hexes locked until phase 3 (``state.map.blocked_hexes``)."""
+LOCK_TEXT = f"phase {LOCKS_OPEN_IN_PHASE}"
+"""Badge on hexes locked until the phase that opens them (``state.map.blocked_hexes``)."""
 BORDER_COLORS = {"impassable": "#c0282d", "water": WATER}
 
 CSS = f"""
@@ -517,7 +519,7 @@ def _legend(root: ET.Element, ctx: Context, state: GameState, x: float, cy: floa
     if costs:
         wave = f"translate({fmt(x + 11)},{fmt(cy)})"
         el(group, "path", class_="water", d=WATER_PATH, transform=wave)
-        words = " / ".join(money(c) for c in costs) + ": cost to lay track across water"
+        words = " / ".join(money(ctx, c) for c in costs) + ": cost to lay track across water"
         x = _legend_words(group, x + 26, cy, words)
     for color, framed in (("yellow", False), ("green", True)):
         el(
@@ -537,7 +539,7 @@ def _legend(root: ET.Element, ctx: Context, state: GameState, x: float, cy: floa
         width = text_width(LOCK_TEXT, SMALL_FONT, True) + 12
         el(group, "rect", class_="lock", x=x, y=cy - 11, width=width, height=22.0, rx=4.0)
         text(group, x + width / 2, cy, LOCK_TEXT, size=SMALL_FONT, bold=True, class_="lock")
-        x = _legend_words(group, x + width + 6, cy, "hatched: no track until phase 3")
+        x = _legend_words(group, x + width + 6, cy, f"hatched: no track until phase {LOCKS_OPEN_IN_PHASE}")
     text(group, x, cy, "801", size=TILE_NUMBER_FONT, anchor="start", class_="tile-number")
     _legend_words(group, x + text_width("801", TILE_NUMBER_FONT) + 6, cy, "tile number")
 
@@ -763,6 +765,10 @@ def _draw_city(
     return offsets
 
 
+NEUTRAL_SWATCH = Swatch("#9a9a9a", "#ffffff")
+"""A neutral token (1867's green spots before phase 3): plain grey, no symbol."""
+
+
 def _draw_token(
     ctx: Context,
     parent: ET.Element,
@@ -773,7 +779,7 @@ def _draw_token(
     city: int,
     slot: int,
 ) -> None:
-    colors = swatch(ctx.board, sym)
+    colors = NEUTRAL_SWATCH if sym == NEUTRAL else swatch(ctx.board, sym)
     token = el(
         parent,
         "g",
@@ -784,8 +790,8 @@ def _draw_token(
         data_slot=slot,
     )
     el(token, "circle", cx=x, cy=y, r=CITY_R, fill=colors.fill)
-    size = fit_size(sym, 2 * CITY_R - 4, TOKEN_FONT)
-    text(token, x, y, sym, size=size, bold=True, fill=colors.text)
+    label = "" if sym == NEUTRAL else sym
+    text(token, x, y, label, size=fit_size(label or "X", 2 * CITY_R - 4, TOKEN_FONT), bold=True, fill=colors.text)
 
 
 def _draw_reservation(ctx: Context, parent: ET.Element, sym: str, x: float, y: float) -> None:
@@ -882,7 +888,7 @@ def _items(
         items.append(("future-label", _future_label_item(*future)))
     laid = hex_id in state.map.tiles
     if tile.upgrade_cost and (not laid or ctx.rules.tile_cost_paid_on_replace):
-        items.append(("cost", _cost_item(tile, bool(tile.nodes or tile.paths))))
+        items.append(("cost", _cost_item(ctx, tile, bool(tile.nodes or tile.paths))))
     if hex_id in state.map.blocked_hexes:
         items.append(("lock", _lock_item()))
     if laid:
@@ -978,10 +984,10 @@ def _revenue_item(content: str) -> Item:
     return Item(_scaled(shape, SMALL_FONT), REVENUE_SPOTS)
 
 
-def _cost_item(tile: TileDef, crowded: bool) -> Item:
+def _cost_item(ctx: Context, tile: TileDef, crowded: bool) -> Item:
     """The cost of laying track on the hex, with a wave for water; in a crowded hex
     smaller, and at last without the wave."""
-    content = money(tile.upgrade_cost)
+    content = money(ctx, tile.upgrade_cost)
 
     wave = WATER_ICON if tile.terrain == "water" else 0.0
 

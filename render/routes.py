@@ -158,7 +158,7 @@ def _revenue_strip(
             strip,
             x + 54 + text_width(words, FONT) + 16,
             cy,
-            money(route.revenue),
+            money(ctx, route.revenue),
             size=FONT,
             bold=True,
             anchor="start",
@@ -167,5 +167,5 @@ def _revenue_strip(
         )
     total = sum(r.revenue for r in routes)
     cy = top + 8 + ROW * (len(routes) + 0.5)
-    text(strip, x + 54, cy, f"{company} runs for {money(total)}", size=FONT, bold=True,
+    text(strip, x + 54, cy, f"{company} runs for {money(ctx, total)}", size=FONT, bold=True,
          anchor="start", fill=INK, class_="total")

@@ -13,6 +13,8 @@ from functools import cache, lru_cache
 
 from PIL import ImageFont
 
+from engine.state import Context
+
 SVG_NS = "http://www.w3.org/2000/svg"
 FONT_FAMILY = "DejaVu Sans"
 FONT_FILES = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
@@ -39,9 +41,9 @@ def fmt(value: float) -> str:
     return "0" if text == "-0" else text
 
 
-def money(amount: int) -> str:
-    """'₽1,250' as on the 1861 reference card."""
-    return f"₽{amount:,}"
+def money(ctx: Context, amount: int) -> str:
+    """'₽1,250' (1861) or '$1,250' (1867): the title's currency, as on its cards."""
+    return f"{ctx.title.currency}{amount:,}"
 
 
 def el(

@@ -127,7 +127,7 @@ def _header_text(ctx: Context, state: GameState, round_name: str | None, acting:
         parts.append(round_name)
     if acting and not state.finished:
         parts.append(f"{acting} to act")
-    parts += [f"phase {state.phase}", f"bank {money(state.bank)}"]
+    parts += [f"phase {state.phase}", f"bank {money(ctx, state.bank)}"]
     return " · ".join(parts)
 
 
@@ -145,8 +145,8 @@ def _players(ctx: Context, state: GameState, acting: str | None) -> tuple[list[s
         name = player.name + ("  (priority deal)" if i == state.priority else "")
         cells = [
             _Cell(name, bold=True),
-            _Cell(money(player.cash)),
-            _Cell(money(worth[player.id])),
+            _Cell(money(ctx, player.cash)),
+            _Cell(money(ctx, worth[player.id])),
             _Cell(f"{cert_count(player)}/{limit}"),
         ]
         for sym in majors:
@@ -202,10 +202,10 @@ def _companies(ctx: Context, state: GameState, acting: str | None) -> tuple[list
         cells = [
             _Cell(ctx.board.corporations[sym].name, chip=sym),
             _Cell(_president(state, company)),
-            _Cell(money(price) if price else ""),
-            _Cell(money(company.cash)),
+            _Cell(money(ctx, price) if price else ""),
+            _Cell(money(ctx, company.cash)),
             _Cell(" ".join(t.name for t in company.trains)),
-            _Cell(money(company.last_revenue) if company.last_revenue is not None else ""),
+            _Cell(money(ctx, company.last_revenue) if company.last_revenue is not None else ""),
             _Cell(str(company.loans) if company.loans else ""),
             _Cell(f"{len(company.tokens) - len(company.placed_tokens)}/{len(company.tokens)}"),
             _Cell(_percent(treasury)),
@@ -266,24 +266,24 @@ def _privates(ctx: Context, state: GameState) -> tuple[list[str], list[_Row]]:
         owner = state.private_owner.get(private.sym)
         shown = "closed" if closed else names.get(owner or "", owner) or "for sale"
         if private.sym == up:
-            shown = _auction_text(state)
+            shown = _auction_text(ctx, state)
         cells = [
             _Cell(private.sym, bold=True),
             _Cell(private.name),
-            _Cell(money(private.value)),
-            _Cell(money(private.revenue)),
+            _Cell(money(ctx, private.value)),
+            _Cell(money(ctx, private.revenue)),
             _Cell(shown),
         ]
         rows.append(_Row(cells, {"data_private": private.sym}, dim=closed))
     return headers, rows
 
 
-def _auction_text(state: GameState) -> str:
+def _auction_text(ctx: Context, state: GameState) -> str:
     """The private up for auction: the high bid, or the minimum an opening bid needs."""
     rnd = state.round
     if rnd.high_bidder is not None:
-        return f"up for auction: {state.players[rnd.high_bidder].name} bids {money(rnd.high_bid)}"
-    return f"up for auction: minimum bid {money(rnd.minimum)}"
+        return f"up for auction: {state.players[rnd.high_bidder].name} bids {money(ctx, rnd.high_bid)}"
+    return f"up for auction: minimum bid {money(ctx, rnd.minimum)}"
 
 
 def _chip_width(sym: str) -> float:
@@ -404,7 +404,7 @@ def _trains(
             count = f"from phase {train.available_on}"
         else:
             count = "unlimited" if train.count is None else f"{len(list(trains))} left"
-        left = _card(group, left, top, name, money(train.price), count, "depot", next_=i == 0)
+        left = _card(group, left, top, name, money(ctx, train.price), count, "depot", next_=i == 0)
     if state.depot.pool:
         label = "bank pool:"
         text(group, left + CELL_PAD, top + CARD[1] / 2, label, size=FONT, anchor="start")
@@ -413,7 +413,7 @@ def _trains(
         for name, copies in groupby(names):
             train = ctx.board.train(name)
             left = _card(
-                group, left, top, name, money(train.price), f"{len(list(copies))} for sale", "pool"
+                group, left, top, name, money(ctx, train.price), f"{len(list(copies))} for sale", "pool"
             )
     return left - x, top - y + CARD[1]
 

@@ -19,7 +19,7 @@ from storage import GameStatus, SqliteEventStore
 from tests.conftest import ROOT, shared_game
 
 
-@pytest.mark.parametrize("name", ["1861-29683", "1861-bank-breaks"])
+@pytest.mark.parametrize("name", ["1861-29683", "1861-bank-breaks", "1867-21268", "1867-19792"])
 async def test_a_real_game_typed_in_ends_with_its_logged_result(name: str) -> None:
     log, _ = shared_game(name)
     out: list[str] = []
@@ -28,7 +28,8 @@ async def test_a_real_game_typed_in_ends_with_its_logged_result(name: str) -> No
         console = Console(service, Path("unused"), out.append)
         players = [(str(p["id"]), p["name"]) for p in log["players"]]
         rules = read_log(log)[0].ctx.rules  # Rules.site(), with the log's market
-        await service.start_local_game(CHANNEL, players, rules=rules, first_player=0, seed=log["settings"]["seed"])
+        await service.start_local_game(CHANNEL, players, rules=rules, first_player=0, seed=log["settings"]["seed"],
+                                       title=log["title"])
         for number, (player, command) in enumerate(log_commands(log), 1):
             start = len(out)
             await console.line(f"as {player} {command}")
@@ -38,7 +39,10 @@ async def test_a_real_game_typed_in_ends_with_its_logged_result(name: str) -> No
         assert record.status is GameStatus.FINISHED
         game = (await service.repo.load(record.id)).game
         assert game.result() == {str(k): v for k, v in log["result"].items()}
-        assert out[-1].split("\n")[-1].startswith("Game over (final phase): ")
+        reason = {"final_phase": "final phase", "manually_ended": "manually ended"}[log["game_end_reason"]]
+        currency = "$" if log["title"] == "1867" else "₽"
+        assert out[-1].split("\n")[-1].startswith(f"Game over ({reason}): ")
+        assert currency in out[-1].split("\n")[-1]
 
 
 async def test_a_hot_seat_session_writes_the_pictures(tmp_path: Path) -> None:

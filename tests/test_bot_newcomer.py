@@ -278,8 +278,7 @@ async def _refusal(call) -> str:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(("typed", "said"), [
-    ("new Anna Boris column extra", "✗ `column` is not a player's name"),
-    ("new column Anna Boris", "✗ `column` is not a player's name"),
+    ("new Anna 2 Boris", "✗ `2` is not a player's name"),
     ("new Anna", "✗ Name 2 to 6 players"),
     ("new A B C D E F G", "✗ Name 2 to 6 players"),
     ("new 3 Anna Boris", "✗ You said 3 players but named 2."),
@@ -292,6 +291,14 @@ async def test_11_new_reads_names_strictly_and_a_failed_attempt_leaves_nothing(
     assert (await table.say(typed)).startswith(said)
     assert await store.list_games() == []
     assert "(grid market)" in await table.say("new Anna Boris grid")
+
+
+async def test_11_the_options_of_new_are_never_taken_for_names(store: SqliteEventStore) -> None:
+    table = Table(TroikaService(store, pictures=False))
+    started = await table.say("new column Anna Boris")
+    assert "(column market). Seats: " in started and "column" not in started.split("Seats: ")[1].split(".")[0]
+    [record] = await store.list_games()
+    assert [s.display_name for s in record.seats] == ["Anna", "Boris"] and record.seats[0].commissioner
 
 
 # 12 -----------------------------------------------------------------------------------

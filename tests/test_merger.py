@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import market
-from engine.actions import BuyShare, Merge, Pass, RemoveToken
+from engine.actions import BuyShare, DiscardTrain, Merge, Pass, RemoveToken
 from engine.game import Game
 from engine.replay import replay
 from engine.rules import Rules
@@ -120,3 +120,22 @@ def test_buying_more_than_the_president_after_a_merge_takes_the_presidency() -> 
     play(game, BuyShare(buyer.id, "GRR", "treasury"))
     assert state.president("GRR").name == "Player 3"
     assert buyer.percent_of("GRR") == 30 and state.player(state.players[3].id).percent_of("GRR") == 20
+
+
+def test_the_merger_round_waits_for_a_company_over_its_train_limit() -> None:
+    """RN 8.1: discards are a step of the merger round, so it does not end while a
+    company is over its limit. 1867 S5006, by the rulebook: C&O is given a 5 and a 7
+    (three trains, its phase-5 limit); the CN's export at the end of the operating
+    round starts phase 6 (limit 2), and no minor can merge or convert."""
+    game = replayed("1867-gen-P2-grid-S5006", 415, Rules.rulebook(market="grid"))
+    state = game.state
+    co, nyc = state.companies["C&O"], state.companies["NYC"]
+    co.trains += [nyc.trains.pop(), state.depot.upcoming.pop(1)]
+    play(game, Pass("C&O"))
+    assert state.phase == "6" and game.round_name == "Merger"
+    while state.trainless_majors:
+        play(game, Pass(game.actor()))  # each trainless major is kept
+    assert game.round_name == "Merger" and game.actor() == "C&O"
+    play(game, DiscardTrain("C&O", "4-0"))
+    assert game.round_name == "Stock"
+    assert [t.name for t in co.trains] == ["5", "7"]

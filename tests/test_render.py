@@ -487,7 +487,7 @@ def test_table_player_row_contents(ctx: Context, final_state: GameState) -> None
     player = final_state.players[0]
     row = texts(root.find(f".//s:g[@data-player='{player.id}']", NS))
     assert row[0] == f"{player.name}  (priority deal)"
-    assert money(player.cash) in row
+    assert f"₽{player.cash:,}" in row
     assert f"{len(player.certs) + len(player.privates)}/21" in row
     for sym in {c.company for c in player.certs}:
         assert any(w.startswith(f"{player.percent_of(sym)}%") for w in row)

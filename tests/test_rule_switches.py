@@ -117,3 +117,19 @@ def test_a_lay_away_from_the_route_only_when_the_site_skips_the_check(site: bool
         assert game.state.map.tiles["M9"].tile == "3"
     else:
         refused(game, lay, "KR cannot reach M9")
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_who_is_offered_to_start_a_major(site: bool) -> None:
+    """7.4: a major starts at 70 or more, paid twice (140); RN 4.1: 18xx.games offers it
+    to anyone with twice its lowest start price, 50 (1861-29683, stock round 4: five
+    majors unstarted, unconnected cities free)."""
+    from engine.stock_round import may_start_a_major
+
+    game = _at(408, Rules.site() if site else Rules.rulebook())
+    state = game.state
+    assert game.round_name == "Stock" and state.phase == "4"
+    player = state.players[0]
+    for cash, offered in ((99, False), (100, site), (139, site), (140, True)):
+        player.cash = cash
+        assert may_start_a_major(game.ctx, state, player) is offered, cash

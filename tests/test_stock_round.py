@@ -170,7 +170,8 @@ def test_a_player_over_the_certificate_limit_must_sell_before_anything_else() ->
     refused(game, Pass("5522"), "over the certificate limit of 21 and must sell")
     refused(game, BuyShare("5522", "GRR", "treasury"), "must sell")
     play(game, SellShares("5522", "GRR", 1))
-    play(game, Pass("5522"))
+    # Back at the limit with nothing else to sell, the turn ends by itself (7.1).
+    assert game.actor() != "5522"
 
 
 def test_a_minors_home_token_follows_its_reservation_after_an_upgrade() -> None:
@@ -184,3 +185,23 @@ def test_a_minors_home_token_follows_its_reservation_after_an_upgrade() -> None:
     kk = state.companies["KK"]
     assert [(t.hex, t.city) for t in kk.placed_tokens] == [("D14", 1)]
     assert ("D14", 1) not in state.map.reservations
+
+
+def test_a_turn_ends_after_a_sale_when_nothing_else_is_possible() -> None:
+    """7.1: sell, then buy one certificate or pass. In S4005 (stock round 8) Player 4
+    sells one GRR share with the bank pool then full (50%, 7.3.3); 71 in hand buys
+    nothing else and no minor or major can start, so the turn ends by itself."""
+    game = replayed("1861-gen-P6-grid-S4005", 890)
+    state = game.state
+    seller = state.player(game.actor())
+    assert seller.name == "Player 4" and seller.cash == 11
+    for player in state.players[:3]:  # their GRR shares go to the pool: it holds 40%
+        cert = next(c for c in player.certs if c.company == "GRR")
+        player.certs.remove(cert)
+        state.pool.append(cert)
+    grr = state.companies["GRR"]
+    state.pool.append(grr.treasury.pop())
+    assert state.pool_percent("GRR") == 40
+    play(game, SellShares(seller.id, "GRR", 1))
+    assert seller.cash == 71 and state.pool_percent("GRR") == 50
+    assert game.actor() != seller.id

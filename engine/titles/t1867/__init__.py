@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from ...state import Company, Context, GameState
+from ...tokens import NEUTRAL
 from .. import Title
 
 GREEN_SPOTS = (("D2", 0), ("L12", 2))
 """7.2.1: Timmins and Montreal's third city, open to a minor's home only from phase 3."""
 
-NEUTRAL = "neutral"
-"""The holder written in a city slot for 18xx.games's neutral tokens (RN 11.25)."""
 
 
 class Canada(Title):
