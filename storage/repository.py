@@ -32,6 +32,7 @@ from .gamelog import InvalidGameLog, export_log, parse_log
 from .store import (
     AppendConflict,
     CorruptEvent,
+    DuplicateRequest,
     Event,
     EventKind,
     EventStore,
@@ -268,7 +269,7 @@ class GameRepository:
         async with self._lock(game_id):
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
-                raise AppendConflict(game_id, expected_seq, entry.seq)
+                raise await self._moved_on(game_id, expected_seq, entry.seq)
             try:
                 lines = self.engine.apply(entry.game, action)
                 digest = self._hash(entry.game)
@@ -338,7 +339,7 @@ class GameRepository:
                 raise ValueError(f"game {game_id} has started: seats may change hands, not players")
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
-                raise AppendConflict(game_id, expected_seq, entry.seq)
+                raise await self._moved_on(game_id, expected_seq, entry.seq)
             game = self._replay(seated, await self.store.events(game_id))
             digest = self._hash(game)
             event = await self.store.append(
@@ -379,7 +380,7 @@ class GameRepository:
         async with self._lock(game_id):
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
-                raise AppendConflict(game_id, expected_seq, entry.seq)
+                raise await self._moved_on(game_id, expected_seq, entry.seq)
             event = await self.store.append(
                 game_id, expected_seq,
                 _keyed(NewEvent(action, EventKind.ADMIN, actor, note, entry.state_hash)),
@@ -479,7 +480,7 @@ class GameRepository:
         async with self._lock(game_id):
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
-                raise AppendConflict(game_id, expected_seq, entry.seq)
+                raise await self._moved_on(game_id, expected_seq, entry.seq)
             record = await self.store.get_game(game_id)
             events = await self.store.events(game_id)
             if len(events) != expected_seq:
@@ -548,6 +549,15 @@ class GameRepository:
             unchanged = False
         if not unchanged:
             self._cache.pop(game_id, None)
+
+    async def _moved_on(self, game_id: int, expected_seq: int, actual_seq: int) -> Exception:
+        """The game moved past ``expected_seq``: a :class:`DuplicateRequest` if the request
+        being carried out is among the events since (a second delivery of it got there
+        first), else an :class:`AppendConflict`."""
+        key = _request_key.get()
+        if key is not None and any(e.request_key == key for e in await self.store.events(game_id, expected_seq)):
+            return DuplicateRequest(key)
+        return AppendConflict(game_id, expected_seq, actual_seq)
 
     def _hash(self, game: Any) -> str:
         return state_hash(self.engine.dump(game))

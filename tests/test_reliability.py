@@ -28,7 +28,9 @@ from bot.console import CHANNEL
 from bot.discord_bot import GameCog, TroikaBot, _chunks, keep_running
 from bot.errors import Refusal
 from bot.service import Account, Post, TroikaService
-from storage import CorruptEvent, EventKind, GameStatus, SqliteEventStore
+from storage import AppendConflict, CorruptEvent, EventKind, GameStatus, SqliteEventStore
+from storage.repository import request
+from storage.store import DuplicateRequest
 from tests.test_bot_service import BEFORE_MK_BUYS, start_shared
 
 SPAWN = multiprocessing.get_context("spawn")
@@ -470,6 +472,19 @@ async def test_10_a_message_delivered_twice_is_carried_out_once(tmp_path: Path, 
     assert outcomes == [["ok", "retried 0"]] * 2
     async with SqliteEventStore(db_path) as store:
         assert [e.request_key for e in await store.events(1, after_seq=start)] == ["message 4"]
+
+
+async def test_10_a_second_delivery_that_finds_the_game_moved_on_is_a_duplicate(
+    store: SqliteEventStore, service: TroikaService
+) -> None:
+    game_id = await three_player_game(service, "c1")
+    seen = await service.repo.load(game_id)  # both deliveries read the game here
+    with request("message 5"):
+        await service.repo.act(game_id, seen.seq, {"type": "pass", "entity": "a"}, "a")
+        with pytest.raises(DuplicateRequest):  # not a conflict to retry on the moved game
+            await service.repo.act(game_id, seen.seq, {"type": "pass", "entity": "a"}, "a")
+    with pytest.raises(AppendConflict):  # another request: it did conflict
+        await service.repo.act(game_id, seen.seq, {"type": "pass", "entity": "a"}, "a")
 
 
 # 11 -----------------------------------------------------------------------------------
