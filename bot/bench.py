@@ -2,7 +2,7 @@
 
 Everything runs in this process on the shared real games (``shared/games/1861-*.json``):
 the replay against the trace, the route finder at every logged run and for a national
-railway with many trains on a finished map, the event store
+railway with many trains on a finished map, random self-play of both titles, the event store
 with the real engine, the pictures of a finished game, and the time from a command's
 arrival at the console layer to its reply and posts being ready, pictures included
 (Discord's network excluded).
@@ -24,6 +24,7 @@ from engine.importer import actions_of, read_log
 from engine.replay import replay
 from engine.routes import best_routes
 from engine.routes_check import check_logged_routes
+from engine.selfplay import SELFPLAY_SETUPS, play_many
 from engine.state import Train
 from render.bench import bench_render
 from storage import SqliteEventStore, TroikaEngine
@@ -50,6 +51,7 @@ def run_bench(shared: Path) -> dict[str, Any]:
             "replay": {stem: _replay(log, _trace(path)) for (stem, log), path in zip(logs.items(), paths)},
             "routes": {stem: _routes(log) for stem, log in logs.items()},
             "routes_national": _national(finished),
+            "selfplay_s_per_game": {title: _selfplay(title) for title in ("1861", "1867")},
             "store": _store(first, Path(tmp)),
             "render": bench_render(finished.ctx, finished.state),
             "command": asyncio.run(command_latency(first, Path(tmp))),
@@ -97,6 +99,13 @@ def _national(game: Game) -> dict[str, Any]:
         revenue = sum(r.revenue for r in best_routes(game.ctx, state, rsr))
         figures[",".join(names)] = {"ms": round((time.perf_counter() - started) * 1000, 1), "revenue": revenue}
     return figures
+
+
+def _selfplay(title: str) -> float:
+    """CPU seconds a random game takes, over one game of each player count and market."""
+    started = time.process_time()
+    play_many(len(SELFPLAY_SETUPS), 0, title)
+    return round((time.process_time() - started) / len(SELFPLAY_SETUPS), 3)
 
 
 def _store(log: dict[str, Any], tmp: Path) -> dict[str, float]:

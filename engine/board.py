@@ -143,50 +143,52 @@ class TileDef:
 
     def rotated_paths(self, rotation: int) -> tuple[tuple[int, int], ...]:
         """Paths with every edge end turned clockwise by ``rotation`` sixths."""
-        return _rotated_paths(self, rotation % 6)
+        return self._turned[rotation % 6].paths
 
     def exits(self, rotation: int) -> frozenset[int]:
         """Hex edges that track on this tile leaves by, at ``rotation``."""
-        return _exits(self, rotation % 6)
+        return self._turned[rotation % 6].exits
 
     def node_exits(self, rotation: int) -> tuple[frozenset[int], ...]:
         """For each node, the hex edges joined to it directly by a path."""
-        return _node_exits(self, rotation % 6)
+        return self._turned[rotation % 6].node_exits
 
     def edge_pairs(self, rotation: int) -> frozenset[frozenset[int]]:
         """Plain edge-to-edge track pieces (not through a node)."""
-        return frozenset(
-            frozenset(p) for p in self.rotated_paths(rotation) if is_edge(p[0]) and is_edge(p[1])
-        )
+        return self._turned[rotation % 6].edge_pairs
+
+    @cached_property
+    def _turned(self) -> tuple[_Turned, ...]:
+        return tuple(_Turned.of(self, rotation) for rotation in range(6))
 
 
-_ROT_CACHE: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+@dataclass(frozen=True)
+class _Turned:
+    """A tile's track at one rotation, worked out once (the rules ask for it often)."""
 
+    paths: tuple[tuple[int, int], ...]
+    exits: frozenset[int]
+    node_exits: tuple[frozenset[int], ...]
+    edge_pairs: frozenset[frozenset[int]]
 
-def _rotated_paths(tile: TileDef, rotation: int) -> tuple[tuple[int, int], ...]:
-    key = (id(tile), rotation)
-    hit = _ROT_CACHE.get(key)
-    if hit is None:
-        hit = tuple(
+    @classmethod
+    def of(cls, tile: TileDef, rotation: int) -> _Turned:
+        paths = tuple(
             tuple((e + rotation) % 6 if is_edge(e) else e for e in p)  # type: ignore[misc]
             for p in tile.paths
         )
-        _ROT_CACHE[key] = hit
-    return hit
-
-
-def _exits(tile: TileDef, rotation: int) -> frozenset[int]:
-    return frozenset(e for p in tile.rotated_paths(rotation) for e in p if is_edge(e))
-
-
-def _node_exits(tile: TileDef, rotation: int) -> tuple[frozenset[int], ...]:
-    result: list[set[int]] = [set() for _ in tile.nodes]
-    for a, b in tile.rotated_paths(rotation):
-        if not is_edge(a) and is_edge(b):
-            result[node_index(a)].add(b)
-        elif is_edge(a) and not is_edge(b):
-            result[node_index(b)].add(a)
-    return tuple(frozenset(s) for s in result)
+        node_exits: list[set[int]] = [set() for _ in tile.nodes]
+        for a, b in paths:
+            if not is_edge(a) and is_edge(b):
+                node_exits[node_index(a)].add(b)
+            elif is_edge(a) and not is_edge(b):
+                node_exits[node_index(b)].add(a)
+        return cls(
+            paths=paths,
+            exits=frozenset(e for p in paths for e in p if is_edge(e)),
+            node_exits=tuple(frozenset(found) for found in node_exits),
+            edge_pairs=frozenset(frozenset(p) for p in paths if is_edge(p[0]) and is_edge(p[1])),
+        )
 
 
 def _parse_fields(body: str) -> dict[str, str]:

@@ -9,13 +9,14 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import random
+from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
 from . import auction, merger, operating, stock_round
 from .actions import Action, EndGame
 from .board import load_board
-from .errors import IllegalAction
+from .errors import EngineError, IllegalAction
 from .game_end import check_bank
 from .rules import Rules
 from .scoring import end_game, final_values
@@ -106,18 +107,40 @@ class Game:
         start = len(self.state.log)
         before = _snapshot(self.state) if check else None
         try:
-            if isinstance(action, EndGame):
-                end_game(self.ctx, self.state, "manually_ended")
-            else:
-                ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
-                check_bank(self.ctx, self.state)
+            self._apply(action)
         except Exception:
             if before is not None:
-                self.state = before
-                del self.state.log[start:]
+                self.state = _restore(before, self.state, start)
             raise
-        self.last_action = action
         return self.state.log[start:]
+
+    def apply_first(self, actions: Iterable[Action]) -> Action | None:
+        """Apply the first of ``actions`` the engine accepts and return it, or None if
+        it refuses them all (or the game is over). Refused ones change nothing; one
+        safety copy serves them all."""
+        if self.state.finished:
+            return None
+        start = len(self.state.log)
+        before = _snapshot(self.state)
+        for action in actions:
+            try:
+                self._apply(action)
+            except EngineError:
+                self.state = _restore(before, self.state, start)
+                continue
+            except Exception:
+                self.state = _restore(before, self.state, start)
+                raise
+            return action
+        return None
+
+    def _apply(self, action: Action) -> None:
+        if isinstance(action, EndGame):
+            end_game(self.ctx, self.state, "manually_ended")
+        else:
+            ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
+            check_bank(self.ctx, self.state)
+        self.last_action = action
 
     def result(self) -> dict[str, int]:
         """Each player's net worth (12.2); final once the game is finished."""
@@ -130,16 +153,26 @@ class Game:
         return _plain(rest | {"round": _round_dump(self.state)})
 
 
-def _snapshot(state: GameState) -> GameState:
-    """A copy of the state to restore after a refusal (pickling is the fastest deep
-    copy). The log only grows, so the copy shares it and a refusal cuts it back."""
+def _snapshot(state: GameState) -> bytes:
+    """The state, less its log, as bytes to restore after a refusal (pickling is the
+    fastest deep copy, and an accepted action never needs the copy back)."""
     log, state.log = state.log, []
     try:
-        copied: GameState = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+        return pickle.dumps(state, pickle.HIGHEST_PROTOCOL)
     finally:
         state.log = log
-    copied.log = log
-    return copied
+
+
+def _restore(snapshot: bytes, state: GameState, length: int) -> GameState:
+    """``state`` as :func:`_snapshot` saved it, with its log (which only grows) cut back
+    to the ``length`` it had then. Most refusals come before any change: if the state
+    still pickles to the same bytes, it is unchanged and stays (quicker than a copy)."""
+    log = state.log
+    del log[length:]
+    if _snapshot(state) != snapshot:
+        state = pickle.loads(snapshot)
+        state.log = log
+    return state
 
 
 def _round_dump(state: GameState) -> Any:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .board import Board, Node, TileDef, is_edge, node_index
@@ -56,6 +57,17 @@ class Reach:
     nodes: frozenset[NodeRef]
     hexes: frozenset[str]
     track_ends: frozenset[TrackEnd]
+
+    def edges_at(self, hex_id: str) -> frozenset[int]:
+        """The edges of ``hex_id`` among the track ends reached."""
+        return self._edges_by_hex.get(hex_id, frozenset())
+
+    @cached_property
+    def _edges_by_hex(self) -> dict[str, frozenset[int]]:
+        edges: dict[str, set[int]] = {}
+        for hex_id, edge in self.track_ends:
+            edges.setdefault(hex_id, set()).add(edge)
+        return {hex_id: frozenset(found) for hex_id, found in edges.items()}
 
 
 class TrackGraph:

@@ -6,11 +6,14 @@ from typing import TYPE_CHECKING
 
 from . import graph, loans
 from .actions import LayTile
+from .board import TileDef
 from .errors import IllegalAction
 from .state import Company, Context, GameState
 from .track import (
     border_crossings_paid,
     check_upgrade,
+    check_keeps_track,
+    check_upgrade_tile,
     exits_are_legal,
     lay_cost,
     new_track_ends,
@@ -60,15 +63,11 @@ def check_lay(
     tile = ctx.board.tiles.get(action.tile)
     if tile is None:
         raise IllegalAction(f"there is no tile {action.tile}")
-    _check_action_allowed(rnd, hex_id, upgrade=hex_id in state.map.tiles or ctx.board.hexes[hex_id].color != "white")
-    if hex_id in state.map.blocked_hexes:
-        raise IllegalAction(f"{hex_id} is locked until phase 3 (8.6)")
-    if tile.color not in ctx.board.phase(state.phase).tiles:
-        raise IllegalAction(f"{tile.color} tiles are not available in phase {state.phase}")
-    if state.map.supply.get(tile.name, 0) == 0 and tile.count is not None:
-        raise IllegalAction(f"no tile {tile.name} is left")
+    check_hex_open(ctx, state, rnd, hex_id)
+    check_tile_available(ctx, state, tile)
+    check_upgrade_tile(ctx, state, hex_id, tile)
     rotation = action.rotation % 6
-    check_upgrade(ctx, state, hex_id, tile, rotation)
+    check_keeps_track(ctx, state, hex_id, tile, rotation)
     problem = exits_are_legal(ctx, state, hex_id, tile, rotation) or stubs_missed(ctx, hex_id, tile, rotation)
     if problem:
         raise IllegalAction(problem)
@@ -80,6 +79,23 @@ def check_lay(
     if loans.borrowing_power(company) < cost:
         raise IllegalAction(f"this lay costs {cost}; {company.sym} cannot raise that even with loans")
     return cost
+
+
+def check_hex_open(ctx: Context, state: GameState, rnd: OperatingRound, hex_id: str) -> None:
+    """The rules of :func:`check_lay` about the hex alone: a track action left for it,
+    not locked."""
+    _check_action_allowed(rnd, hex_id, upgrade=hex_id in state.map.tiles or ctx.board.hexes[hex_id].color != "white")
+    if hex_id in state.map.blocked_hexes:
+        raise IllegalAction(f"{hex_id} is locked until phase 3 (8.6)")
+
+
+def check_tile_available(ctx: Context, state: GameState, tile: TileDef) -> None:
+    """The rules of :func:`check_lay` about the tile alone: its colour available in
+    this phase, a copy left in the supply."""
+    if tile.color not in ctx.board.phase(state.phase).tiles:
+        raise IllegalAction(f"{tile.color} tiles are not available in phase {state.phase}")
+    if state.map.supply.get(tile.name, 0) == 0 and tile.count is not None:
+        raise IllegalAction(f"no tile {tile.name} is left")
 
 
 def _check_action_allowed(rnd: OperatingRound, hex_id: str, *, upgrade: bool) -> None:
@@ -101,9 +117,9 @@ def _check_enhances_route(
     if any(t.hex == hex_id for t in company.tokens):
         return
     reach = reach or graph.reachable(ctx, state, company.sym)
-    reached_edges = {e for (h, e) in reach.track_ends if h == hex_id}
+    reached_edges = set(reach.edges_at(hex_id))
     for edge, neighbour in ctx.board.neighbours[hex_id].items():
-        if (neighbour, (edge + 3) % 6) in reach.track_ends:
+        if (edge + 3) % 6 in reach.edges_at(neighbour):
             reached_edges.add(edge)
     if new_track_ends(ctx, state, hex_id, tile, rotation) & reached_edges:
         return

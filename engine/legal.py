@@ -7,6 +7,8 @@ detail (an exact price, a limit) rules it out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import graph, trains
 from .actions import (
     Action,
@@ -136,8 +138,10 @@ def _train_purchases(game: Game, company: Company) -> list[Action]:
 
 
 def legal_lays(game: Game, company: Company) -> list[LayTile]:
-    """Every tile, hex and rotation the company may lay now (8.6)."""
-    from .lay import check_lay
+    """Every tile, hex and rotation the company may lay now (8.6). Hexes and tiles
+    refused whatever the rotation are passed over before the rotations are tried."""
+    from .lay import check_hex_open, check_lay, check_tile_available
+    from .track import check_upgrade_tile
 
     ctx, state = game.ctx, game.state
     reach = graph.reachable(ctx, state, company.sym)
@@ -146,14 +150,15 @@ def legal_lays(game: Game, company: Company) -> list[LayTile]:
         neighbour = ctx.board.neighbours.get(hex_id, {}).get(edge)
         if neighbour:
             hexes.add(neighbour)
+    tiles = [t for t in ctx.board.tiles.values() if not _refused(check_tile_available, ctx, state, t)]
     result = []
     for hex_id in sorted(hexes):
         current, _ = ctx.tile_at(state, hex_id)
         color = next_color(current.color) if current.color in ("white", "yellow", "green", "brown") else None
-        if color is None:
+        if color is None or _refused(check_hex_open, ctx, state, state.round, hex_id):
             continue
-        for tile in ctx.board.tiles.values():
-            if tile.color != color:
+        for tile in tiles:
+            if tile.color != color or _refused(check_upgrade_tile, ctx, state, hex_id, tile):
                 continue
             for rotation in range(6):
                 action = LayTile(company.sym, hex_id, tile.name, rotation)
@@ -163,6 +168,14 @@ def legal_lays(game: Game, company: Company) -> list[LayTile]:
                     continue
                 result.append(action)
     return result
+
+
+def _refused(check: Callable[..., None], *args: object) -> bool:
+    try:
+        check(*args)
+    except IllegalAction:
+        return True
+    return False
 
 
 def _merger(game: Game) -> list[Action]:

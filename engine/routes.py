@@ -36,7 +36,6 @@ from .graph import (
     token_nodes,
     track_graph,
 )
-from .packing import Item, Packing
 from .state import Company, Context, GameState, Train
 
 SEARCH_TRAINS = 3
@@ -45,6 +44,10 @@ SEARCH_TRAINS = 3
 QUICK_STEPS = 100_000
 """Work the search over trains may do before the integer program takes over (at most
 about a second here; the shared games never need half of it)."""
+
+GOAL_GROWTH = 3
+"""How many times as many routes each goal of the integer program lets in as the one
+before (see :func:`_by_integer_program`)."""
 
 EXPRESS_STOPS = 5
 """How many stops a 5+5E counts."""
@@ -1024,12 +1027,15 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
     better answer needs each train's route to earn more than that answer less what
     the other trains earn on their best routes alone: those routes are the items, and
     the program's relaxation over them caps every answer. Every total is a multiple
-    of ``step``. The goal starts at the cap and comes down, twice as far each time:
-    the best answer that could reach a goal either does (it is the best) or shows that
-    none does (the cap comes down below the goal), until no answer can beat the best
-    one found by ``step``. The higher the goal, the fewer routes take part and the
-    quicker the program.
+    of ``step``. The goal starts at the cap and comes down: the best answer that could
+    reach a goal either does (it is the best) or shows that none does (the cap comes
+    down below the goal), until no answer can beat the best one found by ``step``.
+    The higher the goal, the fewer routes take part and the quicker the program; each
+    goal lets in at least :data:`GOAL_GROWTH` times as many routes as the one before,
+    so the last program, the one that decides, does most of the work.
     """
+    from .packing import Item, Packing  # HiGHS and numpy load only when a program is needed
+
     trains = optimizer.trains
     names = [t.name for t in trains]
     limits = dict(Counter(names))
@@ -1043,17 +1049,19 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
     ]
     packing = Packing([Item(found.value, found.mask, name) for name, found in routes], limits)
     step = math.gcd(*(found.value for _name, found in routes + best))
-    ceiling = math.floor(packing.bound)
-    drop = 0
+    ceiling = step * math.floor(packing.bound / step)
+    size = 0
     while _total(best) + step <= ceiling:
-        goal = max(_total(best) + step, ceiling - drop)
-        drop = 2 * drop or step
+        goal = ceiling
+        while goal - step > _total(best) and packing.size(goal) < GOAL_GROWTH * size:
+            goal -= step
+        size = packing.size(goal)
         answer = [routes[i] for i in packing.best(goal)]
         if _total(answer) > _total(best):
             best = answer
         if _total(answer) >= goal:
             break
-        ceiling = goal - 1
+        ceiling = goal - step
     picked: list[tuple[Train, _Found]] = []
     for name in limits:
         mine = sorted((found for n, found in best if n == name), key=lambda f: -f.value)

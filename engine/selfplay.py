@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from . import shares, trains
 from .actions import Action, Pass
-from .errors import EngineError
 from .game import Game
 from .legal import candidates
 from .rules import Rules
@@ -66,13 +65,7 @@ def _choose(game: Game, rng: random.Random) -> Action | None:
     others: list[Action] = [a for a in options if not isinstance(a, Pass)]
     rng.shuffle(others)
     order = passes + others if passes and rng.random() < PASS_WEIGHT else others + passes
-    for action in order:
-        try:
-            game.apply(action)
-        except EngineError:
-            continue
-        return action
-    return None
+    return game.apply_first(order)
 
 
 def check_invariants(game: Game, last: Action) -> None:

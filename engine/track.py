@@ -28,7 +28,21 @@ def required_label(old: TileDef, hex_def: TileDef, new_color: str) -> str | None
 def check_upgrade(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int) -> None:
     """Raise unless ``new`` at ``rotation`` may replace what is on ``hex_id``: one colour
     step, a tile the manifest allows (19), same label, every old track and station kept."""
+    check_upgrade_tile(ctx, state, hex_id, new)
+    check_keeps_track(ctx, state, hex_id, new, rotation)
+
+
+def check_keeps_track(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int) -> None:
+    """The rule of :func:`check_upgrade` that depends on the rotation: every old track
+    and station kept."""
     old, old_rotation = ctx.tile_at(state, hex_id)
+    if city_mapping(old, old_rotation, new, rotation) is None:
+        raise IllegalAction(f"tile {new.name} at rotation {rotation} does not keep the track already on {hex_id}")
+
+
+def check_upgrade_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef) -> None:
+    """The rules of :func:`check_upgrade` that do not depend on the rotation."""
+    old, _ = ctx.tile_at(state, hex_id)
     hex_def = ctx.board.hexes[hex_id]
     if old.color in ("gray", "red", "blue") or hex_def.color in ("gray", "red", "blue"):
         raise IllegalAction(f"{hex_id} cannot take a tile")
@@ -55,8 +69,6 @@ def check_upgrade(ctx: Context, state: GameState, hex_id: str, new: TileDef, rot
         raise IllegalAction(f"{hex_id} has {len(old.city_indexes)} city(ies); tile {new.name} has {len(new.city_indexes)}")
     if not new.city_indexes and old.city_indexes:
         raise IllegalAction(f"{hex_id} has a city; tile {new.name} has none")
-    if city_mapping(old, old_rotation, new, rotation) is None:
-        raise IllegalAction(f"tile {new.name} at rotation {rotation} does not keep the track already on {hex_id}")
 
 
 def city_mapping(old: TileDef, old_rotation: int, new: TileDef, rotation: int) -> dict[int, int] | None:
