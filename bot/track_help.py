@@ -11,6 +11,9 @@ from dataclasses import dataclass
 
 from engine.game import Game
 from engine.legal import legal_lays
+from engine.loans import borrowing_power
+from engine.state import Company
+from engine.trains import cheapest_bank_price
 from engine.track import lay_cost
 
 from .commands import distinct_rotations, shown
@@ -64,13 +67,15 @@ def tiles_text(game: Game, rest: str = "") -> str:
     if not options:
         return f"{sym} has nowhere to lay track now: `pass`."
     extra = " (its second lay: yellow only, 20 more)" if state.round.lays else ""
+    spare = _spare_for_track(game, company)
     lines = [f"**{sym}** (₽{company.cash}) may lay{extra}:"]
     for hex_id in sorted(options, key=_hex_order):
         parts = []
         for option in sorted(options[hex_id], key=lambda o: _tile_order(o.tile)):
             cost = f" ₽{option.cost}" if option.cost else ""
             loan = " (loan)" if option.cost > company.cash else ""
-            parts.append(f"{option.tile} ({', '.join(map(str, option.rotations))}){cost}{loan}")
+            stranded = " (then no train money)" if option.cost > spare else ""
+            parts.append(f"{option.tile} ({', '.join(map(str, option.rotations))}){cost}{loan}{stranded}")
         lines.append(f"{hex_id}: " + " · ".join(parts))
     first_hex = min(options, key=_hex_order)
     first = min(options[first_hex], key=lambda o: _tile_order(o.tile))
@@ -78,6 +83,16 @@ def tiles_text(game: Game, rest: str = "") -> str:
                  f"E.g. `lay {first_hex} {first.tile} {first.rotations[0]}`; `tiles {first_hex}` shows the hex; "
                  "`pass` lays nothing.")
     return "\n".join(lines)
+
+
+def _spare_for_track(game: Game, company: Company) -> float:
+    """What a trainless company may spend on track and still buy the train it must buy
+    (8.11.3: else it is nationalized); any amount for a company with a train."""
+    cheapest = cheapest_bank_price(game.ctx, game.state)
+    power = borrowing_power(company)
+    if company.trains or cheapest is None or power < cheapest:
+        return float("inf")
+    return power - cheapest
 
 
 def _hex_order(hex_id: str) -> tuple[str, int]:

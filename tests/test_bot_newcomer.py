@@ -25,6 +25,8 @@ from tests.test_bot_service import BEFORE_MK_BUYS, Table, start_shared
 
 GRR_TRAINLESS = 366
 """Commands of 1861-bank-breaks after which GRR's president chooses: nationalize or keep."""
+SV_SECOND_LAY = 224
+"""Commands of 1861-29683 after which SV, without a train, may make a second lay."""
 MK_BUYS_WITH_10 = 58
 """Commands of 1861-29683 after which M-K, with a train and 10 in cash, may buy more."""
 KR_LAYS_TRACK = 67
@@ -219,6 +221,17 @@ async def test_8_tiles_lists_hexes_tiles_distinct_rotations_and_costs(store: Sql
     assert "G15 needs a tile labelled Y (yellow: 201, 202, 621); tile 57 is labelled nothing" in named
     assert "say which" in await table.say("lay G15 621")  # three distinct rotations: which?
     assert "KR lays tile 621 on G15" in await table.say("lay G15 621 1")
+
+
+async def test_8_tiles_warns_of_a_lay_that_leaves_a_trainless_company_no_train_money(
+    store: SqliteEventStore,
+) -> None:
+    table = await start_shared(TroikaService(store, pictures=False), SV_SECOND_LAY)
+    game = await table.game()
+    assert game.actor() == "SV" and not game.state.companies["SV"].trains  # it must buy a train later
+    tiles = await table.say("tiles")
+    assert "M11: 7 (1, 2, 3, 4) ₽100 (then no train money)" in tiles  # 8.11.3: else it is nationalized
+    assert "N8: 7 (0, 1, 2, 3, 4, 5) ₽20 · " in tiles  # a cheap lay leaves enough
 
 
 async def test_8_tiles_says_when_nobody_lays_track(hot_seat: Table) -> None:
@@ -448,7 +461,7 @@ class Newcomer:
         for line in (await self.say("tiles")).split("\n")[1:-1]:
             hex_id, options = line.split(": ", 1)
             for option in options.split(" · "):
-                if "(loan)" not in option:
+                if "(loan)" not in option and "(then no train money)" not in option:
                     tile, rotations = option.split(" (", 1)
                     return await self.say(f"lay {hex_id} {tile} {rotations.split(')')[0].split(',')[0]}")
         return await self.say("pass")
