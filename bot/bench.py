@@ -40,12 +40,14 @@ SCRIPTED_COMMANDS = 150
 
 def run_bench(shared: Path) -> dict[str, Any]:
     """One JSON-able object with every figure."""
-    paths = sorted((shared / "games").glob("1861-*.json"))
-    if not paths:
-        raise FileNotFoundError(f"no shared games in {shared / 'games'}")
+    paths = sorted((shared / "games").glob("1861-*.json")) + sorted((shared / "games").glob("1867-*.json"))
+    if not paths or not paths[0].stem.startswith("1861") or not paths[-1].stem.startswith("1867"):
+        raise FileNotFoundError(f"no shared games of both titles in {shared / 'games'}")
     logs = {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in paths}
     first = logs[paths[0].stem]
+    canada = logs[paths[-1].stem]
     finished = replay(first, None).game
+    finished_1867 = replay(canada, None).game
     with tempfile.TemporaryDirectory() as tmp:
         return {
             "replay": {stem: _replay(log, _trace(path)) for (stem, log), path in zip(logs.items(), paths)},
@@ -54,7 +56,9 @@ def run_bench(shared: Path) -> dict[str, Any]:
             "selfplay_s_per_game": {title: _selfplay(title) for title in ("1861", "1867")},
             "store": _store(first, Path(tmp)),
             "render": bench_render(finished.ctx, finished.state),
+            "render_1867": bench_render(finished_1867.ctx, finished_1867.state),
             "command": asyncio.run(command_latency(first, Path(tmp))),
+            "command_1867": asyncio.run(command_latency(canada, Path(tmp))),
         }
 
 
@@ -133,12 +137,13 @@ def troika_log(log: dict[str, Any]) -> dict[str, Any]:
 async def command_latency(log: dict[str, Any], tmp: Path, count: int = SCRIPTED_COMMANDS) -> dict[str, Any]:
     """Milliseconds from a command's arrival to its reply and posts being ready."""
     rules = read_log(log)[0].ctx.rules
-    async with SqliteEventStore(tmp / "latency.sqlite3") as store:
+    title = str(log.get("title", "1861"))
+    async with SqliteEventStore(tmp / f"latency-{title}.sqlite3") as store:
         service = TroikaService(store)
         console = Console(service, tmp / "pictures", write=lambda text: None)
         players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
         await service.start_local_game(CHANNEL, players, rules=rules, first_player=0,
-                                       seed=int(log["settings"].get("seed") or 0))
+                                       seed=int(log["settings"].get("seed") or 0), title=title)
         timings = []
         for (name, command), _ in zip(log_commands(log), range(count)):
             started = time.perf_counter()

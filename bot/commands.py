@@ -36,7 +36,9 @@ from engine.actions import (
 from engine.errors import IllegalAction
 from engine.game import Game
 from engine.board import TileDef
+from engine.legal import legal_actions
 from engine.state import Train
+from engine.view import turn_view
 
 from .errors import Refusal
 from .routes_text import parse_routes, routes_detail
@@ -73,7 +75,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("payout", "payout", "Pay the whole revenue out to shareholders", "action"),
     Verb("half", "half", "Pay half out, keep half in the treasury", "action"),
     Verb("withhold", "withhold", "Keep the whole revenue in the treasury", "action"),
-    Verb("train", "train TRAIN [pool] | train TRAIN from COMPANY PRICE", "Buy a train", "action"),
+    Verb("train", "train TRAIN [pool] | train TRAIN from COMPANY PRICE | train 8 trade OWN", "Buy a train (1867, phase 8: trade one of yours in for half its value)", "action"),
     Verb("discard", "discard TRAIN", "Discard a train over the limit to the pool", "action"),
     Verb("private", "private PRIVATE PRICE", "The company buys a private from a player", "action"),
     Verb("redeem", "redeem [COUNT]", "The major buys back shares from the pool", "action"),
@@ -214,12 +216,7 @@ def _bid(game: Game, actor: str, args: list[str]) -> Action:
 
 
 def _auction_target(game: Game) -> str | None:
-    rnd = game.state.round
-    if game.round_name == "Auction":
-        return str(rnd.private)
-    if game.round_name == "Stock" and rnd.auction is not None:
-        return str(rnd.auction.minor)
-    return None
+    return turn_view(game).up_for_auction
 
 
 def _auction(game: Game, actor: str, args: list[str]) -> Action:
@@ -258,16 +255,9 @@ def _token(game: Game, actor: str, args: list[str]) -> Action:
 
 def _token_options(game: Game) -> list[tuple[str, int]]:
     """The cities the actor may token now, if it is placing a token."""
-    from engine.operating import tokenable_cities
-    from engine.stock_round import home_cities
-
-    ctx, state = game.ctx, game.state
-    if game.round_name == "Stock" and state.round.home_token:
-        return home_cities(ctx, state)
-    if game.round_name == "Operating" and state.round.step == "token":
-        company = state.companies.get(game.actor() or "")
-        return tokenable_cities(ctx, state, company) if company else []
-    return []
+    if not turn_view(game).placing_token:
+        return []
+    return [(a.hex, a.city) for a in legal_actions(game) if isinstance(a, PlaceToken)]
 
 
 def _cities(game: Game, hex_id: str) -> list[int]:
@@ -341,7 +331,7 @@ def _rotations(game: Game, actor: str, hex_id: str, tile: str) -> list[int]:
     from engine.lay import check_lay
 
     state = game.state
-    if game.round_name != "Operating" or state.round.step != "track" or actor not in state.companies:
+    if not turn_view(game).laying_track or actor not in state.companies:
         return []
     fits = []
     for rotation in range(6):
@@ -382,6 +372,8 @@ def _train(game: Game, actor: str, args: list[str]) -> Action:
             raise Refusal(f"Say the price: `train {train.id} from {seller} PRICE` (at least 1).")
         return BuyTrain(actor, train.id, _number(words[at + 2], "the price"))
     ctx, state = game.ctx, game.state
+    if "trade" in (w.lower() for w in words):
+        return _trade_in(game, actor, words)
     if len(words) > 2:
         raise ValueError("too many words")
     pool = len(words) > 1 and words[1].lower() in POOL_WORDS
@@ -391,6 +383,24 @@ def _train(game: Game, actor: str, args: list[str]) -> Action:
     if len(words) > 1 and not pool:
         price = _number(words[1], "the price")
     return BuyTrain(actor, train.id, price)
+
+
+def _trade_in(game: Game, actor: str, words: list[str]) -> Action:
+    """``train 8 trade 5-0``: 1867, phase 8 — buy with one of the company's trains
+    handed in for half its face value (8.11)."""
+    at = [w.lower() for w in words].index("trade")
+    if at != 1 or len(words) != 3:
+        raise Refusal("Say which train you hand in: `train 8 trade 5-0`.")
+    company = game.state.companies.get(actor)
+    if company is None:
+        raise Refusal("Only a company buys trains.")
+    handed = _pick(words[2], company.trains, f"{actor} has no train {words[2]}")
+    offers = trains.trade_in_prices(game.ctx, game.state, company)
+    for train, own, price in offers:
+        if own.id == handed.id and words[0].upper() in (train.name.upper(), train.id.upper()):
+            return BuyTrain(actor, train.id, price, own.id)
+    allowed = ", ".join(sorted({f"`train {t.name} trade {o.id}` ({p})" for t, o, p in offers}))
+    raise Refusal(f"No trade-in like that. {('Open now: ' + allowed) if allowed else 'None is open now (phase 8, majors).'}")
 
 
 def _pick(word: str, candidates: list[Train], missing: str) -> Train:
@@ -527,6 +537,8 @@ def command_for(game: Game, action: Action) -> str:
 
 def _train_command(game: Game, action: BuyTrain) -> str:
     source, train = trains.find_train(game.ctx, game.state, action.train)
+    if action.exchange:
+        return f"train {train.name} trade {action.exchange}"
     if source == "yard":
         return f"train {train.name}"
     if source == "pool":

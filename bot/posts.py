@@ -16,7 +16,8 @@ from engine.actions import Action, RunRoutes, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
 from engine.routes import RouteResult, check_routes
-from engine.view import round_title
+from engine.trains import over_limit
+from engine.view import round_title, turn_view
 from render.map import render_map
 from render.market import render_market
 from render.png import svg_to_png
@@ -32,18 +33,6 @@ CHOICES_LIMIT = 350
 """Characters of "what they may do" shown in a post; ``status`` shows them all."""
 
 PICTURES = ("map", "market", "table")
-
-STEPS = {
-    "redeem": "may redeem shares",
-    "track": "lays track",
-    "token": "may place a station token",
-    "routes": "runs its trains",
-    "dividend": "decides its dividend",
-    "private_before_loans": "may buy a private",
-    "trains": "buys trains",
-    "private_end": "may buy a private",
-}
-
 
 @dataclass(frozen=True)
 class Picture:
@@ -68,34 +57,7 @@ def who_acts(game: Game) -> str:
 
 def doing(game: Game) -> str:
     """What the actor is about: ``lays track``, ``bids on TSR``..."""
-    state = game.state
-    rnd = state.round
-    kind = game.round_name
-    if state.trainless_majors and not state.finished:
-        return "has no train: nationalize or keep?"
-    if kind == "Auction":
-        return f"bids on {rnd.private}"
-    if kind == "Stock":
-        if rnd.home_token:
-            return "places its home token"
-        return f"bids on {rnd.auction.minor}" if rnd.auction else "has a stock turn"
-    if kind == "Operating":
-        if game.actor() in _over_limit(game):
-            return "is over its train limit and discards"
-        return STEPS.get(rnd.step, rnd.step)
-    if kind == "Merger":
-        if rnd.buyers:
-            return f"may buy shares of {rnd.major}"
-        if rnd.major is not None and game.actor() == rnd.major:
-            return "removes station tokens"
-        return "may convert, merge or pass"
-    return ""
-
-
-def _over_limit(game: Game) -> list[str]:
-    from engine.trains import over_limit
-
-    return over_limit(game.ctx, game.state)
+    return turn_view(game).doing
 
 
 def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
@@ -103,7 +65,7 @@ def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
     if game.state.trainless_majors and not game.state.finished:
         return "`nationalize`, `keep`"
     if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors \
-            and not _over_limit(game):
+            and not over_limit(game.ctx, game.state):
         return f"{track_hint(game)}, `pass`"
     text = ", ".join(f"`{c}`" for c in game.choices())
     if limit is not None and len(text) > limit:

@@ -35,7 +35,7 @@ from engine.actions import Action, EndGame, LayTile, PlaceToken, RemoveToken, ac
 from engine.board import load_board
 from engine.errors import EngineError
 from engine.game import Game
-from engine.legal import candidates
+from engine.legal import legal_actions
 from engine.rules import Rules
 from storage import (
     AppendConflict,
@@ -419,7 +419,7 @@ class TroikaService:
         except Refusal:
             return []
         found: list[str] = []
-        for action in candidates(game):
+        for action in legal_actions(game):
             try:
                 word, _, rest = command_for(game, action).partition(" ")
             except EngineError:

@@ -173,15 +173,3 @@ def _sell(ctx: Context, state: GameState, auction: AuctionRound, seat: int, pric
         stock_round.start(ctx, state)
         return
     _offer(ctx, state, auction, nxt, after)
-
-
-def choices(ctx: Context, state: GameState) -> list[str]:
-    """What the player on turn may do, in words."""
-    auction: AuctionRound = state.round
-    player = state.players[auction.turn]
-    lowest = auction.minimum if auction.high_bidder is None else auction.high_bid + BID_STEP
-    options = []
-    if player.cash >= lowest:
-        options.append(f"bid {auction.private} {lowest}..{player.cash - player.cash % BID_STEP}")
-    options.append("pass")
-    return options

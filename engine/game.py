@@ -92,9 +92,9 @@ class Game:
 
     def choices(self) -> list[str]:
         """What the actor may do now, in command words."""
-        if self.state.finished:
-            return []
-        return ROUND_MODULES[self.state.round.kind].choices(self.ctx, self.state)
+        from .legal import hints
+
+        return hints(self)
 
     def apply(self, action: Action, *, check: bool = True) -> list[str]:
         """Apply an action and return the log lines it produced.

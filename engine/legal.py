@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import graph, trains
+from . import graph, market, trains
 from .actions import (
     Action,
     Bid,
@@ -36,104 +36,103 @@ from .state import Company
 from .track import next_color
 
 
-def candidates(game: Game) -> list[Action]:
-    """Actions worth offering the actor now (each is legal or refused with a reason)."""
-    kind = game.round_name
+def legal_actions(game: Game) -> list[Action]:
+    """Every action the actor may take now, each one the engine accepts (bids and
+    prices at the lowest amount allowed; a run as the best routes). The one answer to
+    "what may this player do": refusals, menus, hints and self-play all read it."""
+    if game.state.finished:
+        return []
     if game.state.trainless_majors:  # first in every round (10)
         actor = game.actor() or ""
         return [Choose(actor, "nationalize"), Pass(actor)]
-    if kind == "Auction":
-        return _auction(game)
-    if kind == "Stock":
-        return _stock(game)
-    if kind == "Operating":
-        return _operating(game)
-    if kind == "Merger":
-        return _merger(game)
-    return []
+    return ROUND_MOVES[game.round_name](game)
 
 
 def _auction(game: Game) -> list[Action]:
+    from .auction import BID_STEP
+
     rnd = game.state.round
-    actor = game.actor() or ""
-    lowest = rnd.minimum if rnd.high_bidder is None else rnd.high_bid + 5
-    return [Bid(actor, rnd.private, lowest), Bid(actor, rnd.private, lowest + 10), Pass(actor)]
+    player = game.state.players[rnd.turn]
+    lowest = rnd.minimum if rnd.high_bidder is None else rnd.high_bid + BID_STEP
+    bid: list[Action] = [Bid(player.id, rnd.private, lowest)] if player.cash >= lowest else []
+    return bid + [Pass(player.id)]
 
 
 def _stock(game: Game) -> list[Action]:
-    ctx, state = game.ctx, game.state
-    rnd = state.round
-    actor = game.actor() or ""
-    if rnd.home_token:
-        from .stock_round import home_cities
+    from .stock_round import moves
 
-        return [PlaceToken(actor, h, c) for h, c in home_cities(ctx, state)]
-    if rnd.auction:
-        return [Bid(actor, rnd.auction.minor, rnd.auction.high_bid + 5), Pass(actor)]
-    player = state.player(actor)
-    result: list[Action] = [Pass(actor)]
-    for cert in player.certs:
-        if cert.percent != 100:
-            result.append(SellShares(actor, cert.company, 1))
-    for sym, company in state.companies.items():
-        if company.is_major and company.floated and not company.closed:
-            result += [BuyShare(actor, sym, "treasury"), BuyShare(actor, sym, "pool")]
-        elif company.is_major and "majors_can_ipo" in state.events:
-            prices = sorted({c.price for c in ctx.board.market_cells(ctx.rules.market) if c.can_start_major})
-            result += [Par(actor, sym, p) for p in prices if 2 * p <= player.cash]
-    from .stock_round import available_minors
-
-    for minor in available_minors(ctx, state):
-        result.append(Bid(actor, minor, 100))
-    return result
+    return moves(game.ctx, game.state)
 
 
 def _operating(game: Game) -> list[Action]:
+    from . import operating
+
     ctx, state = game.ctx, game.state
     actor = game.actor() or ""
     over = trains.over_limit(ctx, state)
     if over:
         return [DiscardTrain(actor, t.id) for t in state.companies[over[0]].trains]
     company = state.companies[actor]
-    step = state.round.step
-    result: list[Action] = [Pass(actor)]
+    rnd = state.round
+    step = rnd.step
+    result: list[Action] = []
     if step == "redeem":
-        result.append(RedeemShares(actor, 1))
+        price = market.price(ctx, state, actor)
+        pool = state.pool_percent(actor) // 10
+        result += [RedeemShares(actor, n) for n in range(1, pool + 1) if n * price <= company.cash]
     elif step == "track":
         result += legal_lays(game, company)
     elif step == "token":
-        from .operating import tokenable_cities
+        from .tokens import token_cost
 
-        result += [PlaceToken(actor, h, c) for h, c in tokenable_cities(ctx, state, company)]
+        cities = operating.tokenable_cities(ctx, state, company)
+        result += [PlaceToken(actor, h, c) for h, c in cities if token_cost(state, actor, h) <= company.cash]
     elif step == "routes":
         from .routes import best_routes, to_route
 
-        best = best_routes(ctx, state, company)
-        result = [RunRoutes(actor, tuple(to_route(r) for r in best))]
+        return [RunRoutes(actor, tuple(to_route(r) for r in best_routes(ctx, state, company)))]
     elif step == "dividend":
-        result = [Dividend(actor, c) for c in ("payout", "half", "withhold")]
-    elif step in ("private_before_loans", "private_end"):
-        for private, owner in state.private_owner.items():
-            if owner is not None and owner not in state.companies:
-                face = ctx.board.private(private).value
-                result += [BuyPrivate(actor, private, face), BuyPrivate(actor, private, 1)]
+        return [Dividend(actor, c) for c in ("payout", "half", "withhold")]
     elif step == "trains":
         result += _train_purchases(game, company)
-    return result
+        if operating.must_buy(ctx, state, company) and result:
+            return result
+    if operating.can_buy_private(ctx, state, company):
+        for private, owner in state.private_owner.items():
+            if owner is not None and owner not in state.companies and private not in state.closed_privates:
+                face = ctx.board.private(private).value
+                result.append(BuyPrivate(actor, private, min(face, company.cash)))
+    return result + [Pass(actor)]
 
 
 def _train_purchases(game: Game, company: Company) -> list[Action]:
-    ctx, state = game.ctx, game.state
-    result: list[Action] = []
-    from .operating import affordable_trains
+    """8.11: trains from the yard and the pool at list price (with loans when the
+    purchase is compulsory), trade-ins (1867), and other companies' trains for 1."""
+    from .loans import borrowing_power
 
-    for train in affordable_trains(ctx, state, company):
-        result.append(BuyTrain(company.sym, train.id, ctx.board.train(train.name).price))
-    for other in state.companies.values():
-        if other is company or other.is_national or other.closed:
-            continue
-        for train in other.trains:
-            result.append(BuyTrain(company.sym, train.id, max(1, min(company.cash, ctx.board.train(train.name).price))))
+    ctx, state = game.ctx, game.state
+    if len(company.trains) >= trains.train_limit(ctx, state, company):
+        return [
+            BuyTrain(company.sym, t.id, price, own.id)
+            for t, own, price in trains.trade_in_prices(ctx, state, company)
+            if price <= company.cash
+        ]
+    means = borrowing_power(company) if not company.trains else company.cash
+    result: list[Action] = [
+        BuyTrain(company.sym, t.id, ctx.board.train(t.name).price)
+        for t in trains.bank_trains(ctx, state)
+        if ctx.board.train(t.name).price <= means
+    ]
+    result += [
+        BuyTrain(company.sym, t.id, price, own.id)
+        for t, own, price in trains.trade_in_prices(ctx, state, company)
+        if price <= company.cash
+    ]
+    if company.cash >= 1:
+        for other in state.companies.values():
+            if other is company or other.is_national or other.closed:
+                continue
+            result += [BuyTrain(company.sym, t.id, 1) for t in other.trains]
     return result
 
 
@@ -179,20 +178,102 @@ def _refused(check: Callable[..., None], *args: object) -> bool:
 
 
 def _merger(game: Game) -> list[Action]:
-    ctx, state = game.ctx, game.state
-    rnd = state.round
-    actor = game.actor() or ""
-    over = trains.over_limit(ctx, state)
-    if over:
-        return [DiscardTrain(actor, t.id) for t in state.companies[over[0]].trains]
-    if rnd.major is not None and not rnd.buy_phase and not rnd.buyers:
-        return [RemoveToken(actor, t.hex or "", t.city or 0) for t in state.companies[rnd.major].placed_tokens]
-    if rnd.buyers:
-        return [BuyShare(actor, rnd.major or "", "treasury"), Pass(actor)]
-    free = [s for s, c in state.companies.items() if c.is_major and not c.floated]
-    result: list[Action] = [Pass(actor), Convert(actor)]
-    from .merger import merge_candidates
+    from . import merger
 
-    result += [Merge(actor, s) for s in merge_candidates(ctx, state, rnd)]
-    result += [Merge(actor, s) for s in free]
-    return result
+    return merger.moves(game.ctx, game.state)
+
+
+ROUND_MOVES: dict[str, Callable[[Game], list[Action]]] = {
+    "Auction": _auction,
+    "Stock": _stock,
+    "Operating": _operating,
+    "Merger": _merger,
+}
+
+
+def hints(game: Game) -> list[str]:
+    """The legal actions as the short command words a player types, alike ones
+    folded together (``sell NW 1..3``, ``auction RO|KB 100+``)."""
+    actions = legal_actions(game)
+    words: list[str] = []
+    folds: dict[str, list[Action]] = {}
+    for action in actions:
+        key = _fold_key(game, action)
+        if key not in folds:
+            folds[key] = []
+            words.append(key)
+        folds[key].append(action)
+    return [_hint(game, key, folds[key]) for key in words]
+
+
+def _fold_key(game: Game, action: Action) -> str:
+    """Actions told as one hint share a key."""
+    if isinstance(action, SellShares):
+        return f"sell {action.company}"
+    if isinstance(action, Bid):
+        nominating = game.round_name == "Stock" and game.state.round.auction is None
+        return "auction" if nominating else f"bid {action.target}"
+    if isinstance(action, Par):
+        return f"par {action.company}"
+    if isinstance(action, (LayTile, RedeemShares)):
+        return action.kind
+    return repr(action)
+
+
+def _hint(game: Game, key: str, actions: list[Action]) -> str:
+    first = actions[0]
+    if isinstance(first, SellShares):
+        return f"sell {first.company} 1..{max(a.count for a in actions)}"  # type: ignore[attr-defined]
+    if isinstance(first, Bid):
+        if key == "auction":
+            return "auction " + "|".join(a.target for a in actions) + f" {first.price}+"  # type: ignore[attr-defined]
+        if game.round_name == "Auction":  # a private: up to all the bidder's cash (5.1)
+            cash = game.state.player(first.entity).cash
+            return f"bid {first.target} {first.price}..{cash - cash % 5}"
+        return f"bid {first.target} {first.price}+"
+    if isinstance(first, Par):
+        prices = [a.price for a in actions]  # type: ignore[attr-defined]
+        return f"par {first.company} {min(prices)}..{max(prices)}"
+    if isinstance(first, LayTile):
+        return "lay HEX TILE ROTATION"
+    if isinstance(first, RedeemShares):
+        return f"redeem 1..{max(a.count for a in actions)}"  # type: ignore[attr-defined]
+    return _words(game, first)
+
+
+def _words(game: Game, action: Action) -> str:
+    """One action's command words."""
+    if isinstance(action, Pass):
+        return "pass"
+    if isinstance(action, BuyShare):
+        return f"buy {action.company}" + (" pool" if action.source == "pool" else "")
+    if isinstance(action, PlaceToken):
+        return f"token {action.hex} {action.city}"
+    if isinstance(action, RunRoutes):
+        return "run"
+    if isinstance(action, Dividend):
+        return action.choice
+    if isinstance(action, BuyPrivate):
+        return f"private {action.private} 1..{action.price}"
+    if isinstance(action, BuyTrain):
+        return _train_words(game, action)
+    if isinstance(action, DiscardTrain):
+        return f"discard {action.train}"
+    if isinstance(action, Choose):
+        return "nationalize"
+    if isinstance(action, Convert):
+        return "convert"
+    if isinstance(action, Merge):
+        return f"into {action.target}" if game.state.companies[action.target].is_major else f"merge {action.target}"
+    if isinstance(action, RemoveToken):
+        return f"remove {action.hex} {action.city}"
+    return action.kind
+
+
+def _train_words(game: Game, action: BuyTrain) -> str:
+    source, train = trains.find_train(game.ctx, game.state, action.train)
+    if action.exchange:
+        return f"train {train.name} trade {action.exchange}"
+    if source in ("yard", "pool"):
+        return f"train {train.id} {action.price}" + (" pool" if source == "pool" else "")
+    return f"train {train.id} from {source} PRICE"

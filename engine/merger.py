@@ -6,7 +6,8 @@ import copy
 from dataclasses import dataclass, field
 
 from . import graph, market, shares, trains
-from .actions import Action, BuyShare, Convert, Merge, Pass, RemoveToken
+from .actions import Action, BuyShare, Convert, DiscardTrain, Merge, Pass, RemoveToken
+from .board import MarketCell
 from .errors import IllegalAction
 from .state import Company, Context, GameState, StationToken
 from .nationalization import trainless_choice
@@ -70,7 +71,7 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
         rnd.merging = [sym]
         if ctx.rules.merger_turn_for_every_minor:
             return
-        if _can_convert(ctx, state, minor) or merge_candidates(ctx, state, rnd):
+        if _can_convert(ctx, state, minor) or _candidates(ctx, state, rnd):
             return
 
 
@@ -192,7 +193,7 @@ def _free_majors(state: GameState) -> list[str]:
     return [s for s, c in state.companies.items() if c.is_major and not c.floated]
 
 
-def merge_candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
+def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
     """Minors that may join the merge: connected to one already in it (9.2), at most
     ten in all and six of one player's."""
     if len(rnd.merging) >= MAX_MINORS or not _free_majors(state):
@@ -214,10 +215,10 @@ def merge_candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[s
 def _add_minor(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> None:
     if rnd.converting or rnd.adding_done:
         raise IllegalAction("no more minors can join this merge; choose the major to form")
-    if sym not in merge_candidates(ctx, state, rnd):
+    if sym not in _candidates(ctx, state, rnd):
         raise IllegalAction(f"{sym} is not connected to {' or '.join(rnd.merging)} and cannot merge (9.2)")
     rnd.merging.append(sym)
-    if not merge_candidates(ctx, state, rnd):
+    if not _candidates(ctx, state, rnd):
         rnd.adding_done = True
 
 
@@ -226,15 +227,9 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
         raise IllegalAction("convert, or add another minor first: a merge needs two minors (9.2)")
     if sym not in _free_majors(state):
         raise IllegalAction(f"{sym} has already started; choose one of {', '.join(_free_majors(state))}")
-    prices = [market.price(ctx, state, m) for m in rnd.merging]
-    if rnd.converting:
-        cell = market.major_start_cell(ctx, prices[0], exact=False)
-    else:
-        value = min(max(min(prices) + max(prices), MERGE_PRICE_MIN), MERGE_PRICE_MAX)
-        cell = market.major_start_cell(ctx, value, exact=False)
-        owners = [state.president(m) for m in rnd.merging]
-        if not any(owners.count(o) >= 2 or (o is not None and o.cash >= cell.price) for o in owners):
-            raise IllegalAction(f"nobody in this merge could become president of {sym} at {cell.price} (9.2)")
+    cell = _start_cell(ctx, state, rnd)
+    if not _someone_could_preside(state, rnd, cell.price):
+        raise IllegalAction(f"nobody in this merge could become president of {sym} at {cell.price} (9.2)")
     rnd.undo_point = copy.deepcopy(state)
     minors = market.in_price_order(ctx, state, rnd.merging)
     rnd.first_buyer = _first_buyer(ctx, state, rnd.merging[0], minors[0])
@@ -257,6 +252,25 @@ def _first_buyer(ctx: Context, state: GameState, active: str, highest: str) -> i
     owner of the highest-priced minor. Taken before the minors close."""
     owner = state.president(highest if ctx.rules.merger_buying_from_highest_minor else active)
     return state.players.index(owner) if owner is not None else 0
+
+
+def _start_cell(ctx: Context, state: GameState, rnd: MergerRound) -> MarketCell:
+    """9.1A, 9.2A: the converting minor's price, or the lowest plus the highest of the
+    merging minors' (100 to 200), on a major start space at or below it."""
+    prices = [market.price(ctx, state, m) for m in rnd.merging]
+    if rnd.converting:
+        return market.major_start_cell(ctx, prices[0], exact=False)
+    value = min(max(min(prices) + max(prices), MERGE_PRICE_MIN), MERGE_PRICE_MAX)
+    return market.major_start_cell(ctx, value, exact=False)
+
+
+def _someone_could_preside(state: GameState, rnd: MergerRound, price: int) -> bool:
+    """9.2 note: a merge stands only if some owner ends with two shares (owning two of
+    the minors, or able to buy a second share)."""
+    if rnd.converting:
+        return True
+    owners = [state.president(m) for m in rnd.merging]
+    return any(owners.count(o) >= 2 or (o is not None and o.cash >= price) for o in owners)
 
 
 def _exchange(state: GameState, major: Company, minor_sym: str) -> None:
@@ -475,19 +489,32 @@ def _buy_or_pass(ctx: Context, state: GameState, rnd: MergerRound, action: Actio
         rnd.buyers.pop(0)
 
 
-def choices(ctx: Context, state: GameState) -> list[str]:
-    """What the actor may do now, in command words."""
+def moves(ctx: Context, state: GameState) -> list[Action]:
+    """Every action open to whoever acts now in the merger round, by the rules that
+    judge them (the one answer for menus, hints and self-play)."""
     rnd: MergerRound = state.round
+    over = trains.over_limit(ctx, state)
     if rnd.major is not None and _tokens_to_remove(state, rnd):
-        return [f"remove {t.hex} {t.city}" for t in state.companies[rnd.major].placed_tokens]
+        placed = [(t.hex or "", t.city or 0) for t in state.companies[rnd.major].placed_tokens]
+        hexes = [h for h, _ in placed]
+        doubled = {h for h in hexes if hexes.count(h) > 1}
+        return [RemoveToken(rnd.major, h, c) for h, c in placed if not doubled or h in doubled]
     if rnd.buyers:
-        return [f"buy {rnd.major}", "pass"]
-    options = []
-    if not rnd.converting and len(rnd.merging) == 1 and _can_convert(ctx, state, state.companies[rnd.merging[0]]):
-        options.append("convert")
+        player = state.players[rnd.buyers[0]]
+        buy: list[Action] = [BuyShare(player.id, rnd.major or "")] if _can_buy(ctx, state, rnd, rnd.buyers[0]) else []
+        return buy + [Pass(player.id)]
+    if over:
+        return [DiscardTrain(over[0], t.id) for t in state.companies[over[0]].trains]
+    if not rnd.merging:
+        return []
+    active = rnd.merging[0]
+    result: list[Action] = []
+    if not rnd.converting and len(rnd.merging) == 1 and _can_convert(ctx, state, state.companies[active]):
+        result.append(Convert(active))
     if not rnd.adding_done and not rnd.converting:
-        options += [f"merge {m}" for m in merge_candidates(ctx, state, rnd)]
-    if rnd.converting or len(rnd.merging) > 1:
-        options += [f"into {m}" for m in _free_majors(state)]
-    options.append("pass")
-    return options
+        result += [Merge(active, m) for m in _candidates(ctx, state, rnd)]
+    if (rnd.converting or len(rnd.merging) > 1) and _someone_could_preside(
+        state, rnd, _start_cell(ctx, state, rnd).price
+    ):
+        result += [Merge(active, m) for m in _free_majors(state)]
+    return result + [Pass(active)]

@@ -19,7 +19,7 @@ from .actions import (
 )
 from .errors import IllegalAction
 from .nationalization import nationalize, trainless_choice
-from .state import Company, Context, GameState, Train
+from .state import Company, Context, GameState
 from .tokens import free_slot_for, home_city, put_token, token_cost
 
 STEPS = (
@@ -485,34 +485,26 @@ def _loans_auto(ctx: Context, state: GameState, rnd: OperatingRound, company: Co
 # --- G: buy trains (8.11) -------------------------------------------------------------
 
 
-def _must_buy(ctx: Context, state: GameState, company: Company) -> bool:
+def must_buy(ctx: Context, state: GameState, company: Company) -> bool:
     """Trainless and able to afford a yard or pool train with loans (8.11.3)."""
     cheapest = trains.cheapest_bank_price(ctx, state)
     return not company.trains and cheapest is not None and loans.borrowing_power(company) >= cheapest
 
 
-def affordable_trains(ctx: Context, state: GameState, company: Company) -> list[Train]:
-    """Yard and pool trains the company can pay for: from its cash, or with loans if
-    the purchase is compulsory (8.2, 8.11.3)."""
-    budget = loans.borrowing_power(company) if not company.trains else company.cash
-    return [t for t in trains.bank_trains(ctx, state) if ctx.board.train(t.name).price <= budget]
-
-
-def _others_have_trains(state: GameState, company: Company) -> bool:
-    return any(c.trains and not c.is_national and not c.closed and c.sym != company.sym
-               for c in state.companies.values())
-
-
 def _trains_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
     if company.is_national:
         return False
-    if _must_buy(ctx, state, company):
+    if must_buy(ctx, state, company):
         return True
     if any(company.cash >= price for _, _, price in trains.trade_in_prices(ctx, state, company)):
         return True
     if len(company.trains) >= trains.train_limit(ctx, state, company):
         return False
-    return bool(affordable_trains(ctx, state, company)) or (_others_have_trains(state, company) and company.cash >= 1)
+    prices = [ctx.board.train(t.name).price for t in trains.bank_trains(ctx, state)]
+    others = any(
+        c.trains and not c.is_national and c.sym != company.sym for c in state.companies.values() if not c.closed
+    )
+    return (prices and company.cash >= min(prices)) or (others and company.cash >= 1)
 
 
 def _trains_auto(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
@@ -525,7 +517,7 @@ def _trains_auto(ctx: Context, state: GameState, rnd: OperatingRound, company: C
 
 def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
     if isinstance(action, Pass):
-        if _must_buy(ctx, state, company):
+        if must_buy(ctx, state, company):
             raise IllegalAction(f"{company.sym} has no train and must buy one (8.11.3)")
         if not company.trains:
             nationalize(ctx, state, company.sym)
@@ -550,32 +542,6 @@ def _national_buys_on(ctx: Context, state: GameState) -> None:
         return
     if STEPS.index(rnd.step) > STEPS.index("trains"):
         trains.national_buys_trains(ctx, state)
-
-
-def choices(ctx: Context, state: GameState) -> list[str]:
-    """What the acting company may do now, in command words."""
-    rnd: OperatingRound = state.round
-    if state.trainless_majors:
-        return ["choose nationalize", "pass"]
-    over = trains.over_limit(ctx, state)
-    if over:
-        return [f"discard {t.id}" for t in state.companies[over[0]].trains]
-    company = current(state)
-    if company is None:
-        return []
-    options = {
-        "redeem": ["redeem N", "pass"],
-        "track": ["lay HEX TILE ROTATION", "pass"],
-        "token": [f"token {h} {c}" for h, c in tokenable_cities(ctx, state, company)] + ["pass"],
-        "routes": ["run", "run TRAIN: HEX-HEX-..."],
-        "dividend": ["payout", "half", "withhold"],
-        "private_before_loans": ["private SYM PRICE", "pass"],
-        "trains": [f"train {t.id} {ctx.board.train(t.name).price}" for t in affordable_trains(ctx, state, company)]
-        + (["train TRAIN from COMPANY PRICE"] if _others_have_trains(state, company) and company.cash else [])
-        + ([] if _must_buy(ctx, state, company) else ["pass"]),
-        "private_end": ["private SYM PRICE", "pass"],
-    }
-    return options.get(rnd.step, [])
 
 
 NEEDS_ACTION = {

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from . import shares, trains
 from .actions import Action, Pass
 from .game import Game
-from .legal import candidates
+from .legal import legal_actions
 from .rules import Rules
 
 MAX_ACTIONS = 5000
@@ -60,7 +60,7 @@ def play_random_game(seed: int, players: int, market: str, title: str = "1861") 
 
 
 def _choose(game: Game, rng: random.Random) -> Action | None:
-    options = candidates(game)
+    options = legal_actions(game)
     passes: list[Action] = [a for a in options if isinstance(a, Pass)]
     others: list[Action] = [a for a in options if not isinstance(a, Pass)]
     rng.shuffle(others)

@@ -574,26 +574,38 @@ def _home_token(ctx: Context, state: GameState, sr: StockRound, action: Action) 
     _end_turn(ctx, state, sr, acted=True)
 
 
-def choices(ctx: Context, state: GameState) -> list[str]:
-    """The actions open to whoever acts now, in words."""
+def moves(ctx: Context, state: GameState) -> list[Action]:
+    """Every action open to whoever acts now (bids at the lowest amount allowed), by
+    the same rules that judge them: the one answer for menus, hints and self-play."""
     sr: StockRound = state.round
     if sr.home_token:
-        return [f"token {h} {c}" for h, c in home_cities(ctx, state)]
+        return [PlaceToken(sr.home_token, h, c) for h, c in home_cities(ctx, state)]
     if sr.auction:
         a = sr.auction
-        return [f"bid {a.minor} {a.high_bid + BID_STEP}+", "pass"]
+        bidder = state.players[a.turn]
+        bid = [Bid(bidder.id, a.minor, a.high_bid + BID_STEP)] if bidder.cash >= a.high_bid + BID_STEP else []
+        return bid + [Pass(bidder.id)]
     player = state.players[sr.turn]
-    options = []
+    result: list[Action] = []
     for sym in _held_majors(player):
-        n = _max_sellable(ctx, state, player, sym)
-        if n:
-            options.append(f"sell {sym} 1..{n}")
+        result += [SellShares(player.id, sym, n) for n in range(1, _max_sellable(ctx, state, player, sym) + 1)]
     if not _over_limits(ctx, state, player):
         for sym in _started_majors(state):
-            for src in _buyable_sources(ctx, state, player, sym):
-                options.append(f"buy {sym}" + (" pool" if src == "pool" else ""))
-        minors = available_minors(ctx, state)
-        if minors and player.cash >= MINOR_MIN_BID:
-            options.append("auction " + "|".join(minors) + f" {MINOR_MIN_BID}+")
-    options.append("pass")
-    return options
+            result += [BuyShare(player.id, sym, source) for source in _buyable_sources(ctx, state, player, sym)]
+        if player.cash >= MINOR_MIN_BID and shares.cert_count(player) < shares.cert_limit(ctx, state):
+            result += [Bid(player.id, sym, MINOR_MIN_BID) for sym in available_minors(ctx, state)]
+        result += _starts(ctx, state, player)
+    if not (_over_limits(ctx, state, player) and result):
+        result.append(Pass(player.id))
+    return result
+
+
+def _starts(ctx: Context, state: GameState, player: Player) -> list[Action]:
+    """7.4: the majors the player may start now, at each start price they can pay."""
+    if not _can_par_now(ctx, state) or shares.cert_count(player) >= shares.cert_limit(ctx, state):
+        return []
+    if not ctx.title.major_home_cities(ctx, state):
+        return []
+    prices = sorted({c.price for c in ctx.board.market_cells(ctx.rules.market) if c.can_start_major})
+    majors = [s for s in ctx.board.majors() if not state.companies[s].floated]
+    return [Par(player.id, sym, price) for sym in majors for price in prices if 2 * price <= player.cash]

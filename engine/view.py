@@ -16,10 +16,10 @@ STEP_NAMES = {
     "track": "lays track",
     "token": "may place a station token",
     "routes": "runs its trains",
-    "dividend": "pays out, half pays or withholds",
-    "private_before_loans": "may buy a private before its loans are settled",
+    "dividend": "decides its dividend",
+    "private_before_loans": "may buy a private",
     "loans": "settles its loans",
-    "trains": "may buy trains",
+    "trains": "buys trains",
     "private_end": "may buy a private",
 }
 """The operating steps A–H (8.4) as a player reads them."""

@@ -116,14 +116,18 @@ async def test_3_a_deal_is_checked_when_proposed_and_may_be_withdrawn(store: Sql
     assert "Nobody is waiting" in await table.say("as Player 3 agree")
 
 
-async def test_3_a_merge_offers_only_connected_minors(store: SqliteEventStore) -> None:
-    from engine.legal import candidates
-
+async def test_3_a_merge_with_an_unconnected_minor_is_refused_before_its_owner_is_asked(
+    store: SqliteEventStore,
+) -> None:
     table = await start_shared(TroikaService(store, pictures=False), MERGER_ROUND)
     game = await table.game()
-    offered = {a.target for a in candidates(game) if a.kind == "merge" and game.state.companies[a.target].is_minor}
-    listed = {c.split()[1] for c in game.choices() if c.startswith("merge ")}
-    assert offered == listed  # the same connected minors the rules allow
+    me = game.acting_player()
+    offered = {c.split()[1] for c in game.choices() if c.startswith("merge ")}
+    others = [s for s, c in game.state.companies.items() if c.is_minor and c.floated and not c.closed
+              and s not in offered and game.controller(s) not in (me, None)]
+    assert others, "a minor of another player that is not connected"
+    refused = await table.say(f"merge {others[0]}")
+    assert refused.startswith("✗ ") and "not connected" in refused and "asks" not in refused
 
 
 # 4 ------------------------------------------------------------------------------------
@@ -160,7 +164,8 @@ async def test_5_only_trains_the_company_can_pay_for_are_offered(store: SqliteEv
     game = await table.game()
     assert game.actor() == "M-K" and game.state.companies["M-K"].cash == 10
     status = await table.say("status")
-    assert "May: `train TRAIN from COMPANY PRICE`, `pass`" in status  # no yard train at 100
+    may = status.split("May: ")[1].split("\n")[0]
+    assert "`train 2-0 from N PRICE`" in may and "`pass`" in may and " 100`" not in may  # no yard train at 100
     assert "✗" in await table.say("train 2")
 
 
@@ -452,7 +457,7 @@ class Newcomer:
                 return await self.say(f"auction {words[1].split('|')[0]} {words[2].rstrip('+')}")
             if words[:2] == ["lay", "HEX"]:
                 return await self.lay()
-            if words[0] in ("token", "run", "payout") or (words[0] == "train" and words[1][0].isdigit()):
+            if words[0] in ("token", "run", "payout") or (words[0] == "train" and "PRICE" not in words):
                 return await self.say(choice)
         return await self.say("pass")
 
