@@ -2,10 +2,11 @@
 
 Everything runs in this process on the shared real games (``shared/games/1861-*.json``):
 the replay against the trace, the route finder at every logged run and for a national
-railway with many trains on a finished map, random self-play of both titles, the event store
-with the real engine, the pictures of a finished game, and the time from a command's
-arrival at the console layer to its reply and posts being ready, pictures included
-(Discord's network excluded).
+railway with many trains on a finished map, random self-play of both titles, the event
+store with the real engine (on SQLite, and on a throwaway PostgreSQL server where one
+can run), the pictures of a finished game, and the time from a command's arrival at the
+console layer to its reply and posts being ready, pictures included (Discord's network
+excluded).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from engine.state import Train
 from render.bench import bench_render
 from storage import SqliteEventStore, TroikaEngine
 from storage.bench import bench_store
+from storage.pg_temp import PostgresServer, Unavailable
 
 from .console import CHANNEL, Console
 from .service import TroikaService
@@ -112,8 +114,26 @@ def _selfplay(title: str) -> float:
     return round((time.process_time() - started) / len(SELFPLAY_SETUPS), 3)
 
 
-def _store(log: dict[str, Any], tmp: Path) -> dict[str, float]:
-    figures = asyncio.run(bench_store(tmp, TroikaEngine(), troika_log(log)))
+def _store(log: dict[str, Any], tmp: Path) -> dict[str, Any]:
+    """The store's figures on SQLite, and on PostgreSQL where a throwaway server can run
+    here (with its default durability, like SQLite's: each append is on disk)."""
+    played = troika_log(log)
+    figures: dict[str, Any] = {"sqlite": _rounded(asyncio.run(bench_store(tmp, TroikaEngine(), played)))}
+    try:
+        server = PostgresServer(durable=True)
+        server.start()
+    except Unavailable as exc:
+        figures["postgres"] = {"skipped": str(exc)}
+        return figures
+    try:
+        url = server.new_database()
+        figures["postgres"] = _rounded(asyncio.run(bench_store(tmp, TroikaEngine(), played, location=url)))
+    finally:
+        server.stop()
+    return figures
+
+
+def _rounded(figures: dict[str, float]) -> dict[str, float]:
     return {name: round(value, 2) for name, value in figures.items()}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -131,9 +132,9 @@ def _routes_now(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     """Write map.png, market.png and table.png for a point of a real game (with
     --routes, routes.png of the last run; with --svg, the SVGs too)."""
+    from bot.posts import who_acts
     from engine.actions import RunRoutes
     from engine.replay import replay
-    from bot.posts import who_acts
     from engine.routes import check_routes
     from engine.view import round_title
     from render import write_pictures
@@ -182,15 +183,24 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     return 0 if not summary["failures"] else 1
 
 
+def _database(location: str) -> str | None:
+    """Why ``location`` cannot be used as an existing database, if it cannot."""
+    from storage.postgres import is_postgres_url
+
+    if is_postgres_url(location) or Path(location.removeprefix("sqlite:")).exists():
+        return None
+    return f"no database at {location}"
+
+
 RESTORE_HINT = "to restore, stop Troika and copy a backup made with `troika backup` over it"
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """The Discord bot if a token is configured, else the local console."""
+    """The Discord bot (or one shard of it) if a token is configured, else the local console."""
     import asyncio
 
     from bot.discord_bot import TokenError, load_token
-    from storage import StoreError
+    from storage import Shard, StoreError
 
     try:
         token = load_token()
@@ -201,15 +211,26 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"troika: {exc}; put the bot's token in it, or unset DISCORD_TOKEN_FILE "
               "to play at the console", file=sys.stderr)
         return 2
+    shard = None
+    if args.shards is not None or args.shard_id is not None:
+        if args.shards is None or args.shard_id is None or not token:
+            print("troika: --shards N and --shard-id I go together, for the Discord bot "
+                  "(set DISCORD_TOKEN)", file=sys.stderr)
+            return 2
+        try:
+            shard = Shard(args.shard_id, args.shards)
+        except ValueError as exc:
+            print(f"troika: {exc}", file=sys.stderr)
+            return 2
     try:
         if token:
             from bot.discord_bot import run_discord
 
-            asyncio.run(run_discord(token, Path(args.db), args.guild))
+            asyncio.run(run_discord(token, args.db, args.guild, shard))
         else:
             from bot.console import run_console
 
-            asyncio.run(run_console(Path(args.db), Path(args.pictures)))
+            asyncio.run(run_console(args.db, Path(args.pictures)))
     except KeyboardInterrupt:
         pass
     except StoreError as exc:
@@ -223,10 +244,16 @@ def cmd_admin_accept(args: argparse.Namespace) -> int:
     on confirmation accept the new replay so the game loads again."""
     import asyncio
 
-    from storage import GameRepository, ReplayMismatch, SqliteEventStore, StoreError, TroikaEngine
+    from storage import (
+        GameRepository,
+        ReplayMismatch,
+        StoreError,
+        TroikaEngine,
+        store_at,
+    )
 
     async def accept() -> int:
-        async with SqliteEventStore(args.db) as store:
+        async with store_at(args.db) as store:
             repo = GameRepository(store, TroikaEngine())
             try:
                 await repo.load(args.game)
@@ -245,8 +272,9 @@ def cmd_admin_accept(args: argparse.Namespace) -> int:
             print(f"game {args.game} accepted at event {live.seq}; it loads again")
             return 0
 
-    if not Path(args.db).exists():
-        print(f"troika: no database at {args.db}", file=sys.stderr)
+    problem = _database(args.db)
+    if problem:
+        print(f"troika: {problem}", file=sys.stderr)
         return 2
     try:
         return asyncio.run(accept())
@@ -262,17 +290,19 @@ def _confirm(question: str) -> bool:
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    """Copy the whole database, consistently, while the bot may be using it."""
+    """Copy the whole database, consistently, while the bot may be using it (a PostgreSQL
+    database is copied into a SQLite file)."""
     import asyncio
 
-    from storage import SqliteEventStore, StoreError
+    from storage import StoreError, store_at
 
     async def backup() -> None:
-        async with SqliteEventStore(args.db) as store:
+        async with store_at(args.db) as store:
             await store.backup(args.path)
 
-    if not Path(args.db).exists():
-        print(f"troika: no database at {args.db}", file=sys.stderr)
+    problem = _database(args.db)
+    if problem:
+        print(f"troika: {problem}", file=sys.stderr)
         return 2
     try:
         asyncio.run(backup())
@@ -281,6 +311,37 @@ def cmd_backup(args: argparse.Namespace) -> int:
         return 1
     print(args.path)
     return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Copy every game, event and pending post into an empty database, then replay each
+    game on both sides to prove the copy."""
+    import asyncio
+
+    from storage import StoreError, TroikaEngine, store_at
+    from storage.copy import CopyReport, copy_store, verify_copy
+    from storage.postgres import safe_url
+
+    async def migrate() -> tuple[CopyReport, CopyReport]:
+        async with store_at(args.source) as source, store_at(args.target) as target:
+            copied = await copy_store(source, target)
+            return copied, await verify_copy(source, target, TroikaEngine())
+
+    problem = _database(args.source)
+    if problem:
+        print(f"troika: {problem}", file=sys.stderr)
+        return 2
+    try:
+        copied, checked = asyncio.run(migrate())
+    except StoreError as exc:
+        print(f"troika: {exc}", file=sys.stderr)
+        return 1
+    print(f"copied {copied.games} games, {copied.events} events and {copied.posts} pending posts "
+          f"to {safe_url(args.target)}; {checked.replayed} of {checked.games} games replay to the same "
+          "state on both sides, the others are refused alike (not started or not loadable)")
+    for line in checked.problems:
+        print(f"troika: {line}", file=sys.stderr)
+    return 1 if checked.problems else 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -337,26 +398,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--title", default="1861", choices=["1861", "1867"], help="the game to play (default 1861)")
     p.set_defaults(func=cmd_selfplay)
 
+    database = os.environ.get("TROIKA_DB") or "troika.db"
+    where = "a SQLite file or a postgresql:// URL (default: $TROIKA_DB, else ./troika.db)"
     p = sub.add_parser(
         "run", help="the Discord bot (DISCORD_TOKEN set), else the local console",
         description="The Discord bot if a token is set: DISCORD_TOKEN, or DISCORD_TOKEN_FILE naming a file "
                     "that holds it. Without one, the local console (hot-seat play at a prompt).",
     )
-    p.add_argument("--db", default="troika.db", help="the SQLite database (default ./troika.db)")
+    p.add_argument("--db", default=database, help=f"the database: {where}")
     p.add_argument("--pictures", default="pictures", help="console: folder for the pictures")
     p.add_argument("--guild", type=int, default=None, help="Discord: sync slash commands to this server now")
+    p.add_argument("--shards", type=int, default=None, help="Discord: the bot runs as this many processes")
+    p.add_argument("--shard-id", type=int, default=None, help="Discord: which of them this is (0, 1, ...)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("backup", help="copy the database while it is in use", description=cmd_backup.__doc__)
-    p.add_argument("path", help="where to write the copy")
-    p.add_argument("--db", default="troika.db", help="the SQLite database (default ./troika.db)")
+    p.add_argument("path", help="where to write the copy (a SQLite file)")
+    p.add_argument("--db", default=database, help=f"the database: {where}")
     p.set_defaults(func=cmd_backup)
+
+    p = sub.add_parser("migrate", help="copy every game into an empty database and prove the copy")
+    p.add_argument("--from", dest="source", required=True, help="the database to copy: sqlite:PATH or a URL")
+    p.add_argument("--to", dest="target", required=True, help="the empty database: postgresql://... or sqlite:PATH")
+    p.set_defaults(func=cmd_migrate)
 
     p = sub.add_parser("admin", help="operator commands on the database")
     admin = p.add_subparsers(dest="admin", required=True)
     p = admin.add_parser("accept", help="accept a new Troika's replay of a game that no longer loads")
     p.add_argument("game", type=int, help="the game's number")
-    p.add_argument("--db", default="troika.db", help="the SQLite database (default ./troika.db)")
+    p.add_argument("--db", default=database, help=f"the database: {where}")
     p.add_argument("--yes", action="store_true", help="accept without asking")
     p.add_argument("--note", default="accepted by the operator after a rules change", help="logged with it")
     p.set_defaults(func=cmd_admin_accept)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from storage import SqliteEventStore
+from storage import store_at
+from storage.postgres import safe_url
 
 from .errors import NoGame, NotAllowed, Refusal
 from .posts import Picture
@@ -118,15 +119,15 @@ class Console:
                        "the game goes on without them.")
 
 
-async def run_console(db_path: Path, pictures_dir: Path) -> None:
-    """The interactive prompt, until end of input or ``quit``."""
-    folder = db_path.parent
-    if not folder.is_dir():
-        raise SystemExit(f"troika: no folder {folder}/ for the database {db_path}")
-    async with SqliteEventStore(db_path) as store:
+async def run_console(location: str | Path, pictures_dir: Path) -> None:
+    """The interactive prompt, until end of input or ``quit``, on the store at
+    ``location`` (a SQLite file or a PostgreSQL URL)."""
+    if "://" not in str(location) and not Path(location).parent.is_dir():
+        raise SystemExit(f"troika: no folder {Path(location).parent}/ for the database {location}")
+    async with store_at(location) as store:
         service = TroikaService(store)
         console = Console(service, pictures_dir)
-        print(f"Troika console · database {db_path} · pictures in {pictures_dir}/")
+        print(f"Troika console · database {safe_url(str(location))} · pictures in {pictures_dir}/")
         if await store.active_game_in_channel(CHANNEL) is not None:
             await console.line("status")
         print("`new Anna Boris Clara` starts a game (add `column` for the column market); `help` lists "

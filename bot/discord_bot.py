@@ -27,7 +27,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from storage import SqliteEventStore
+from storage import Shard, store_at
 
 from .commands import VERBS, split
 from .errors import Refusal
@@ -101,11 +101,14 @@ class TroikaBot(commands.Bot):
     def __init__(self, service: TroikaService, *, guild_id: int | None = None) -> None:
         intents = discord.Intents.default()
         intents.message_content = True
+        shard = service.shard
         super().__init__(
             command_prefix=commands.when_mentioned_or("!"),
             intents=intents,
             help_command=None,
             allowed_mentions=discord.AllowedMentions.none(),
+            shard_id=shard.index if shard else None,
+            shard_count=shard.count if shard else None,
         )
         self.service = service
         self.guild_id = guild_id
@@ -113,6 +116,8 @@ class TroikaBot(commands.Bot):
     async def setup_hook(self) -> None:
         self.add_view(ChoiceView(BUTTONS))  # buttons on earlier posts keep working after a restart
         await self.add_cog(GameCog(self))
+        if self.service.shard is not None and self.service.shard.index != 0:
+            return  # the commands are the bot's, not a shard's: shard 0 registers them
         if self.guild_id is not None:
             guild = discord.Object(self.guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -304,7 +309,9 @@ class GameCog(commands.Cog, name="Game"):
         """Carry out a command: defer (slash commands must answer within 3 s), hand it
         to the service, deliver its posts, answer."""
         await ctx.defer(ephemeral=VERBS[split(text)[0]].kind != "info")
-        reply = await self.service.handle(str(ctx.channel.id), account(ctx.author), text, key=request_key(ctx))
+        guild_id = str(ctx.guild.id) if ctx.guild else None
+        reply = await self.service.handle(str(ctx.channel.id), account(ctx.author), text, key=request_key(ctx),
+                                          guild_id=guild_id)
         try:
             await self.deliver()
         except Exception:  # the command is stored; the delivery loop sends its posts later
@@ -558,12 +565,18 @@ def _chunks(text: str) -> list[str]:
     return chunks
 
 
-async def run_discord(token: str, db_path: Path, guild_id: int | None = None) -> None:
-    """Run the bot until it is stopped; games load from the store on demand."""
+async def run_discord(
+    token: str, location: str | Path, guild_id: int | None = None, shard: Shard | None = None
+) -> None:
+    """Run the bot (or one shard of it) until it is stopped, on the store at ``location``
+    (a SQLite file or a PostgreSQL URL); games load from the store on demand."""
     discord.utils.setup_logging()
-    async with SqliteEventStore(db_path) as store:
-        service = TroikaService(store, timestamps=True)
+    async with store_at(location) as store:
+        service = TroikaService(store, shard=shard, timestamps=True)
         for problem in await service.repo.verify_running_games():
             log.warning("game %s does not load: %s", problem.game_id, problem.message)
-        async with TroikaBot(service, guild_id=guild_id) as bot:
-            await bot.start(token)
+        try:
+            async with TroikaBot(service, guild_id=guild_id) as bot:
+                await bot.start(token)
+        finally:
+            await service.close()

@@ -24,6 +24,7 @@ import logging
 import math
 import random
 import secrets
+import socket
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -33,6 +34,7 @@ from typing import Any
 
 from engine.actions import Action, EndGame, LayTile, PlaceToken, RemoveToken, action_from_dict
 from engine.board import load_board
+from engine.titles import DEFAULT_TITLE, TITLES
 from engine.errors import EngineError
 from engine.game import Game
 from engine.legal import legal_actions
@@ -50,6 +52,7 @@ from storage import (
     NewEvent,
     OutboxMessage,
     Seat,
+    Shard,
     StoreError,
     TroikaEngine,
     UndoError,
@@ -74,8 +77,8 @@ from .posts import (
     next_line,
     player_name,
     render_pictures,
-    routes_payload,
     round_title,
+    routes_payload,
     seat_name,
     status_text,
     who_acts,
@@ -84,9 +87,6 @@ from .posts import (
 MAX_PLAYERS = 6
 SINCE_SHOWN = 6
 """Others' moves listed in "since your last move" (older ones are counted)."""
-TITLES = ("1861", "1867")
-DEFAULT_TITLE = "1861"
-"""The title ``new`` sets up unless told (``new 1867 ...``)."""
 MAX_TRIES = 30
 """Times a command is tried when other processes keep changing its game meanwhile."""
 REPLY_LIMIT = 1900
@@ -157,12 +157,21 @@ class TroikaService:
     """Commands in, stored events and outbox posts out. One per process."""
 
     def __init__(
-        self, store: EventStore, *, clock: Callable[[], datetime] = utc_now, pictures: bool = True,
+        self,
+        store: EventStore,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        pictures: bool = True,
+        shard: Shard | None = None,
+        owner: str | None = None,
         timestamps: bool = False,
     ) -> None:
         """``timestamps``: write times as Discord timestamps (``<t:UNIX:R>``), which each
         reader sees in their own time zone, instead of durations."""
         self.store = store
+        self.shard = shard
+        self.owner = owner or _process_name(shard)
+        self._guilds: dict[int, str | None] = {}
         self.timestamps = timestamps
         self.engine = _Engine()
         self.repo = GameRepository(store, self.engine, cache_size=64)
@@ -176,7 +185,7 @@ class TroikaService:
         self.conflicts_retried = 0
         """How often a command was tried again because another process changed its game."""
         self._setup: dict[str, Callable[[str, Account, str], Awaitable[Reply]]] = {
-            "new": self._new, "join": self._join, "leave": self._leave, "start": self._start,
+            "join": self._join, "leave": self._leave, "start": self._start,
         }
         self._turns: dict[str, Callable[[GameRecord, Seat, str, Seat | None], Awaitable[Reply]]] = {
             "undo": self._undo, "redo": self._redo, "agree": self._agree, "refuse": self._refuse,
@@ -188,15 +197,18 @@ class TroikaService:
 
     # --- entry points ------------------------------------------------------------
 
-    async def handle(self, channel_id: str, account: Account, text: str, *, key: str | None = None) -> Reply:
-        """Carry out one command typed in a channel; raises :class:`Refusal`.
+    async def handle(
+        self, channel_id: str, account: Account, text: str, *, key: str | None = None, guild_id: str | None = None
+    ) -> Reply:
+        """Carry out one command typed in a channel (of server ``guild_id``, whose shard
+        owns the games set up there); raises :class:`Refusal`.
 
         ``key`` identifies the incoming message or interaction: a second delivery of it
         changes nothing and answers nothing. A command overtaken by another process
         writing to its game is tried again from the start, so no player sees the clash."""
         try:
             async with self._command(channel_id, key):
-                return await self._handle(channel_id, account, text)
+                return await self._handle(channel_id, account, text, guild_id)
         except _AlreadyDone:
             return Reply()
         except Refusal as exc:
@@ -218,7 +230,7 @@ class TroikaService:
                 while len(self._done) > 1000:
                     self._done.popitem(last=False)
 
-    async def _handle(self, channel_id: str, account: Account, text: str) -> Reply:
+    async def _handle(self, channel_id: str, account: Account, text: str, guild_id: str | None) -> Reply:
         verb, rest = split(text)
         if verb == "help":
             return Reply(help_text(rest))
@@ -227,6 +239,8 @@ class TroikaService:
         if verb == "as" and len(rest.split()) < 2:
             raise Refusal("Write it as `as PLAYER COMMAND`: the commissioner enters a command for an absent "
                           "player, e.g. `as Boris pass`.")
+        if verb == "new":
+            return await self._retrying(lambda: self._new(channel_id, account, rest, guild_id))
         if verb in self._setup:
             return await self._retrying(lambda: self._setup[verb](channel_id, account, rest))
         if verb == "games":
@@ -293,6 +307,7 @@ class TroikaService:
         first_player: int | None = None,
         seed: int | None = None,
         title: str = DEFAULT_TITLE,
+        guild_id: str | None = None,
     ) -> Reply:
         """Set up and start a game of ``title`` at once (console, tests): ``players`` are
         (id, name), each player's account id being their id; the first is the commissioner."""
@@ -303,7 +318,7 @@ class TroikaService:
             options["first_player"] = first_player
         seats = [Seat(i, pid, name, pid, i == 0) for i, (pid, name) in enumerate(players)]
         async with self._lock(channel_id):
-            record = await self._create(channel_id, seats, options, seed, players[0][0], title)
+            record = await self._create(channel_id, seats, options, seed, players[0][0], title, guild_id)
             try:
                 return await self._begin(record)
             except Refusal:
@@ -311,23 +326,30 @@ class TroikaService:
                 raise
 
     async def flush(self, deliver: Callable[[Post], Awaitable[None]]) -> set[int]:
-        """Deliver every post not yet sent, oldest first per game, marking each sent once
-        ``deliver`` returns; returns the games posted to.
+        """Deliver every post not yet sent of this process's games, oldest first per game,
+        marking each sent once ``deliver`` returns; returns the games posted to.
 
-        A game's trouble stays with that game: if ``deliver`` raises, that post and the
-        game's later ones wait for the next flush while other games' posts go out. A post
-        whose stored payload cannot be read is logged and dropped. A post delivered but
-        not marked (the database busy) is marked before anything else is sent, never
-        delivered again by this process."""
+        A game's posts go out under this process's claim on the game, taken or renewed
+        before each post, so no other process sends them too; a post is sent only if it
+        is still unsent once the claim is held. A game's trouble stays with that game: if
+        ``deliver`` raises, that post and the game's later ones wait for the next flush
+        while other games' posts go out. A post whose stored payload cannot be read is
+        logged and dropped. A post delivered but not marked (the database busy) is marked
+        before anything else is sent, never delivered again by this process."""
         touched: set[int] = set()
         async with self._flush_lock:
             await self._mark_delivered()
-            held: set[int] = set()
+            held: set[int] = set()  # games not posted to in this flush: others' or in trouble
             after = 0
             while batch := await self.store.outbox_unsent(after_id=after):
                 after = batch[-1].id
                 for message in batch:
                     if message.game_id in held or message.id in self._sent_unmarked:
+                        continue
+                    if not await self._claim(message.game_id):
+                        held.add(message.game_id)
+                        continue
+                    if not await self._still_unsent(message):
                         continue
                     if message.problem is not None:
                         log.error("post %s of game %s dropped: %s", message.id, message.game_id, message.problem)
@@ -351,16 +373,22 @@ class TroikaService:
             self._sent_unmarked.discard(message_id)
 
     async def send_reminders(self) -> None:
-        """Queue the reminders that are due: the acting player after the game's
-        reminder time, then the channel after twice that, each once per decision.
-        A game that cannot be loaded is logged and skipped."""
+        """Queue the reminders that are due in this process's games: the acting player
+        after the game's reminder time, then the channel after twice that, each once per
+        decision. A game that cannot be loaded is logged and skipped."""
         now = self.clock()
         for record in await self.store.list_games([GameStatus.RUNNING]):
             try:
+                if not self._owns(record) or not await self.store.claim_game(record.id, self.owner):
+                    continue
                 async with self._lock(record.channel_id or f"game {record.id}"):
                     await self._retrying(lambda record=record: self._reminders_for(record, now))
             except (CorruptEvent, StoreError) as exc:
                 log.warning("no reminders for game %s: %s", record.id, exc)
+
+    async def close(self) -> None:
+        """Give up this process's claims, so another may deliver its games' posts at once."""
+        await self.store.release_claims(self.owner)
 
     async def status(self, game_id: int) -> Status:
         """What the game's pinned status message should say, and where it is."""
@@ -445,11 +473,11 @@ class TroikaService:
 
     # --- set-up ------------------------------------------------------------------
 
-    async def _new(self, channel_id: str, account: Account, rest: str) -> Reply:
+    async def _new(self, channel_id: str, account: Account, rest: str, guild_id: str | None = None) -> Reply:
         title, market = game_choice(rest.split())
         seat = Seat(0, account.id, account.name, account.id, True)
         options = Rules.rulebook(market=market).to_dict()
-        record = await self._create(channel_id, [seat], options, None, account.id, title)
+        record = await self._create(channel_id, [seat], options, None, account.id, title, guild_id)
         return Reply(f"**{account.name}** sets up game {record.id} of {title} ({market} market) and is its "
                      "commissioner. Others: `join`. Then the commissioner types `start` (2 to 6 players).")
 
@@ -461,15 +489,16 @@ class TroikaService:
         seed: int | None,
         creator: str,
         title: str = DEFAULT_TITLE,
+        guild_id: str | None = None,
     ) -> GameRecord:
         try:
             return await self.repo.create_game(
                 title, options, secrets.randbelow(2**31) if seed is None else seed, seats, creator,
-                channel_id=channel_id,
+                guild_id=guild_id, channel_id=channel_id,
             )
         except ChannelBusy as exc:
             if await self._settle_finished(exc.game_id):
-                return await self._create(channel_id, seats, options, seed, creator, title)
+                return await self._create(channel_id, seats, options, seed, creator, title, guild_id)
             raise Refusal(f"This channel already has game {exc.game_id}; its commissioner can `end` it.") from None
 
     async def _settle_finished(self, game_id: int) -> bool:
@@ -1094,6 +1123,25 @@ class TroikaService:
             self.engine.apply(game, event.action, replaying=True)
         return game
 
+    async def _claim(self, game_id: int) -> bool:
+        """Whether this process may post to the game now: it is one of its shard's, and
+        the process holds the game's claim (taken or renewed here)."""
+        if self.shard is not None:
+            if game_id not in self._guilds:
+                self._guilds[game_id] = (await self.store.get_game(game_id)).guild_id
+            if not self.shard.owns(self._guilds[game_id]):
+                return False
+        return await self.store.claim_game(game_id, self.owner)
+
+    async def _still_unsent(self, message: OutboxMessage) -> bool:
+        """Whether the post is still unsent (another process may have sent it since it
+        was read, before this one held the game's claim)."""
+        first = await self.store.outbox_unsent(1, message.id - 1, game_id=message.game_id)
+        return bool(first) and first[0].id == message.id
+
+    def _owns(self, record: GameRecord) -> bool:
+        return self.shard is None or self.shard.owns(record.guild_id)
+
     async def _ledger(self, game_id: int) -> Ledger:
         ledger = self._ledgers.setdefault(game_id, Ledger())
         if ledger.seq < await self.store.last_seq(game_id):
@@ -1117,6 +1165,14 @@ def _hours(text: str, verb: str = "remind") -> float | None:
     if not (math.isfinite(hours) and low <= hours <= high):
         raise Refusal(f"The reminder time is a number of hours from {low} to {high} (30 days): `{verb} 24`.")
     return hours
+
+
+def _process_name(shard: Shard | None) -> str:
+    """The name this process claims games under: its shard and machine, so that the same
+    bot restarted after a crash takes its games back at once, while any other process
+    waits for the claims to run out."""
+    which = f"shard {shard.index} of {shard.count}" if shard else "troika"
+    return f"{which} on {socket.gethostname()}"
 
 
 class _AlreadyDone(Exception):

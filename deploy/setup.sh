@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up Troika on this machine: system libraries (Cairo, fonts) and a virtualenv in .venv.
+# Set up Troika on this machine: system libraries (Cairo, fonts; PostgreSQL's server for
+# the tests of the PostgreSQL store) and a virtualenv in .venv.
 # Safe to run again; it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,16 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     else
         echo "Please install: ${need_apt[*]} (Cairo and the DejaVu fonts)" >&2
         exit 1
+    fi
+fi
+
+# PostgreSQL is optional for running Troika; without it the tests skip the PostgreSQL store.
+if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        (apt-get update -qq && apt-get install -y -qq --no-install-recommends postgresql >/dev/null) \
+            || echo "PostgreSQL could not be installed; its tests will be skipped" >&2
+    else
+        echo "PostgreSQL is not installed; the tests of the PostgreSQL store will be skipped" >&2
     fi
 fi
 

@@ -532,7 +532,7 @@ def _parse_corporation(d: dict) -> CorporationDef:
 _BOARDS: dict[str, Board] = {}
 
 
-def load_board(title: str = "1861") -> Board:
+def load_board(title: str) -> Board:
     """The board of ``title``, parsed once per process."""
     if title not in _BOARDS:
         _BOARDS[title] = _read_board(title)

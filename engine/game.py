@@ -1,4 +1,4 @@
-"""A game of 1861: set-up, the round in progress, and applying actions.
+"""A game of 1861 or 1867: set-up, the round in progress, and applying actions.
 
 ``Game.apply`` either changes the state or raises an :class:`EngineError` and
 leaves the state exactly as it was.
@@ -22,6 +22,7 @@ from .rules import Rules
 from .scoring import end_game, final_values
 from .setup import new_state
 from .state import Context, GameState
+from .titles import DEFAULT_TITLE
 
 ROUND_MODULES: dict[str, ModuleType] = {
     "Auction": auction,
@@ -45,7 +46,7 @@ class Game:
         players: list[tuple[str, str]],
         seed: int,
         rules: Rules | None = None,
-        title: str = "1861",
+        title: str = DEFAULT_TITLE,
         *,
         first_player: int | None = None,
     ) -> Game:

@@ -35,12 +35,13 @@ from .actions import (
     RunRoutes,
     SellShares,
 )
+from .board import load_board
 from .errors import InvalidAction
 from .game import Game
-from .board import load_board
 from .history import effective_entries
 from .rules import Rules
 from .state import GameState
+from .titles import DEFAULT_TITLE
 
 IGNORED_TYPES = {"message", "program_share_pass", "program_buy_shares", "program_merger_pass", "program_disable"}
 """Chat, and standing orders whose effects are logged as the auto_actions they caused."""
@@ -58,7 +59,7 @@ def read_log(log: dict[str, Any]) -> tuple[Game, list[LoggedAction]]:
     """A new game set up as the log's, and the log's actions that are in effect."""
     if not isinstance(log, dict) or "players" not in log or "actions" not in log:
         raise InvalidAction("this is not an 18xx.games game log (no players or actions)")
-    title = str(log.get("title", "1861"))
+    title = str(log.get("title", DEFAULT_TITLE))
     settings = log.get("settings") or {}
     optional = settings.get("optional_rules") or []
     market = "column" if "column_market" in optional else "grid" if "grid_market" in optional else None

@@ -11,8 +11,8 @@ from .errors import IllegalAction
 from .state import Company, Context, GameState
 from .track import (
     border_crossings_paid,
-    check_upgrade,
     check_keeps_track,
+    check_upgrade,
     check_upgrade_tile,
     exits_are_legal,
     lay_cost,
@@ -151,7 +151,8 @@ def _check_max_exits(ctx: Context, state: GameState, hex_id: str, tile, rotation
                 continue
             if not exits_are_legal(ctx, state, hex_id, other, r):
                 raise IllegalAction(
-                    f"tile {other.name} uses more track on {hex_id}; an upgrade must use as many segments as it can (8.6)"
+                    f"tile {other.name} uses more track on {hex_id}; "
+                    "an upgrade must use as many segments as it can (8.6)"
                 )
 
 

@@ -8,6 +8,8 @@ from .state import Company, GameState
 LOAN = 50
 INTEREST = 5
 MAX_LOANS = {"minor": 2, "major": 5, "national": 100}
+"""8.2: 2 for a minor, 5 for a major; the national railway has no limit (18xx.games
+caps the RSR at 100; the CN never borrows)."""
 
 
 def loans_left(company: Company) -> int:

@@ -9,8 +9,8 @@ from . import graph, market, shares, trains
 from .actions import Action, BuyShare, Convert, DiscardTrain, Merge, Pass, RemoveToken
 from .board import MarketCell
 from .errors import IllegalAction
-from .state import Company, Context, GameState, StationToken
 from .nationalization import trainless_choice
+from .state import Company, Context, GameState, StationToken
 from .tokens import remove_token
 
 MAX_MINORS = 10

@@ -149,7 +149,8 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
     if state.game_ends_after == (state.round_number, rnd.number):
         from .scoring import end_game
 
-        end_game(ctx, state, "bank" if state.bank_broken and state.phase != ctx.board.phases[-1].name else "final_phase")
+        by_bank = state.bank_broken and state.phase != ctx.board.phases[-1].name
+        end_game(ctx, state, "bank" if by_bank else "final_phase")
         return
     if "export_train" in ctx.board.phase(state.phase).status:
         trains.export_train(ctx, state)

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
-
 QUICK_MIP_OPTIONS: dict[str, bool | int] = {
     # The caller knows a good packing and asks only for better ones: HiGHS's own
     # searches for a first packing cost more than they save.

@@ -1034,7 +1034,10 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
     goal lets in at least :data:`GOAL_GROWTH` times as many routes as the one before,
     so the last program, the one that decides, does most of the work.
     """
-    from .packing import Item, Packing  # HiGHS and numpy load only when a program is needed
+    from .packing import (  # HiGHS and numpy load only when a program is needed
+        Item,
+        Packing,
+    )
 
     trains = optimizer.trains
     names = [t.name for t in trains]

@@ -16,6 +16,7 @@ from .actions import Action, Pass
 from .game import Game
 from .legal import legal_actions
 from .rules import Rules
+from .titles import DEFAULT_TITLE
 
 MAX_ACTIONS = 5000
 PASS_WEIGHT = 0.25  # how often a random player prefers passing when it may act
@@ -26,7 +27,7 @@ class SelfPlayResult:
     seed: int
     players: int
     market: str
-    title: str = "1861"
+    title: str = DEFAULT_TITLE
     actions: int = 0
     finished: bool = False
     failures: list[str] = field(default_factory=list)
@@ -36,7 +37,7 @@ class InvariantError(AssertionError):
     """The state broke a rule that must always hold."""
 
 
-def play_random_game(seed: int, players: int, market: str, title: str = "1861") -> SelfPlayResult:
+def play_random_game(seed: int, players: int, market: str, title: str = DEFAULT_TITLE) -> SelfPlayResult:
     """Play one game of random legal moves to the end, checking invariants."""
     rng = random.Random(seed)
     seats = [(f"p{i}", f"Player {i + 1}") for i in range(players)]
@@ -105,7 +106,7 @@ def check_invariants(game: Game, last: Action) -> None:
 SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in ("grid", "column")]
 
 
-def play_many(games: int, seed: int, title: str = "1861") -> dict[str, object]:
+def play_many(games: int, seed: int, title: str = DEFAULT_TITLE) -> dict[str, object]:
     """Play ``games`` random games of ``title`` over every player count and market; a summary."""
     actions = 0
     failures: list[str] = []

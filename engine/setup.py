@@ -18,6 +18,7 @@ from .state import (
     Train,
 )
 
+
 def new_state(ctx: Context, players: list[tuple[str, str]], priority: int, seed: int = 0) -> GameState:
     """The state before the private auction: ``players`` are (id, name) in seat order."""
     board = ctx.board

@@ -477,7 +477,8 @@ def _minor_sold(ctx: Context, state: GameState, sr: StockRound, auction: MinorAu
     minor.floated = True
     market.place(state, auction.minor, market.minor_start_cell(ctx, auction.high_bid))
     state.log.append(
-        f"{winner.name} wins {auction.minor} for {auction.high_bid}; its share price is {market.price(ctx, state, auction.minor)}"
+        f"{winner.name} wins {auction.minor} for {auction.high_bid}; "
+        f"its share price is {market.price(ctx, state, auction.minor)}"
     )
     sr.auction = None
     sr.turn = auction.high_bidder
@@ -518,7 +519,9 @@ def _par(ctx: Context, state: GameState, sr: StockRound, seat: int, action: Par)
         raise IllegalAction(f"{sym} has already started")
     cell = market.major_start_cell(ctx, action.price, exact=True)
     if player.cash < 2 * action.price:
-        raise IllegalAction(f"starting {sym} at {action.price} costs {2 * action.price}; {player.name} has {player.cash}")
+        raise IllegalAction(
+            f"starting {sym} at {action.price} costs {2 * action.price}; {player.name} has {player.cash}"
+        )
     if shares.cert_count(player) >= shares.cert_limit(ctx, state):
         raise IllegalAction(f"{player.name} is at the certificate limit")
     if not ctx.title.major_home_cities(ctx, state):

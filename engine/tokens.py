@@ -6,7 +6,6 @@ from .board import hex_distance
 from .errors import IllegalAction
 from .state import Context, GameState
 
-
 NEUTRAL = "neutral"
 """The holder written in a city spot for a neutral token: it fills the spot and
 belongs to no company, so it never blocks a route (RN 11.25, 1867's green spots)."""

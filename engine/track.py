@@ -54,7 +54,8 @@ def check_upgrade_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef
     manifest = not ctx.rules.upgrades_by_track_only
     if manifest and old.name in ctx.board.tiles and allowed is not None and new.name not in allowed:
         raise IllegalAction(
-            f"tile {old.name} upgrades only to {', '.join(allowed) or 'nothing'} (the tile manifest, 19), not {new.name}"
+            f"tile {old.name} upgrades only to {', '.join(allowed) or 'nothing'} "
+            f"(the tile manifest, 19), not {new.name}"
         )
     label = required_label(old, hex_def, new.color)
     if new.label != label:
@@ -64,9 +65,13 @@ def check_upgrade_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef
         names = f" ({new.color}: {', '.join(fitting)})" if label and fitting else ""
         raise IllegalAction(f"{hex_id} needs {want}{names}; tile {new.name} is labelled {new.label or 'nothing'}")
     if len(new.town_indexes) != len(old.town_indexes):
-        raise IllegalAction(f"{hex_id} has {len(old.town_indexes)} town(s); tile {new.name} has {len(new.town_indexes)}")
+        raise IllegalAction(
+            f"{hex_id} has {len(old.town_indexes)} town(s); tile {new.name} has {len(new.town_indexes)}"
+        )
     if label is None and len(new.city_indexes) != len(old.city_indexes):
-        raise IllegalAction(f"{hex_id} has {len(old.city_indexes)} city(ies); tile {new.name} has {len(new.city_indexes)}")
+        raise IllegalAction(
+            f"{hex_id} has {len(old.city_indexes)} city(ies); tile {new.name} has {len(new.city_indexes)}"
+        )
     if not new.city_indexes and old.city_indexes:
         raise IllegalAction(f"{hex_id} has a city; tile {new.name} has none")
 

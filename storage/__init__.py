@@ -1,9 +1,12 @@
 """Troika's event store: games are logs of accepted actions, replayed by the engine.
 
-``SqliteEventStore`` keeps the logs in a local SQLite file; ``GameRepository`` turns
-them into live games through an engine adapter (``TroikaEngine`` for the real one).
+``SqliteEventStore`` keeps the logs in a local SQLite file, ``PostgresEventStore``
+(:mod:`storage.postgres`) in a PostgreSQL database; ``store_at`` picks one from a path
+or URL. ``GameRepository`` turns logs into live games through an engine adapter
+(``TroikaEngine`` for the real one).
 """
 
+from .copy import store_at
 from .gamelog import InvalidGameLog
 from .repository import (
     ActResult,
@@ -30,6 +33,7 @@ from .store import (
     NewGame,
     OutboxMessage,
     Seat,
+    Shard,
     StoreError,
 )
 
@@ -54,8 +58,10 @@ __all__ = [
     "ReplayMismatch",
     "ReplayProblem",
     "Seat",
+    "Shard",
     "SqliteEventStore",
     "StoreError",
     "TroikaEngine",
+    "store_at",
     "UndoError",
 ]

@@ -1,4 +1,5 @@
-"""Storage benchmark: what a command pays to append an action and to load a game."""
+"""Storage benchmark: what a command pays to append an action and to load a game, on
+SQLite or PostgreSQL."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from .copy import store_at
 from .fake_engine import FakeEngine, fake_log
 from .gamelog import parse_log
 from .repository import EngineAdapter, GameRepository
-from .sqlite import SqliteEventStore
 from .store import EventKind, NewEvent
 
 
@@ -19,19 +20,21 @@ async def bench_store(
     adapter: EngineAdapter | None = None,
     log: dict[str, Any] | None = None,
     *,
+    location: str | None = None,
     cold_loads: int = 5,
     warm_loads: int = 200,
 ) -> dict[str, float]:
     """Play ``log`` (default: 700 actions of :class:`FakeEngine`'s points game) into a
-    fresh SQLite file in ``tmpdir`` through :class:`GameRepository`, timing every append
-    (engine step, state hash and durable commit); then time loads of the result, cold
-    (new repository: read and replay the whole log) and warm (from the cache).
+    fresh store (a SQLite file in ``tmpdir``, or the empty database at ``location``)
+    through :class:`GameRepository`, timing every append (engine step, state hash and
+    durable commit); then time loads of the result, cold (new repository: read and
+    replay the whole log) and warm (from the cache).
 
     ``log`` is in the export format and may hold actions, undo and redo. Medians except
     ``append_p95_ms``."""
     engine = adapter or FakeEngine()
     parsed = parse_log(log or fake_log(700))
-    async with SqliteEventStore(Path(tmpdir) / "bench.sqlite3") as store:
+    async with store_at(location or Path(tmpdir) / "bench.sqlite3") as store:
         repo = GameRepository(store, engine)
         record = await repo.create_game(
             parsed.title, parsed.options, parsed.seed, parsed.seats, "bench"

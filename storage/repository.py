@@ -41,6 +41,7 @@ from .store import (
     NewEvent,
     NewGame,
     Seat,
+    StoreError,
     utc_now,
 )
 
@@ -499,6 +500,15 @@ class GameRepository:
             self._remember(game_id, entry)
             return self._live(game_id, entry)
 
+    async def _moved_on(self, game_id: int, expected_seq: int, seq: int) -> StoreError:
+        """The error for a game that moved past ``expected_seq``: :class:`DuplicateRequest`
+        if an event since carries this request's key (another process carried the same
+        request out), else :class:`AppendConflict`."""
+        key = _request_key.get()
+        if key is not None and any(e.request_key == key for e in await self.store.events(game_id, expected_seq)):
+            return DuplicateRequest(key)
+        return AppendConflict(game_id, expected_seq, seq)
+
     async def _current(self, game_id: int) -> _Entry:
         """The cached entry if it is at the log's last event, else a fresh replay."""
         last = await self.store.last_seq(game_id)
@@ -549,15 +559,6 @@ class GameRepository:
             unchanged = False
         if not unchanged:
             self._cache.pop(game_id, None)
-
-    async def _moved_on(self, game_id: int, expected_seq: int, actual_seq: int) -> Exception:
-        """The game moved past ``expected_seq``: a :class:`DuplicateRequest` if the request
-        being carried out is among the events since (a second delivery of it got there
-        first), else an :class:`AppendConflict`."""
-        key = _request_key.get()
-        if key is not None and any(e.request_key == key for e in await self.store.events(game_id, expected_seq)):
-            return DuplicateRequest(key)
-        return AppendConflict(game_id, expected_seq, actual_seq)
 
     def _hash(self, game: Any) -> str:
         return state_hash(self.engine.dump(game))

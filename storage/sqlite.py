@@ -9,18 +9,19 @@ applied in order at :meth:`SqliteEventStore.open` and recorded in ``schema_versi
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
 from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager, suppress
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
+from .codec import event_action, game_options, migration_scripts, post_payload, to_json
 from .store import (
     ACTIVE_STATUSES,
+    CLAIM_LEASE,
     AppendConflict,
     ChannelBusy,
     CorruptEvent,
@@ -121,7 +122,7 @@ class SqliteEventStore(EventStore):
                 raise
 
     async def _migrate(self) -> None:
-        scripts = _migration_scripts()
+        scripts = migration_scripts(MIGRATIONS_DIR)
         async with self._transaction("upgrading the database schema") as db:
             await db.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version"
@@ -146,8 +147,8 @@ class SqliteEventStore(EventStore):
 
     async def create_game(self, game: NewGame, events: Sequence[NewEvent] = ()) -> GameRecord:
         check_seats(game.seats)
-        options = _json(game.options)
-        actions = [_json(e.action) for e in events]
+        options = to_json(game.options)
+        actions = [to_json(e.action) for e in events]
         now = utc_now()
         async with self._transaction(f"creating a game of {game.title}") as db:
             if game.channel_id is not None and game.status in ACTIVE_STATUSES:
@@ -239,8 +240,8 @@ class SqliteEventStore(EventStore):
             raise ValueError("append_many needs at least one event")
         if seats is not None:
             check_seats(seats)
-        actions = [_json(e.action) for e in events]
-        posts = [_json(p) for p in outbox]
+        actions = [to_json(e.action) for e in events]
+        posts = [to_json(p) for p in outbox]
         now = utc_now()
         async with self._transaction(f"appending to game {game_id}") as db:
             await _check_request_keys(db, events)
@@ -271,7 +272,7 @@ class SqliteEventStore(EventStore):
         return [_decode_event(game_id, after_seq + i, row) for i, row in enumerate(rows, 1)]
 
     async def outbox_add(self, game_id: int, payload: dict[str, Any]) -> int:
-        post = _json(payload)
+        post = to_json(payload)
         async with self._transaction(f"queueing a post for game {game_id}") as db:
             await _last_seq(db, game_id)  # raises GameNotFound
             row = await db.execute_insert(
@@ -281,12 +282,14 @@ class SqliteEventStore(EventStore):
         assert row is not None
         return int(row[0])
 
-    async def outbox_unsent(self, limit: int = 100, after_id: int = 0) -> list[OutboxMessage]:
+    async def outbox_unsent(
+        self, limit: int | None = 100, after_id: int = 0, *, game_id: int | None = None
+    ) -> list[OutboxMessage]:
         async with self._connection("reading the outbox") as db:
             rows = await db.execute_fetchall(
                 "SELECT id, game_id, payload, created_at FROM outbox"
-                " WHERE sent_at IS NULL AND id > ? ORDER BY id LIMIT ?",
-                (after_id, limit),
+                " WHERE sent_at IS NULL AND id > ? AND (? IS NULL OR game_id = ?) ORDER BY id LIMIT ?",
+                (after_id, game_id, game_id, -1 if limit is None else limit),
             )
         return [_decode_post(row) for row in rows]
 
@@ -301,6 +304,51 @@ class SqliteEventStore(EventStore):
                 db, "SELECT COUNT(*) FROM outbox WHERE id = ?", (message_id,)
             ) == 0:
                 raise StoreError(f"there is no outbox message {message_id}")
+
+    async def claim_game(self, game_id: int, owner: str, lease: timedelta = CLAIM_LEASE) -> bool:
+        now = utc_now()
+        async with self._transaction(f"claiming game {game_id}") as db:
+            await _last_seq(db, game_id)  # raises GameNotFound
+            claimed = await _scalar(
+                db,
+                "INSERT INTO claims (game_id, owner, expires_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id) DO UPDATE"
+                " SET owner = excluded.owner, expires_at = excluded.expires_at"
+                " WHERE claims.owner = excluded.owner OR claims.expires_at < ?"
+                " RETURNING game_id",
+                (game_id, owner, _time(now + lease), _time(now)),
+            )
+        return claimed is not None
+
+    async def release_claims(self, owner: str) -> None:
+        async with self._transaction(f"releasing the claims of {owner}") as db:
+            await db.execute("DELETE FROM claims WHERE owner = ?", (owner,))
+
+    async def restore_game(
+        self, record: GameRecord, events: Sequence[Event], outbox: Sequence[OutboxMessage] = ()
+    ) -> None:
+        check_seats(record.seats)
+        async with self._transaction(f"restoring game {record.id}") as db:
+            if await _scalar(db, "SELECT 1 FROM games WHERE id = ?", (record.id,)):
+                raise StoreError(f"game {record.id} is already in {self.path}")
+            await db.execute(
+                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.id, record.title, to_json(record.options), record.seed, record.guild_id,
+                 record.channel_id, record.created_by, record.status.value,
+                 record.engine_version, _time(record.created_at)),
+            )
+            await _replace_seats(db, record.id, record.seats)
+            await db.executemany(
+                "INSERT INTO events (game_id, seq, kind, action, actor, created_at, note, state_hash,"
+                " request_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(record.id, e.seq, e.kind.value, to_json(e.action), e.actor, _time(e.created_at),
+                  e.note, e.state_hash, e.request_key) for e in events],
+            )
+            await db.executemany(
+                "INSERT INTO outbox (id, game_id, payload, created_at, sent_at) VALUES (?, ?, ?, ?, ?)",
+                [(m.id, record.id, to_json(m.payload), _time(m.created_at),
+                  None if m.sent_at is None else _time(m.sent_at)) for m in outbox],
+            )
 
     async def backup(self, path: str | Path) -> None:
         target = Path(path)
@@ -345,18 +393,6 @@ async def _check_schema(db: aiosqlite.Connection, path: str) -> None:
     if tables and "schema_version" not in tables:
         raise StoreError(f"the database {path} is not Troika's (it has tables "
                          f"{', '.join(sorted(tables)[:5])} but no schema_version)")
-
-
-def _migration_scripts() -> list[tuple[int, str, str]]:
-    """The migrations as (version, file name, SQL), checked to be numbered 001, 002, ..."""
-    files = sorted(MIGRATIONS_DIR.glob("*.sql"))
-    for version, file in enumerate(files, 1):
-        if not file.name.startswith(f"{version:03d}_"):
-            raise StoreError(
-                f"migrations in {MIGRATIONS_DIR} must be numbered 001_, 002_, ... without gaps;"
-                f" expected {version:03d}_*.sql, found {file.name}"
-            )
-    return [(version, f.name, f.read_text(encoding="utf-8")) for version, f in enumerate(files, 1)]
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -443,14 +479,7 @@ async def _insert_events(
 
 
 def _decode_game(row: sqlite3.Row, seats: Iterable[sqlite3.Row]) -> GameRecord:
-    options: Any = {}
-    problem = None
-    try:
-        options = json.loads(row["options"])
-    except json.JSONDecodeError as exc:
-        problem = f"its options are not valid JSON ({exc})"
-    if not isinstance(options, dict):
-        options, problem = {}, "its options are not a JSON object"
+    options, problem = game_options(row["options"])
     return GameRecord(
         id=row["id"],
         title=row["title"],
@@ -472,28 +501,15 @@ def _decode_game(row: sqlite3.Row, seats: Iterable[sqlite3.Row]) -> GameRecord:
 
 
 def _decode_post(row: sqlite3.Row) -> OutboxMessage:
-    created_at = _parse_time(row["created_at"])
-    try:
-        payload = json.loads(row["payload"])
-    except json.JSONDecodeError as exc:
-        return OutboxMessage(row["id"], row["game_id"], {}, created_at,
-                             problem=f"its payload is not valid JSON ({exc})")
-    if not isinstance(payload, dict):
-        return OutboxMessage(row["id"], row["game_id"], {}, created_at,
-                             problem="its payload is not a JSON object")
-    return OutboxMessage(row["id"], row["game_id"], payload, created_at)
+    payload, problem = post_payload(row["payload"])
+    return OutboxMessage(row["id"], row["game_id"], payload, _parse_time(row["created_at"]), problem=problem)
 
 
 def _decode_event(game_id: int, expected_seq: int, row: sqlite3.Row) -> Event:
     seq = row["seq"]
     if seq != expected_seq:
         raise CorruptEvent(game_id, expected_seq, "this event is missing from the log")
-    try:
-        action = json.loads(row["action"])
-    except json.JSONDecodeError as exc:
-        raise CorruptEvent(game_id, seq, f"its action is not valid JSON ({exc})") from exc
-    if not isinstance(action, dict):
-        raise CorruptEvent(game_id, seq, "its action is not a JSON object")
+    action = event_action(game_id, seq, row["action"])
     try:
         created_at = _parse_time(row["created_at"])
     except (TypeError, ValueError) as exc:
@@ -509,10 +525,6 @@ def _decode_event(game_id: int, expected_seq: int, row: sqlite3.Row) -> Event:
         state_hash=row["state_hash"],
         request_key=row["request_key"],
     )
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _time(moment: datetime) -> str:

@@ -1,8 +1,8 @@
 """The event store's interface: games, their seats, one append-only event log per game,
 and an outbox of posts for the bot.
 
-Backends implement :class:`EventStore` (today SQLite, :mod:`storage.sqlite`); code
-above them sees only the types and errors defined here. Sequence numbers of a game's
+Backends implement :class:`EventStore` (SQLite, :mod:`storage.sqlite`; PostgreSQL,
+:mod:`storage.postgres`); code above them sees only the types and errors defined here. Sequence numbers of a game's
 events run 1, 2, 3, ... without gaps; a game without events is at sequence 0.
 """
 
@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -92,6 +92,34 @@ class EventKind(enum.StrEnum):
     REDO = "redo"  # {"type": "redo"}
     SEAT = "seat"  # the seats changed; never undone, no effect on the engine
     ADMIN = "admin"  # an administrative record; never undone, no effect on the engine
+
+
+CLAIM_LEASE = timedelta(seconds=60)
+"""How long a bot process's claim on a game's deliveries lasts unless renewed."""
+
+
+def shard_of(guild_id: str | None, shards: int) -> int:
+    """The shard that owns a server's games, by Discord's rule ``(guild_id >> 22) % shards``.
+
+    Games outside any server (the console's) belong to shard 0."""
+    if guild_id is None or not guild_id.isdigit():
+        return 0
+    return (int(guild_id) >> 22) % shards
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One of ``count`` bot processes, numbered from 0; it owns its servers' games."""
+
+    index: int
+    count: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.index < self.count:
+            raise ValueError(f"shard {self.index} does not exist: shards are numbered 0 to {self.count - 1}")
+
+    def owns(self, guild_id: str | None) -> bool:
+        return shard_of(guild_id, self.count) == self.index
 
 
 def utc_now() -> datetime:
@@ -324,13 +352,34 @@ class EventStore(ABC):
         """Queue a post for the game's channel; returns its id."""
 
     @abstractmethod
-    async def outbox_unsent(self, limit: int = 100, after_id: int = 0) -> list[OutboxMessage]:
-        """Posts not yet marked sent with an id above ``after_id``, oldest first. A
-        payload that cannot be read comes back with its ``problem`` instead of raising."""
+    async def outbox_unsent(
+        self, limit: int | None = 100, after_id: int = 0, *, game_id: int | None = None
+    ) -> list[OutboxMessage]:
+        """Posts not yet marked sent with an id above ``after_id`` (all, or ``limit``; of
+        one game if given), oldest first. A payload that cannot be read comes back with
+        its ``problem`` instead of raising."""
 
     @abstractmethod
     async def outbox_mark_sent(self, message_id: int) -> None:
         """Mark a post delivered (again is harmless). Raises :class:`StoreError` if unknown."""
+
+    @abstractmethod
+    async def claim_game(self, game_id: int, owner: str, lease: timedelta = CLAIM_LEASE) -> bool:
+        """Make ``owner`` the one process delivering the game's posts and reminders for
+        ``lease`` from now, unless another owner's claim has not yet run out. Renews the
+        owner's own claim. Raises :class:`GameNotFound`."""
+
+    @abstractmethod
+    async def release_claims(self, owner: str) -> None:
+        """Give up every claim of ``owner`` (a process shutting down)."""
+
+    @abstractmethod
+    async def restore_game(
+        self, record: GameRecord, events: Sequence[Event], outbox: Sequence[OutboxMessage] = ()
+    ) -> None:
+        """Store a game exactly as another store holds it: its id, times, seats, events
+        and posts (sent or not), all or nothing. For copies between stores; raises
+        :class:`StoreError` if the id is taken."""
 
     @abstractmethod
     async def backup(self, path: str | Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from engine.actions import Action
 from engine.game import Game
 from engine.rules import Rules
 from storage import SqliteEventStore
+from storage.pg_temp import PostgresServer, Unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TROIKA_SHARED", ROOT.parent / "shared"))
@@ -81,3 +82,26 @@ def refused(game: Game, action: Action, match: str) -> None:
     with pytest.raises(EngineError, match=match):
         game.apply(action)
     assert game.dump() == before
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL server for the whole session, started on first use. Skipped with the
+    reason where PostgreSQL cannot run; in CI, where setup installs it, that is a failure."""
+    try:
+        server = PostgresServer()
+        server.start()
+    except Unavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL is needed in CI: {exc}")
+        pytest.skip(f"the PostgreSQL half is skipped: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """The URL of a fresh, empty database on the session's server."""
+    return postgres_server.new_database()

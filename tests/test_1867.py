@@ -297,3 +297,29 @@ def test_the_cn_takes_its_montreal_spot_in_phase_8_or_with_gray_montreal(site: b
     cn = state.companies["CN"]
     change_phase(game.ctx, state, "8")
     assert any(t.hex == "L12" for t in cn.tokens) is not site
+
+
+def test_timmins_pays_double_on_a_route_with_toronto_montreal_or_quebec() -> None:
+    """8.8.2 (1867): a logged run through Timmins (D2) and a capital earns 40 more
+    (times a 2+2's multiplier) than its stops' values."""
+    from engine.actions import Route
+    from engine.routes import check_routes
+
+    log, _ = shared_game("1867-21268")
+    run, route = next(
+        (a, r)
+        for a in log["actions"]
+        if a["type"] == "run_routes" and not a.get("skip")
+        for r in a["routes"]
+        if "D2" in r["hexes"] and set(r["hexes"]) & {"F16", "L12", "O7"} and r["train"].split("-")[0].isdigit()
+    )
+    game = _before(run["id"])
+    ctx, state = game.ctx, game.state
+    company = state.companies[run["entity"]]
+    legs = tuple(tuple(leg) for leg in route["connections"])
+    [result] = check_routes(ctx, state, company, [Route(route["train"], legs)])
+    assert result.revenue == route["revenue"]
+    values = sum(ctx.tile_at(state, h)[0].nodes[n].value(ctx.phase_color(state)) for h, n in result.counted)
+    bonuses = [ctx.board.private(p) for p in company.privates]
+    privates = sum(b.bonus for b in bonuses for h, _ in result.counted if h in b.bonus_hexes)
+    assert result.revenue == values + privates + 40

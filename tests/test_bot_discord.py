@@ -12,6 +12,7 @@ import itertools
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import discord
@@ -20,7 +21,7 @@ from discord.ext import commands
 
 from bot.discord_bot import BUTTONS, ChoiceView, GameCog, TroikaBot, buttons_for, suggest
 from bot.service import Post, TroikaService
-from storage import SqliteEventStore
+from storage import Shard, SqliteEventStore
 
 CHANNEL_ID = 500
 MESSAGE_IDS = itertools.count(1)
@@ -360,3 +361,14 @@ async def test_times_are_discord_timestamps_and_reminders_are_per_player(table: 
     assert "✗ Only the commissioner" in (await table.say(BORIS, "!remind 5"))[0].content
     ledger = await table.service._ledger(1)
     assert ledger.player_remind == {str(first.id): 2.0} and ledger.remind_hours is None
+
+
+async def test_a_game_belongs_to_the_server_it_is_set_up_in(table: Table) -> None:
+    server = SimpleNamespace(id=(987_654 << 22) + 5, me=None)
+    message = FakeMessage("!new", ANNA, table.channel, guild=server)
+    ctx = await table.bot.get_context(message, cls=RecordingContext)  # type: ignore[arg-type]
+    await table.bot.invoke(ctx)
+    await settle()
+    record = await table.service.store.active_game_in_channel(str(CHANNEL_ID))
+    assert record is not None and record.guild_id == str(server.id)
+    assert Shard(987_654 % 3, 3).owns(record.guild_id)

@@ -34,7 +34,8 @@ def replayed(request: pytest.FixtureRequest) -> Game:
 def test_every_tile_and_company_token_is_drawn_where_the_engine_has_it(replayed: Game) -> None:
     ctx, state = replayed.ctx, replayed.state
     root = ET.fromstring(render_map(ctx, state))
-    tiles = {g.get("data-hex"): (g.get("data-tile"), g.get("data-rotation")) for g in _find(root, ".//s:g[@class='tile']")}
+    drawn_tiles = _find(root, ".//s:g[@class='tile']")
+    tiles = {g.get("data-hex"): (g.get("data-tile"), g.get("data-rotation")) for g in drawn_tiles}
     assert tiles == {h: (p.tile, str(p.rotation)) for h, p in state.map.tiles.items()}
     drawn = sorted(
         (t.get("data-hex"), t.get("data-city"), t.get("data-company")) for t in _find(root, ".//s:g[@class='token']")

@@ -1,21 +1,25 @@
-"""The EventStore contract, run against every backend: SQLite and an in-memory fake."""
+"""The EventStore contract, run against every backend: SQLite, PostgreSQL (on the
+session's own server) and an in-memory fake."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import pickle
-from collections.abc import AsyncIterator, Callable, Collection, Sequence
-from dataclasses import replace
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from storage.postgres import PostgresEventStore
 from storage.sqlite import SqliteEventStore
 from storage.store import (
     ACTIVE_STATUSES,
+    CLAIM_LEASE,
     AppendConflict,
     ChannelBusy,
     DuplicateRequest,
@@ -43,6 +47,7 @@ class MemoryEventStore(EventStore):
         self._games: dict[int, GameRecord] = {}
         self._events: dict[int, list[Event]] = {}
         self._outbox: dict[int, OutboxMessage] = {}
+        self._claims: dict[int, tuple[str, datetime]] = {}
 
     async def open(self) -> None:
         if self.path.exists():
@@ -56,7 +61,7 @@ class MemoryEventStore(EventStore):
         _encode([game.options, *(e.action for e in events)])
         if game.channel_id is not None and game.status in ACTIVE_STATUSES:
             self._check_channel_free(game.channel_id, None)
-        record = game.record(len(self._games) + 1, utc_now())
+        record = game.record(max(self._games, default=0) + 1, utc_now())
         self._games[record.id] = copy.deepcopy(record)
         self._events[record.id] = []
         self._insert(record.id, events)
@@ -130,12 +135,15 @@ class MemoryEventStore(EventStore):
     async def outbox_add(self, game_id: int, payload: dict[str, Any]) -> int:
         self._game(game_id)
         _encode([payload])
-        message = OutboxMessage(len(self._outbox) + 1, game_id, copy.deepcopy(payload), utc_now())
+        message = OutboxMessage(max(self._outbox, default=0) + 1, game_id, copy.deepcopy(payload), utc_now())
         self._outbox[message.id] = message
         return message.id
 
-    async def outbox_unsent(self, limit: int = 100, after_id: int = 0) -> list[OutboxMessage]:
-        return [m for m in self._outbox.values() if m.sent_at is None and m.id > after_id][:limit]
+    async def outbox_unsent(
+        self, limit: int | None = 100, after_id: int = 0, *, game_id: int | None = None
+    ) -> list[OutboxMessage]:
+        return [m for m in self._outbox.values()
+                if m.sent_at is None and m.id > after_id and game_id in (None, m.game_id)][:limit]
 
     async def outbox_mark_sent(self, message_id: int) -> None:
         message = self._outbox.get(message_id)
@@ -143,6 +151,28 @@ class MemoryEventStore(EventStore):
             raise StoreError(f"there is no outbox message {message_id}")
         if message.sent_at is None:
             self._outbox[message_id] = replace(message, sent_at=utc_now())
+
+    async def claim_game(self, game_id: int, owner: str, lease: timedelta = CLAIM_LEASE) -> bool:
+        self._game(game_id)
+        now = utc_now()
+        held = self._claims.get(game_id)
+        if held is not None and held[0] != owner and held[1] >= now:
+            return False
+        self._claims[game_id] = (owner, now + lease)
+        return True
+
+    async def release_claims(self, owner: str) -> None:
+        self._claims = {g: held for g, held in self._claims.items() if held[0] != owner}
+
+    async def restore_game(
+        self, record: GameRecord, events: Sequence[Event], outbox: Sequence[OutboxMessage] = ()
+    ) -> None:
+        check_seats(record.seats)
+        if record.id in self._games:
+            raise StoreError(f"game {record.id} is already in the store")
+        self._games[record.id] = copy.deepcopy(record)
+        self._events[record.id] = copy.deepcopy(list(events))
+        self._outbox.update((m.id, copy.deepcopy(m)) for m in outbox)
 
     async def backup(self, path: str | Path) -> None:
         Path(path).write_bytes(pickle.dumps((self._games, self._events, self._outbox)))
@@ -171,20 +201,43 @@ def _encode(values: list[Any]) -> None:
         json.dumps(value, allow_nan=False)
 
 
-BACKENDS: dict[str, Callable[[Path], EventStore]] = {
-    "sqlite": SqliteEventStore,
-    "memory": MemoryEventStore,
-}
+@dataclass(frozen=True)
+class Backend:
+    """How to make an empty store of a backend, and to open a backup it wrote."""
+
+    make: Callable[[Path], Awaitable[EventStore]]
+    open_backup: Callable[[Path], EventStore]
 
 
-@pytest.fixture(params=sorted(BACKENDS))
-def make_store(request: pytest.FixtureRequest) -> Callable[[Path], EventStore]:
-    return BACKENDS[request.param]
+async def _postgres(request: pytest.FixtureRequest) -> Backend:
+    server = request.getfixturevalue("postgres_server")
+
+    async def make(_: Path) -> EventStore:
+        return PostgresEventStore(server.new_database())
+
+    return Backend(make, SqliteEventStore)  # its backups are SQLite files
+
+
+async def _local(make: Callable[[Path], EventStore]) -> Backend:
+    async def made(path: Path) -> EventStore:
+        return make(path)
+
+    return Backend(made, make)
+
+
+BACKENDS = ("sqlite", "postgres", "memory")
+
+
+@pytest.fixture(params=BACKENDS)
+async def backend(request: pytest.FixtureRequest) -> Backend:
+    if request.param == "postgres":
+        return await _postgres(request)
+    return await _local(SqliteEventStore if request.param == "sqlite" else MemoryEventStore)
 
 
 @pytest.fixture
-async def store(make_store: Callable[[Path], EventStore], tmp_path: Path) -> AsyncIterator[EventStore]:
-    async with make_store(tmp_path / "games.db") as opened:
+async def store(backend: Backend, tmp_path: Path) -> AsyncIterator[EventStore]:
+    async with await backend.make(tmp_path / "games.db") as opened:
         yield opened
 
 
@@ -389,15 +442,60 @@ async def test_status_and_engine_version_updates(store: EventStore) -> None:
     assert (record.status, record.engine_version) == (GameStatus.FINISHED, 7)
 
 
-async def test_backup_is_a_complete_copy(
-    store: EventStore, make_store: Callable[[Path], EventStore], tmp_path: Path
-) -> None:
+async def test_backup_is_a_complete_copy(store: EventStore, backend: Backend, tmp_path: Path) -> None:
     game = await store.create_game(new_game())
     await store.append_many(game.id, 0, [action(n) for n in range(1, 6)])
     await store.outbox_add(game.id, {"text": "pending"})
     await store.backup(tmp_path / "copy.db")
     await store.append(game.id, 5, action(6))  # after the backup: not in it
-    async with make_store(tmp_path / "copy.db") as copy_store:
+    async with backend.open_backup(tmp_path / "copy.db") as copy_store:
         assert await copy_store.get_game(game.id) == await store.get_game(game.id)
         assert await copy_store.events(game.id) == (await store.events(game.id))[:5]
         assert [m.payload for m in await copy_store.outbox_unsent()] == [{"text": "pending"}]
+
+
+async def test_outbox_unsent_of_one_game_or_all(store: EventStore) -> None:
+    first, second = await store.create_game(new_game("a")), await store.create_game(new_game("b"))
+    ids = [await store.outbox_add(game.id, {"n": n}) for n, game in enumerate([first, second] * 60)]
+    assert [m.id for m in await store.outbox_unsent(limit=None)] == ids
+    assert len(await store.outbox_unsent()) == 100
+    assert [m.id for m in await store.outbox_unsent(limit=None, game_id=second.id)] == ids[1::2]
+    assert [m.payload["n"] for m in await store.outbox_unsent(2, game_id=first.id)] == [0, 2]
+
+
+async def test_a_claim_gives_a_game_to_one_owner_at_a_time(store: EventStore) -> None:
+    game, other = await store.create_game(new_game("a")), await store.create_game(new_game("b"))
+    assert await store.claim_game(game.id, "shard-0")
+    assert not await store.claim_game(game.id, "shard-1")
+    assert await store.claim_game(game.id, "shard-0")  # renewed
+    assert await store.claim_game(other.id, "shard-1")
+    await store.release_claims("shard-0")
+    assert await store.claim_game(game.id, "shard-1")
+    assert not await store.claim_game(other.id, "shard-0")
+    with pytest.raises(GameNotFound):
+        await store.claim_game(99, "shard-0")
+
+
+async def test_an_expired_claim_may_be_taken(store: EventStore) -> None:
+    game = await store.create_game(new_game())
+    assert await store.claim_game(game.id, "crashed", timedelta(milliseconds=1))
+    await asyncio.sleep(0.01)
+    assert await store.claim_game(game.id, "successor")
+    assert not await store.claim_game(game.id, "crashed")
+
+
+async def test_a_restored_game_keeps_its_ids_times_and_posts(store: EventStore) -> None:
+    when = datetime(2025, 3, 1, 9, 15, 30, 123456, tzinfo=UTC)
+    record = new_game().record(7, when)
+    events = [action(n).at(7, n, when + timedelta(minutes=n)) for n in range(1, 4)]
+    posts = [OutboxMessage(40, 7, {"text": "pending"}, when)]
+    await store.restore_game(record, events, posts)
+    assert await store.get_game(7) == record
+    assert await store.events(7) == events
+    assert await store.outbox_unsent() == posts
+    with pytest.raises(StoreError, match="game 7 is already"):
+        await store.restore_game(replace(record, channel_id=None), [], [])
+    later = await store.create_game(new_game("elsewhere"))
+    assert later.id == 8 and await store.outbox_add(later.id, {"text": "new"}) == 41
+    await store.append(7, 3, action(4))  # the restored log goes on
+    assert [e.seq for e in await store.events(7)] == [1, 2, 3, 4]

@@ -57,17 +57,17 @@ async def test_migrations_apply_once(store: SqliteEventStore, db_path: Path) -> 
     async with SqliteEventStore(db_path):
         pass
     versions = raw(db_path).execute("SELECT version FROM schema_version").fetchall()
-    assert versions == [(1,), (2,)]  # 001_init, 002_request_keys
+    assert versions == [(1,), (2,), (3,)]  # 001_init, 002_request_keys, 003_claims
     listing = raw(db_path).execute("SELECT name FROM sqlite_master WHERE type = 'table'")
     tables = {row[0] for row in listing}
-    assert {"games", "seats", "events", "outbox", "schema_version"} <= tables
+    assert {"games", "seats", "events", "outbox", "claims", "schema_version"} <= tables
 
 
 async def test_a_newer_schema_is_refused(db_path: Path) -> None:
     async with SqliteEventStore(db_path):
         pass
     raw(db_path).execute("INSERT INTO schema_version VALUES (99, 'later')")
-    with pytest.raises(StoreError, match="schema version 99 but this Troika only knows up to 2"):
+    with pytest.raises(StoreError, match="schema version 99 but this Troika only knows up to 3"):
         await SqliteEventStore(db_path).open()
 
 

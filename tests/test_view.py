@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from engine.actions import Bid
-from engine.view import turn_view
 from engine.game import Game
+from engine.view import turn_view
 from tests.conftest import PLAYERS3, play, shared_game
 
 

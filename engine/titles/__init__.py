@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 TITLES = {"1861": "t1861", "1867": "t1867"}
 """Title name -> its folder under ``engine/titles``."""
 
+DEFAULT_TITLE = "1861"
+"""The title a game is unless told otherwise (and a log that names none)."""
+
 
 class Title:
     """The hooks the shared rules call; each title overrides what the rulebook marks."""
@@ -28,7 +31,6 @@ class Title:
     name = ""
     folder = ""
     currency = "$"
-    national_name = ""
 
     first_minor: str | None = None
     """7.2.1: the minor that must be auctioned before any other (1861: the Nikolaev)."""
@@ -39,9 +41,6 @@ class Title:
 
     nationalization_steps_per_loan = 1
     """10.1C: extra spaces left per outstanding loan when a company is nationalized."""
-
-    national_max_loans = 0
-    """8.2: how many loans the national railway may take (1861: no limit)."""
 
     def data(self, name: str) -> Any:
         """One of the title's data files, parsed."""

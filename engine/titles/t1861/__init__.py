@@ -12,15 +12,13 @@ class Russia(Title):
     name = "1861"
     folder = "t1861"
     currency = "₽"
-    national_name = "Russian State Railway"
     first_minor = "N"
     nationalization_steps_per_loan = 1
-    national_max_loans = 100
 
     def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.4: only an unconnected city; with none, no major can start this way."""
-        from ...tokens import open_unreserved_cities
         from ...graph import city_is_unconnected
+        from ...tokens import open_unreserved_cities
 
         return [(h, c) for h, c in open_unreserved_cities(ctx, state) if city_is_unconnected(ctx, state, h, c)]
 

@@ -17,7 +17,6 @@ class Canada(Title):
     name = "1867"
     folder = "t1867"
     currency = "$"
-    national_name = "Canadian National"
     minors_choose_home = True
     nationalization_steps_per_loan = 2
 
@@ -41,7 +40,7 @@ class Canada(Title):
 
     def minor_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.2.1: any unoccupied city with a free spot (the green spots from phase 3)."""
-        from ...tokens import city_slots, cities, free_slot_for
+        from ...tokens import cities, city_slots, free_slot_for
 
         result = []
         for hex_id, city in cities(ctx, state):
@@ -59,7 +58,7 @@ class Canada(Title):
         one; with the 18xx.games switch a hex qualifies when no city on it holds a
         company's token (RN 11.6)."""
         from ...graph import city_is_unconnected
-        from ...tokens import city_slots, cities, free_slot_for
+        from ...tokens import cities, city_slots, free_slot_for
 
         def occupied(hex_id: str, city: int) -> bool:
             return any(s not in (None, NEUTRAL) for s in city_slots(ctx, state, hex_id, city))
