@@ -1,8 +1,9 @@
-"""Concrete actions the actor could take now: for the bot's menus and for self-play.
+"""What the actor may do now: the one answer for refusals, hints, menus and self-play.
 
-The lists are generated from the rules each round module exposes; ``Game.apply``
-stays the judge, so a caller tries a candidate and gets a clear refusal if some
-detail (an exact price, a limit) rules it out.
+``legal_actions`` lists every action the engine accepts now, built from the same
+rule predicates the rounds judge with (``tests/test_legal_moves.py`` checks that
+every offered action applies and no refused one is offered). Amounts (bids,
+prices) are offered at their lowest; ``hints`` folds the list into command words.
 """
 
 from __future__ import annotations
