@@ -119,7 +119,10 @@ def _routes_now(args: argparse.Namespace) -> int:
             train.operated = False  # as if each company ran now
         if company.trains and not company.closed:
             results = best_routes(game.ctx, game.state, company)
-            best[sym] = {"revenue": sum(r.revenue for r in results), "routes": routes_detail(game.ctx, game.state, company, results)}
+            best[sym] = {
+                "revenue": sum(r.revenue for r in results),
+                "routes": routes_detail(game.ctx, game.state, company, results),
+            }
     if args.json:
         print(json.dumps(best))
     for sym, found in best.items() if not args.json else ():

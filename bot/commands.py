@@ -33,9 +33,9 @@ from engine.actions import (
     RunRoutes,
     SellShares,
 )
+from engine.board import TileDef
 from engine.errors import IllegalAction
 from engine.game import Game
-from engine.board import TileDef
 from engine.legal import legal_actions
 from engine.state import Train
 from engine.view import turn_view
@@ -55,7 +55,8 @@ class Verb:
 
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
-    Verb("new", "new [1861|1867] [grid|column]", "Set up a game of 1861 (or 1867) here; you become its commissioner", "setup"),
+    Verb("new", "new [1861|1867] [grid|column]", "Set up a game of 1861 (or 1867) here; you become its commissioner",
+         "setup"),
     Verb("join", "join", "Take a seat in the game being set up", "setup"),
     Verb("leave", "leave", "Give up your seat before the game starts", "setup"),
     Verb("start", "start", "Commissioner: start; seats are fixed and the first player drawn", "setup"),
@@ -75,7 +76,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("payout", "payout", "Pay the whole revenue out to shareholders", "action"),
     Verb("half", "half", "Pay half out, keep half in the treasury", "action"),
     Verb("withhold", "withhold", "Keep the whole revenue in the treasury", "action"),
-    Verb("train", "train TRAIN [pool] | train TRAIN from COMPANY PRICE | train 8 trade OWN", "Buy a train (1867, phase 8: trade one of yours in for half its value)", "action"),
+    Verb("train", "train TRAIN [pool] | train TRAIN from COMPANY PRICE | train 8 trade OWN",
+         "Buy a train (1867, phase 8: trade one of yours in for half its value)", "action"),
     Verb("discard", "discard TRAIN", "Discard a train over the limit to the pool", "action"),
     Verb("private", "private PRIVATE PRICE", "The company buys a private from a player", "action"),
     Verb("redeem", "redeem [COUNT]", "The major buys back shares from the pool", "action"),
@@ -95,7 +97,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("market", "market", "The stock market", "info"),
     Verb("table", "table", "Players, companies, privates, trains and phase", "info"),
     Verb("holdings", "holdings", "Cash, shares, privates and trains as text", "info"),
-    Verb("log", "log [COUNT] | log page N", "The last actions with what they did, undos and commissioner decisions", "info"),
+    Verb("log", "log [COUNT] | log page N", "The last actions with what they did, undos and commissioner decisions",
+         "info"),
     Verb("games", "games", "Your games in every channel, and where it is your turn", "info"),
     Verb("help", "help [COMMAND]", "The commands, or how to use one", "info"),
     Verb("as", "as PLAYER COMMAND", "Commissioner: act for an absent player", "admin"),
@@ -291,7 +294,7 @@ def loan_needed(game: Game, action: LayTile) -> str:
     """What a lay costs, if the company must borrow to pay for it (8.2: a loan for track
     is the president's choice), else ''."""
     from engine.lay import check_lay
-    from engine.loans import LOAN, INTEREST
+    from engine.loans import INTEREST, LOAN
 
     company = game.state.companies.get(action.entity)
     if company is None or game.round_name != "Operating" or game.state.round.step != "track":
@@ -400,7 +403,8 @@ def _trade_in(game: Game, actor: str, words: list[str]) -> Action:
         if own.id == handed.id and words[0].upper() in (train.name.upper(), train.id.upper()):
             return BuyTrain(actor, train.id, price, own.id)
     allowed = ", ".join(sorted({f"`train {t.name} trade {o.id}` ({p})" for t, o, p in offers}))
-    raise Refusal(f"No trade-in like that. {('Open now: ' + allowed) if allowed else 'None is open now (phase 8, majors).'}")
+    open_now = f"Open now: {allowed}" if allowed else "None is open now (phase 8, majors)."
+    raise Refusal(f"No trade-in like that. {open_now}")
 
 
 def _pick(word: str, candidates: list[Train], missing: str) -> Train:

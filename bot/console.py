@@ -17,7 +17,15 @@ from storage.postgres import safe_url
 
 from .errors import NoGame, NotAllowed, Refusal
 from .posts import Picture
-from .service import MAX_PLAYERS, TITLES, Account, Post, Reply, TroikaService, game_choice
+from .service import (
+    MAX_PLAYERS,
+    TITLES,
+    Account,
+    Post,
+    Reply,
+    TroikaService,
+    game_choice,
+)
 
 CHANNEL = "console"
 NOBODY = Account("console", "console")

@@ -174,7 +174,8 @@ def holdings_text(game: Game) -> str:
     pool: dict[str, int] = {}
     for cert in state.pool:
         pool[cert.company] = pool.get(cert.company, 0) + cert.percent
-    lines.append(f"Bank {cur}{state.bank}" + (" · pool " + ", ".join(f"{s} {p}%" for s, p in pool.items()) if pool else ""))
+    in_pool = " · pool " + ", ".join(f"{s} {p}%" for s, p in pool.items()) if pool else ""
+    lines.append(f"Bank {cur}{state.bank}{in_pool}")
     return "\n".join(lines)
 
 

@@ -32,13 +32,20 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from engine.actions import Action, EndGame, LayTile, PlaceToken, RemoveToken, action_from_dict
+from engine.actions import (
+    Action,
+    EndGame,
+    LayTile,
+    PlaceToken,
+    RemoveToken,
+    action_from_dict,
+)
 from engine.board import load_board
-from engine.titles import DEFAULT_TITLE, TITLES
 from engine.errors import EngineError
 from engine.game import Game
 from engine.legal import legal_actions
 from engine.rules import Rules
+from engine.titles import DEFAULT_TITLE, TITLES
 from storage import (
     AppendConflict,
     ChannelBusy,
@@ -60,10 +67,17 @@ from storage import (
 from storage.repository import effective_events, request
 from storage.store import DuplicateRequest, utc_now
 
-from .commands import VERBS, Parsed, command_for, consent_needed, parse_action, shown, split
+from .commands import (
+    VERBS,
+    Parsed,
+    command_for,
+    consent_needed,
+    parse_action,
+    shown,
+    split,
+)
 from .errors import NoGame, NotAllowed, Refusal
 from .ledger import Ledger
-from .track_help import tiles_text
 from .posts import (
     Picture,
     changed_pictures,
@@ -83,6 +97,7 @@ from .posts import (
     status_text,
     who_acts,
 )
+from .track_help import tiles_text
 
 MAX_PLAYERS = 6
 SINCE_SHOWN = 6
@@ -564,7 +579,7 @@ class TroikaService:
             order = " → ".join(p.name for p in game.state.players)
             return [{
                 "kind": "start", "seq": seq, "pictures": ["map", "table"],
-                "text": f"**Game {record.id} of {record.title} begins** ({record.options.get('market', 'grid')} market). "
+                "text": f"**Game {record.id} of {record.title} begins** ({game.ctx.rules.market} market). "
                         f"Seats: {order}. Priority deal: **{who_acts(game)}**.",
                 "next": next_line(game), "mention": game.acting_player(),
             }]

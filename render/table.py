@@ -16,8 +16,8 @@ from itertools import groupby
 from engine.market import in_price_order
 from engine.scoring import final_values
 from engine.shares import cert_count, cert_limit
-from engine.stock_round import available_minors
 from engine.state import Company, Context, GameState
+from engine.stock_round import available_minors
 
 from .colors import swatch
 from .svg import (
