@@ -54,7 +54,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if report.first_divergence:
             d = report.first_divergence
             print(f"first divergence at action {d['id']}: {d['field']}: expected {d['expected']!r}, got {d['got']!r}")
-        print(f"result {report.result} (logged {report.expected_result})")
+        names = {str(p["id"]): str(p["name"]) for p in log.get("players", [])}
+        print(f"result {_named(report.result, names)} (logged {_named(report.expected_result, names)})")
     return 0 if exact(report, trace) else 1
 
 
@@ -80,8 +81,18 @@ def _replay_corpus(args: argparse.Namespace) -> int:
     return 0 if summary["exact"] == summary["games"] else 1
 
 
+def _named(result: dict[str, int] | None, names: dict[str, str]) -> str:
+    """``Anna 812, Boris 640`` from a result keyed by player id."""
+    if not result:
+        return "none"
+    return ", ".join(f"{names.get(pid, pid)} {value}" for pid, value in result.items())
+
+
 def cmd_routes(args: argparse.Namespace) -> int:
-    """At every logged run, compare our best routes with what the players ran."""
+    """The best routes of every company now (end of the log, or ``--at``); with
+    ``--check-logged``, compare ours with every run the players logged."""
+    if not args.check_logged:
+        return _routes_now(args)
     from engine.routes_check import check_logged_routes
 
     summary = check_logged_routes(_read_json(args.game))
@@ -94,6 +105,31 @@ def cmd_routes(args: argparse.Namespace) -> int:
             f"p95 {summary['p95_ms']} ms"
         )
     return 0 if summary["worse"] == 0 else 1
+
+
+def _routes_now(args: argparse.Namespace) -> int:
+    from bot.routes_text import routes_detail
+    from engine.replay import replay
+    from engine.routes import best_routes
+
+    game = replay(_read_json(args.game), None, until=args.at).game
+    best = {}
+    for sym, company in game.state.companies.items():
+        for train in company.trains:
+            train.operated = False  # as if each company ran now
+        if company.trains and not company.closed:
+            results = best_routes(game.ctx, game.state, company)
+            best[sym] = {
+                "revenue": sum(r.revenue for r in results),
+                "routes": routes_detail(game.ctx, game.state, company, results),
+            }
+    if args.json:
+        print(json.dumps(best))
+    for sym, found in best.items() if not args.json else ():
+        print(f"{sym} {found['revenue']}: {found['routes'] or 'no route'}")
+    if not best and not args.json:
+        print("No company has a train yet.")
+    return 0
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -330,9 +366,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="troika", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("replay", help="replay an 18xx.games game log, or every game of a folder")
+    p = sub.add_parser("replay", help="replay an 18xx.games game log, or every game of a folder",
+                       description=cmd_replay.__doc__)
     p.add_argument("game", nargs="?", help="the game log (JSON exported from 18xx.games, may be gzipped)")
     p.add_argument("--trace", help="the state after every action (.trace.jsonl[.gz]) to compare with")
     p.add_argument("--corpus", metavar="FOLDER", help="replay every game of FOLDER against the trace beside it")
@@ -340,13 +377,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("routes", help="compare our best routes with the routes run in a real game")
+    p = sub.add_parser("routes", help="the best routes now, or checked against a real game's runs",
+                       description=cmd_routes.__doc__)
     p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
-    p.add_argument("--check-logged", action="store_true", required=True, help="check every logged run")
+    p.add_argument("--at", type=int, default=None, help="stop after this action id")
+    p.add_argument("--check-logged", action="store_true", help="compare with every logged run instead")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_routes)
 
-    p = sub.add_parser("render", help="draw the map, market and table of a real game")
+    p = sub.add_parser("render", help="draw the map, market and table of a real game",
+                       description=cmd_render.__doc__)
     p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
     p.add_argument("--at", type=int, default=None, help="stop after this action id")
     p.add_argument("--out", required=True, help="folder for map.png, market.png, table.png")
@@ -354,7 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--svg", action="store_true", help="also write each picture's SVG")
     p.set_defaults(func=cmd_render)
 
-    p = sub.add_parser("selfplay", help="play random games, checking the rules' invariants")
+    p = sub.add_parser("selfplay", help="play random games, checking the rules' invariants",
+                       description=cmd_selfplay.__doc__)
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--title", default="1861", choices=["1861", "1867"], help="the game to play (default 1861)")
@@ -362,7 +403,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     database = os.environ.get("TROIKA_DB") or "troika.db"
     where = "a SQLite file or a postgresql:// URL (default: $TROIKA_DB, else ./troika.db)"
-    p = sub.add_parser("run", help="the Discord bot (DISCORD_TOKEN set), else the local console")
+    p = sub.add_parser(
+        "run", help="the Discord bot (DISCORD_TOKEN set), else the local console",
+        description="The Discord bot if a token is set: DISCORD_TOKEN, or DISCORD_TOKEN_FILE naming a file "
+                    "that holds it. Without one, the local console (hot-seat play at a prompt).",
+    )
     p.add_argument("--db", default=database, help=f"the database: {where}")
     p.add_argument("--pictures", default="pictures", help="console: folder for the pictures")
     p.add_argument("--guild", type=int, default=None, help="Discord: sync slash commands to this server now")
@@ -370,7 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shard-id", type=int, default=None, help="Discord: which of them this is (0, 1, ...)")
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("backup", help="copy the database while it is in use")
+    p = sub.add_parser("backup", help="copy the database while it is in use", description=cmd_backup.__doc__)
     p.add_argument("path", help="where to write the copy (a SQLite file)")
     p.add_argument("--db", default=database, help=f"the database: {where}")
     p.set_defaults(func=cmd_backup)
@@ -389,7 +434,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--note", default="accepted by the operator after a rules change", help="logged with it")
     p.set_defaults(func=cmd_admin_accept)
 
-    p = sub.add_parser("bench", help="time replays, store, pictures, routes and command answers")
+    p = sub.add_parser("bench", help="time replays, store, pictures, routes and command answers",
+                       description=cmd_bench.__doc__)
     p.add_argument("--json", action="store_true", help="print one JSON object on one line")
     p.set_defaults(func=cmd_bench)
     return parser
@@ -397,7 +443,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``troika`` console script."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
     return int(args.func(args) or 0)
 
 

@@ -33,6 +33,7 @@ from engine.actions import (
     RunRoutes,
     SellShares,
 )
+from engine.board import TileDef
 from engine.errors import IllegalAction
 from engine.game import Game
 from engine.legal import legal_actions
@@ -54,7 +55,8 @@ class Verb:
 
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
-    Verb("new", "new [1861|1867] [grid|column]", "Set up a game of 1861 (or 1867) here; you become its commissioner", "setup"),
+    Verb("new", "new [1861|1867] [grid|column]", "Set up a game of 1861 (or 1867) here; you become its commissioner",
+         "setup"),
     Verb("join", "join", "Take a seat in the game being set up", "setup"),
     Verb("leave", "leave", "Give up your seat before the game starts", "setup"),
     Verb("start", "start", "Commissioner: start; seats are fixed and the first player drawn", "setup"),
@@ -66,13 +68,16 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("par", "par MAJOR PRICE", "Start a major (phase 4+), then place its home token", "action"),
     Verb("token", "token HEX [CITY]", "Place a station token (CITY only if the hex has several)", "action"),
     Verb("home", "home HEX [CITY]", "Place a new major's home token (same as token)", "action"),
-    Verb("lay", "lay HEX TILE [ROTATION]", "Lay or upgrade a tile; ROTATION 0-5, optional if one fits", "action"),
+    Verb("lay", "lay HEX TILE [ROTATION] [loan]", "Lay or upgrade a tile; ROTATION 0-5, optional if one fits; "
+         "`loan` agrees to borrow for it", "action"),
+    Verb("tiles", "tiles [HEX]", "Where the company acting may lay track: hexes, tiles, rotations, costs", "info"),
     Verb("run", "run [TRAIN: HEX-HEX-...; ...] [= REVENUE]", "Run trains: the best routes, or yours by stops",
          "action"),
     Verb("payout", "payout", "Pay the whole revenue out to shareholders", "action"),
     Verb("half", "half", "Pay half out, keep half in the treasury", "action"),
     Verb("withhold", "withhold", "Keep the whole revenue in the treasury", "action"),
-    Verb("train", "train TRAIN [pool] | train TRAIN from COMPANY PRICE | train 8 trade OWN", "Buy a train (1867, phase 8: trade one of yours in for half its value)", "action"),
+    Verb("train", "train TRAIN [pool] | train TRAIN from COMPANY PRICE | train 8 trade OWN",
+         "Buy a train (1867, phase 8: trade one of yours in for half its value)", "action"),
     Verb("discard", "discard TRAIN", "Discard a train over the limit to the pool", "action"),
     Verb("private", "private PRIVATE PRICE", "The company buys a private from a player", "action"),
     Verb("redeem", "redeem [COUNT]", "The major buys back shares from the pool", "action"),
@@ -86,19 +91,24 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn"),
     Verb("agree", "agree", "Agree to the deal you were asked about", "turn"),
     Verb("refuse", "refuse", "Refuse the deal you were asked about", "turn"),
+    Verb("withdraw", "withdraw", "Take back a deal you proposed before it is answered", "turn"),
     Verb("status", "status", "Round, phase, who acts, what they may do, time to act", "info"),
     Verb("map", "map [HEX]", "The map, or a close-up around HEX", "info"),
     Verb("market", "market", "The stock market", "info"),
     Verb("table", "table", "Players, companies, privates, trains and phase", "info"),
     Verb("holdings", "holdings", "Cash, shares, privates and trains as text", "info"),
-    Verb("log", "log [COUNT]", "The last actions, undos and commissioner decisions", "info"),
+    Verb("log", "log [COUNT] | log page N", "The last actions with what they did, undos and commissioner decisions",
+         "info"),
+    Verb("games", "games", "Your games in every channel, and where it is your turn", "info"),
     Verb("help", "help [COMMAND]", "The commands, or how to use one", "info"),
     Verb("as", "as PLAYER COMMAND", "Commissioner: act for an absent player", "admin"),
     Verb("replace", "replace PLAYER @ACCOUNT", "Commissioner: give a seat to another account", "admin"),
     Verb("pause", "pause [REASON]", "Commissioner: pause the game", "admin"),
     Verb("resume", "resume", "Commissioner: resume a paused game", "admin"),
-    Verb("end", "end [REASON]", "Commissioner: end the game now (scores as it stands)", "admin"),
-    Verb("remind", "remind HOURS|off", "Commissioner: remind a player after HOURS, then the channel", "admin"),
+    Verb("end", "end confirm [REASON]", "Commissioner: end the game now (scores as it stands; no way back)",
+         "admin"),
+    Verb("remind", "remind [me] HOURS|off", "Commissioner: remind a player after HOURS, then the channel; "
+         "`remind me`: anyone, their own time", "admin"),
 )}
 
 ALIASES = {
@@ -112,6 +122,18 @@ ALIASES = {
 }
 """Other words players use; ``dividend KIND`` and ``choose nationalize`` read their argument."""
 
+ARGUMENTS = {
+    "new": 2, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 0, "buy": 2, "sell": 2,
+    "par": 2, "token": 2, "home": 2, "lay": 4, "tiles": 1, "payout": 0, "half": 0, "withhold": 0, "train": 5,
+    "discard": 1, "private": 2, "redeem": 1, "convert": 0, "merge": 1, "into": 1, "remove": 2,
+    "nationalize": 0, "keep": 0, "agree": 0, "refuse": 0, "withdraw": 0, "status": 0, "map": 1, "market": 0,
+    "table": 0, "holdings": 0, "log": 2, "help": 1, "resume": 0, "remind": 2, "games": 0,
+}
+"""The most words each command takes after its verb (others take free text)."""
+
+MAX_COMMAND = 300
+"""Characters in a command; more is a paste gone wrong."""
+
 DIVIDENDS = {"payout": "payout", "full": "payout", "pay": "payout", "half": "half", "withhold": "withhold"}
 
 
@@ -120,6 +142,8 @@ def split(text: str) -> tuple[str, str]:
     words = text.strip().split(None, 1)
     if not words:
         raise Refusal("Type a command; `help` lists them.")
+    if len(text) > MAX_COMMAND:
+        raise Refusal(f"That command is {len(text)} characters long; commands are short, e.g. `bid TSR 25`.")
     verb = words[0].lower().lstrip("!/")
     rest = words[1].strip() if len(words) > 1 else ""
     if verb == "dividend":
@@ -134,8 +158,16 @@ def split(text: str) -> tuple[str, str]:
     if verb not in VERBS:
         close = difflib.get_close_matches(verb, list(VERBS), n=2)
         hint = f" Did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""
-        raise Refusal(f"I don't know `{words[0]}`.{hint} `help` lists the commands.")
+        raise Refusal(f"I don't know `{shown(words[0])}`.{hint} `help` lists the commands.")
+    extra = rest.split()[ARGUMENTS.get(verb, len(rest.split())):]
+    if extra:
+        raise Refusal(f"`{verb}` takes no `{shown(' '.join(extra))}`: write it as `{VERBS[verb].usage}`.")
     return verb, rest
+
+
+def shown(word: str, limit: int = 24) -> str:
+    """A player's word quoted back, cut short if long."""
+    return word if len(word) <= limit else word[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -165,9 +197,12 @@ def parse_action(game: Game, verb: str, rest: str) -> Parsed:
 
 def _number(word: str, what: str) -> int:
     try:
-        return int(word.lstrip("$₽"))
+        number = int(word.lstrip("$₽"))
     except ValueError:
-        raise Refusal(f"{what} must be a whole number, not `{word}`") from None
+        raise Refusal(f"{what} must be a whole number, not `{shown(word)}`") from None
+    if number < 0:
+        raise Refusal(f"{what} cannot be negative")
+    return number
 
 
 def _sym(word: str) -> str:
@@ -193,8 +228,13 @@ def _auction(game: Game, actor: str, args: list[str]) -> Action:
 
 
 def _buy(game: Game, actor: str, args: list[str]) -> Action:
-    source = "pool" if len(args) > 1 and args[1].lower() in ("pool", "market", "bank") else "treasury"
-    return BuyShare(actor, _sym(args[0]), source)
+    if len(args) > 1 and args[1].lower() not in POOL_WORDS:
+        raise Refusal(f"`buy` buys one share at a time: `buy {_sym(args[0])}` from the treasury or "
+                      f"`buy {_sym(args[0])} pool`")
+    return BuyShare(actor, _sym(args[0]), "pool" if len(args) > 1 else "treasury")
+
+
+POOL_WORDS = ("pool", "market", "bank")
 
 
 def _sell(game: Game, actor: str, args: list[str]) -> Action:
@@ -225,26 +265,67 @@ def _token_options(game: Game) -> list[tuple[str, int]]:
 
 def _cities(game: Game, hex_id: str) -> list[int]:
     if hex_id not in game.ctx.board.hexes:
-        raise Refusal(f"There is no hex {hex_id} on the map.")
+        raise Refusal(f"There is no hex {shown(hex_id)} on the map.")
     tile, _ = game.ctx.tile_at(game.state, hex_id)
     return [i for i, node in enumerate(tile.nodes) if node.kind == "city"]
 
 
 def _lay(game: Game, actor: str, args: list[str]) -> Action:
+    loan = args[-1].lower() in ("loan", "loans")
+    args = args[:-1] if loan else args
+    if len(args) > 3:
+        raise ValueError("too many words")
     hex_id, tile = _sym(args[0]), _tile_name(game, args[1])
     if len(args) > 2:
-        return LayTile(actor, hex_id, tile, _number(args[2], "the rotation"))
-    fits = _rotations(game, actor, hex_id, tile)
-    if len(fits) > 1:
-        raise Refusal(f"Tile {tile} fits {hex_id} in rotations {', '.join(map(str, fits))}: say which, "
-                      f"e.g. `lay {hex_id} {tile} {fits[0]}`")
-    return LayTile(actor, hex_id, tile, fits[0] if fits else 0)
+        action = LayTile(actor, hex_id, tile, _number(args[2], "the rotation"))
+    else:
+        fits = distinct_rotations(game.ctx.board.tiles[tile], _rotations(game, actor, hex_id, tile))
+        if len(fits) > 1:
+            raise Refusal(f"Tile {tile} fits {hex_id} in rotations {', '.join(map(str, fits))}: say which, "
+                          f"e.g. `lay {hex_id} {tile} {fits[0]}` (`tiles {hex_id}` shows them)")
+        action = LayTile(actor, hex_id, tile, fits[0] if fits else 0)
+    short = loan_needed(game, action)
+    if short and not loan:
+        raise Refusal(f"{short}; add `loan` to borrow: `{action_text(action)} loan`")
+    return action
+
+
+def loan_needed(game: Game, action: LayTile) -> str:
+    """What a lay costs, if the company must borrow to pay for it (8.2: a loan for track
+    is the president's choice), else ''."""
+    from engine.lay import check_lay
+    from engine.loans import INTEREST, LOAN
+
+    company = game.state.companies.get(action.entity)
+    if company is None or game.round_name != "Operating" or game.state.round.step != "track":
+        return ""
+    try:
+        cost = check_lay(game.ctx, game.state, game.state.round, company, action)
+    except IllegalAction:
+        return ""
+    if cost <= company.cash:
+        return ""
+    loans = -(-(cost - company.cash) // (LOAN - INTEREST))
+    return (f"This lay costs {cost} and {company.sym} has {company.cash}: it would take {loans} loan(s) "
+            f"of {LOAN} ({INTEREST} interest each round)")
+
+
+def distinct_rotations(tile: TileDef, rotations: list[int]) -> list[int]:
+    """The rotations that lay different track (a straight at 0 and 3 is the same lay)."""
+    seen: set[frozenset[frozenset[int]]] = set()
+    result = []
+    for rotation in rotations:
+        track = frozenset(frozenset(p) for p in tile.rotated_paths(rotation))
+        if track not in seen:
+            seen.add(track)
+            result.append(rotation)
+    return result
 
 
 def _tile_name(game: Game, word: str) -> str:
     names = {name.upper(): name for name in game.ctx.board.tiles}
     if word.upper() not in names:
-        raise Refusal(f"There is no tile {word}.")
+        raise Refusal(f"There is no tile {shown(word)}.")
     return names[word.upper()]
 
 
@@ -276,7 +357,7 @@ def _run(game: Game, actor: str, rest: str) -> Parsed:
         action = RunRoutes(actor, tuple(to_route(r) for r in results))
     else:
         action, results = parse_routes(game.ctx, game.state, company, rest)
-    return Parsed(action, routes_detail(results))
+    return Parsed(action, routes_detail(game.ctx, game.state, company, results))
 
 
 def _train(game: Game, actor: str, args: list[str]) -> Action:
@@ -286,7 +367,9 @@ def _train(game: Game, actor: str, args: list[str]) -> Action:
         seller = _sym(words[at + 1])
         company = game.state.companies.get(seller)
         if company is None:
-            raise Refusal(f"There is no company {seller}.")
+            raise Refusal(f"There is no company {shown(seller)}.")
+        if len(words) > at + 3 or at != 1:
+            raise ValueError("words out of place")
         train = _pick(words[0], company.trains, f"{seller} has no train {words[0]}")
         if len(words) <= at + 2:
             raise Refusal(f"Say the price: `train {train.id} from {seller} PRICE` (at least 1).")
@@ -294,9 +377,11 @@ def _train(game: Game, actor: str, args: list[str]) -> Action:
     ctx, state = game.ctx, game.state
     if "trade" in (w.lower() for w in words):
         return _trade_in(game, actor, words)
-    pool = len(words) > 1 and words[1].lower() == "pool"
+    if len(words) > 2:
+        raise ValueError("too many words")
+    pool = len(words) > 1 and words[1].lower() in POOL_WORDS
     offered = trains.pool_trains(state) if pool else trains.yard_trains(ctx, state) + trains.pool_trains(state)
-    train = _pick(words[0], offered, f"no {words[0]}-train is for sale {'in the pool' if pool else 'now'}")
+    train = _pick(words[0], offered, f"no {shown(words[0])}-train is for sale {'in the pool' if pool else 'now'}")
     price = ctx.board.train(train.name).price
     if len(words) > 1 and not pool:
         price = _number(words[1], "the price")
@@ -318,7 +403,8 @@ def _trade_in(game: Game, actor: str, words: list[str]) -> Action:
         if own.id == handed.id and words[0].upper() in (train.name.upper(), train.id.upper()):
             return BuyTrain(actor, train.id, price, own.id)
     allowed = ", ".join(sorted({f"`train {t.name} trade {o.id}` ({p})" for t, o, p in offers}))
-    raise Refusal(f"No trade-in like that. {('Open now: ' + allowed) if allowed else 'None is open now (phase 8, majors).'}")
+    open_now = f"Open now: {allowed}" if allowed else "None is open now (phase 8, majors)."
+    raise Refusal(f"No trade-in like that. {open_now}")
 
 
 def _pick(word: str, candidates: list[Train], missing: str) -> Train:
@@ -336,7 +422,7 @@ def _pick(word: str, candidates: list[Train], missing: str) -> Train:
 def _discard(game: Game, actor: str, args: list[str]) -> Action:
     company = game.state.companies.get(actor)
     owned = company.trains if company else []
-    return DiscardTrain(actor, _pick(args[0], owned, f"{actor} has no train {args[0]}").id)
+    return DiscardTrain(actor, _pick(args[0], owned, f"{actor} has no train {shown(args[0])}").id)
 
 
 def _private(game: Game, actor: str, args: list[str]) -> Action:
@@ -356,11 +442,17 @@ def _remove(game: Game, actor: str, args: list[str]) -> Action:
     return RemoveToken(actor, hex_id, cities[0] if cities and cities[0] is not None else 0)
 
 
+def _keep(game: Game, actor: str, args: list[str]) -> Action:
+    if not game.state.trainless_majors:
+        raise Refusal("`keep` answers whether to nationalize a trainless major, and nothing asks that now")
+    return Pass(actor)
+
+
 _READERS = {
     "bid": _bid,
     "auction": _auction,
     "pass": lambda game, actor, args: Pass(actor),
-    "keep": lambda game, actor, args: Pass(actor),
+    "keep": _keep,
     "buy": _buy,
     "sell": _sell,
     "par": lambda game, actor, args: Par(actor, _sym(args[0]), _number(args[1], "the price")),

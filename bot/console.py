@@ -9,19 +9,27 @@ as the game goes on) and their paths printed.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
 from storage import store_at
 from storage.postgres import safe_url
 
-from .errors import Refusal
+from .errors import NoGame, NotAllowed, Refusal
 from .posts import Picture
-from .service import TITLES, Account, Post, Reply, TroikaService, game_choice
+from .service import (
+    MAX_PLAYERS,
+    TITLES,
+    Account,
+    Post,
+    Reply,
+    TroikaService,
+    game_choice,
+)
 
 CHANNEL = "console"
 NOBODY = Account("console", "console")
+NEW = "`new Anna Boris Clara` starts a game"
 
 
 class Console:
@@ -47,6 +55,12 @@ class Console:
             else:
                 account, command = await self._identity(words)
                 self._show(await self.service.handle(CHANNEL, account, command))
+        except NotAllowed as exc:
+            nested = len(words) > 2 and words[0].lower() == "as" and "as" in (w.lower() for w in words[2:4])
+            hint = " On the console, `as NAME COMMAND` types for that player directly." if nested else ""
+            self.write(f"✗ {exc}{hint}")
+        except NoGame as exc:
+            self.write(f"✗ {str(exc).replace('in this channel', 'yet').replace('`new` sets one up', NEW)}")
         except Refusal as exc:
             self.write(f"✗ {exc}")
         await self.service.flush(self._deliver)
@@ -59,6 +73,11 @@ class Console:
             count = int(words.pop(0))
             if count != len(words):
                 raise Refusal(f"You said {count} players but named {len(words)}.")
+        misplaced = [w for w in words if w.isdigit()]
+        if misplaced:
+            raise Refusal(f"`{misplaced[0]}` is not a player's name: {NEW} (a player count comes first).")
+        if not 2 <= len(words) <= MAX_PLAYERS:
+            raise Refusal(f"Name 2 to {MAX_PLAYERS} players: {NEW}.")
         if len({n.lower() for n in words}) != len(words):
             raise Refusal("Give each player a different name.")
         from engine.rules import Rules
@@ -68,9 +87,20 @@ class Console:
 
     async def _identity(self, words: list[str]) -> tuple[Account, str]:
         """Who the line is typed by, and the command itself."""
-        if words[0].lower() == "as" and len(words) > 1:
+        verb = words[0].lower()
+        if verb == "as":
+            if len(words) < 2:
+                raise Refusal("Write it as `as NAME COMMAND`, e.g. `as Boris pass`: the command is typed "
+                              "for that player.")
             account, used = await self.service.seat_account(CHANNEL, words[1:])
-            return account, " ".join(words[1 + used:])
+            command = words[1 + used:]
+            if not command:
+                raise Refusal(f"Write the command for {account.name}: `as {account.name} pass`.")
+            return account, " ".join(command)
+        if verb == "replace":
+            raise Refusal("On the console everyone shares the keyboard: `as NAME ...` types for a player.")
+        if verb == "withdraw":
+            return await self.service.requesting_account(CHANNEL) or NOBODY, " ".join(words)
         return await self.service.deciding_account(CHANNEL) or NOBODY, " ".join(words)
 
     def _show(self, reply: Reply) -> None:
@@ -79,22 +109,29 @@ class Console:
         self._save(reply.pictures)
 
     async def _deliver(self, post: Post) -> None:
-        self.write(post.content(lambda seat: f"@{seat.display_name}"))
+        self.write(post.content(
+            lambda seat: "▶" if post.next.startswith(seat.display_name) else f"▶ {seat.display_name}:"))
         self._save(post.pictures)
 
     def _save(self, pictures: list[Picture]) -> None:
         if not pictures:
             return
-        self.pictures_dir.mkdir(parents=True, exist_ok=True)
-        for picture in pictures:
-            path = self.pictures_dir / f"{picture.name}.png"
-            path.write_bytes(picture.png)
-            self.write(f"  picture: {path}")
+        try:
+            self.pictures_dir.mkdir(parents=True, exist_ok=True)
+            for picture in pictures:
+                path = self.pictures_dir / f"{picture.name}.png"
+                path.write_bytes(picture.png)
+                self.write(f"  picture: {path}")
+        except OSError as exc:
+            self.write(f"✗ Cannot write the pictures to {self.pictures_dir}/ ({exc.strerror}); "
+                       "the game goes on without them.")
 
 
 async def run_console(location: str | Path, pictures_dir: Path) -> None:
     """The interactive prompt, until end of input or ``quit``, on the store at
     ``location`` (a SQLite file or a PostgreSQL URL)."""
+    if "://" not in str(location) and not Path(location).parent.is_dir():
+        raise SystemExit(f"troika: no folder {Path(location).parent}/ for the database {location}")
     async with store_at(location) as store:
         service = TroikaService(store)
         console = Console(service, pictures_dir)
@@ -106,8 +143,9 @@ async def run_console(location: str | Path, pictures_dir: Path) -> None:
               "`quit` leaves; the game is saved as you go.")
         while True:
             try:
-                text = await asyncio.to_thread(input, "troika> ")
-            except EOFError:
+                text = input("troika> ")  # blocking on purpose: Ctrl-C then stops at once
+            except (EOFError, KeyboardInterrupt):
+                print()
                 break
             if text.strip().lower() in ("quit", "exit"):
                 break

@@ -18,7 +18,6 @@ import asyncio
 import inspect
 import io
 import logging
-import math
 import os
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
@@ -115,6 +114,7 @@ class TroikaBot(commands.Bot):
         self.guild_id = guild_id
 
     async def setup_hook(self) -> None:
+        self.add_view(ChoiceView(BUTTONS))  # buttons on earlier posts keep working after a restart
         await self.add_cog(GameCog(self))
         if self.service.shard is not None and self.service.shard.index != 0:
             return  # the commands are the bot's, not a shard's: shard 0 registers them
@@ -163,6 +163,48 @@ def account(user: discord.abc.User) -> Account:
     return Account(str(user.id), user.display_name)
 
 
+BUTTONS = ("pass", "payout", "half", "withhold", "agree", "refuse", "keep", "nationalize")
+"""Frequent small choices offered as buttons under a post, when the post offers them."""
+
+
+class ChoiceView(discord.ui.View):
+    """Buttons for the choices a post offers; persistent (no timeout, fixed ids), so
+    they work on old posts after a restart. A click is the command typed by the clicker."""
+
+    def __init__(self, verbs: tuple[str, ...] | list[str]) -> None:
+        super().__init__(timeout=None)
+        for verb in verbs:
+            button: discord.ui.Button[ChoiceView] = discord.ui.Button(
+                label=verb, custom_id=f"troika:{verb}",
+                style=discord.ButtonStyle.primary if verb != "refuse" else discord.ButtonStyle.secondary,
+            )
+            button.callback = self._clicked(verb)  # type: ignore[method-assign]
+            self.add_item(button)
+
+    @staticmethod
+    def _clicked(verb: str) -> Callable[[discord.Interaction], Coroutine[Any, Any, None]]:
+        async def click(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            bot: Any = interaction.client
+            try:
+                reply = await bot.service.handle(str(interaction.channel_id), account(interaction.user), verb)
+                text = reply.text or "✓"
+            except Refusal as exc:
+                text = f"✗ {exc}"
+            cog = bot.get_cog("Game")
+            if isinstance(cog, GameCog):
+                await cog.deliver()
+            await interaction.followup.send(_fit(text), ephemeral=True)
+
+        return click
+
+
+def buttons_for(post: Post) -> list[str]:
+    """The button choices the post's prompt offers."""
+    offered = post.next
+    return [verb for verb in BUTTONS if f"`{verb}`" in offered]
+
+
 async def suggest(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Autocomplete of a game command's argument, from the engine's candidate actions."""
     bot: Any = interaction.client
@@ -190,23 +232,6 @@ def game_command(name: str, *, menu: bool = False) -> Callable[[Callback], Any]:
         return commands.hybrid_command(name=name, description=verb.summary[:100], help=verb.usage)(func)
 
     return decorate
-
-
-class Hours(commands.Converter[float]):
-    """``24``, ``24h``, ``2d`` or ``off`` (0: no reminders)."""
-
-    async def convert(self, ctx: commands.Context[Any], argument: str) -> float:
-        word = argument.strip().lower()
-        if word in ("off", "never", "0"):
-            return 0.0
-        scale = 24.0 if word.endswith("d") else 1.0
-        try:
-            hours = float(word.rstrip("hd")) * scale
-        except ValueError:
-            raise commands.BadArgument(f"`{argument}` is not a time: write `24`, `24h`, `2d` or `off`.") from None
-        if not (math.isfinite(hours) and 1 <= hours <= 720):
-            raise commands.BadArgument("The reminder time is a number of hours from 1 to 720 (30 days).")
-        return hours
 
 
 class GameCog(commands.Cog, name="Game"):
@@ -251,9 +276,12 @@ class GameCog(commands.Cog, name="Game"):
             return
         text = post.content(lambda seat: f"<@{seat.discord_user_id}>" if seat.discord_user_id else seat.display_name)
         files = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in post.pictures]
+        verbs = buttons_for(post)
+        extra: dict[str, Any] = {"view": ChoiceView(verbs)} if verbs else {}
         try:
             channel = await self.bot.resolve_channel(post.channel_id)
-            await channel.send(_fit(text), files=files, nonce=post.outbox_id, allowed_mentions=post_mentions(post))
+            await channel.send(_fit(text), files=files, nonce=post.outbox_id, allowed_mentions=post_mentions(post),
+                               **extra)
         except (discord.NotFound, discord.Forbidden) as exc:
             log.warning("post %s to channel %s dropped: %s", post.outbox_id, post.channel_id, exc)
 
@@ -439,6 +467,10 @@ class GameCog(commands.Cog, name="Game"):
     async def refuse(self, ctx: commands.Context[Any]) -> None:
         await self.play(ctx, "refuse")
 
+    @game_command("withdraw")
+    async def withdraw(self, ctx: commands.Context[Any]) -> None:
+        await self.play(ctx, "withdraw")
+
     # --- information ------------------------------------------------------------------
 
     @game_command("status")
@@ -452,6 +484,14 @@ class GameCog(commands.Cog, name="Game"):
     @game_command("market")
     async def market(self, ctx: commands.Context[Any]) -> None:
         await self.play(ctx, "market")
+
+    @game_command("tiles")
+    async def tiles(self, ctx: commands.Context[Any], *, what: str = "") -> None:
+        await self.play(ctx, f"tiles {what}")
+
+    @game_command("games")
+    async def games(self, ctx: commands.Context[Any]) -> None:
+        await self.play(ctx, "games")
 
     @game_command("table")
     async def table(self, ctx: commands.Context[Any]) -> None:
@@ -497,8 +537,8 @@ class GameCog(commands.Cog, name="Game"):
         await self.play(ctx, f"end {what}")
 
     @game_command("remind")
-    async def remind(self, ctx: commands.Context[Any], hours: Hours) -> None:
-        await self.play(ctx, f"remind {hours:g}" if hours else "remind off")
+    async def remind(self, ctx: commands.Context[Any], *, what: str) -> None:
+        await self.play(ctx, f"remind {what}")
 
 
 def _fit(text: str) -> str:
@@ -532,7 +572,7 @@ async def run_discord(
     (a SQLite file or a PostgreSQL URL); games load from the store on demand."""
     discord.utils.setup_logging()
     async with store_at(location) as store:
-        service = TroikaService(store, shard=shard)
+        service = TroikaService(store, shard=shard, timestamps=True)
         check = asyncio.create_task(check_other_versions(service))
         try:
             async with TroikaBot(service, guild_id=guild_id) as bot:

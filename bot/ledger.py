@@ -6,7 +6,8 @@ and :class:`Ledger` folds them, with the times of the game's actions, into what 
 bot needs: the reminder setting, a pause, the open request for consent, reminders
 already sent, the pinned status message, and how long each player takes to act.
 
-Admin events (``{"type": ...}``): ``start``; ``settings`` (``remind_hours``);
+Admin events (``{"type": ...}``): ``start``; ``settings`` (``remind_hours``, and
+``player`` when a player sets their own);
 ``pause`` / ``resume`` (reason in the note); ``ask`` (``consenter``, ``action``,
 ``command``; the requester is the event's actor); ``answer`` (``answer``: refused or
 withdrawn); ``reminder`` (``stage``, ``position``); ``status_message`` (``message_id``).
@@ -44,6 +45,8 @@ class Ledger:
     turn_began: datetime | None = None
     """When the decision now due became due (a resume restarts the clock)."""
     remind_hours: float | None = None
+    player_remind: dict[str, float | None] = field(default_factory=dict)
+    """Players' own reminder times (None: no reminders for them), by player id."""
     paused: str | None = None
     """The reason given for a pause ("" for none) while the game is paused."""
     ask: Ask | None = None
@@ -75,6 +78,8 @@ class Ledger:
         kind = data.get("type")
         if kind == "start":
             self._moved(event)
+        elif kind == "settings" and data.get("player"):
+            self.player_remind[data["player"]] = data.get("remind_hours")
         elif kind == "settings":
             self.remind_hours = data.get("remind_hours")
         elif kind == "pause":

@@ -16,6 +16,7 @@ from engine.actions import Action, RunRoutes, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
 from engine.routes import RouteResult, check_routes
+from engine.trains import over_limit
 from engine.view import round_title, turn_view
 from render.map import render_map
 from render.market import render_market
@@ -60,6 +61,12 @@ def doing(game: Game) -> str:
 
 
 def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
+    """What the actor may do, as commands; laying track, the hexes open to it."""
+    if game.state.trainless_majors and not game.state.finished:
+        return "`nationalize`, `keep`"
+    if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors \
+            and not over_limit(game.ctx, game.state):
+        return f"{track_hint(game)}, `pass`"
     text = ", ".join(f"`{c}`" for c in game.choices())
     if limit is not None and len(text) > limit:
         text = text[: text.rfind(",", 0, limit)] + ", … (`status` shows all)"
@@ -71,6 +78,17 @@ def next_line(game: Game) -> str:
     if game.state.finished:
         return results_text(game)
     return f"{who_acts(game)} {doing(game)}: {choices_text(game)}"
+
+
+def track_hint(game: Game) -> str:
+    """``lay HEX TILE ROTATION`` on the hexes open to the company, pointing to ``tiles``."""
+    from .track_help import track_options
+
+    hexes = sorted(track_options(game))
+    if not hexes:
+        return "no hex to lay track on"
+    listed = ", ".join(hexes[:8]) + (", …" if len(hexes) > 8 else "")
+    return f"`lay HEX TILE ROTATION` on {listed} (`tiles` lists the tiles and rotations)"
 
 
 def results_text(game: Game) -> str:
@@ -94,8 +112,9 @@ def duration(seconds: float) -> str:
     return f"{days} d {hours} h" if hours else f"{days} d"
 
 
-def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime) -> str:
-    """The status of a running game: round, phase, who acts, what they may do, times."""
+def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *, timestamps: bool = False) -> str:
+    """The status of a running game: round, phase, who acts, what they may do, times
+    (``timestamps``: when the turn began as a Discord timestamp, in each reader's zone)."""
     state = game.state
     market = record.options.get("market", "grid")
     lines = [f"**{record.title}** game {record.id} · {round_title(game)} · phase {state.phase} · {market} market"]
@@ -104,7 +123,11 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime) -
     if state.finished:
         lines.append(results_text(game))
     else:
-        waiting = f" (waiting {duration((now - ledger.turn_began).total_seconds())})" if ledger.turn_began else ""
+        waiting = ""
+        if ledger.turn_began and timestamps:
+            waiting = f" (waiting since <t:{int(ledger.turn_began.timestamp())}:R>)"
+        elif ledger.turn_began:
+            waiting = f" (waiting {duration((now - ledger.turn_began).total_seconds())})"
         lines.append(f"To act: **{who_acts(game)}** {doing(game)}{waiting}")
         lines.append(f"May: {choices_text(game, None)}")
     if ledger.ask is not None:
@@ -151,7 +174,8 @@ def holdings_text(game: Game) -> str:
     pool: dict[str, int] = {}
     for cert in state.pool:
         pool[cert.company] = pool.get(cert.company, 0) + cert.percent
-    lines.append(f"Bank {cur}{state.bank}" + (" · pool " + ", ".join(f"{s} {p}%" for s, p in pool.items()) if pool else ""))
+    in_pool = " · pool " + ", ".join(f"{s} {p}%" for s, p in pool.items()) if pool else ""
+    lines.append(f"Bank {cur}{state.bank}{in_pool}")
     return "\n".join(lines)
 
 
@@ -249,7 +273,7 @@ def help_text(rest: str) -> str:
     for kind, title in groups.items():
         names = ", ".join(f"`{v.name}`" for v in VERBS.values() if v.kind == kind)
         lines.append(f"**{title}**: {names}")
-    lines.append("Examples: `bid TSR 25`, `auction N 140`, `buy NW pool`, `lay H10 58 1`, "
+    lines.append("Examples: `bid TSR 25`, `auction N 140`, `buy NW pool`, `tiles` then `lay H10 58 1`, "
                  "`run 2-0: H8-G5-E1`, `train 3`, `train 2-1 from KB 150`. `help COMMAND` for one. "
                  "On Discord, start a command with `!` or `/`, or mention the bot.")
     return "\n".join(lines)

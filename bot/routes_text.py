@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from engine.actions import Route, RunRoutes
 from engine.errors import IllegalAction
 from engine.graph import TrackGraph, track_graph
-from engine.routes import RouteResult, check_routes, route_text
+from engine.routes import RouteResult, check_routes, route_text, stop_values
 from engine.state import Company, Context, GameState, Train
 
 from .errors import Refusal
@@ -41,9 +41,32 @@ def parse_routes(
     return action, chosen
 
 
-def routes_detail(results: Sequence[RouteResult]) -> str:
-    """``2-0 H8-G5-E1 (80); 3-1 A9-B8-B4-E1 (120)``."""
-    return "; ".join(f"{r.train} {route_text(r)} ({r.revenue})" for r in results)
+def routes_detail(ctx: Context, state: GameState, company: Company, results: Sequence[RouteResult]) -> str:
+    """``2-0 H8-(G5)-E1 (H8 40 + E1 40 = 80)``: each route with what each stop earns; a
+    stop in brackets is passed but not counted. Trains left without a route are named."""
+    parts = [f"{r.train} {_stops_text(r)} ({_sum_text(ctx, state, company, r)})" for r in results]
+    ran = {r.train for r in results}
+    idle = [t.id for t in company.trains if not t.operated and t.id not in ran]
+    if idle:
+        parts.append(f"{', '.join(idle)}: no route (a route needs two stops, one with a {company.sym} token)")
+    text = "; ".join(parts)
+    if any(len(r.counted) < len(r.stops) for r in results if r.counted):
+        text += " — stops in brackets are passed but not counted"
+    return text
+
+
+def _sum_text(ctx: Context, state: GameState, company: Company, result: RouteResult) -> str:
+    values = stop_values(ctx, state, company, result)
+    if not values:
+        return str(result.revenue)
+    return " + ".join(f"{hex_id} {value}" for hex_id, value in values) + f" = {result.revenue}"
+
+
+def _stops_text(result: RouteResult) -> str:
+    if not result.counted:
+        return route_text(result)
+    counted = set(result.counted)
+    return "-".join(h if (h, i) in counted else f"({h})" for h, i in result.stops)
 
 
 def _specs(company: Company, body: str) -> list[tuple[Train, list[str]]]:
@@ -62,7 +85,9 @@ def _specs(company: Company, body: str) -> list[tuple[Train, list[str]]]:
         else:
             if not free:
                 raise Refusal(f"{company.sym} has more routes than trains to run")
-            train, stops = free[0], part.upper()
+            first, _, after = part.upper().partition(" ")
+            named = next((t for t in free if first in (t.id.upper(), t.name.upper())), None)
+            train, stops = (named, after) if named is not None and after else (free[0], part.upper())
         free.remove(train)
         hexes = [h for h in re.split(r"[\s\-–>]+", stops) if h]
         if len(hexes) < 2:

@@ -19,6 +19,7 @@ with the event at fault; its channel can still end it, and nothing else waits fo
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import math
 import pickle
@@ -33,17 +34,25 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from engine.actions import (
+    Action,
+    EndGame,
+    LayTile,
+    PlaceToken,
+    RemoveToken,
+    action_from_dict,
+)
 from engine.board import load_board
-from engine.titles import DEFAULT_TITLE, TITLES
-from engine.actions import EndGame, LayTile, PlaceToken, RemoveToken, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
 from engine.legal import legal_actions
 from engine.rules import Rules
+from engine.titles import DEFAULT_TITLE, TITLES
 from storage import (
     AppendConflict,
     ChannelBusy,
     CorruptEvent,
+    Event,
     EventKind,
     EventStore,
     GameRecord,
@@ -60,7 +69,15 @@ from storage import (
 from storage.repository import effective_events, request
 from storage.store import DuplicateRequest, utc_now
 
-from .commands import VERBS, Parsed, command_for, consent_needed, parse_action, split
+from .commands import (
+    VERBS,
+    Parsed,
+    command_for,
+    consent_needed,
+    parse_action,
+    shown,
+    split,
+)
 from .errors import NoGame, NotAllowed, Refusal
 from .ledger import Ledger
 from .posts import (
@@ -82,9 +99,11 @@ from .posts import (
     status_text,
     who_acts,
 )
+from .track_help import tiles_text
 
 MAX_PLAYERS = 6
-
+SINCE_SHOWN = 6
+"""Others' moves listed in "since your last move" (older ones are counted)."""
 MAX_TRIES = 30
 """Times a command is tried when other processes keep changing its game meanwhile."""
 REPLY_LIMIT = 1900
@@ -167,11 +186,15 @@ class TroikaService:
         pictures: bool = True,
         shard: Shard | None = None,
         owner: str | None = None,
+        timestamps: bool = False,
     ) -> None:
+        """``timestamps``: write times as Discord timestamps (``<t:UNIX:R>``), which each
+        reader sees in their own time zone, instead of durations."""
         self.store = store
         self.shard = shard
         self.owner = owner or _process_name(shard)
         self._guilds: dict[int, str | None] = {}
+        self.timestamps = timestamps
         self.engine = _Engine()
         self.repo = GameRepository(store, self.engine, cache_size=64)
         self.clock = clock
@@ -188,6 +211,7 @@ class TroikaService:
         }
         self._turns: dict[str, Callable[[GameRecord, Seat, str, Seat | None], Awaitable[Reply]]] = {
             "undo": self._undo, "redo": self._redo, "agree": self._agree, "refuse": self._refuse,
+            "withdraw": self._withdraw,
         }
         self._admin: dict[str, Callable[[GameRecord, Seat, str], Awaitable[Reply]]] = {
             "as": self._as, "pause": self._pause, "resume": self._resume, "end": self._end, "remind": self._remind,
@@ -232,18 +256,30 @@ class TroikaService:
         verb, rest = split(text)
         if verb == "help":
             return Reply(help_text(rest))
+        if verb == "lay" and not rest:
+            verb = "tiles"
+        if verb == "as" and len(rest.split()) < 2:
+            raise Refusal("Write it as `as PLAYER COMMAND`: the commissioner enters a command for an absent "
+                          "player, e.g. `as Boris pass`.")
         if verb == "new":
             return await self._retrying(lambda: self._new(channel_id, account, rest, guild_id))
         if verb in self._setup:
             return await self._retrying(lambda: self._setup[verb](channel_id, account, rest))
+        if verb == "games":
+            return Reply(await self._games(account))
         return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest))
 
     async def _in_game(self, channel_id: str, account: Account, verb: str, rest: str) -> Reply:
-        record = await self._game_in(channel_id)
+        record = await self._game_in(channel_id, finished=True)
         try:
             if VERBS[verb].kind == "info":
                 return await self._info(record, verb, rest)
+            if verb == "undo":
+                await self._reopen_if_ended(channel_id, account)
+            record = await self._game_in(channel_id)
             if VERBS[verb].kind == "admin":
+                if verb == "remind" and rest.split()[:1] == ["me"]:
+                    return await self._remind_me(record, self._seat(record, account), rest[2:])
                 commissioner = self._commissioner(record, account)
                 if verb == "replace":
                     name, _, new = rest.rpartition(" ")
@@ -297,8 +333,8 @@ class TroikaService:
     ) -> Reply:
         """Set up and start a game of ``title`` at once (console, tests): ``players`` are
         (id, name), each player's account id being their id; the first is the commissioner."""
-        if not players:
-            raise Refusal("Name the players: `new Anna Boris Clara`.")
+        if not 2 <= len(players) <= MAX_PLAYERS:
+            raise Refusal(f"Name 2 to {MAX_PLAYERS} players: `new Anna Boris Clara`.")
         options = (rules or Rules.rulebook(market=load_board(title).default_market)).to_dict()
         if first_player is not None:
             options["first_player"] = first_player
@@ -383,7 +419,7 @@ class TroikaService:
             ledger = await self._ledger(game_id)
             game = (await self.repo.load(game_id)).game
             return Status(record.channel_id, ledger.status_message,
-                          status_text(record, game, ledger, self.clock()))
+                          status_text(record, game, ledger, self.clock(), timestamps=self.timestamps))
 
     async def set_status_message(self, game_id: int, message_id: str) -> None:
         record = await self.store.get_game(game_id)
@@ -399,7 +435,7 @@ class TroikaService:
     async def seat_account(self, channel_id: str, words: list[str]) -> tuple[Account, int]:
         """The account of the seat named by the first of ``words``, and how many words
         the name took (names may have spaces)."""
-        record = await self._game_in(channel_id)
+        record = await self._game_in(channel_id, finished=True)
         seat, used = _match_seat(record, words)
         return _account(seat), used
 
@@ -415,6 +451,15 @@ class TroikaService:
             return None  # the command itself will be told why
         player = ledger.ask.consenter if ledger.ask else game.acting_player()
         seat = next((s for s in record.seats if s.player_id == player), None)
+        return _account(seat) if seat else None
+
+    async def requesting_account(self, channel_id: str) -> Account | None:
+        """The player whose deal is waiting for an answer, if any."""
+        record = await self.store.active_game_in_channel(channel_id)
+        if record is None or record.status is not GameStatus.RUNNING:
+            return None
+        ask = (await self._ledger(record.id)).ask
+        seat = next((s for s in record.seats if ask and s.player_id == ask.requester), None)
         return _account(seat) if seat else None
 
     async def suggestions(self, channel_id: str, verb: str, current: str) -> list[str]:
@@ -541,7 +586,7 @@ class TroikaService:
             order = " → ".join(p.name for p in game.state.players)
             return [{
                 "kind": "start", "seq": seq, "pictures": ["map", "table"],
-                "text": f"**Game {record.id} of {record.title} begins** ({record.options.get('market', 'grid')} market). "
+                "text": f"**Game {record.id} of {record.title} begins** ({game.ctx.rules.market} market). "
                         f"Seats: {order}. Priority deal: **{who_acts(game)}**.",
                 "next": next_line(game), "mention": game.acting_player(),
             }]
@@ -563,11 +608,57 @@ class TroikaService:
 
     # --- who may act --------------------------------------------------------------
 
-    async def _game_in(self, channel_id: str) -> GameRecord:
+    async def _game_in(self, channel_id: str, *, finished: bool = False) -> GameRecord:
+        """The channel's game being set up or played; with ``finished``, else its last
+        finished game (to look at)."""
         record = await self.store.active_game_in_channel(channel_id)
-        if record is None:
-            raise NoGame("There is no game in this channel: `new` sets one up.")
-        return record
+        if record is not None:
+            return record
+        over = [g for g in await self.store.list_games([GameStatus.FINISHED]) if g.channel_id == channel_id]
+        if over and finished:
+            return over[-1]
+        if over:
+            raise NoGame(f"Game {over[-1].id} here is over (`status` and `log` still show it); "
+                         "`new` sets up another.")
+        raise NoGame("There is no game in this channel: `new` sets one up.")
+
+    async def _reopen_if_ended(self, channel_id: str, account: Account) -> None:
+        """The commissioner's `undo` right after `end`: the game runs again, so the undo
+        can take the end back."""
+        if await self.store.active_game_in_channel(channel_id) is not None:
+            return
+        over = [g for g in await self.store.list_games([GameStatus.FINISHED]) if g.channel_id == channel_id]
+        if not over:
+            return
+        effective = effective_events(await self.store.events(over[-1].id))
+        if not effective or effective[-1].action.get("type") != "end_game":
+            return
+        self._commissioner(over[-1], account)
+        try:
+            await self.store.set_status(over[-1].id, GameStatus.RUNNING)
+        except ChannelBusy:
+            raise Refusal("Another game has started here since; the ended one stays ended.") from None
+
+    async def _games(self, account: Account) -> str:
+        """The games this account has a seat in, across channels."""
+        games = [g for g in await self.store.list_games([GameStatus.SETTING_UP, GameStatus.RUNNING])
+                 if any(s.discord_user_id == account.id for s in g.seats)]
+        if not games:
+            return "You have no seat in a game being set up or played."
+        lines = []
+        for record in games:
+            where = f"<#{record.channel_id}>" if record.channel_id and record.channel_id.isdigit() else \
+                (record.channel_id or "no channel")
+            if record.status is GameStatus.SETTING_UP:
+                lines.append(f"Game {record.id} in {where}: being set up")
+                continue
+            game = (await self.repo.load(record.id)).game
+            ledger = await self._ledger(record.id)
+            seat = next(s for s in record.seats if s.discord_user_id == account.id)
+            mine = ledger.ask.consenter if ledger.ask else game.acting_player()
+            turn = " — **your turn**" if mine == seat.player_id else ""
+            lines.append(f"Game {record.id} in {where}: {round_title(game)}, {who_acts(game)} {doing(game)}{turn}")
+        return "\n".join(lines)
 
     @staticmethod
     def _seat(record: GameRecord, account: Account) -> Seat:
@@ -581,7 +672,8 @@ class TroikaService:
     def _commissioner(record: GameRecord, account: Account) -> Seat:
         seat = next((s for s in record.seats if s.discord_user_id == account.id and s.commissioner), None)
         if seat is None:
-            raise NotAllowed("Only the commissioner may do that.")
+            name = next((s.display_name for s in record.seats if s.commissioner), "")
+            raise NotAllowed(f"Only the commissioner ({name}) may do that.")
         return seat
 
     async def _as_seat(
@@ -618,6 +710,10 @@ class TroikaService:
         game = live.game
         ledger = await self._ledger(record.id)
         self._check_open(game, ledger)
+        if ledger.ask is not None and ledger.ask.requester != seat.player_id:
+            ask = ledger.ask
+            raise NotAllowed(f"Waiting for {player_name(game, ask.consenter)} to `agree` or `refuse` "
+                             f"{_code(ask.command)}; {player_name(game, ask.requester)} may `withdraw` it.")
         if game.acting_player() != seat.player_id:
             raise NotAllowed(f"Not your turn: {who_acts(game)} {doing(game)} "
                              f"(may {choices_text(game)}).")
@@ -628,6 +724,7 @@ class TroikaService:
         command = f"{verb} {rest}".strip()
         consenter = consent_needed(game, parsed.action)
         if consenter is not None:
+            _try(game, parsed.action)
             return await self._ask(record, live.seq, seat, consenter, parsed, command, proxy)
         await self._apply(record, live.seq, game, seat, parsed, command, _proxy_note(proxy))
         return Reply()
@@ -700,6 +797,21 @@ class TroikaService:
             "next": next_line(live.game), "mention": ask.requester,
         }
         await self.repo.record_admin(record.id, live.seq, {"type": "answer", "answer": "refused"},
+                                     seat.player_id, note=_proxy_note(proxy), outbox=[post])
+        return Reply()
+
+    async def _withdraw(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+        ledger = await self._ledger(record.id)
+        ask = ledger.ask
+        if ask is None:
+            raise Refusal("Nobody is waiting for an answer.")
+        if ask.requester != seat.player_id and proxy is None:
+            raise NotAllowed(f"Only {seat_name(record, ask.requester)}, who asked, may withdraw "
+                             f"{_code(ask.command)}.")
+        live = await self.repo.load(record.id)
+        post = {"kind": "note", "seq": live.seq + 1, "text": f"**{seat.display_name}** withdraws {_code(ask.command)}.",
+                "next": next_line(live.game)}
+        await self.repo.record_admin(record.id, live.seq, {"type": "answer", "answer": "withdrawn"},
                                      seat.player_id, note=_proxy_note(proxy), outbox=[post])
         return Reply()
 
@@ -776,6 +888,8 @@ class TroikaService:
         if not command:
             raise Refusal(f"Write the command to enter for {seat.display_name}: `as {seat.display_name} pass`.")
         verb, args = split(command)
+        if verb == "as":
+            raise Refusal(f"One `as` at a time: `as {seat.display_name} {args or 'pass'}`.")
         return await self._as_seat(record, seat, verb, args, commissioner)
 
     async def _replace(self, record: GameRecord, commissioner: Seat, player: str, new: Account) -> Reply:
@@ -807,20 +921,25 @@ class TroikaService:
 
     async def _reminders_for(self, record: GameRecord, now: datetime) -> None:
         ledger = await self._ledger(record.id)
-        if ledger.paused is not None or not ledger.remind_hours or ledger.turn_began is None:
+        if ledger.paused is not None or ledger.turn_began is None:
             return
         game = (await self.repo.load(record.id)).game
         waited = (now - ledger.turn_began).total_seconds() / 3600
         player = ledger.ask.consenter if ledger.ask else game.acting_player()
+        hours = ledger.player_remind.get(player or "", ledger.remind_hours) if player in ledger.player_remind \
+            else ledger.remind_hours
+        if not hours:
+            return
         name = player_name(game, player)
+        since = f"since <t:{int(ledger.turn_began.timestamp())}:R>" if self.timestamps else f"for {waited:.0f} h"
         for stage in (1, 2):
-            if waited < stage * ledger.remind_hours or stage in ledger.reminded or game.state.finished:
+            if waited < stage * hours or stage in ledger.reminded or game.state.finished:
                 continue
             if stage == 1:
-                text, mention = f"⏰ Your turn has waited {waited:.0f} h.", player
+                text, mention = f"⏰ Your turn has waited {since.removeprefix('for ')}.", player
             else:
                 commissioner = next(s.display_name for s in record.seats if s.commissioner)
-                text, mention = (f"⏰ **{name}** has not acted for {waited:.0f} h. The commissioner "
+                text, mention = (f"⏰ **{name}** has not acted {since}. The commissioner "
                                  f"({commissioner}) may act for them: `as {name} ...`."), None
             live = await self.repo.load(record.id)
             post = {"kind": "note", "seq": live.seq + 1, "text": text, "next": next_line(game), "mention": mention}
@@ -829,7 +948,13 @@ class TroikaService:
                 outbox=[post])
             await self._ledger(record.id)
 
-    async def _end(self, record: GameRecord, commissioner: Seat, reason: str) -> Reply:
+    async def _end(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
+        word, _, reason = rest.strip().partition(" ")
+        if word.lower() not in ("confirm", "yes"):
+            what = "cancels the game being set up" if record.status is GameStatus.SETTING_UP else \
+                "ends the game now and scores it as it stands; nothing can take that back"
+            return Reply(f"`end` {what}. To go ahead, type `end confirm` (a reason may follow: "
+                         "`end confirm we stop here`).")
         if record.status is GameStatus.SETTING_UP:
             await self.store.set_status(record.id, GameStatus.ABANDONED)
             return Reply(f"Game {record.id} is cancelled.")
@@ -858,21 +983,18 @@ class TroikaService:
                      "The channel is free for a `new` game.")
 
     async def _remind(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
-        word = rest.strip().lower().removesuffix("h").strip()
-        if word in ("off", "0", "never", "none"):
-            hours = None
-        else:
-            try:
-                hours = float(word)
-            except ValueError:
-                raise Refusal("Write it as `remind 24` (hours) or `remind off`.") from None
-            low, high = REMIND_HOURS
-            if not (math.isfinite(hours) and low <= hours <= high):
-                raise Refusal(f"The reminder time is a number of hours from {low} to {high} "
-                              "(30 days): `remind 24`.")
+        hours = _hours(rest)
         text = (f"⏰ Reminders: a player is reminded after {hours:g} h, the channel told after {2 * hours:g} h."
                 if hours else "⏰ No more reminders.")
         return await self._admin_post(record, commissioner, {"type": "settings", "remind_hours": hours}, None, text)
+
+    async def _remind_me(self, record: GameRecord, seat: Seat, rest: str) -> Reply:
+        """A player's own reminder time, instead of the game's."""
+        hours = _hours(rest, "remind me")
+        text = (f"⏰ **{seat.display_name}** is reminded after {hours:g} h." if hours
+                else f"⏰ **{seat.display_name}** gets no reminders.")
+        data = {"type": "settings", "player": seat.player_id, "remind_hours": hours}
+        return await self._admin_post(record, seat, data, None, text)
 
     async def _admin_post(
         self, record: GameRecord, commissioner: Seat, data: dict[str, Any], note: str | None, text: str,
@@ -901,14 +1023,21 @@ class TroikaService:
             raise Refusal("The game has not started yet.")
         game = (await self.repo.load(record.id)).game
         if verb == "status":
-            return Reply(status_text(record, game, await self._ledger(record.id), self.clock()))
+            return Reply(status_text(record, game, await self._ledger(record.id), self.clock(),
+                                     timestamps=self.timestamps))
         if verb == "holdings":
             return Reply(holdings_text(game))
+        if verb == "tiles":
+            text = tiles_text(game, rest)
+            focus = rest.strip().upper()
+            pictures = await render_pictures(game, ["map"], highlight=focus, focus=focus) \
+                if focus and self.pictures else []
+            return Reply(text, pictures)
         if verb == "log":
             return Reply(await self._log(record, rest))
         focus = rest.strip().upper() or None
         if focus is not None and focus not in game.ctx.board.hexes:
-            raise Refusal(f"There is no hex {focus} on the map.")
+            raise Refusal(f"There is no hex {shown(focus)} on the map.")
         pictures = await render_pictures(game, [verb], highlight=focus, focus=focus)
         return Reply(f"{round_title(game)} · phase {game.state.phase}", pictures)
 
@@ -929,13 +1058,15 @@ class TroikaService:
             raise Refusal("Write it as `log`, `log 30` or `log page 2`.")
         events = await self.store.events(record.id)
         effective = {e.seq for e in effective_events(events)}
+        effects = self._effects(record, events)
         shown = [(i, e) for i, e in enumerate(events) if log_line(record, e, effective, [])]
         pages: list[list[str]] = [[]]
         room = REPLY_LIMIT - 80  # for the note about earlier lines
         for i, event in reversed(shown):
             if len(pages) == page and count is not None and len(pages[-1]) == count:
                 break
-            line = self._log_line(record, events, i, effective)[:room]
+            line = "\n".join([self._log_line(record, events, i, effective),
+                              *(f"    {effect}" for effect in effects.get(event.seq, []))])[:room]
             if sum(len(x) + 1 for x in pages[-1]) + len(line) > room:
                 if len(pages) == page:
                     break
@@ -960,6 +1091,14 @@ class TroikaService:
                     [after[s] for s in sorted(set(after) - set(before))]
         return log_line(record, event, effective, moved)
 
+    def _effects(self, record: GameRecord, events: list[Event]) -> dict[int, list[str]]:
+        """What each effective action did, as the engine's log lines (the game replayed)."""
+        game = self.engine.new_game(record)
+        effects = {}
+        for event in effective_events(events):
+            effects[event.seq] = TroikaEngine.apply(self.engine, game, event.action, replaying=True)
+        return effects
+
     # --- posts ---------------------------------------------------------------------
 
     async def _post(self, message: OutboxMessage) -> Post:
@@ -976,8 +1115,23 @@ class TroikaService:
                 hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
                 pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
                                                  routes=payload.get("routes"))
-        return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""),
-                    payload.get("next", ""), mention, pictures)
+        text = payload.get("text", "")
+        if mention is not None and payload.get("kind") == "turn":
+            since = await self._since(record, mention.player_id, int(payload["seq"]))
+            text = "\n".join(part for part in (text, since) if part)
+        return Post(message.id, message.game_id, record.channel_id, text, payload.get("next", ""), mention, pictures)
+
+    async def _since(self, record: GameRecord, player_id: str, seq: int) -> str:
+        """The moves others made between ``player_id``'s last move and event ``seq``."""
+        effective = effective_events([e for e in await self.store.events(record.id) if e.seq <= seq])
+        moves = [e for e in effective if e.kind is EventKind.ACTION]
+        own = [i for i, e in enumerate(moves) if e.actor == player_id]
+        others = [e for e in moves[own[-1] + 1 if own else 0:] if e.seq != seq]
+        if not others:
+            return ""
+        shown = [f"{_mover(record, e)} `{event_command(e)}`" for e in others[-SINCE_SHOWN:]]
+        earlier = f"{len(others) - SINCE_SHOWN} earlier moves · " if len(others) > SINCE_SHOWN else ""
+        return f"_Since your last move:_ {earlier}{' · '.join(shown)} (`log` shows what each did)"
 
     async def _game_at(self, game_id: int, seq: int) -> Game:
         """The game as it was after event ``seq``, the caller's own: a copy of the live
@@ -1021,6 +1175,21 @@ class TroikaService:
 
     def _lock(self, channel_id: str) -> asyncio.Lock:
         return self._locks.setdefault(channel_id, asyncio.Lock())
+
+
+def _hours(text: str, verb: str = "remind") -> float | None:
+    """A reminder time in hours (``24``, ``24h``, ``2d``), or None for ``off``."""
+    word = text.strip().lower()
+    if word in ("off", "0", "never", "none"):
+        return None
+    try:
+        hours = float(word.rstrip("hd").strip()) * (24 if word.endswith("d") else 1)
+    except ValueError:
+        raise Refusal(f"Write it as `{verb} 24` (hours), `{verb} 2d` or `{verb} off`.") from None
+    low, high = REMIND_HOURS
+    if not (math.isfinite(hours) and low <= hours <= high):
+        raise Refusal(f"The reminder time is a number of hours from {low} to {high} (30 days): `{verb} 24`.")
+    return hours
 
 
 def _process_name(shard: Shard | None) -> str:
@@ -1075,6 +1244,22 @@ def _match_seat(record: GameRecord, words: list[str]) -> tuple[Seat, int]:
 
 def _seat_of(record: GameRecord, player_id: str) -> Seat:
     return next(s for s in record.seats if s.player_id == player_id)
+
+
+def _try(game: Game, action: Action) -> None:
+    """Raise a :class:`Refusal` if ``action`` would be refused now (a deal is checked
+    before the other side is asked)."""
+    trial = Game(game.ctx, copy.deepcopy(game.state))
+    try:
+        trial.apply(action, check=False)
+    except EngineError as exc:
+        raise Refusal(f"{_sentence(str(exc))} You may: {choices_text(game)}") from None
+
+
+def _mover(record: GameRecord, event: Event) -> str:
+    """Who made a move: the company acting, else the player's name."""
+    entity = str(event.action.get("entity") or "")
+    return entity if entity and all(s.player_id != entity for s in record.seats) else seat_name(record, event.actor)
 
 
 def _proxy_note(proxy: Seat | None) -> str | None:

@@ -1,4 +1,5 @@
 """Troika's rules engine for 1861 and 1867: pure, deterministic, no I/O."""
 
-ENGINE_VERSION = 1
-"""Bumped when a rules change would replay an old game differently."""
+ENGINE_VERSION = 2
+"""Bumped when a rules change would replay an old game differently (2: the rules
+fixed for every 1861 game, 1867, effects written to the log)."""

@@ -21,17 +21,20 @@ def distribute(ctx: Context, state: GameState, company: Company, revenue: int, c
         return
     if choice == "withhold" or revenue == 0:
         _to_treasury(state, company, revenue)
+        state.log.append(f"{company.sym} withholds {revenue}: all to its treasury (now {company.cash})")
         market.move_left(ctx, state, company.sym)
-        state.log.append(f"{company.sym} withholds {revenue}")
         return
     kept = (revenue // 20) * 10 if choice == "half" else 0
     paid = revenue - kept
     _to_treasury(state, company, kept)
-    _pay_shareholders(state, company, paid)
+    received = _pay_shareholders(state, company, paid)
     price = market.price(ctx, state, company.sym)
-    state.log.append(f"{company.sym} pays {paid // 10} a share" + (f" and keeps {kept}" if kept else ""))
+    state.log.append(f"{company.sym} pays {paid // 10} a share" + (f" and keeps {kept}" if kept else "")
+                     + (": " + ", ".join(f"{who} {amount}" for who, amount in received) if received else ""))
     if paid >= price:
         market.move_right(ctx, state, company.sym)
+    else:
+        state.log.append(f"{company.sym} share price stays at {price} (it paid out less than that, 8.9.2)")
 
 
 def _to_treasury(state: GameState, company: Company, amount: int) -> None:
@@ -39,19 +42,23 @@ def _to_treasury(state: GameState, company: Company, amount: int) -> None:
     state.bank -= amount
 
 
-def _pay_shareholders(state: GameState, company: Company, paid: int) -> None:
+def _pay_shareholders(state: GameState, company: Company, paid: int) -> list[tuple[str, int]]:
     """Each share gets a tenth; shares in the company's treasury pay the company, pool
-    shares pay nobody (8.9.1)."""
+    shares pay nobody (8.9.1). Returns who received what."""
     per_share = paid / 10
+    received = []
     for player in state.players:
         units = player.percent_of(company.sym) // 10
         if units:
             amount = _round_up(per_share * units)
             player.cash += amount
             state.bank -= amount
+            received.append((player.name, amount))
     units = sum(c.percent for c in company.treasury) // 10
     if units:
         _to_treasury(state, company, _round_up(per_share * units))
+        received.append((company.sym, _round_up(per_share * units)))
+    return received
 
 
 def _round_up(value: float) -> int:
@@ -63,6 +70,7 @@ def _minor_half_pay(ctx: Context, state: GameState, company: Company, revenue: i
     """Minors always half pay: half (rounded down) to the treasury, the rest to the
     owner; right if it earned anything, else left (8.9.1, 8.9.2)."""
     if revenue == 0:
+        state.log.append(f"{company.sym} earns nothing")
         market.move_left(ctx, state, company.sym)
         return
     kept = revenue // 2

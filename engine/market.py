@@ -49,7 +49,10 @@ def _exists(ctx: Context, row: int, col: int) -> MarketCell | None:
 def _move_to(ctx: Context, state: GameState, sym: str, row: int, col: int) -> None:
     cell = _exists(ctx, row, col)
     if cell is not None:
+        old = price(ctx, state, sym)
         place(state, sym, cell)
+        if cell.price != old:
+            state.log.append(f"{sym} share price {old} → {cell.price}")
 
 
 def move_right(ctx: Context, state: GameState, sym: str) -> None:

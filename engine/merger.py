@@ -316,6 +316,7 @@ def _take_assets(ctx: Context, state: GameState, major: Company, minor_sym: str)
     market.remove(state, minor_sym)
     minor.cash, minor.trains, minor.privates, minor.loans = 0, [], [], 0
     minor.closed = True
+    minor.merged_into = major.sym
 
 
 # --- converting: the owner takes the president's certificate -----------------------

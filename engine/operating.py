@@ -85,6 +85,7 @@ def start(ctx: Context, state: GameState, number: int) -> None:
 
 def _privates_pay(ctx: Context, state: GameState) -> None:
     """8.3A: every owned private pays its revenue to its owner."""
+    paid = []
     for sym, owner in state.private_owner.items():
         if owner is None or sym in state.closed_privates:
             continue
@@ -96,6 +97,9 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
         else:
             state.player(owner).cash += revenue
         state.bank -= revenue
+        paid.append(f"{sym} {revenue} to {owner if owner in state.companies else state.player(owner).name}")
+    if paid:
+        state.log.append("Privates pay: " + ", ".join(paid))
 
 
 def _national_keeps_money(ctx: Context) -> bool:
@@ -220,10 +224,17 @@ def _advance(ctx: Context, state: GameState) -> None:
             continue
         if NEEDS_ACTION[rnd.step](ctx, state, rnd, company):
             return
+        _say_why_skipped(state, rnd, company)
         AUTOMATIC[rnd.step](ctx, state, rnd, company)
         if state.round is not rnd:
             continue
         _next_step(ctx, state, rnd)
+
+
+def _say_why_skipped(state: GameState, rnd: OperatingRound, company: Company) -> None:
+    """A log line for a company whose run is skipped: it has trains but no route."""
+    if rnd.step == "routes" and not company.is_national and any(not t.operated for t in company.trains):
+        state.log.append(f"{company.sym} has no route to run (a route needs two stops, one its own token)")
 
 
 def _next_step(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
@@ -362,7 +373,7 @@ def _national_runs_itself(ctx: Context, state: GameState, rnd: OperatingRound, c
     results = best_routes(ctx, state, company)
     for result in results:
         next(t for t in company.trains if t.id == result.train).operated = True
-    rnd.revenue = sum(r.revenue for r in results)
+    rnd.revenue = company.last_revenue = sum(r.revenue for r in results)
     if results:
         state.log.append(
             f"{company.sym} runs for {rnd.revenue}: "
@@ -383,7 +394,7 @@ def _run(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, 
         for train in company.trains:
             if train.id == result.train:
                 train.operated = True
-    rnd.revenue = revenue
+    rnd.revenue = company.last_revenue = revenue
     state.log.append(f"{company.sym} runs for {rnd.revenue}")
     _next_step(ctx, state, rnd)
 

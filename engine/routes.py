@@ -75,6 +75,20 @@ def route_text(result: RouteResult) -> str:
     return "-".join(hex_id for hex_id, _ in result.stops)
 
 
+def stop_values(ctx: Context, state: GameState, company: Company, result: RouteResult) -> list[tuple[str, int]]:
+    """What each counted stop of a priced route earns (8.8.2), in route order: its value
+    times the train's multiplier, with any private's bonus there; the Ekaterinburg and
+    Moscow pair bonus goes to Ekaterinburg. The values add up to the route's revenue."""
+    scope = _Scope(ctx, state, company)
+    train = next(t for t in company.trains if t.id == result.train)
+    pricing = scope.pricing(ctx.board.train(train.name))
+    index = {node: n for n, node in enumerate(scope.graph.nodes)}
+    counted = [index[node] for node in result.counted]
+    pair = pricing.pair_bonus(_mask(counted))
+    return [(scope.graph.nodes[n][0], pricing.worth[n] + (pair if scope.bonus_city >> n & 1 else 0))
+            for n in counted]
+
+
 @dataclass(frozen=True)
 class _Found:
     """A route found by the search: revenue, track bits, nodes and segments in order."""

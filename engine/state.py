@@ -72,6 +72,8 @@ class Company:
     floated: bool = False
     operated: bool = False  # has completed an operating turn
     closed: bool = False
+    last_revenue: int | None = None  # what its trains earned in its last run
+    merged_into: str | None = None  # the major a minor became part of (9)
 
     @property
     def placed_tokens(self) -> list[StationToken]:

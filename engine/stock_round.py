@@ -138,6 +138,7 @@ def _skip_players_without_actions(ctx: Context, state: GameState) -> None:
     while sr.passes < n:
         if has_action(ctx, state, state.players[sr.turn]):
             return
+        state.log.append(f"{state.players[sr.turn].name} passes: nothing to sell, buy or auction")
         sr.passes += 1
         sr.turn = (sr.turn + 1) % n
     _finish(ctx, state, sr)

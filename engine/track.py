@@ -59,8 +59,11 @@ def check_upgrade_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef
         )
     label = required_label(old, hex_def, new.color)
     if new.label != label:
+        fitting = [t.name for t in ctx.board.tiles.values() if t.color == new.color and t.label == label
+                   and (allowed is None or t.name in allowed)]
         want = f"a tile labelled {label}" if label else "a tile without a label"
-        raise IllegalAction(f"{hex_id} needs {want}; tile {new.name} is labelled {new.label or 'nothing'}")
+        names = f" ({new.color}: {', '.join(fitting)})" if label and fitting else ""
+        raise IllegalAction(f"{hex_id} needs {want}{names}; tile {new.name} is labelled {new.label or 'nothing'}")
     if len(new.town_indexes) != len(old.town_indexes):
         raise IllegalAction(
             f"{hex_id} has {len(old.town_indexes)} town(s); tile {new.name} has {len(new.town_indexes)}"

@@ -1,8 +1,9 @@
 """The table as SVG: players, companies, privates, trains and phase, under a header line.
 
 What is happening (the round, who acts) comes in as plain text, so this module
-reads only the state, the board and two pure engine helpers: the stock price
-order (``engine.market``) and the certificate count (``engine.shares``).
+reads only the state, the board and pure engine helpers: the stock price order
+(``engine.market``), the certificate count (``engine.shares``), net worth
+(``engine.scoring``) and the minors open to auction (``engine.stock_round``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from dataclasses import dataclass, field
 from itertools import groupby
 
 from engine.market import in_price_order
+from engine.scoring import final_values
 from engine.shares import cert_count, cert_limit
 from engine.state import Company, Context, GameState
+from engine.stock_round import available_minors
 
 from .colors import swatch
 from .svg import (
@@ -46,7 +49,7 @@ STRIPE = "#f3f1ea"
 HEAD_BACK = "#dcd8cc"
 ACTING = "#fff1a8"
 TYPE_ORDER = {"minor": 0, "major": 1, "national": 2}
-OTHERS = {"unstarted": "Not started:", "closed": "Closed:"}
+OTHERS = {"auction": "May be auctioned:", "unstarted": "Not started:", "merged": "Merged:", "closed": "Closed:"}
 """Companies listed as chips rather than table rows, by status."""
 CHIP_LINE = 900.0
 """Width at which those chips wrap."""
@@ -135,13 +138,15 @@ def _players(ctx: Context, state: GameState, acting: str | None) -> tuple[list[s
         for s in ctx.board.corporations
         if any(c.company == s and c.percent < 100 for p in state.players for c in p.certs)
     ]
-    headers = ["Player", "Cash", "Certs", *majors, "Minors", "Privates"]
+    headers = ["Player", "Cash", "Worth", "Certs", *majors, "Minors", "Privates"]
+    worth = final_values(ctx, state)
     rows = []
     for i, player in enumerate(state.players):
         name = player.name + ("  (priority deal)" if i == state.priority else "")
         cells = [
             _Cell(name, bold=True),
             _Cell(money(ctx, player.cash)),
+            _Cell(money(ctx, worth[player.id])),
             _Cell(f"{cert_count(player)}/{limit}"),
         ]
         for sym in majors:
@@ -159,28 +164,33 @@ def _players(ctx: Context, state: GameState, acting: str | None) -> tuple[list[s
     return headers, rows
 
 
-def _status(state: GameState, sym: str) -> str:
-    """'running', 'unstarted' or 'closed'."""
+def _status(ctx: Context, state: GameState, sym: str) -> str:
+    """'running', 'auction' (a minor open to auction), 'unstarted', 'merged' or 'closed'."""
     company = state.companies[sym]
+    if company.merged_into is not None:
+        return "merged"
     if company.closed:
         return "closed"
     if company.is_national:
-        started = state.national_operator is not None or bool(company.placed_tokens)
+        operates = "national_operates" in ctx.board.phase(state.phase).status
+        started = operates or bool(company.placed_tokens) or bool(company.trains)
     else:
         started = company.floated or company.market is not None
-    return "running" if started else "unstarted"
+    if started:
+        return "running"
+    return "auction" if sym in available_minors(ctx, state) else "unstarted"
 
 
 def _running(ctx: Context, state: GameState) -> list[str]:
     """Running companies in operating order: minors, majors (by share price), national."""
-    running = [s for s in state.companies if _status(state, s) == "running"]
+    running = [s for s in state.companies if _status(ctx, state, s) == "running"]
     priced = [s for s in running if state.companies[s].market is not None]
     ordered = in_price_order(ctx, state, priced) + [s for s in running if s not in priced]
     return sorted(ordered, key=lambda s: TYPE_ORDER[state.companies[s].type])
 
 
 def _companies(ctx: Context, state: GameState, acting: str | None) -> tuple[list[str], list[_Row]]:
-    headers = ["Company", "President", "Price", "Cash", "Trains", "Loans", "Tokens left"]
+    headers = ["Company", "President", "Price", "Cash", "Trains", "Last run", "Loans", "Tokens left"]
     headers += ["Treasury", "Pool", "Privates"]
     rows = []
     for sym in _running(ctx, state):
@@ -195,6 +205,7 @@ def _companies(ctx: Context, state: GameState, acting: str | None) -> tuple[list
             _Cell(money(ctx, price) if price else ""),
             _Cell(money(ctx, company.cash)),
             _Cell(" ".join(t.name for t in company.trains)),
+            _Cell(money(ctx, company.last_revenue) if company.last_revenue is not None else ""),
             _Cell(str(company.loans) if company.loans else ""),
             _Cell(f"{len(company.tokens) - len(company.placed_tokens)}/{len(company.tokens)}"),
             _Cell(_percent(treasury)),
@@ -223,7 +234,7 @@ def _others(
     width = 0.0
     indent = max(text_width(label, FONT, True) for label in OTHERS.values()) + CELL_PAD
     for status, label in OTHERS.items():
-        syms = [s for s in state.companies if _status(state, s) == status]
+        syms = [s for s in state.companies if _status(ctx, state, s) == status]
         if not syms:
             continue
         group = el(parent, "g", class_="companies-" + status)
@@ -244,8 +255,9 @@ def _percent(value: int) -> str:
 
 
 def _privates(ctx: Context, state: GameState) -> tuple[list[str], list[_Row]]:
-    headers = ["Private", "Name", "Revenue", "Owner"]
+    headers = ["Private", "Name", "Value", "Revenue", "Owner"]
     names = {p.id: p.name for p in state.players}
+    up = state.round.private if state.round is not None and state.round.kind == "Auction" else None
     rows = []
     for private in ctx.board.privates:
         if private.sym not in state.private_owner and private.sym not in state.closed_privates:
@@ -253,14 +265,25 @@ def _privates(ctx: Context, state: GameState) -> tuple[list[str], list[_Row]]:
         closed = private.sym in state.closed_privates
         owner = state.private_owner.get(private.sym)
         shown = "closed" if closed else names.get(owner or "", owner) or "for sale"
+        if private.sym == up:
+            shown = _auction_text(ctx, state)
         cells = [
             _Cell(private.sym, bold=True),
             _Cell(private.name),
+            _Cell(money(ctx, private.value)),
             _Cell(money(ctx, private.revenue)),
             _Cell(shown),
         ]
         rows.append(_Row(cells, {"data_private": private.sym}, dim=closed))
     return headers, rows
+
+
+def _auction_text(ctx: Context, state: GameState) -> str:
+    """The private up for auction: the high bid, or the minimum an opening bid needs."""
+    rnd = state.round
+    if rnd.high_bidder is not None:
+        return f"up for auction: {state.players[rnd.high_bidder].name} bids {money(ctx, rnd.high_bid)}"
+    return f"up for auction: minimum bid {money(ctx, rnd.minimum)}"
 
 
 def _chip_width(sym: str) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +14,19 @@ import pytest
 from engine.actions import Action
 from engine.game import Game
 from engine.rules import Rules
+from storage import SqliteEventStore
 from storage.pg_temp import PostgresServer, Unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TROIKA_SHARED", ROOT.parent / "shared"))
 GAMES = SHARED / "games"
+
+
+@pytest.fixture
+async def store() -> AsyncIterator[SqliteEventStore]:
+    """An empty in-memory SQLite store (test modules of the stores define their own)."""
+    async with SqliteEventStore(":memory:") as opened:
+        yield opened
 
 
 def shared_game(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:

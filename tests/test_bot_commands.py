@@ -47,9 +47,9 @@ def test_runs_are_written_by_their_stops() -> None:
     game = position(82)  # N runs its 2-train
     parsed = parse_action(game, "run", "2-0: H8-G5-E1")
     assert isinstance(parsed.action, RunRoutes) and parsed.action.revenue is None
-    assert parsed.detail == "2-0 H8-G5-E1 (80)"
+    assert parsed.detail == "2-0 H8-(G5)-E1 (H8 40 + E1 40 = 80) — stops in brackets are passed but not counted"
     assert parse_action(game, "run", "H8-G5-E1 = 80").action.revenue == 80  # train left out
-    assert parse_action(game, "run", "").detail == "2-0 E1-G5-H8 (80)"  # the best routes
+    assert parse_action(game, "run", "").detail.startswith("2-0 E1-(G5)-H8 (E1 40 + H8 40 = 80)")  # the best
     with pytest.raises(Refusal, match="no track runs from H8 to E1 without passing another stop"):
         parse_action(game, "run", "2-0: H8-E1")
     with pytest.raises(Refusal, match="these routes earn 80, not 90"):

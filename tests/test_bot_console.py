@@ -53,10 +53,10 @@ async def test_a_hot_seat_session_writes_the_pictures(tmp_path: Path) -> None:
         assert out[0].startswith("Game 1 of 1861 begins (column market). Seats: Anna → Boris → Clara.")
         assert f"  picture: {tmp_path / 'pictures' / 'map.png'}" in out
         assert (tmp_path / "pictures" / "table.png").read_bytes().startswith(b"\x89PNG")
-        first = out[0].split("\n")[-1].split()[0].lstrip("@")
+        first = out[0].split("\n")[-1].split()[1]
         out.clear()
         await console.line("bid TSR 20")  # typed by whoever must act
-        assert out[0].startswith(f"{first}: `bid TSR 20`\n@")
+        assert out[0].startswith(f"{first}: `bid TSR 20`\n▶")
         out.clear()
         await console.line(f"as {first} pass")
         assert out[0].startswith("✗ Not your turn: ")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -18,8 +19,8 @@ import discord
 import pytest
 from discord.ext import commands
 
-from bot.discord_bot import GameCog, TroikaBot, suggest
-from bot.service import TroikaService
+from bot.discord_bot import BUTTONS, ChoiceView, GameCog, TroikaBot, buttons_for, suggest
+from bot.service import Post, TroikaService
 from storage import Shard, SqliteEventStore
 
 CHANNEL_ID = 500
@@ -52,6 +53,7 @@ class Sent:
     ephemeral: bool = False
     pinned: bool = False
     edits: list[str] = field(default_factory=list)
+    view: Any = None
 
     async def edit(self, *, content: str) -> None:
         self.edits.append(content)
@@ -73,8 +75,8 @@ class FakeChannel:
         self.sent: list[Sent] = []
 
     async def send(self, content: str | None = None, *, files: list[discord.File] | None = None,
-                   nonce: int | None = None, ephemeral: bool = False, **_: Any) -> Sent:
-        message = Sent(1000 + len(self.sent), content, list(files or []), nonce, ephemeral)
+                   nonce: int | None = None, ephemeral: bool = False, view: Any = None, **_: Any) -> Sent:
+        message = Sent(1000 + len(self.sent), content, list(files or []), nonce, ephemeral, view=view)
         self.sent.append(message)
         return message
 
@@ -173,7 +175,7 @@ async def test_a_game_is_set_up_joined_and_started(table: Table) -> None:
     await table.say(BORIS, "!join")
     assert (await table.say(BORIS, "!join"))[0].content == "✗ You already have a seat."
     await table.say(CLARA, "!join")
-    assert (await table.say(BORIS, "!start"))[0].content == "✗ Only the commissioner may do that."
+    assert (await table.say(BORIS, "!start"))[0].content == "✗ Only the commissioner (Anna) may do that."
     sent = await table.say(ANNA, "!start")
     start = posts(sent)[0]
     assert "Game 1 of 1861 begins" in (start.content or "")
@@ -247,7 +249,7 @@ async def test_info_commands_answer_with_text_and_pictures(table: Table) -> None
     assert (await table.say(CLARA, "!map H8"))[0].filenames == ["map.png"]
     assert (await table.say(CLARA, "!market"))[0].filenames == ["market.png"]
     assert "Seats: Anna (commissioner) · Boris · Clara" in (await table.say(CLARA, "!status"))[0].content
-    assert "`lay HEX TILE [ROTATION]`" in (await table.say(CLARA, "!help lay"))[0].content
+    assert "`lay HEX TILE [ROTATION] [loan]`" in (await table.say(CLARA, "!help lay"))[0].content
     assert (await table.say(CLARA, "!map Z99"))[0].content == "✗ There is no hex Z99 on the map."
     # Other names for commands work as prefix commands too.
     assert "To act" in (await table.say(CLARA, "!info"))[0].content
@@ -302,6 +304,63 @@ async def test_every_command_is_a_valid_slash_command(table: Table) -> None:
             if option.get("autocomplete"):
                 menus.add(command.name)
     assert {"bid", "auction", "buy", "sell", "par", "lay", "token", "run", "train", "merge", "into"} <= menus
+
+
+async def test_the_frequent_choices_come_as_buttons_that_survive_a_restart(table: Table) -> None:
+    for user, text in ((ANNA, "!new"), (BORIS, "!join"), (CLARA, "!join"), (ANNA, "!start")):
+        await table.say(user, text)
+    first = await table.acting()
+    started = [m for m in table.channel.sent if m.content and "begins" in m.content][0]
+    assert [b.custom_id for b in started.view.children] == ["troika:pass"]  # `bid TSR ...` needs typing
+    assert ChoiceView(BUTTONS).is_persistent()  # no timeout, fixed ids: registered again at start-up
+    trainless = Post(1, 1, "500", "", "Boris for NW has no train: nationalize or keep?: `nationalize`, `keep`",
+                     None, [])
+    assert buttons_for(trainless) == ["keep", "nationalize"]
+
+    @dataclass
+    class Response:
+        deferred: list[bool] = field(default_factory=list)
+
+        async def defer(self, *, ephemeral: bool = False, thinking: bool = False) -> None:
+            self.deferred.append(ephemeral)
+
+    @dataclass
+    class Followup:
+        sent: list[str] = field(default_factory=list)
+
+        async def send(self, content: str, *, ephemeral: bool = False) -> None:
+            self.sent.append(content)
+
+    @dataclass
+    class Click:
+        client: Any
+        channel_id: int
+        user: FakeUser
+        response: Response = field(default_factory=Response)
+        followup: Followup = field(default_factory=Followup)
+
+    button = next(b for b in ChoiceView(["pass"]).children if isinstance(b, discord.ui.Button))
+    wrong = Click(table.bot, CHANNEL_ID, next(u for u in (ANNA, BORIS, CLARA) if u is not first))
+    await button.callback(wrong)  # type: ignore[arg-type]
+    assert wrong.response.deferred == [True] and wrong.followup.sent[0].startswith("✗ Not your turn")
+    right = Click(table.bot, CHANNEL_ID, first)
+    await button.callback(right)  # type: ignore[arg-type]
+    assert right.followup.sent == ["✓"] and await table.acting() != first
+    assert f"**{first.display_name}**: `pass`" in (table.channel.sent[-1].content or "")
+
+
+async def test_times_are_discord_timestamps_and_reminders_are_per_player(table: Table) -> None:
+    for user, text in ((ANNA, "!new"), (BORIS, "!join"), (CLARA, "!join"), (ANNA, "!start")):
+        await table.say(user, text)
+    status = (await table.say(CLARA, "!status"))[0].content or ""
+    assert "waiting " in status and "<t:" not in status  # the test service writes durations
+    service = TroikaService(table.service.store, timestamps=True)
+    assert re.search(r"\(waiting since <t:\d+:R>\)", (await service.status(1)).text)
+    first = await table.acting()
+    assert "is reminded after 2 h" in (await table.say(first, "!remind me 2"))[-1].content
+    assert "✗ Only the commissioner" in (await table.say(BORIS, "!remind 5"))[0].content
+    ledger = await table.service._ledger(1)
+    assert ledger.player_remind == {str(first.id): 2.0} and ledger.remind_hours is None
 
 
 async def test_a_game_belongs_to_the_server_it_is_set_up_in(table: Table) -> None:

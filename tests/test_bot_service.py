@@ -6,7 +6,6 @@ service as Discord; positions come from the shared real game 1861-29683.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from itertools import islice
 from pathlib import Path
@@ -44,9 +43,9 @@ class Table:
         return (await self.service.game_in(CHANNEL))[1]
 
 
-async def start_shared(service: TroikaService, commands: int) -> Table:
-    """The shared game with its first ``commands`` commands played."""
-    log, _ = shared_game("1861-29683")
+async def start_shared(service: TroikaService, commands: int, name: str = "1861-29683") -> Table:
+    """A shared game (1861-29683 unless named) with its first ``commands`` commands played."""
+    log, _ = shared_game(name)
     table = Table(service)
     rules = read_log(log)[0].ctx.rules
     players = [(str(p["id"]), p["name"]) for p in log["players"]]
@@ -54,12 +53,6 @@ async def start_shared(service: TroikaService, commands: int) -> Table:
     for name, command in islice(log_commands(log), commands):
         assert "✗" not in await table.say(f"as {name} {command}")
     return table
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[SqliteEventStore]:
-    async with SqliteEventStore(":memory:") as opened:
-        yield opened
 
 
 @pytest.fixture
@@ -72,7 +65,7 @@ async def test_buying_another_players_train_waits_for_their_agreement(
 ) -> None:
     asked = await table.say("as Player 2 train 2-0 from N 60")
     assert "Player 2 for M-K asks Player 3 to agree: `train 2-0 from N 60`" in asked
-    assert "@Player 3 `agree` or `refuse`?" in asked
+    assert "▶ Player 3: `agree` or `refuse`?" in asked
     assert (await table.game()).state.companies["M-K"].trains == []  # nothing happens yet
     assert "not addressed to you" in await table.say("as Player 1 agree")
     # The request lives in the store: a restarted service still knows it.
@@ -112,7 +105,8 @@ async def test_players_take_back_only_their_own_last_move(table: Table) -> None:
 
 
 async def test_the_commissioner_acts_for_an_absent_player_and_it_is_logged(table: Table) -> None:
-    assert "Only the commissioner" in await table.say("as Player 3 as Player 2 train 2")
+    refused = await table.say("as Player 3 as Player 2 train 2")
+    assert "Only the commissioner (Player 1) may do that. On the console, `as NAME COMMAND` types" in refused
     post = await table.say("as Player 1 as Player 2 train 2")
     assert "_(entered by Player 1 (commissioner))_" in post
     assert "entered by Player 1 (commissioner)" in await table.say("log 1")
@@ -130,16 +124,20 @@ async def test_a_paused_game_refuses_moves_until_resumed(table: Table) -> None:
     assert "paused (holiday)" in await table.say("as Player 2 train 2")
     assert "⏸ Paused by the commissioner: holiday" in await table.say("status")
     resumed = await table.say("as Player 1 resume")
-    assert "@Player 2 Player 2 for M-K buys trains" in resumed
+    assert "▶ Player 2 for M-K buys trains" in resumed
     assert "✗" not in await table.say("as Player 2 train 2")
 
 
 async def test_the_commissioner_ends_the_game(store: SqliteEventStore, table: Table) -> None:
     assert "Only the commissioner" in await table.say("as Player 2 end")
-    ended = await table.say("as Player 1 end we stop here")
+    asked = await table.say("as Player 1 end we stop here")
+    assert "nothing can take that back" in asked and "`end confirm`" in asked
+    assert (await table.game()).state.finished is False
+    ended = await table.say("as Player 1 end confirm we stop here")
     assert "Game over (manually ended): " in ended and "_(`we stop here`)_" in ended
     assert (await store.list_games())[0].status is GameStatus.FINISHED
-    assert "There is no game" in await table.say("status")
+    assert "Game over (manually ended)" in await table.say("status")  # anyone may still look
+    assert "✗ Game 1 here is over" in await table.say("as Player 1 pass")
 
 
 async def test_reminders_go_to_the_player_once_then_to_the_channel(store: SqliteEventStore) -> None:

@@ -234,7 +234,7 @@ def test_chaos(tmp_path: Path) -> None:
             except Refusal as exc:
                 victim_refusal = str(exc)
             commissioner = next(s for s in (await store.get_game(games[VICTIM])).seats if s.commissioner)
-            ended = await service.handle(VICTIM, Account(commissioner.player_id, "c"), "end")
+            ended = await service.handle(VICTIM, Account(commissioner.player_id, "c"), "end confirm")
             renewed = await service.handle(VICTIM, Account(commissioner.player_id, "c"), "new")
             return {"unsent": unsent, "outbox": outbox, "unreadable": unreadable, "logs": logs, "states": states,
                     "victim": victim_refusal, "ended": ended.text, "renewed": renewed.text}
