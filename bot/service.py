@@ -48,6 +48,7 @@ from engine.game import Game
 from engine.legal import legal_actions
 from engine.rules import Rules
 from engine.titles import DEFAULT_TITLE, TITLES
+from engine.view import round_title
 from storage import (
     AppendConflict,
     ChannelBusy,
@@ -93,7 +94,6 @@ from .posts import (
     next_line,
     player_name,
     render_pictures,
-    round_title,
     routes_payload,
     seat_name,
     status_text,
@@ -1058,7 +1058,7 @@ class TroikaService:
             raise Refusal("Write it as `log`, `log 30` or `log page 2`.")
         events = await self.store.events(record.id)
         effective = {e.seq for e in effective_events(events)}
-        effects = self._effects(record, events)
+        effects = await asyncio.to_thread(self._effects, record, events)  # a whole replay: off the loop
         shown = [(i, e) for i, e in enumerate(events) if log_line(record, e, effective, [])]
         pages: list[list[str]] = [[]]
         room = REPLY_LIMIT - 80  # for the note about earlier lines
@@ -1096,7 +1096,7 @@ class TroikaService:
         game = self.engine.new_game(record)
         effects = {}
         for event in effective_events(events):
-            effects[event.seq] = TroikaEngine.apply(self.engine, game, event.action, replaying=True)
+            effects[event.seq] = self.engine.apply(game, event.action, replaying=True)
         return effects
 
     # --- posts ---------------------------------------------------------------------

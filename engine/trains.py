@@ -167,13 +167,7 @@ def _transfer(ctx: Context, state: GameState, buyer: Company, source: str, train
     buyer.cash -= price
     if source == "yard":
         state.bank += price
-        index = state.depot.upcoming.index(train)
-        state.depot.upcoming.pop(index)
-        if ctx.board.train(train.name).count is None:
-            # Unlimited trains: the next copy takes the sold one's place (RULES-NOTES 1.7).
-            copy = state.depot.copies[train.name]
-            state.depot.copies[train.name] = copy + 1
-            state.depot.upcoming.insert(index, Train(f"{train.name}-{copy}", train.name))
+        _take_from_yard(ctx, state, train)
     elif source == "pool":
         state.bank += price
         state.depot.pool.remove(train)
@@ -183,6 +177,17 @@ def _transfer(ctx: Context, state: GameState, buyer: Company, source: str, train
         seller.cash += price
     buyer.trains.append(train)
     state.log.append(f"{buyer.sym} buys a {train.name}-train for {price} from the {source}")
+
+
+def _take_from_yard(ctx: Context, state: GameState, train: Train) -> None:
+    """A train leaves the yard; an unlimited train's next copy takes its place
+    (RULES-NOTES 1.7)."""
+    index = state.depot.upcoming.index(train)
+    state.depot.upcoming.pop(index)
+    if ctx.board.train(train.name).count is None:
+        copy = state.depot.copies[train.name]
+        state.depot.copies[train.name] = copy + 1
+        state.depot.upcoming.insert(index, Train(f"{train.name}-{copy}", train.name))
 
 
 def _after_yard_sale(ctx: Context, state: GameState, definition: TrainDef) -> None:
@@ -306,14 +311,9 @@ def export_train(ctx: Context, state: GameState) -> None:
     if not state.depot.upcoming:
         return
     train = state.depot.upcoming[0]
-    definition = ctx.board.train(train.name)
-    state.depot.upcoming.pop(0)
-    if definition.count is None:
-        copy = state.depot.copies[train.name]
-        state.depot.copies[train.name] = copy + 1
-        state.depot.upcoming.insert(0, Train(f"{train.name}-{copy}", train.name))
+    _take_from_yard(ctx, state, train)
     state.log.append(f"{ctx.board.national()} exports a {train.name}-train")
-    _after_yard_sale(ctx, state, definition)
+    _after_yard_sale(ctx, state, ctx.board.train(train.name))
 
 
 def national_buys_trains(ctx: Context, state: GameState) -> None:

@@ -60,6 +60,15 @@ def replayed(name: str, until: int, rules: Rules | None = None) -> Game:
     return game
 
 
+def before_first_trade_in() -> tuple[Game, dict[str, Any]]:
+    """A generated 1867 game just before its first trade-in (8.11), and that logged action."""
+    from engine.replay import replay
+
+    log, _ = shared_game("1867-gen-P2-column-S5011")
+    trade = next(a for a in log["actions"] if a["type"] == "buy_train" and a.get("exchange") and not a.get("skip"))
+    return replay(log, None, until=trade["id"] - 1).game, trade
+
+
 PLAYERS3 = [("a", "Anna"), ("b", "Boris"), ("c", "Clara")]
 
 

@@ -12,7 +12,7 @@ from engine.rules import Rules
 from engine.stock_round import home_cities
 from engine.track import border_crossings_paid
 from engine.trains import export_train, trade_in_prices
-from tests.conftest import GAMES, PLAYERS3, play, refused, shared_game
+from tests.conftest import PLAYERS3, before_first_trade_in, play, refused, shared_game
 
 GREEN_SPOTS = [("D2", 0), ("L12", 2)]
 
@@ -103,14 +103,7 @@ def test_a_real_game_exports_in_phases_four_to_seven_only() -> None:
 
 def test_trade_ins_in_phase_eight_cost_half_the_handed_in_trains_face_value() -> None:
     """8.11 (1867): buying an 8 with a 5 handed in costs 1000 - 275."""
-    from bot.gamefiles import read_log
-
-    path = GAMES / "generated" / "1867-gen-P2-column-S5011.json.gz"
-    if not path.exists():
-        pytest.skip("generated games not found")
-    log = read_log(path)
-    trade = next(a for a in log["actions"] if a["type"] == "buy_train" and a.get("exchange") and not a.get("skip"))
-    game = replay(log, None, until=trade["id"] - 1).game
+    game, trade = before_first_trade_in()
     buyer = game.state.companies[trade["entity"]]
     prices = {(t.id, own.id): price for t, own, price in trade_in_prices(game.ctx, game.state, buyer)}
     assert prices[(trade["train"], trade["exchange"])] == trade["price"]

@@ -109,17 +109,10 @@ def test_actions_read_back_from_their_text() -> None:
 def test_a_trade_in_is_typed_as_train_8_trade_and_read_back() -> None:
     """8.11 (1867): the command for a logged trade-in buys the same train, same price."""
     from bot.commands import command_for, parse_action
-    from bot.gamefiles import read_log
     from engine.actions import BuyTrain
-    from engine.replay import replay
-    from tests.conftest import GAMES
+    from tests.conftest import before_first_trade_in
 
-    path = GAMES / "generated" / "1867-gen-P2-column-S5011.json.gz"
-    if not path.exists():
-        pytest.skip("generated games not found")
-    log = read_log(path)
-    trade = next(a for a in log["actions"] if a["type"] == "buy_train" and a.get("exchange") and not a.get("skip"))
-    game = replay(log, None, until=trade["id"] - 1).game
+    game, trade = before_first_trade_in()
     action = BuyTrain(trade["entity"], trade["train"], trade["price"], trade["exchange"])
     text = command_for(game, action)
     assert text.startswith("train 8 trade ")

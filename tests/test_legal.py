@@ -16,6 +16,7 @@ from engine.state import Company
 from engine.track import next_color
 from tests.conftest import shared_game
 
+
 def _every_lay_judged_alone(game: Game, company: Company) -> list[LayTile]:
     """Every tile of the next colour, at every rotation, on every hex the company
     reaches or borders, kept if check_lay accepts it: the list legal_lays must equal."""

@@ -10,7 +10,7 @@ from engine.actions import BuyTrain, Choose, Dividend, Pass, PlaceToken, RunRout
 from engine.dividends import distribute
 from engine.game import Game
 from engine.game_end import check_bank
-from engine.loans import pay_interest, repay_loans, take_loan
+from engine.loans import pay_interest, repay_loans
 from engine.nationalization import nationalize
 from engine.replay import replay
 from engine.routes import best_routes, to_route

@@ -35,10 +35,18 @@ from engine.state import (
 from render import render_map_png, render_market_png, render_table_png, write_pictures
 from render.bench import bench_render
 from render.colors import swatch
-from render.map import APOTHEM, FOCUS_RADIUS, FOCUS_ZOOM, SHAPES, SIZE, hex_center, render_map
+from render.map import (
+    APOTHEM,
+    FOCUS_RADIUS,
+    FOCUS_ZOOM,
+    SHAPES,
+    SIZE,
+    hex_center,
+    render_map,
+)
 from render.market import render_market
 from render.png import svg_to_image
-from render.svg import FONT_FAMILY, fmt, money
+from render.svg import FONT_FAMILY, fmt
 from render.table import ACTING, render_table
 from tests.conftest import shared_game
 

@@ -8,8 +8,8 @@ from dataclasses import fields
 import pytest
 
 from engine.actions import Dividend, LayTile, Pass, RunRoutes
-from engine.game import Game
 from engine.errors import IllegalAction, InvalidAction
+from engine.game import Game
 from engine.lay import _check_max_exits
 from engine.replay import replay
 from engine.routes import best_routes, to_route

@@ -9,6 +9,7 @@ title (the 1861 short variant, say) is one more folder and one line in ``TITLES`
 
 from __future__ import annotations
 
+import json
 from importlib import import_module
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
@@ -44,8 +45,6 @@ class Title:
 
     def data(self, name: str) -> Any:
         """One of the title's data files, parsed."""
-        import json
-
         try:
             return json.loads((files(__package__) / self.folder / name).read_text(encoding="utf-8"))
         except FileNotFoundError as exc:

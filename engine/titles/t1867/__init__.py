@@ -23,15 +23,16 @@ class Canada(Title):
     def setup_map(self, ctx: Context, state: GameState) -> None:
         """2H: a CN token on its reserved Toronto spot; with the 18xx.games switch the
         two green spots hold neutral tokens until phase 3 (RN 11.25)."""
-        from ...tokens import put_token
+        from ...tokens import city_slots, put_token
 
         nat = ctx.board.corporations[ctx.board.national()]
         if nat.home is not None:
             put_token(ctx, state, nat.sym, nat.home, nat.home_city)
         if ctx.rules.neutral_tokens:
             for hex_id, city in GREEN_SPOTS:
-                slots = state.map.tokens.setdefault((hex_id, city), [None] * _slots(ctx, state, hex_id, city))
+                slots = city_slots(ctx, state, hex_id, city)
                 slots[slots.index(None)] = NEUTRAL
+                state.map.tokens[(hex_id, city)] = slots
 
     def green_spots_open(self, ctx: Context, state: GameState) -> None:
         """Phase 3: the green spots open (the neutral tokens leave the map)."""
@@ -40,18 +41,10 @@ class Canada(Title):
 
     def minor_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.2.1: any unoccupied city with a free spot (the green spots from phase 3)."""
-        from ...tokens import cities, city_slots, free_slot_for
+        from ...tokens import open_unreserved_cities
 
-        result = []
-        for hex_id, city in cities(ctx, state):
-            if any(city_slots(ctx, state, hex_id, city)):
-                continue
-            if free_slot_for(ctx, state, "", hex_id, city) is None:
-                continue
-            if (hex_id, city) in GREEN_SPOTS and "green_minors_available" not in state.events:
-                continue
-            result.append((hex_id, city))
-        return result
+        green_open = "green_minors_available" in state.events
+        return [c for c in open_unreserved_cities(ctx, state) if green_open or c not in GREEN_SPOTS]
 
     def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.4 (1867): an unconnected city if there is one, else a connected unoccupied
@@ -98,11 +91,6 @@ class Canada(Title):
 
         state.game_ends_after = (state.round_number + 1, FINAL_SET_ROUNDS)
         state.log.append("The first 8-train: after this set, one more stock round and three operating rounds")
-
-
-def _slots(ctx: Context, state: GameState, hex_id: str, city: int) -> int:
-    tile, _ = ctx.tile_at(state, hex_id)
-    return tile.nodes[city].slots
 
 
 TITLE = Canada()
