@@ -89,6 +89,8 @@ class Game:
         president = self.state.president(entity)
         if president is None and self.round_name == "Stock":
             return stock_round.home_token_placer(self.state, entity)
+        if president is None and self.round_name == "Merger":
+            return merger.decider_before_president(self.state, entity)
         return president.id if president else None
 
     def choices(self) -> list[str]:

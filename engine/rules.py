@@ -79,6 +79,22 @@ class Rules:
     cheapest spare tokens up to two (a removed home token stays, free), then a 40.
     Rulebook 9.2E: the tokens left go on the charter's 20/hex and 40/hex spots."""
 
+    merger_exchange_in_price_order: bool = False
+    """RN 8.3, 11.27 — after a merge the minor certificates are exchanged in the minors'
+    stock-price order. Rulebook 9.2C: starting with the active player, clockwise."""
+
+    merger_price_on_major_start_space: bool = False
+    """RN 8.3, 11.32 — a merged major's price goes on the highest major start space
+    (pink or teal) at or below the sum. Rulebook 9.2A: on the blue or teal section
+    (100–200); on the grid 100 and 110 are blue, not pink (a conversion, 9.1A, is
+    pink or teal on both)."""
+
+    merger_tokens_before_shares: bool = False
+    """RN 8.1, 11.26 — the token reduction (9.2E) comes before the share purchases
+    (9.2C–D), the order the designer confirmed to 18xx.games; while the new major has
+    no president the owner of the active minor chooses. Rulebook 9.2: C, D, then E,
+    chosen by the president."""
+
     national_route_entered_by_player: bool = False
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
