@@ -133,3 +133,19 @@ def test_who_is_offered_to_start_a_major(site: bool) -> None:
     for cash, offered in ((99, False), (100, site), (139, site), (140, True)):
         player.cash = cash
         assert may_start_a_major(game.ctx, state, player) is offered, cash
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_an_upgrade_must_reach_its_new_track(site: bool) -> None:
+    """8.6: "a company must have connectivity to at least one segment of new track":
+    in 1861-29683's OR 3.1 RO reaches B6's curve 0-2 (tile 8); tile 17 adds the curve
+    3-5, which RO cannot reach. Tile 23 adds a straight from RO's edge 2. RN 0.4:
+    18xx.games does not check the connection when it loads a log."""
+    game = _at(229, Rules.site() if site else Rules.rulebook())
+    assert game.actor() == "RO" and game.state.map.tiles["B6"].tile == "8"
+    if site:
+        play(game, LayTile("RO", "B6", "17", 2))
+        return
+    refused(game, LayTile("RO", "B6", "17", 2), "cannot reach the new track of tile 17 on B6")
+    play(game, LayTile("RO", "B6", "23", 2))
+    assert game.state.map.tiles["B6"].tile == "23"
