@@ -536,7 +536,8 @@ def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Compan
 
 def _national_buys_on(ctx: Context, state: GameState) -> None:
     """8.13: the RSR buys as many trains as it can afford, so once the majors left
-    trainless by its own purchase are decided (their cash may now be its), it goes on."""
+    trainless by its own purchase are decided (their cash may now be its), it goes on
+    (unless phase 8 has begun, :func:`trains.national_buys_trains`)."""
     rnd: OperatingRound = state.round
     company = current(state)
     if state.trainless_majors or company is None or not company.is_national:

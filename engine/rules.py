@@ -99,6 +99,11 @@ class Rules:
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
 
+    national_buys_into_phase_eight: bool = False
+    """RN 7.12 — the RSR goes on buying the next train while its cash covers it, also
+    after its own purchase has started phase 8. Rulebook 8.13: it ceases operation at
+    the start of phase 8, so it buys nothing more."""
+
     upgrades_by_track_only: bool = False
     """RN 0.4, 2.2 — an upgrade is legal when it keeps the old track, labels and cities;
     the tile manifest's list of upgrades is not consulted (1867 logs upgrade 23 to 47,
@@ -112,6 +117,16 @@ class Rules:
     whole_hex_unoccupied_for_major_home: bool = False
     """RN 11.6 (1867) — a major started in a stock round may take a home hex only if no
     city on the whole hex holds a company's token. Rulebook 7.4: an unoccupied city."""
+
+    unconnected_unless_no_stop_reached: bool = False
+    """RN 4.3, 11.6 — a city is "unconnected" (a major's home, 7.4) only if its track
+    reaches no other city, town or off-board. Rulebook glossary: a city that cannot
+    trace a legal route to another city, so track to a town or off-board alone does
+    not connect it."""
+
+    unconnected_judged_per_hex: bool = False
+    """RN 4.3 (1867) — a major's home is preferred unconnected only if every city on
+    its hex is unconnected. Rulebook 7.4: each city is judged by itself."""
 
     national_collects_private_income: bool = False
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in

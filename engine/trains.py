@@ -318,16 +318,25 @@ def export_train(ctx: Context, state: GameState) -> None:
 
 def national_buys_trains(ctx: Context, state: GameState) -> None:
     """8.13: the RSR buys the cheapest train if it has none (with loans), then every
-    next train from the yard it can afford."""
+    next train from the yard it can afford, while it operates."""
     nat = national(ctx, state)
+    if not _national_still_buys(ctx, state):
+        return
     if not nat.trains:
         options = bank_trains(ctx, state)
         if options:
             cheapest = min(options, key=lambda t: ctx.board.train(t.name).price)
             buy_train(ctx, state, nat, cheapest.id, ctx.board.train(cheapest.name).price, compulsory=True)
-    while state.depot.upcoming and not state.finished:
+    while state.depot.upcoming and not state.finished and _national_still_buys(ctx, state):
         nxt = state.depot.upcoming[0]
         price = ctx.board.train(nxt.name).price
         if nat.cash < price:
             break
         buy_train(ctx, state, nat, nxt.id, price, compulsory=False)
+
+
+def _national_still_buys(ctx: Context, state: GameState) -> bool:
+    """3.4, 8.13: "At the start of Phase 8, the National Railways will cease
+    operation", so the 8-train that starts phase 8 is its last purchase. RN 7.12:
+    18xx.games goes on buying while its cash covers the next train."""
+    return ctx.rules.national_buys_into_phase_eight or "national_operates" in ctx.board.phase(state.phase).status
