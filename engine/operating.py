@@ -149,8 +149,7 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
     if state.game_ends_after == (state.round_number, rnd.number):
         from .scoring import end_game
 
-        by_bank = state.bank_broken and state.phase != ctx.board.phases[-1].name
-        end_game(ctx, state, "bank" if by_bank else "final_phase")
+        end_game(ctx, state, state.game_end_trigger or "final_phase")
         return
     if "export_train" in ctx.board.phase(state.phase).status:
         trains.export_train(ctx, state)

@@ -56,6 +56,11 @@ class Rules:
     """RN 11.35 — the bank breaks when a payment would take it below zero. Rulebook
     12.1: when it has run out (nothing left)."""
 
+    final_phase_end_wins: bool = False
+    """RN 10.1, 11.35 — when the bank breaks and the first 8-train is bought, the
+    8-train's end is used, even if the bank broke first. Rulebook 12.1: each trigger
+    ends the game "and then", so the earlier end wins."""
+
     explicit_private_window: bool = False
     """RN 7.2 — a company with no loans is still offered the private-purchase window
     before loan operations (18xx.games passes it automatically and logs the pass).

@@ -91,10 +91,10 @@ class Canada(Title):
     def final_phase_reached(self, ctx: Context, state: GameState) -> None:
         """12.1 (1867): finish this set of operating rounds, a stock round, then three
         operating rounds."""
-        from ...game_end import FINAL_SET_ROUNDS
+        from ...game_end import FINAL_SET_ROUNDS, end_after
 
-        state.game_ends_after = (state.round_number + 1, FINAL_SET_ROUNDS)
-        state.log.append("The first 8-train: after this set, one more stock round and three operating rounds")
+        if end_after(ctx, state, (state.round_number + 1, FINAL_SET_ROUNDS), "final_phase"):
+            state.log.append("The first 8-train: after this set, one more stock round and three operating rounds")
 
 
 TITLE = Canada()
