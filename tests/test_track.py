@@ -11,7 +11,7 @@ from engine.replay import replay
 from engine.rules import Rules
 from engine.state import PlacedTile
 from engine.track import check_upgrade, lay_cost
-from tests.conftest import play, refused, shared_game
+from tests.conftest import play, refused, replayed, shared_game
 
 
 def _first_operating_round() -> Game:
@@ -124,3 +124,23 @@ def test_passing_ends_the_track_step() -> None:
     game = _first_operating_round()
     play(game, Pass("M-K"))
     assert game.state.round.step != "track"
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_ottawas_water_is_paid_once_by_its_first_tile(site: bool) -> None:
+    """8.6.2: a cost printed on a hex "is incurred when a tile is placed or upgraded in
+    that hex", and 8.6 (Preservation) keeps "track, cities, towns, and hex letters but
+    not printed costs": the first tile on Ottawa (J12, water 20) pays it and covers it,
+    so in 1867-21268 CV's upgrade to green 622 costs nothing (18xx.games alike)."""
+    rules = Rules.site() if site else Rules.rulebook()
+    first = replayed("1867-21268", 97, rules)  # AE lays yellow 202 there next
+    assert lay_cost(first.ctx, first.state, "J12", first.ctx.board.tiles["202"], second=False) == 20
+    game = replayed("1867-21268", 183, rules)
+    state = game.state
+    assert state.map.tiles["J12"].tile == "202" and game.actor() == "CV"
+    assert lay_cost(game.ctx, state, "J12", game.ctx.board.tiles["622"], second=False) == 0
+    cash = state.companies["CV"].cash
+    log, _ = shared_game("1867-21268")
+    lay = next(a for a in log["actions"] if a["id"] == 184)
+    play(game, LayTile("CV", "J12", "622", lay["rotation"]))
+    assert state.companies["CV"].cash == cash
