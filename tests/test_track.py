@@ -144,3 +144,22 @@ def test_ottawas_water_is_paid_once_by_its_first_tile(site: bool) -> None:
     lay = next(a for a in log["actions"] if a["id"] == 184)
     play(game, LayTile("CV", "J12", "622", lay["rotation"]))
     assert state.companies["CV"].cash == cash
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_the_two_track_actions_in_either_order(site: bool) -> None:
+    """8.6: a free lay or upgrade plus a yellow lay for 20, "in any order": in
+    1861-29683's OR 3.1 RO lays yellow on D6, then upgrades B6 (the 20 is paid by the
+    second action); an upgrade first leaves only a yellow lay. 18xx.games alike
+    (RN 7.3: the second action may upgrade when the first did not)."""
+    rules = Rules.site() if site else Rules.rulebook()
+    game = replayed("1861-29683", 229, rules)
+    ro = game.state.companies["RO"]
+    cash = ro.cash
+    play(game, LayTile("RO", "D6", "9", 2), LayTile("RO", "B6", "23", 2))
+    assert ro.cash == cash - 20 and game.state.map.tiles["B6"].tile == "23"
+    game = replayed("1861-29683", 229, rules)
+    play(game, LayTile("RO", "B6", "23", 2))
+    refused(game, LayTile("RO", "B8", "88", 0), "the extra track action may only lay a yellow tile")
+    play(game, LayTile("RO", "D6", "9", 2))
+    assert game.state.companies["RO"].cash == cash - 20
