@@ -109,6 +109,11 @@ class Rules:
     after its own purchase has started phase 8. Rulebook 8.13: it ceases operation at
     the start of phase 8, so it buys nothing more."""
 
+    trade_in_only_for_special_trains: bool = False
+    """RN 11.20 (1867) — a train may be traded in only when buying an 8, 2+2 or 5+5E,
+    so a pool 5, 6 or 7 cannot be bought so. Rulebook 8.11: in phase 8 "a 50% discount
+    of its face value on another train", from the yard or the pool."""
+
     upgrades_by_track_only: bool = False
     """RN 0.4, 2.2 — an upgrade is legal when it keeps the old track, labels and cities;
     the tile manifest's list of upgrades is not consulted (1867 logs upgrade 23 to 47,

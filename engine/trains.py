@@ -104,7 +104,8 @@ def buy_train(
     if len(buyer.trains) >= room:
         raise IllegalAction(f"{buyer.sym} is at its train limit of {train_limit(ctx, state, buyer)}")
     if source in ("yard", "pool"):
-        list_price = definition.price - (dict(definition.trade_in)[handed_in.name] if handed_in else 0)
+        discount = trade_in_discount(ctx, definition, handed_in) if handed_in else None
+        list_price = definition.price - (discount or 0)
         if price != list_price:
             raise IllegalAction(f"a {train.name}-train from the {source} costs {list_price}")
         if buyer.cash < price:
@@ -131,16 +132,28 @@ def buy_train(
 
 
 def trade_in_prices(ctx: Context, state: GameState, company: Company) -> list[tuple[Train, Train, int]]:
-    """8.11 (1867): (yard train, own train handed in, price) for every trade-in open now."""
+    """8.11 (1867): (bank train, own train handed in, price) for every trade-in open now."""
     if "train_trade_allowed" not in state.events or not company.is_major:
         return []
     result = []
-    for train in yard_trains(ctx, state):
-        discounts = dict(ctx.board.train(train.name).trade_in)
+    for train in bank_trains(ctx, state):
+        definition = ctx.board.train(train.name)
         for own in company.trains:
-            if own.name in discounts:
-                result.append((train, own, ctx.board.train(train.name).price - discounts[own.name]))
+            discount = trade_in_discount(ctx, definition, own)
+            if discount is not None:
+                result.append((train, own, definition.price - discount))
     return result
+
+
+def trade_in_discount(ctx: Context, bought: TrainDef, handed_in: Train) -> int | None:
+    """8.11 (1867): "exchange a train to get a 50% discount of its face value on
+    another train": any train from the yard or the pool, never below nothing (None:
+    no such trade-in). RN 11.20: on 18xx.games only an 8, 2+2 or 5+5E is bought so,
+    at the discounts its train list gives."""
+    if ctx.rules.trade_in_only_for_special_trains:
+        return dict(bought.trade_in).get(handed_in.name)
+    discount = ctx.board.train(handed_in.name).price // 2
+    return discount if discount <= bought.price else None
 
 
 def _trade_in(
@@ -152,14 +165,16 @@ def _trade_in(
         return None
     if "train_trade_allowed" not in state.events or not buyer.is_major:
         raise IllegalAction("trains can be traded in only by majors, from phase 8 (8.11)")
-    if source not in ("yard", "pool") or not bought.trade_in:
+    if source not in ("yard", "pool") or (ctx.rules.trade_in_only_for_special_trains and not bought.trade_in):
         raise IllegalAction(f"a {bought.name}-train cannot be bought with a trade-in")
     handed_in = next((t for t in buyer.trains if t.id == exchange), None)
     if handed_in is None:
         raise IllegalAction(f"{buyer.sym} has no train {exchange} to trade in")
-    if handed_in.name not in dict(bought.trade_in):
-        allowed = ", ".join(name for name, _ in bought.trade_in)
-        raise IllegalAction(f"only a {allowed}-train can be traded in")
+    if trade_in_discount(ctx, bought, handed_in) is None:
+        if ctx.rules.trade_in_only_for_special_trains:
+            allowed = ", ".join(name for name, _ in bought.trade_in)
+            raise IllegalAction(f"only a {allowed}-train can be traded in")
+        raise IllegalAction(f"half a {handed_in.name}-train's price is more than a {bought.name}-train costs")
     return handed_in
 
 
