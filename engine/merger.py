@@ -235,8 +235,9 @@ def _free_majors(state: GameState) -> list[str]:
 
 
 def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
-    """Minors that may join the merge: connected to one already in it (9.2), at most
-    ten in all and six of one player's."""
+    """Minors that may join the merge (9.2): at most ten in all and six of one
+    player's, and "One of the Minor Companies involved must be connected to all other
+    Minor Companies". RN 8.3, 11.30: on 18xx.games, connected to any one in it."""
     if len(rnd.merging) >= MAX_MINORS or not _free_majors(state):
         return []
     owners = [state.president(s) for s in rnd.merging]
@@ -248,9 +249,22 @@ def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
         if sum(1 for o in owners if o is owner) >= MAX_MINORS_PER_PLAYER:
             continue
         merging = set(rnd.merging) | {sym}
-        if any(graph.minors_connected(ctx, state, m, sym, merging) for m in rnd.merging):
+
+        def connected(a: str, b: str) -> bool:
+            return graph.minors_connected(ctx, state, a, b, merging)
+
+        if ctx.rules.merger_connected_to_any_member:
+            joins = any(connected(m, sym) for m in rnd.merging)
+        else:
+            joins = one_connected_to_all([*rnd.merging, sym], connected)
+        if joins:
             result.append(sym)
     return result
+
+
+def one_connected_to_all(members: list[str], connected: Callable[[str, str], bool]) -> bool:
+    """9.2: some member (the hub) is connected to every other member."""
+    return any(all(m == hub or connected(hub, m) for m in members) for hub in members)
 
 
 def _add_minor(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> None:

@@ -84,6 +84,11 @@ class Rules:
     cheapest spare tokens up to two (a removed home token stays, free), then a 40.
     Rulebook 9.2E: the tokens left go on the charter's 20/hex and 40/hex spots."""
 
+    merger_connected_to_any_member: bool = False
+    """RN 8.3, 11.30 — a minor may join a merge if it is connected to any minor already
+    in it (a chain). Rulebook 9.2: "One of the Minor Companies involved must be
+    connected to all other Minor Companies" (a hub)."""
+
     merger_exchange_in_price_order: bool = False
     """RN 8.3, 11.27 — after a merge the minor certificates are exchanged in the minors'
     stock-price order. Rulebook 9.2C: starting with the active player, clockwise."""

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import market
+from engine import graph, market
 from engine.actions import BuyShare, DiscardTrain, Merge, Pass, RemoveToken
 from engine.game import Game
+from engine.merger import one_connected_to_all
 from engine.replay import replay
 from engine.rules import Rules
 from tests.conftest import play, refused, replayed, shared_game
@@ -194,3 +195,28 @@ def test_the_merger_round_waits_for_a_company_over_its_train_limit() -> None:
     play(game, DiscardTrain("C&O", "4-0"))
     assert game.round_name == "Stock"
     assert [t.name for t in co.trains] == ["5", "7"]
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_minor_joins_a_merge_through_one_connected_to_all(site: bool) -> None:
+    """9.2: "One of the Minor Companies involved must be connected to all other Minor
+    Companies". S4017: SPW and MV merge; M-K reaches MV but not SPW, and MV reaches
+    both, so M-K may join. RN 11.30: 18xx.games asks only for a link to any member."""
+    rules = Rules.site(market="column") if site else Rules.rulebook(market="column")
+    game = replayed("1861-gen-P3-column-S4017", 365, rules)
+    rnd = game.state.round
+    assert rnd.merging == ["SPW", "MV"]
+    assert not graph.minors_connected(game.ctx, game.state, "SPW", "M-K", {"SPW", "MV", "M-K"})
+    play(game, Merge("SPW", "M-K"))
+    assert rnd.merging == ["SPW", "MV", "M-K"]
+
+
+def test_a_chain_of_minors_needs_a_hub() -> None:
+    """9.2: A-B, B-C and C-D linked only in a chain have no member connected to all."""
+    links = {("A", "B"), ("B", "C"), ("C", "D")}
+
+    def connected(a: str, b: str) -> bool:
+        return (a, b) in links or (b, a) in links
+
+    assert one_connected_to_all(["A", "B", "C"], connected)  # B is the hub
+    assert not one_connected_to_all(["A", "B", "C", "D"], connected)
