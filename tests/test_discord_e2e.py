@@ -223,7 +223,8 @@ def test_a_reconnect_resumes_the_session(world: World) -> None:
     fake.wait(lambda: fake.resumes == 1, 15, "RESUME")
     mark = fake.last_id()
     fake.say(world.dmitri, world.one, "!status")
-    assert "To act" in reply(fake, world.one, mark).content
+    status = reply(fake, world.one, mark).content
+    assert "To act" in status and "(1 action)" in status and "(1 actions)" not in status
     assert len(fake.identifies) == 1  # resumed, not identified again
 
 
