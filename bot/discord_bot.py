@@ -134,13 +134,15 @@ def startup_problem(error: BaseException) -> tuple[int, str] | None:
     """The exit status and the one line to print for a mistake that stops the bot at
     start-up (None for anything else, which is a bug to show in full)."""
     see = "see deploy/DISCORD.md, Troubleshooting"
-    if isinstance(error, discord.LoginFailure):
+    closed = error.code if isinstance(error, discord.ConnectionClosed) else None
+    if isinstance(error, discord.LoginFailure) or closed == 4004:
         return EXIT_REFUSED, (f"Discord refused the bot token (401 Unauthorized): copy a new one from the "
                               f"Developer Portal, Bot, Reset Token, into DISCORD_TOKEN or its file ({see})")
-    if isinstance(error, discord.PrivilegedIntentsRequired):
+    if isinstance(error, discord.PrivilegedIntentsRequired) or closed in (4013, 4014):
         return EXIT_REFUSED, (f"Discord refused the connection: the Message Content intent is off for this bot; "
                               f"switch it on in the Developer Portal, Bot, Privileged Gateway Intents ({see})")
-    if isinstance(error, (aiohttp.ClientError, OSError, asyncio.TimeoutError, discord.DiscordServerError)):
+    if isinstance(error, (aiohttp.ClientError, ConnectionError, asyncio.TimeoutError, discord.DiscordServerError,
+                          discord.GatewayNotFound)):
         why = str(error).strip() or type(error).__name__
         return 1, f"cannot reach Discord ({why}); check this machine's network and discordstatus.com ({see})"
     return None
