@@ -3,8 +3,12 @@
 Every command is hybrid (``!bid TSR 25``, ``@Troika bid TSR 25`` or ``/bid TSR 25``)
 and passes its text to the service; argument menus of slash commands are filled from
 the engine's candidate actions. Posts leave through the store's outbox, each sent
-with its outbox id as the message nonce so a retry after a crash is not duplicated.
-Prefix commands need the privileged message-content intent (see deploy/DISCORD.md).
+with its outbox id as the message nonce so a retry after a crash is not duplicated;
+each game's posts go out on their own, so one channel's rate limit holds back no other,
+and a post whose pictures the channel refuses goes out without them. Buttons under a
+post are bound to it: a click once the game has moved on is refused. Prefix commands
+need the privileged message-content intent (see deploy/DISCORD.md); a refused token or
+intent at start-up is one line and exit status 3 (:func:`startup_problem`).
 
 Nobody is mentioned unless a post calls a seated player: replies mention no one, and
 each post allows exactly the seat it calls. Each message or interaction is handed to
@@ -21,8 +25,8 @@ import logging
 import os
 import re
 from collections.abc import Awaitable, Callable, Coroutine
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 import aiohttp

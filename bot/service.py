@@ -238,9 +238,7 @@ class TroikaService:
         from the start, so no player sees the clash."""
         try:
             async with self._command(channel_id, key):
-                if at is not None:
-                    await self._retrying(lambda: self._check_still_open(channel_id, *at))
-                return await self._handle(channel_id, account, text, guild_id)
+                return await self._handle(channel_id, account, text, guild_id, at)
         except _AlreadyDone:
             return Reply()
         except Refusal as exc:
@@ -262,7 +260,9 @@ class TroikaService:
                 while len(self._done) > 1000:
                     self._done.popitem(last=False)
 
-    async def _handle(self, channel_id: str, account: Account, text: str, guild_id: str | None) -> Reply:
+    async def _handle(
+        self, channel_id: str, account: Account, text: str, guild_id: str | None, at: tuple[int, int] | None = None
+    ) -> Reply:
         verb, rest = split(text)
         if verb == "help":
             return Reply(help_text(rest))
@@ -277,9 +277,11 @@ class TroikaService:
             return await self._retrying(lambda: self._setup[verb](channel_id, account, rest))
         if verb == "games":
             return Reply(await self._games(account))
-        return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest))
+        return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest, at))
 
-    async def _in_game(self, channel_id: str, account: Account, verb: str, rest: str) -> Reply:
+    async def _in_game(
+        self, channel_id: str, account: Account, verb: str, rest: str, at: tuple[int, int] | None = None
+    ) -> Reply:
         record = await self._game_in(channel_id, finished=True)
         try:
             if VERBS[verb].kind == "info":
@@ -297,18 +299,19 @@ class TroikaService:
                         raise Refusal("Write it as `replace PLAYER @ACCOUNT`, mentioning the new player.")
                     return await self._replace(record, commissioner, name, Account(new, new))
                 return await self._admin[verb](record, commissioner, rest)
+            if at is not None:  # checked in each attempt: the game may move between attempts
+                await self._check_still_open(record, *at)
             return await self._as_seat(record, self._seat(record, account), verb, rest, None)
         except CorruptEvent as exc:
             if exc.game_id != record.id:
                 raise
             raise Refusal(_broken(exc)) from None
 
-    async def _check_still_open(self, channel_id: str, game_id: int, seq: int) -> None:
-        """Refuse a choice offered after event ``seq`` of the game if the channel's game
-        is another one now, or has moved since: a move, an undo or redo, or a new request
-        for consent."""
-        record = await self.store.active_game_in_channel(channel_id)
-        if record is None or record.id != game_id:
+    async def _check_still_open(self, record: GameRecord, game_id: int, seq: int) -> None:
+        """Refuse a choice offered after event ``seq`` of game ``game_id`` if the
+        channel's game (``record``) is another one now, or has moved since: a move, an
+        undo or redo, or a new request for consent."""
+        if record.id != game_id:
             raise Refusal(f"This choice has passed: it was offered in game {game_id}, which is over.")
         if record.status is not GameStatus.RUNNING:
             return
