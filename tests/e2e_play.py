@@ -18,12 +18,15 @@ import re
 import statistics
 import tempfile
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from tests.fake_discord import Channel, FakeDiscord, Message
+from tests.fake_discord import Channel, FakeDiscord, Message, User
 from tests.test_discord_e2e import PNG, Troika, World, called, set_up, turn_post
 
 CHOICE = re.compile(r"`([^`]+)`")
+acting: dict[int, User] = {}
+"""Who acts in each channel: the player the last post that called someone called."""
 
 
 def choices(post: Message) -> list[str]:
@@ -38,27 +41,55 @@ def choices(post: Message) -> list[str]:
 
 
 def move(world: World, channel: Channel, post: Message, rng: random.Random, n: int) -> Message | None:
-    """The called player makes one of the post's choices; the next turn post, if any."""
-    fake = world.fake
+    """The player a post is for makes one of its choices (another if it is refused);
+    the next game post, or None if every choice was refused."""
     options = choices(post)
-    if not options:
-        return None
-    player = called(world, post)
-    text = "pass" if "pass" in options and rng.random() < 0.5 else rng.choice(options)
+    rng.shuffle(options)
+    if "pass" in options and rng.random() < 0.5:
+        options.insert(0, options.pop(options.index("pass")))
+    for text in options:
+        made = attempt(world, channel, post, text, n)
+        if made is not None:
+            return made
+    return None
+
+
+def attempt(world: World, channel: Channel, post: Message, text: str, n: int) -> Message | None:
+    """One command, typed, slashed or clicked by ``n``; the turn post it led to, or None
+    if it was refused (or led to no turn post)."""
+    fake = world.fake
+    player = acting[channel.id]
     mark = fake.last_id()
     verb, _, rest = text.partition(" ")
+    interaction = None
+    command = next((c for c in fake.commands if c["name"] == verb), None)
     if n % 3 == 2 and any(c.split(":")[1] == verb for c in post.custom_ids):
-        fake.click(player, post, next(c for c in post.custom_ids if c.split(":")[1] == verb))
-    elif n % 3 == 1 and any(c["name"] == verb for c in fake.commands):
-        command = next(c for c in fake.commands if c["name"] == verb)
-        options_ = {o["name"] for o in command.get("options", [])}
-        fake.slash(player, channel, verb, **({"what": rest} if rest and "what" in options_ else {}))
+        interaction = fake.click(player, post, next(c for c in post.custom_ids if c.split(":")[1] == verb))
+    elif n % 3 == 1 and command is not None and (not rest or "what" in {o["name"] for o in command.get("options", [])}):
+        interaction = fake.slash(player, channel, verb, **({"what": rest} if rest else {}))
     else:
         fake.say(player, channel, f"!{text}")
-    try:
-        return turn_post(world, channel, mark)
-    except AssertionError:
+
+    def outcome() -> Message | bool | None:
+        for m in fake.messages.values():
+            if m.channel_id == channel.id and m.author is fake.bot and m.id > mark:
+                if m.interaction_id is None and m.nonce is not None:  # a game post (the status has none)
+                    return m
+                if m.content.startswith("✗"):
+                    return True
         return None
+
+    found = fake.wait(outcome, 20, f"the outcome of {text!r}")
+    if not isinstance(found, Message):
+        return None
+    if (found.allowed_mentions or {}).get("users"):  # else the same player goes on
+        acting[channel.id] = called(world, found)
+    return found
+
+
+def move_later(world: World, channel: Channel, post: Message, rng: random.Random) -> Future[Message | None]:
+    """:func:`move` in a thread of its own (typed), to play another channel meanwhile."""
+    return ThreadPoolExecutor(1).submit(move, world, channel, post, rng, 0)
 
 
 def main() -> None:
@@ -76,6 +107,7 @@ def main() -> None:
     fake.wait(lambda: fake.ready, 60, "READY")
     world = World(fake, db, bot, *users, one, two, one)
     posts = {one.id: set_up(world, one, *users[:3])}
+    acting[one.id] = called(world, posts[one.id])
     mark = fake.last_id()
     fake.say(users[3], two, "!new 1867")
     fake.wait(lambda: any(m.id > mark and "sets up" in m.content for m in fake.messages.values()), 15)
@@ -86,6 +118,7 @@ def main() -> None:
     mark = fake.last_id()
     fake.say(users[3], two, "!start")
     posts[two.id] = turn_post(world, two, mark)
+    acting[two.id] = called(world, posts[two.id])
     made, delays, latencies = 0, [], []
     for n in range(args.moves):
         channel = one if n % 2 == 0 else two
@@ -93,15 +126,14 @@ def main() -> None:
             fake.reconnect()
         if n == args.moves // 2:  # the 1861 channel hits a 429; the 1867 one moves meanwhile
             fake.fail("POST", rf"/channels/{one.id}/messages", 429, retry_after=2.0)
-            fake.say(called(world, posts[one.id]), one, "!pass" if "pass" in choices(posts[one.id]) else
-                     "!" + choices(posts[one.id])[0])
+            waiting = move_later(world, one, posts[one.id], rng)
             fake.wait(lambda: any(s == 429 for *_, s in fake.requests), 10)
             said = time.monotonic()
             nxt = move(world, two, posts[two.id], rng, 0)
             if nxt is not None:
                 delays.append(nxt.at - said)
                 posts[two.id] = nxt
-            posts[one.id] = turn_post(world, one, posts[one.id].id)
+            posts[one.id] = waiting.result(30) or posts[one.id]
             continue
         said = time.monotonic()
         nxt = move(world, channel, posts[channel.id], rng, n)
