@@ -195,6 +195,18 @@ def _database(location: str) -> str | None:
     return f"no database at {location}"
 
 
+def _database_folder(location: str) -> str | None:
+    """Why a SQLite database cannot be made at ``location``, if its folder is missing."""
+    from storage.postgres import is_postgres_url
+
+    if is_postgres_url(location):
+        return None
+    folder = Path(location.removeprefix("sqlite:")).parent
+    if folder.is_dir():
+        return None
+    return f"the folder {folder} of the database {location} does not exist; create it, or give another --db"
+
+
 RESTORE_HINT = "to restore, stop Troika and copy a backup made with `troika backup` over it"
 
 
@@ -225,11 +237,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"troika: {exc}", file=sys.stderr)
             return 2
+    problem = _database_folder(args.db)
+    if problem:
+        print(f"troika: {problem}", file=sys.stderr)
+        return 2
     try:
         if token:
-            from bot.discord_bot import run_discord
+            from bot.discord_bot import run_discord, startup_problem
 
-            asyncio.run(run_discord(token, args.db, args.guild, shard))
+            try:
+                asyncio.run(run_discord(token, args.db, args.guild, shard))
+            except Exception as exc:
+                found = startup_problem(exc)
+                if found is None:
+                    raise
+                print(f"troika: {found[1]}", file=sys.stderr)
+                return found[0]
         else:
             from bot.console import run_console
 

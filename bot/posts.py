@@ -142,7 +142,8 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
     for seat in record.seats:
         waits = ledger.waits.get(seat.player_id, [])
         if waits:
-            times.append(f"{seat.display_name} {duration(statistics.median(waits))} ({len(waits)} actions)")
+            count = f"{len(waits)} action" + ("s" if len(waits) != 1 else "")
+            times.append(f"{seat.display_name} {duration(statistics.median(waits))} ({count})")
     if times:
         lines.append("Time to act (median): " + " · ".join(times))
     if ledger.remind_hours:
