@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .errors import DataError
+from .options import EXPORT_PER_SET
 
 COLORS = ("white", "yellow", "green", "brown", "gray")
 """Tile colours in upgrade order (white = empty land)."""
@@ -392,8 +393,9 @@ class Board:
 
     @property
     def national_operates(self) -> bool:
-        """Whether the national railway runs trains in some phase (8.13, 1861)."""
-        return any("national_operates" in p.status for p in self.phases)
+        """Whether the national railway runs (or, with 1861's train exports, would run)
+        trains in some phase, holding a treasury and trains (8.13, 1861)."""
+        return any("national_operates" in p.status or EXPORT_PER_SET in p.status for p in self.phases)
 
     def train(self, name: str) -> TrainDef:
         for t in self.trains:
@@ -539,7 +541,7 @@ def load_board(title: str) -> Board:
     return _BOARDS[title]
 
 
-KNOWN_STATUS = frozenset({"can_buy_companies", "national_operates", "export_train"})
+KNOWN_STATUS = frozenset({"can_buy_companies", "national_operates", "export_train", EXPORT_PER_SET})
 """Phase statuses the rules know (11)."""
 
 KNOWN_ABILITIES = frozenset({"hex_bonus", "blocks_hexes"})

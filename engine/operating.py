@@ -19,6 +19,7 @@ from .actions import (
 )
 from .errors import IllegalAction
 from .nationalization import nationalize, trainless_choice
+from .options import EXPORT_PER_SET, LONG_GAME
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, home_city, put_token, token_cost
 
@@ -149,10 +150,10 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
     if state.game_ends_after == (state.round_number, rnd.number):
         from .scoring import end_game
 
-        by_bank = state.bank_broken and state.phase != ctx.board.phases[-1].name
+        by_bank = state.bank_broken and (state.phase != ctx.board.phases[-1].name or ctx.rules.plays(LONG_GAME))
         end_game(ctx, state, "bank" if by_bank else "final_phase")
         return
-    if "export_train" in ctx.board.phase(state.phase).status:
+    if _exports_now(ctx, state, rnd):
         trains.export_train(ctx, state)
         game_end.check_bank(ctx, state)
     from . import merger
@@ -161,6 +162,15 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
         merger.start(ctx, state, rnd.number)
     else:
         after_operating_round(ctx, state, rnd.number)
+
+
+def _exports_now(ctx: Context, state: GameState, rnd: OperatingRound) -> bool:
+    """8.13 (1867): the national exports a train after every operating round; with 1861's
+    train exports (§14) after the set's last one, just before its merger round."""
+    status = ctx.board.phase(state.phase).status
+    if EXPORT_PER_SET in status:
+        return rnd.number == state.operating_rounds
+    return "export_train" in status
 
 
 def after_operating_round(ctx: Context, state: GameState, number: int) -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from . import market, shares
 from .actions import Action, Bid, BuyShare, Par, Pass, PlaceToken, SellShares
 from .errors import IllegalAction
+from .options import LEFT_OF_AUCTIONEER
 from .state import Certificate, Context, GameState, Player
 
 MINOR_MIN_BID = 100
@@ -481,7 +482,7 @@ def _minor_sold(ctx: Context, state: GameState, sr: StockRound, auction: MinorAu
         f"its share price is {market.price(ctx, state, auction.minor)}"
     )
     sr.auction = None
-    sr.turn = auction.high_bidder
+    sr.turn = auction.nominator if ctx.rules.plays(LEFT_OF_AUCTIONEER) else auction.high_bidder  # §14
     _end_turn(ctx, state, sr, acted=True)
 
 

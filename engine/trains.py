@@ -8,6 +8,7 @@ from .board import TrainDef
 from .errors import IllegalAction
 from .loans import borrow_for, borrowing_power
 from .nationalization import national, nationalize, nationalize_privates
+from .options import LONG_GAME
 from .state import Company, Context, GameState, Train
 
 
@@ -213,7 +214,8 @@ def change_phase(ctx: Context, state: GameState, phase: str) -> None:
     if "trainless_nationalization" in events:
         _trainless_companies(ctx, state)
     if phase == ctx.board.phases[-1].name:
-        ctx.title.final_phase_reached(ctx, state)
+        if not ctx.rules.plays(LONG_GAME):  # §14 long game: only the bank ends it
+            ctx.title.final_phase_reached(ctx, state)
         if not ctx.rules.national_token_on_gray_moscow:
             _national_reserved_tokens(ctx, state)
 
