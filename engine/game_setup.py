@@ -64,17 +64,26 @@ class Setup:
         return Rules.rulebook(market=market, options=options)
 
 
+def _word(word: str) -> str:
+    return word.lower().replace("_", "-")
+
+
+def is_setup_word(word: str) -> bool:
+    """Whether ``word`` names a title, a market or an option (not a player's name)."""
+    return _word(word) in {*TITLES, *MARKETS, *(sym for t in TITLES for sym in declared(t))}
+
+
 def parse_setup(words: Iterable[str]) -> Setup:
     """The setup named by ``new``'s words, in any order: a title (``1867``), a market
-    (``column``) and options (``long-game``); each defaults as the box does."""
+    (``column``) and options (``long-game``); each defaults as the box does. Refused
+    (with why) for a word that is none of these or options the title cannot play."""
     title, market, options = DEFAULT_TITLE, "", []
-    all_options = {sym for t in TITLES for sym in declared(t)}
-    for word in (w.lower().replace("_", "-") for w in words):
+    for word in map(_word, words):
         if word in TITLES:
             title = word
         elif word in MARKETS:
             market = word
-        elif word in all_options:
+        elif is_setup_word(word):
             options.append(word)
         else:
             raise InvalidAction(

@@ -15,8 +15,8 @@ from . import shares, trains
 from .actions import Action, Pass
 from .game import Game
 from .legal import legal_actions
-from .rules import Rules
-from .titles import DEFAULT_TITLE
+from .rules import MARKETS, Rules
+from .titles import DEFAULT_TITLE, title_named
 
 MAX_ACTIONS = 5000
 PASS_WEIGHT = 0.25  # how often a random player prefers passing when it may act
@@ -37,11 +37,14 @@ class InvariantError(AssertionError):
     """The state broke a rule that must always hold."""
 
 
-def play_random_game(seed: int, players: int, market: str, title: str = DEFAULT_TITLE) -> SelfPlayResult:
-    """Play one game of random legal moves to the end, checking invariants."""
+def play_random_game(
+    seed: int, players: int, market: str, title: str = DEFAULT_TITLE, options: frozenset[str] = frozenset()
+) -> SelfPlayResult:
+    """Play one game of random legal moves to the end, checking invariants; ``options``
+    are the rulebook's optional rules to play (:mod:`engine.options`)."""
     rng = random.Random(seed)
     seats = [(f"p{i}", f"Player {i + 1}") for i in range(players)]
-    game = Game.new(seats, seed, Rules.rulebook(market=market), title)
+    game = Game.new(seats, seed, Rules.rulebook(market=market, options=options), title)
     result = SelfPlayResult(seed, players, market, title)
     while not game.state.finished and result.actions < MAX_ACTIONS:
         action = _choose(game, rng)
@@ -103,16 +106,28 @@ def check_invariants(game: Game, last: Action) -> None:
             raise InvariantError(f"{player.name} bought beyond the certificate limit")
 
 
-SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in ("grid", "column")]
+def selfplay_setups(title: str) -> list[tuple[int, str]]:
+    """Every player count the rulebook seats for ``title`` (two only where it has a
+    two-player game, 16) with either market."""
+    low = 2 if title_named(title).two_player_variant else 3
+    return [(players, market) for players in range(low, 7) for market in MARKETS]
 
 
-def play_many(games: int, seed: int, title: str = DEFAULT_TITLE) -> dict[str, object]:
-    """Play ``games`` random games of ``title`` over every player count and market; a summary."""
+def play_many(
+    games: int, seed: int, title: str = DEFAULT_TITLE, options: frozenset[str] = frozenset()
+) -> dict[str, object]:
+    """Play ``games`` random games of ``title`` (with ``options``) over every player count
+    and market; a summary."""
     actions = 0
     failures: list[str] = []
+    setups = selfplay_setups(title)
+    label = ", ".join([title, *sorted(options)])
     for i in range(games):
-        players, market = SELFPLAY_SETUPS[i % len(SELFPLAY_SETUPS)]
-        result = play_random_game(seed + i, players, market, title)
+        players, market = setups[i % len(setups)]
+        result = play_random_game(seed + i, players, market, title, options)
         actions += result.actions
-        failures += [f"game {seed + i} ({title}, {players} players, {market}): {f}" for f in result.failures]
-    return {"title": title, "games": games, "actions": actions, "failures": failures}
+        failures += [f"game {seed + i} ({label}, {players} players, {market}): {f}" for f in result.failures]
+    summary: dict[str, object] = {"title": title, "games": games, "actions": actions, "failures": failures}
+    if options:
+        summary["options"] = sorted(options)
+    return summary
