@@ -1,8 +1,9 @@
 """Troika at a local prompt: hot-seat play on the same store and commands as Discord.
 
 ``new Anna Boris Clara`` starts a game (``new 4 Anna Boris Clara Dmitri column
-long-game``: an optional player count, title, market and the rulebook's options). A command acts for the player who must decide
-now, or for the player named by an ``as NAME`` prefix (``as Anna bid TSR 20``).
+long-game``: an optional player count, title, market and the rulebook's options). A
+command acts for the player who must decide now, or for the player named by an
+``as NAME`` prefix (``as Anna bid TSR 20``).
 Pictures are written to a folder (``map.png``, ``market.png``, ``table.png``, replaced
 as the game goes on) and their paths printed.
 """

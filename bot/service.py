@@ -45,9 +45,9 @@ from engine.actions import (
 from engine.board import load_board
 from engine.errors import EngineError
 from engine.game import Game
+from engine.game_setup import Setup, describe, parse_setup
 from engine.legal import legal_actions
 from engine.rules import Rules
-from engine.game_setup import Setup, describe, parse_setup
 from engine.titles import DEFAULT_TITLE, TITLES, title_named
 from engine.view import round_title
 from storage import (
@@ -478,9 +478,9 @@ class TroikaService:
                 word, _, rest = command_for(game, action).partition(" ")
             except EngineError:
                 continue
-            if word == verb or (verb == "home" and word == "token"):
-                if rest.lower().startswith(current.strip().lower()) and rest not in found:
-                    found.append(rest)
+            named = word == verb or (verb == "home" and word == "token")
+            if named and rest.lower().startswith(current.strip().lower()) and rest not in found:
+                found.append(rest)
         return found
 
     async def seat_names(self, channel_id: str) -> list[str]:
@@ -505,9 +505,9 @@ class TroikaService:
         rules = setup.rules()
         record = await self._create(channel_id, [seat], rules.to_dict(), None, account.id, setup.title, guild_id)
         low = 2 if title_named(setup.title).two_player_variant else 3
-        return Reply(f"**{account.name}** sets up game {record.id} of {setup.title} ({setup_words(setup.title, rules)}) "
-                     "and is its commissioner. Others: `join`. Then the commissioner types `start` "
-                     f"({low} to 6 players).")
+        return Reply(f"**{account.name}** sets up game {record.id} of {setup.title} "
+                     f"({setup_words(setup.title, rules)}) and is its commissioner. Others: `join`. "
+                     f"Then the commissioner types `start` ({low} to 6 players).")
 
     async def _create(
         self,

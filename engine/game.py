@@ -70,7 +70,8 @@ class Game:
         """The player id or company symbol that must act now (None when finished)."""
         if self.state.finished:
             return None
-        return ROUND_MODULES[self.state.round.kind].actor(self.ctx, self.state)
+        actor: str = ROUND_MODULES[self.state.round.kind].actor(self.ctx, self.state)
+        return actor
 
     def acting_player(self) -> str | None:
         """The player who decides for the actor (the president of an acting company)."""
@@ -153,7 +154,8 @@ class Game:
         """The whole state as plain JSON data: equal dumps mean equal states."""
         # The round may hold a merge's undo point (a whole state): dump it on its own.
         rest = dataclasses.asdict(dataclasses.replace(self.state, round=None))
-        return _plain(rest | {"round": _round_dump(self.state)})
+        plain: dict[str, Any] = _plain(rest | {"round": _round_dump(self.state)})
+        return plain
 
 
 def _snapshot(state: GameState) -> bytes:

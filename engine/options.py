@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-
 LIMITED_SPECIAL_TRAINS = "limited-special-trains"
 NO_FLOOR = "no-floor"
 LONG_GAME = "long-game"

@@ -106,11 +106,14 @@ def check_invariants(game: Game, last: Action) -> None:
             raise InvariantError(f"{player.name} bought beyond the certificate limit")
 
 
+SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in MARKETS]
+
+
 def selfplay_setups(title: str) -> list[tuple[int, str]]:
-    """Every player count the rulebook seats for ``title`` (two only where it has a
-    two-player game, 16) with either market."""
+    """The setups the rulebook seats for ``title``: two players only where it has a
+    two-player game (16)."""
     low = 2 if title_named(title).two_player_variant else 3
-    return [(players, market) for players in range(low, 7) for market in MARKETS]
+    return [(players, market) for players, market in SELFPLAY_SETUPS if players >= low]
 
 
 def play_many(

@@ -393,7 +393,7 @@ def _nominate(ctx: Context, state: GameState, sr: StockRound, seat: int, action:
     sym = action.target
     available = available_minors(ctx, state)
     first = ctx.title.first_minor
-    if available == [first] and sym != first:
+    if first is not None and available == [first] and sym != first:
         raise IllegalAction(f"{ctx.board.corporations[first].name} ({first}) must be the first minor auctioned (7.2.1)")
     if sym not in available:
         raise IllegalAction(f"{sym} cannot be auctioned now; available: {', '.join(available) or 'none'}")
