@@ -39,8 +39,7 @@ def check_options(title: str, chosen: Iterable[str]) -> frozenset[str]:
             if other in offered[sym].conflicts or sym in offered[other].conflicts:
                 raise InvalidAction(
                     f"{offered[sym].name} ({offered[sym].section}) cannot be played with "
-                    f"{offered[other].name} ({offered[other].section}): the rulebook offers "
-                    "them as alternatives"
+                    f"{offered[other].name} ({offered[other].section}): they set the same rule two ways"
                 )
     return picked
 
@@ -99,6 +98,12 @@ def describe(title: str, options: Iterable[str]) -> list[str]:
     """The options in force, by name and section, in the title's order."""
     chosen = set(options)
     return [f"{o.name} ({o.section})" for o in title_named(title).options if o.sym in chosen]
+
+
+def national_keeps_no_money(title: str, rules: Rules) -> bool:
+    """§15.2: the national has no treasury and no loans under the options in force."""
+    offered = declared(title)
+    return any(offered[sym].national_keeps_no_money for sym in rules.options if sym in offered)
 
 
 _BOARDS: dict[tuple[str, frozenset[str]], Board] = {}

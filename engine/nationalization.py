@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import market
 from .actions import Action, Choose, Pass
 from .errors import IllegalAction
+from .game_setup import national_keeps_no_money
 from .loans import repay_loans
 from .options import NO_FLOOR
 from .setup import new_company
@@ -69,6 +70,7 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
             player.certs = [c for c in player.certs if c.company != sym]
     state.pool = [c for c in state.pool if c.company != sym]
     ctx.title.national_takes_assets(ctx, state, company)
+    _national_without_treasury(ctx, state, nat)
     _replace_tokens(ctx, state, company, nat)
     state.log.append(f"{sym} is nationalized at {price} a share")
     market.remove(state, sym)
@@ -78,6 +80,15 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
         company.tokens = [t for t in company.tokens if t.hex is None]
     else:
         state.companies[sym] = new_company(ctx.board, sym)
+
+
+def _national_without_treasury(ctx: Context, state: GameState, nat: Company) -> None:
+    """§15.2: a national with no treasury takes the trains and tokens only; the company's
+    cash goes to the bank."""
+    if nat.cash and national_keeps_no_money(ctx.board.title, ctx.rules):
+        state.bank += nat.cash
+        state.log.append(f"{nat.sym} has no treasury: {nat.cash} goes to the bank (§15.2)")
+        nat.cash = 0
 
 
 BELOW_FLOOR_STEP = 5

@@ -18,8 +18,9 @@ from .actions import (
     RunRoutes,
 )
 from .errors import IllegalAction
+from .game_setup import national_keeps_no_money
 from .nationalization import nationalize, trainless_choice
-from .options import EXPORT_PER_SET, LONG_GAME
+from .options import EXPORT_PER_SET, LONG_GAME, SIX_TRAIN_END
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, home_city, put_token, token_cost
 
@@ -106,6 +107,8 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
 def _national_keeps_money(ctx: Context) -> bool:
     """8.13: a national that only exports trains keeps no money (1867), unless the
     18xx.games switch lets it collect its privates' income (RN 11.23)."""
+    if national_keeps_no_money(ctx.board.title, ctx.rules):
+        return False  # §15.2: the RSR has no treasury
     return ctx.board.national_operates or ctx.rules.national_collects_private_income
 
 
@@ -150,8 +153,7 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
     if state.game_ends_after == (state.round_number, rnd.number):
         from .scoring import end_game
 
-        by_bank = state.bank_broken and (state.phase != ctx.board.phases[-1].name or ctx.rules.plays(LONG_GAME))
-        end_game(ctx, state, "bank" if by_bank else "final_phase")
+        end_game(ctx, state, _end_reason(ctx, state))
         return
     if _exports_now(ctx, state, rnd):
         trains.export_train(ctx, state)
@@ -162,6 +164,13 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
         merger.start(ctx, state, rnd.number)
     else:
         after_operating_round(ctx, state, rnd.number)
+
+
+def _end_reason(ctx: Context, state: GameState) -> str:
+    """12.1: the bank, the first 8-train or (§15.3) the first 6-train ended the game."""
+    if state.bank_broken and (state.phase != ctx.board.phases[-1].name or ctx.rules.plays(LONG_GAME)):
+        return "bank"
+    return "first_6_train" if ctx.rules.plays(SIX_TRAIN_END) else "final_phase"
 
 
 def _exports_now(ctx: Context, state: GameState, rnd: OperatingRound) -> bool:

@@ -23,6 +23,8 @@ NO_FLOOR = "no-floor"
 LONG_GAME = "long-game"
 LEFT_OF_AUCTIONEER = "left-of-auctioneer"
 EXPORTS = "exports"
+RSR_EXPORTS = "rsr-exports"
+SIX_TRAIN_END = "six-train-end"
 
 EXPORT_PER_SET = "national_exports_per_set"
 """The phase status of 1861's train exports (§14): the RSR does not run; it exports a
@@ -49,6 +51,8 @@ class OptionDef:
     """Trains it limits: train name -> copies in the yard."""
     national_exports_per_set: bool = False
     """The national exports a train at the end of each set instead of running (§14)."""
+    national_keeps_no_money: bool = False
+    """The national has no treasury and no loans (§15.2)."""
 
 
 SPECIAL_TRAINS = OptionDef(
@@ -91,6 +95,28 @@ TRAIN_EXPORTS = OptionDef(
     "variant for their first full play of 1861.",
     "§14",
     national_exports_per_set=True,
+)
+
+SHORT_RSR = OptionDef(
+    RSR_EXPORTS,
+    "1861 short: the RSR exports",
+    "The Russian State Railway has no treasury and no loans, just trains and station "
+    "markers. During Phases 4 to 7, at the end of each set of operating rounds, just before "
+    "the second Merger Round, the Russian State Railway exports the next available train "
+    "from the Train Yard.",
+    "§15.2",
+    conflicts=(EXPORTS,),
+    national_exports_per_set=True,
+    national_keeps_no_money=True,
+)
+SHORT_END = OptionDef(
+    SIX_TRAIN_END,
+    "1861 short: game end at the first 6-train",
+    "The end of the game is triggered by the purchase of the first 6-train. Finish the "
+    "Operating Round, and play two more Operating Rounds, with a Stock Round in the usual "
+    "sequence.",
+    "§15.3",
+    conflicts=(LONG_GAME,),
 )
 
 BOTH_TITLES = (SPECIAL_TRAINS, NO_STOCK_PRICE_FLOOR, LONG, LEFT_OF_THE_AUCTIONEER)

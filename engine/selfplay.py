@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from . import shares, trains
 from .actions import Action, Pass
 from .game import Game
+from .game_setup import national_keeps_no_money
 from .legal import legal_actions
 from .rules import MARKETS, Rules
 from .titles import DEFAULT_TITLE, title_named
@@ -97,6 +98,8 @@ def check_invariants(game: Game, last: Action) -> None:
     national = state.companies[ctx.board.national()]
     if not ctx.board.national_operates and (national.trains or national.cash):
         raise InvariantError(f"{national.sym} only exports trains and keeps no money (8.13), yet holds some")
+    if national_keeps_no_money(ctx.board.title, ctx.rules) and (national.cash or national.loans):
+        raise InvariantError(f"{national.sym} has no treasury and no loans (§15.2), yet holds {national.cash}")
     over = trains.over_limit(ctx, state)
     if over and game.actor() != over[0] and not state.trainless_majors:
         raise InvariantError(f"{over[0]} is over its train limit and is not discarding")

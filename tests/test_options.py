@@ -17,7 +17,15 @@ from engine.errors import EngineError, InvalidAction
 from engine.game import Game
 from engine.game_setup import Setup, check_options, parse_setup
 from engine.legal import legal_actions
-from engine.options import EXPORTS, LEFT_OF_AUCTIONEER, LIMITED_SPECIAL_TRAINS, LONG_GAME, NO_FLOOR
+from engine.options import (
+    EXPORTS,
+    LEFT_OF_AUCTIONEER,
+    LIMITED_SPECIAL_TRAINS,
+    LONG_GAME,
+    NO_FLOOR,
+    RSR_EXPORTS,
+    SIX_TRAIN_END,
+)
 from engine.rules import SWITCHES, Rules
 from engine.titles import TITLES, title_named
 from storage import SqliteEventStore
@@ -53,9 +61,11 @@ def test_every_title_declares_the_section_14_options_in_the_rulebooks_words() ->
     for name in TITLES:
         options = {o.sym: o for o in title_named(name).options}
         assert {LIMITED_SPECIAL_TRAINS, NO_FLOOR, LONG_GAME, LEFT_OF_AUCTIONEER} <= set(options)
-        assert all(o.section == "§14" and o.rule and not o.default for o in options.values())
-    assert EXPORTS in {o.sym for o in title_named("1861").options}
-    assert EXPORTS not in {o.sym for o in title_named("1867").options}
+        assert all(options[sym].section == "§14" for sym in (LIMITED_SPECIAL_TRAINS, NO_FLOOR, LONG_GAME))
+        assert all(o.rule and not o.default for o in options.values())
+    russian = {o.sym: o.section for o in title_named("1861").options}
+    assert russian[EXPORTS] == "§14" and russian[RSR_EXPORTS] == "§15.2" and russian[SIX_TRAIN_END] == "§15.3"
+    assert not {EXPORTS, RSR_EXPORTS, SIX_TRAIN_END} & {o.sym for o in title_named("1867").options}
 
 
 def test_site_rules_turn_on_every_switch_but_no_option() -> None:
@@ -220,6 +230,47 @@ def test_1861_exports_the_rsr_does_not_run_and_exports_before_the_sets_second_me
     assert len(exports) == 1 and second_or < exports[0] < second_merger
     assert not [line for line in log if line.startswith("RSR runs")]
     assert game.state.phase in ("4", "5")
+
+
+# --- §15 1861 short -------------------------------------------------------------------------
+
+
+def test_1861_short_rsr_has_no_treasury_and_exports_at_the_end_of_each_set() -> None:
+    game = _game(RSR_EXPORTS)
+    _play_until(game, lambda g: g.state.phase == "4" and g.round_name == "Operating" and g.state.round.number == 1)
+    number, start = game.state.round_number, len(game.state.log)
+    _play_until(game, lambda g: g.state.round_number > number)
+    log = game.state.log[start:]
+    exports = [i for i, line in enumerate(log) if line.startswith("RSR exports a ")]
+    assert len(exports) == 1 and log.index(f"Operating round {number}.2") < exports[0]
+    _play_until(game, lambda g: g.state.companies["RSR"].trains != [] or g.state.finished)
+    rsr = game.state.companies["RSR"]
+    assert rsr.cash == 0 and rsr.loans == 0
+    assert not [line for line in game.state.log if line.startswith("RSR runs")]
+
+
+def test_1861_short_the_first_6_train_bought_ends_the_game_two_operating_rounds_later() -> None:
+    game = _game(SIX_TRAIN_END)
+    _play_until(game, lambda g: any("The first 6-train" in line for line in g.state.log[-20:]) or g.state.finished)
+    log = game.state.log
+    trigger = next(i for i, line in enumerate(log) if "The first 6-train" in line)
+    bought = next(i for i, line in enumerate(log) if "buys a 6-train" in line and line.endswith("from the yard"))
+    round_start = max(i for i, line in enumerate(log[:trigger]) if line.startswith("Operating round "))
+    assert round_start < bought < trigger
+    _play_until(game, lambda g: g.state.finished)
+    after = game.state.log[trigger:]
+    assert len([line for line in after if line.startswith("Operating round ")]) == 2
+    assert game.state.end_reason == "first_6_train"
+    assert game.state.phase == "8"  # the RSR bought up to the 8-train meanwhile: that ends nothing more
+    stock_rounds = [line for line in after if line.startswith("Stock round ")]
+    assert len(stock_rounds) <= 1
+
+
+def test_the_short_game_end_cannot_be_played_with_the_long_game() -> None:
+    with pytest.raises(InvalidAction, match=r"Long game \(§14\) cannot be played with 1861 short: game end"):
+        parse_setup(["long-game", "six-train-end"])
+    with pytest.raises(InvalidAction, match="cannot be played with"):
+        Game.new(PLAYERS3, seed=1, rules=Rules.rulebook(options=[EXPORTS, RSR_EXPORTS]))
 
 
 # --- §16 two players --------------------------------------------------------------------
