@@ -176,7 +176,8 @@ class Rules:
     @classmethod
     def _from_flat(cls, data: dict[str, Any]) -> Rules:
         """A flat dict with every switch it names on was an import (``site()``): the
-        switches added since are on too."""
+        switches added since are on too. Games stored before the two-player switch was
+        set up with two players whatever the title, so it stays on for them."""
         known = {f.name for f in fields(cls)} - {"options"}
         unknown = set(data) - known
         if unknown:
@@ -184,7 +185,7 @@ class Rules:
         named = [data[name] for name in SWITCHES if name in data]
         if named and all(v is True for v in named):
             return cls.site(market=data.get("market", "grid"))
-        return cls(**data)
+        return cls(**{"two_player_variant_every_title": True, **data})
 
     def but(self, **changes: Any) -> Rules:
         """A copy with some switches changed."""

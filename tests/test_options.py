@@ -87,7 +87,9 @@ def test_the_stored_form_reads_back_the_same_rules(rules: Rules) -> None:
 
 def test_games_stored_in_the_old_flat_form_still_load() -> None:
     old_rulebook = {"market": "grid", **{name: False for name in SWITCHES if name != "two_player_variant_every_title"}}
-    assert Rules.from_dict(old_rulebook) == Rules.rulebook()
+    assert Rules.from_dict(old_rulebook) == Rules.rulebook().but(two_player_variant_every_title=True)
+    two = [("a", "Anna"), ("b", "Boris")]  # a two-player 1867 game set up before §16 was 1861's only
+    assert len(Game.new(two, 11, Rules.from_dict({**old_rulebook, "market": "column"}), "1867").state.players) == 2
     old_import = {"market": "column", **{name: True for name in SWITCHES if name != "two_player_variant_every_title"}}
     assert Rules.from_dict(old_import) == Rules.site(market="column")  # switches added since are on too
     with pytest.raises(InvalidAction, match="unknown game options: speed"):
