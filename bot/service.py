@@ -45,7 +45,7 @@ from engine.actions import (
 from engine.board import load_board
 from engine.errors import EngineError
 from engine.game import Game
-from engine.game_setup import Setup, describe, parse_setup
+from engine.game_setup import Setup, describe, parse_setup, rulebook_players
 from engine.legal import legal_actions
 from engine.rules import Rules
 from engine.titles import DEFAULT_TITLE, TITLES, title_named
@@ -504,10 +504,10 @@ class TroikaService:
         seat = Seat(0, account.id, account.name, account.id, True)
         rules = setup.rules()
         record = await self._create(channel_id, [seat], rules.to_dict(), None, account.id, setup.title, guild_id)
-        low = 2 if title_named(setup.title).two_player_variant else 3
+        seats = rulebook_players(setup.title)
         return Reply(f"**{account.name}** sets up game {record.id} of {setup.title} "
                      f"({setup_words(setup.title, rules)}) and is its commissioner. Others: `join`. "
-                     f"Then the commissioner types `start` ({low} to 6 players).")
+                     f"Then the commissioner types `start` ({seats[0]} to {seats[-1]} players).")
 
     async def _create(
         self,

@@ -100,6 +100,13 @@ def describe(title: str, options: Iterable[str]) -> list[str]:
     return [f"{o.name} ({o.section})" for o in title_named(title).options if o.sym in chosen]
 
 
+def rulebook_players(title: str) -> range:
+    """How many players the rulebook seats for ``title``: two only where it has a
+    two-player game (16, 1861S); an 18xx.games import may seat two in any title."""
+    low, high = load_board(title).player_range
+    return range(low if title_named(title).two_player_variant else max(low, 3), high + 1)
+
+
 def national_keeps_no_money(title: str, rules: Rules) -> bool:
     """§15.2: the national has no treasury and no loans under the options in force."""
     offered = declared(title)

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from . import shares, trains
 from .actions import Action, Pass
 from .game import Game
-from .game_setup import national_keeps_no_money
+from .game_setup import national_keeps_no_money, rulebook_players
 from .legal import legal_actions
 from .rules import MARKETS, Rules
-from .titles import DEFAULT_TITLE, title_named
+from .titles import DEFAULT_TITLE
 
 MAX_ACTIONS = 5000
 PASS_WEIGHT = 0.25  # how often a random player prefers passing when it may act
@@ -115,8 +115,8 @@ SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market i
 def selfplay_setups(title: str) -> list[tuple[int, str]]:
     """The setups the rulebook seats for ``title``: two players only where it has a
     two-player game (16)."""
-    low = 2 if title_named(title).two_player_variant else 3
-    return [(players, market) for players, market in SELFPLAY_SETUPS if players >= low]
+    seats = rulebook_players(title)
+    return [(players, market) for players, market in SELFPLAY_SETUPS if players in seats]
 
 
 def play_many(
