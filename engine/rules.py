@@ -1,25 +1,37 @@
-"""Game options and the rule switches: the one place where rule sets differ.
+"""A game's market and options, and the rule switches: the one place where rule sets differ.
 
 A new Troika game plays by the rulebook (:meth:`Rules.rulebook`). A game
 imported from 18xx.games plays by :meth:`Rules.site`, which turns on every
 switch below where that site applies the rules differently
 (``shared/RULES-NOTES.md`` section 11, cited as "RN 11.n").
+
+The players' options (the rulebook's §14–16, declared by each title in
+:mod:`engine.options`) are a set of words apart from the switches: ``site()`` never
+turns one on.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .errors import InvalidAction
 
+MARKETS = ("grid", "column")
+"""The two stock markets of the box (rulebook 4)."""
+
 
 @dataclass(frozen=True)
 class Rules:
-    """Options chosen for a game plus the rulebook/18xx.games switches."""
+    """The market and options chosen for a game plus the rulebook/18xx.games switches."""
 
     market: str = "grid"
     """Which stock market: "grid" or "column" (rulebook 4)."""
+
+    options: frozenset[str] = frozenset()
+    """The rulebook's optional rules chosen for the game (``long-game``; see
+    :mod:`engine.options`), checked against the title when the game is set up."""
 
     auction_decliner_may_bid: bool = False
     """RN 11.1 — a player who declined to open a private auction may still bid once
@@ -147,31 +159,87 @@ class Rules:
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in
     phase 6. Rulebook 8.13: the CN keeps no money."""
 
-    @classmethod
-    def rulebook(cls, **options: Any) -> Rules:
-        """The rulebook's rules, with game options such as ``market="column"``."""
-        return cls(**options)
+    two_player_variant_every_title: bool = False
+    """RN 1.9 — 18xx.games sets up every two-player game as the rulebook's 1861S
+    two-player game (16.1–16.2), 1867 too. Rulebook 16: that variant is 1861's only."""
 
     @classmethod
-    def site(cls, **options: Any) -> Rules:
-        """The rules as 18xx.games applies them, for replaying its logs."""
-        switches = {f.name: True for f in fields(cls) if f.type == "bool"}
-        return cls(**{**switches, **options})
+    def rulebook(cls, *, market: str = "grid", options: Iterable[str] = ()) -> Rules:
+        """The rulebook's rules, with a market and the players' options."""
+        return cls(market=market, options=frozenset(options))
+
+    @classmethod
+    def site(cls, *, market: str = "grid", options: Iterable[str] = ()) -> Rules:
+        """The rules as 18xx.games applies them, for replaying its logs: every switch
+        on, and no option but those given."""
+        return cls(market=market, options=frozenset(options), **{name: True for name in SWITCHES})
+
+    def plays(self, option: str) -> bool:
+        """Whether the game plays the optional rule ``option`` (:mod:`engine.options`)."""
+        return option in self.options
+
+    @property
+    def switches_on(self) -> list[str]:
+        """The 18xx.games switches turned on."""
+        return [name for name in SWITCHES if getattr(self, name)]
+
+    @property
+    def is_site(self) -> bool:
+        """Whether every 18xx.games switch is on (an imported game)."""
+        return len(self.switches_on) == len(SWITCHES)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The stored form: ``{"market", "options": [...], "site": true}``, or with the
+        switches named (``"switches": [...]``) when only some are on."""
+        data: dict[str, Any] = {"market": self.market, "options": sorted(self.options)}
+        if self.is_site:
+            data["site"] = True
+        elif self.switches_on:
+            data["switches"] = self.switches_on
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
-        known = {f.name for f in fields(cls)}
+        """Read :meth:`to_dict`'s form, or the flat form of older games (every field by
+        name: ``{"market": "grid", "price_drop_per_sell_action": true, ...}``)."""
+        rules = cls._from_stored(data) if set(data) <= STORED_KEYS else cls._from_flat(data)
+        if rules.market not in MARKETS:
+            raise InvalidAction(f"market must be 'grid' or 'column', not {rules.market!r}")
+        return rules
+
+    @classmethod
+    def _from_stored(cls, data: dict[str, Any]) -> Rules:
+        options, switches = data.get("options", []), data.get("switches", [])
+        if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
+            raise InvalidAction("the game's options must be a list of option words")
+        if not isinstance(switches, list) or not set(switches) <= set(SWITCHES):
+            raise InvalidAction(f"unknown 18xx.games switches: {switches!r}")
+        market = data.get("market", "grid")
+        if data.get("site") is True:
+            return cls.site(market=market, options=options)
+        return cls(market=market, options=frozenset(options), **{name: True for name in switches})
+
+    @classmethod
+    def _from_flat(cls, data: dict[str, Any]) -> Rules:
+        """A flat dict with every switch it names on was an import (``site()``): the
+        switches added since are on too. Games stored before the two-player switch was
+        set up with two players whatever the title, so it stays on for them."""
+        known = {f.name for f in fields(cls)} - {"options"}
         unknown = set(data) - known
         if unknown:
             raise InvalidAction(f"unknown game options: {', '.join(sorted(unknown))}")
-        rules = cls(**data)
-        if rules.market not in ("grid", "column"):
-            raise InvalidAction(f"market must be 'grid' or 'column', not {rules.market!r}")
-        return rules
+        named = [data[name] for name in SWITCHES if name in data]
+        if named and all(v is True for v in named):
+            return cls.site(market=data.get("market", "grid"))
+        return cls(**{"two_player_variant_every_title": True, **data})
 
     def but(self, **changes: Any) -> Rules:
         """A copy with some switches changed."""
         return replace(self, **changes)
+
+
+SWITCHES = tuple(f.name for f in fields(Rules) if f.type == "bool")
+"""The 18xx.games switches (every boolean field); the options are not among them."""
+
+STORED_KEYS = frozenset({"market", "options", "site", "switches"})
+"""The keys of :meth:`Rules.to_dict`'s form."""

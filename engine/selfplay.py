@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from . import graph, shares, trains
 from .actions import Action, LayTile, Pass
 from .game import Game
+from .game_setup import national_keeps_no_money, rulebook_players
 from .legal import legal_actions
-from .rules import Rules
+from .rules import MARKETS, Rules
 from .state import PlacedTile
 from .titles import DEFAULT_TITLE
 
@@ -57,11 +58,14 @@ class Before:
         return cls(len(state.log), state.phase, dict(state.map.tiles), state.game_ends_after)
 
 
-def play_random_game(seed: int, players: int, market: str, title: str = DEFAULT_TITLE) -> SelfPlayResult:
-    """Play one game of random legal moves to the end, checking invariants."""
+def play_random_game(
+    seed: int, players: int, market: str, title: str = DEFAULT_TITLE, options: frozenset[str] = frozenset()
+) -> SelfPlayResult:
+    """Play one game of random legal moves to the end, checking invariants; ``options``
+    are the rulebook's optional rules to play (:mod:`engine.options`)."""
     rng = random.Random(seed)
     seats = [(f"p{i}", f"Player {i + 1}") for i in range(players)]
-    game = Game.new(seats, seed, Rules.rulebook(market=market), title)
+    game = Game.new(seats, seed, Rules.rulebook(market=market, options=options), title)
     result = SelfPlayResult(seed, players, market, title)
     while not game.state.finished and result.actions < MAX_ACTIONS:
         before = Before.of(game)
@@ -116,6 +120,8 @@ def check_invariants(game: Game, last: Action, before: Before | None = None) -> 
     national = state.companies[ctx.board.national()]
     if not ctx.board.national_operates and (national.trains or national.cash):
         raise InvariantError(f"{national.sym} only exports trains and keeps no money (8.13), yet holds some")
+    if national_keeps_no_money(ctx.board.title, ctx.rules) and (national.cash or national.loans):
+        raise InvariantError(f"{national.sym} has no treasury and no loans (§15.2), yet holds {national.cash}")
     over = trains.over_limit(ctx, state)
     if over and game.actor() != over[0] and not state.trainless_majors and not _merging_into(game, over[0]):
         raise InvariantError(f"{over[0]} is over its train limit and is not discarding")
@@ -181,16 +187,31 @@ def _check_lay_reaches_new_track(game: Game, lay: LayTile, before: Before) -> No
     raise InvariantError(f"{lay.entity}'s lay of {new.name} on {lay.hex} reaches none of its new track (8.6)")
 
 
-SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in ("grid", "column")]
+SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in MARKETS]
 
 
-def play_many(games: int, seed: int, title: str = DEFAULT_TITLE) -> dict[str, object]:
-    """Play ``games`` random games of ``title`` over every player count and market; a summary."""
+def selfplay_setups(title: str) -> list[tuple[int, str]]:
+    """The setups the rulebook seats for ``title``: two players only where it has a
+    two-player game (16)."""
+    seats = rulebook_players(title)
+    return [(players, market) for players, market in SELFPLAY_SETUPS if players in seats]
+
+
+def play_many(
+    games: int, seed: int, title: str = DEFAULT_TITLE, options: frozenset[str] = frozenset()
+) -> dict[str, object]:
+    """Play ``games`` random games of ``title`` (with ``options``) over every player count
+    and market; a summary."""
     actions = 0
     failures: list[str] = []
+    setups = selfplay_setups(title)
+    label = ", ".join([title, *sorted(options)])
     for i in range(games):
-        players, market = SELFPLAY_SETUPS[i % len(SELFPLAY_SETUPS)]
-        result = play_random_game(seed + i, players, market, title)
+        players, market = setups[i % len(setups)]
+        result = play_random_game(seed + i, players, market, title, options)
         actions += result.actions
-        failures += [f"game {seed + i} ({title}, {players} players, {market}): {f}" for f in result.failures]
-    return {"title": title, "games": games, "actions": actions, "failures": failures}
+        failures += [f"game {seed + i} ({label}, {players} players, {market}): {f}" for f in result.failures]
+    summary: dict[str, object] = {"title": title, "games": games, "actions": actions, "failures": failures}
+    if options:
+        summary["options"] = sorted(options)
+    return summary

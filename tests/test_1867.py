@@ -208,8 +208,9 @@ def test_a_new_game_of_1867_uses_the_column_market_unless_told() -> None:
 
 
 def test_two_players_play_1867_as_18xx_games_sets_it_up() -> None:
-    """RN 1.9 (16.1-16.2 applied to 1867): 420 each, fewer trains, three privates."""
-    game = Game.new([("a", "Anna"), ("b", "Boris")], 11, title="1867")
+    """RN 1.9 (16.1-16.2 applied to 1867 by an import): 420 each, fewer trains, three
+    privates. The rulebook seats two only in 1861 (tests/test_options.py)."""
+    game = Game.new([("a", "Anna"), ("b", "Boris")], 11, title="1867", rules=Rules.site(market="column"))
     state = game.state
     assert [p.cash for p in state.players] == [420, 420]
     assert sum(1 for t in state.depot.upcoming if t.name == "2") == 7

@@ -1,5 +1,5 @@
-"""Seeded random self-play: whole games of 1861 and 1867 with 2 to 6 players on both
-markets, with the invariants checked after every action (engine/selfplay.py)."""
+"""Seeded random self-play: whole games of 1861 (2 to 6 players) and 1867 (3 to 6) on
+both markets, with the invariants checked after every action (engine/selfplay.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ from engine.actions import Action, BuyTrain, LayTile, Merge, Pass
 from engine.game import Game
 from engine.game_end import check_bank
 from engine.rules import Rules
-from engine.selfplay import SELFPLAY_SETUPS, Before, InvariantError, check_invariants, play_random_game
+from engine.selfplay import (
+    SELFPLAY_SETUPS,
+    Before,
+    InvariantError,
+    check_invariants,
+    play_random_game,
+    selfplay_setups,
+)
 from tests.conftest import replayed, shared_game
 
 GAMES_PER_TITLE = len(SELFPLAY_SETUPS)
@@ -19,7 +26,8 @@ GAMES_PER_TITLE = len(SELFPLAY_SETUPS)
 @pytest.mark.parametrize("title", ["1861", "1867"])
 @pytest.mark.parametrize("index", range(GAMES_PER_TITLE))
 def test_a_random_game_plays_to_the_end_soundly(title: str, index: int) -> None:
-    players, market = SELFPLAY_SETUPS[index % len(SELFPLAY_SETUPS)]
+    setups = selfplay_setups(title)
+    players, market = setups[index % len(setups)]
     result = play_random_game(1000 + index, players, market, title)
     assert result.failures == []
     assert result.finished

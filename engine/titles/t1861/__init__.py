@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...options import BOTH_TITLES, SHORT_END, SHORT_RSR, TRAIN_EXPORTS
 from ...state import Company, Context, GameState
 from .. import Title
 
@@ -14,6 +15,8 @@ class Russia(Title):
     currency = "₽"
     first_minor = "N"
     nationalization_steps_per_loan = 1
+    options = (*BOTH_TITLES, TRAIN_EXPORTS, SHORT_RSR, SHORT_END)
+    two_player_variant = True
 
     def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.4: only an unconnected city; with none, no major can start this way."""
