@@ -38,6 +38,7 @@ from .store import (
     NewGame,
     OutboxMessage,
     Seat,
+    Snapshot,
     StoreError,
     check_seats,
     utc_now,
@@ -302,6 +303,25 @@ class PostgresEventStore(EventStore):
             )
         if known is None:
             raise StoreError(f"there is no outbox message {message_id}")
+
+    async def put_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
+        async with self._transaction(f"saving a snapshot of game {game_id}") as db:
+            await _last_seq(db, game_id)  # raises GameNotFound
+            await db.execute(
+                "INSERT INTO snapshots (game_id, engine_version, seq, state_hash, data, created_at)"
+                " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game_id, engine_version) DO UPDATE"
+                " SET seq = EXCLUDED.seq, state_hash = EXCLUDED.state_hash, data = EXCLUDED.data,"
+                " created_at = EXCLUDED.created_at",
+                game_id, snapshot.engine_version, snapshot.seq, snapshot.state_hash, snapshot.data, utc_now(),
+            )
+
+    async def get_snapshot(self, game_id: int, engine_version: int) -> Snapshot | None:
+        async with self._connection(f"reading game {game_id}'s snapshot") as db:
+            row = await db.fetchrow(
+                "SELECT seq, state_hash, data FROM snapshots WHERE game_id = $1 AND engine_version = $2",
+                game_id, engine_version,
+            )
+        return None if row is None else Snapshot(row["seq"], engine_version, row["state_hash"], bytes(row["data"]))
 
     async def claim_game(self, game_id: int, owner: str, lease: timedelta = CLAIM_LEASE) -> bool:
         async with self._transaction(f"claiming game {game_id}") as db:

@@ -24,10 +24,14 @@ real one, :class:`storage.fake_engine.FakeEngine` stands in for it in tests.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import enum
 import hashlib
+import io
 import json
 import logging
 import pickle
+import sys
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -58,6 +62,9 @@ from .store import (
 
 SNAPSHOT_EVERY = 100
 """Events between a game's snapshots: a cold load replays at most about this many."""
+
+SNAPSHOT_MAX_BYTES = 64 * 2**20
+"""The most a snapshot may decompress to (a real state is well under 1 MB)."""
 
 log = logging.getLogger("troika.storage")
 
@@ -121,9 +128,50 @@ class TroikaEngine:
         return zlib.compress(pickle.dumps(game.state, pickle.HIGHEST_PROTOCOL), 1)
 
     def restore(self, meta: GameRecord, data: bytes) -> Any:
+        """The saved state, read as data: see :func:`load_engine_state`."""
         game = self.new_game(meta)
-        game.state = pickle.loads(zlib.decompress(data))  # our store's own bytes, hash-checked
+        game.state = load_engine_state(data)
         return game
+
+
+class SnapshotRefused(ValueError):
+    """A snapshot holds something other than the engine's state, or too much of it."""
+
+
+def load_engine_state(data: bytes) -> Any:
+    """A state saved by :meth:`TroikaEngine.snapshot`, decompressed to at most
+    :data:`SNAPSHOT_MAX_BYTES` and unpickled with only the engine's own dataclasses and
+    enums allowed, so a hostile row (in a "backup" handed to an operator, say) can build
+    nothing that runs code. Raises :class:`SnapshotRefused`."""
+    inflate = zlib.decompressobj()
+    try:
+        raw = inflate.decompress(data, SNAPSHOT_MAX_BYTES)
+    except zlib.error as exc:
+        raise SnapshotRefused(f"not a compressed snapshot ({exc})") from exc
+    if inflate.unconsumed_tail:
+        raise SnapshotRefused(f"it would decompress to larger than {SNAPSHOT_MAX_BYTES} bytes")
+    try:
+        return _EngineUnpickler(io.BytesIO(raw)).load()
+    except SnapshotRefused:
+        raise
+    except Exception as exc:  # truncated or garbled pickle data
+        raise SnapshotRefused(f"unreadable ({type(exc).__name__}: {exc})") from exc
+
+
+class _EngineUnpickler(pickle.Unpickler):
+    """Builds only classes defined in the ``engine`` package that are dataclasses or
+    enums: no functions, no attributes reached through dots, nothing from elsewhere."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = getattr(sys.modules.get(module), name, None) if module.startswith("engine.") else None
+        if (
+            "." not in name
+            and isinstance(found, type)
+            and found.__module__ == module
+            and (dataclasses.is_dataclass(found) or issubclass(found, enum.Enum))
+        ):
+            return found
+        raise SnapshotRefused(f"it names {module}.{name}, which is not engine state")
 
 
 class ReplayMismatch(CorruptEvent):

@@ -339,7 +339,10 @@ class SqliteEventStore(EventStore):
         if not rows:
             return None
         seq, digest, data = rows[0]
-        return Snapshot(int(seq), engine_version, str(digest), bytes(data))
+        if not (isinstance(seq, int) and isinstance(digest, str) and isinstance(data, bytes)):
+            log.warning("game %s: its snapshot row is unreadable; not used", game_id)
+            return None  # a cache: a row of the wrong types costs a full replay
+        return Snapshot(seq, engine_version, digest, data)
 
     async def claim_game(self, game_id: int, owner: str, lease: timedelta = CLAIM_LEASE) -> bool:
         now = utc_now()
