@@ -188,9 +188,13 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
 def _database(location: str) -> str | None:
     """Why ``location`` cannot be used as an existing database, if it cannot."""
-    from storage.postgres import is_postgres_url
+    from storage.postgres import is_postgres_url, is_url, safe_url
 
-    if is_postgres_url(location) or Path(location.removeprefix("sqlite:")).exists():
+    if is_postgres_url(location):
+        return None
+    if is_url(location):
+        return f"{safe_url(location)} is not a database Troika knows: give a SQLite file or a postgresql:// URL"
+    if Path(location.removeprefix("sqlite:")).exists():
         return None
     return f"no database at {location}"
 

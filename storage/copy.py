@@ -27,13 +27,19 @@ def store_at(location: str | Path) -> EventStore:
     """The store a location names: a ``postgresql://`` URL, else a SQLite file given as
     a path or ``sqlite:PATH``. A PostgreSQL password may come from the file named by
     ``TROIKA_DB_PASSWORD_FILE`` rather than the URL."""
-    from .postgres import PostgresEventStore, is_postgres_url
+    from .postgres import PostgresEventStore, is_postgres_url, is_url, safe_url
     from .sqlite import SqliteEventStore
 
     text = str(location)
+    if is_url(text) and not is_postgres_url(text):
+        raise StoreError(f"{safe_url(text)} is not a database Troika knows: give a SQLite file or a postgresql:// URL")
     if is_postgres_url(text):
         secret = os.environ.get("TROIKA_DB_PASSWORD_FILE", "").strip()
-        password = Path(secret).read_text(encoding="utf-8").strip() if secret else None
+        try:
+            password = Path(secret).read_text(encoding="utf-8").strip() if secret else None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"cannot read TROIKA_DB_PASSWORD_FILE {secret}: "
+                             f"{getattr(exc, 'strerror', None) or exc}") from exc
         return PostgresEventStore(text, password=password)
     return SqliteEventStore(text.removeprefix("sqlite:") or "troika.db")
 

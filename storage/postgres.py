@@ -10,13 +10,13 @@ whole store as of one moment.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Collection, Iterable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
@@ -45,7 +45,10 @@ from .store import (
 )
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations_pg")
-URL_SCHEMES = ("postgresql://", "postgres://")
+_POSTGRES_SCHEME = re.compile(r"^postgres(?:ql)?(?:\+\w+)?://", re.IGNORECASE)
+"""``postgresql://``, ``postgres://``, in any capitals, with a driver suffix such as ``+asyncpg``."""
+_URL_PASSWORD = re.compile(r"^(\w[\w+.-]*://[^/?#]*?:)[^/?#]*(@)")  # the password before the last @
+_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
 
 _MIGRATION_LOCK = 18611867  # advisory lock held while the schema is brought up to date
 _CHANNEL_LOCKS = 1861  # advisory lock class of channels: (this, hashtext(channel id))
@@ -60,16 +63,23 @@ _DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, Timeou
 
 def is_postgres_url(location: str | Path) -> bool:
     """Whether ``location`` names a PostgreSQL database rather than a SQLite file."""
-    return str(location).startswith(URL_SCHEMES)
+    return bool(_POSTGRES_SCHEME.match(str(location)))
+
+
+def is_url(location: str | Path) -> bool:
+    """Whether ``location`` is written as a URL (``scheme://...``), whatever the scheme."""
+    return re.match(r"^\w[\w+.-]*://", str(location)) is not None
 
 
 def safe_url(url: str) -> str:
-    """The URL without its password, fit for messages and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+    """The URL without its password (in the address or as ``?password=``), fit for
+    messages and logs; works on URLs too malformed to parse."""
+    return _QUERY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***\2", url))
+
+
+def _driver_url(url: str) -> str:
+    """The URL with the scheme asyncpg knows."""
+    return _POSTGRES_SCHEME.sub("postgresql://", url)
 
 
 class PostgresEventStore(EventStore):
@@ -87,16 +97,25 @@ class PostgresEventStore(EventStore):
             return
         try:
             self._pool = await asyncpg.create_pool(
-                self.url, password=self._password, min_size=1, max_size=self._max_connections,
+                _driver_url(self.url), password=self._password, min_size=1, max_size=self._max_connections,
                 command_timeout=60,
             )
-        except (*_DRIVER_ERRORS, ValueError) as exc:
-            raise StoreError(f"cannot open the database {safe_url(self.url)}: {exc}") from exc
+        except (*_DRIVER_ERRORS, ValueError, OverflowError) as exc:  # a port over 65535, say
+            raise StoreError(f"cannot open the database {safe_url(self.url)}: {self._scrub(exc)}") from exc
         try:
             await self._migrate()
         except BaseException:
             await self.close()
             raise
+
+    def _scrub(self, error: BaseException) -> str:
+        """The driver's message with any password in it masked."""
+        text = safe_url(str(error))
+        secrets = [self._password, *re.findall(r"(?i)[?&]password=([^&#]*)", self.url),
+                   *(m.group(0)[len(m.group(1)):-1] for m in [_URL_PASSWORD.match(self.url)] if m)]
+        for secret in filter(None, secrets):
+            text = text.replace(secret, "***")
+        return text
 
     async def close(self) -> None:
         pool, self._pool = self._pool, None

@@ -82,3 +82,32 @@ def test_snapshots_hold_only_engine_data() -> None:
     bomb = zlib.compress(b"\0" * (80 * 2**20), 9)  # 80 MB of zeros in 80 KB
     with pytest.raises(SnapshotRefused, match="larger"):
         engine.restore(meta, bomb)
+
+
+SECRET = "Sekret-PW-5678"
+SECRET_URLS = [
+    f"postgresql://bot@127.0.0.1:1/troika?password={SECRET}",
+    f"postgresql://bot@127.0.0.1:1/troika?sslmode=disable&PassWord={SECRET}",
+    f"postgresql+asyncpg://bot:{SECRET}@127.0.0.1:1/troika",
+    f"POSTGRESQL://bot:{SECRET}@127.0.0.1:1/troika",
+    f"Postgres://bot:{SECRET}@127.0.0.1:99999/troika",
+    f"postgresql://bot:{SECRET}@[127.0.0.1/troika",
+    f"postgresql://bot:Wrong@{SECRET}@127.0.0.1:1/troika",
+    f"mysql://bot:{SECRET}@127.0.0.1/troika",
+]
+
+
+@pytest.mark.parametrize("url", SECRET_URLS)
+def test_a_database_password_is_never_printed(url: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """N7: a password in the query string, under another scheme or its capitals, next to a
+    bad port or bad syntax, is masked in every message; the URL is never taken for a path."""
+    from bot.cli import main
+    from storage.postgres import is_postgres_url, safe_url
+
+    assert SECRET not in safe_url(url)
+    assert is_postgres_url(url) is not url.startswith("mysql")
+    for argv in (["backup", "/nonexistent/b.db", "--db", url], ["admin", "accept", "1", "--yes", "--db", url],
+                 ["migrate", "--from", url, "--to", "sqlite:/nonexistent/x.db"]):
+        assert main(argv) != 0
+        out, err = capfd.readouterr()
+        assert SECRET not in out + err and err.startswith("troika: ") and "Traceback" not in err
