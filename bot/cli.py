@@ -202,6 +202,14 @@ def _database(location: str) -> str | None:
 RESTORE_HINT = "to restore, stop Troika and copy a backup made with `troika backup` over it"
 
 
+def _store_problem(exc: Exception) -> str:
+    """The one line an operator reads for a store that cannot be used: the hint to
+    restore a backup only for damage SQLite's own check confirms."""
+    from storage import DatabaseDamaged
+
+    return f"troika: {exc}" + (f"; {RESTORE_HINT}" if isinstance(exc, DatabaseDamaged) else "")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The Discord bot (or one shard of it) if a token is configured, else the local console."""
     import asyncio
@@ -241,7 +249,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     except StoreError as exc:
-        print(f"troika: {exc}; {RESTORE_HINT}", file=sys.stderr)
+        print(_store_problem(exc), file=sys.stderr)
         return 2
     return 0
 
@@ -286,7 +294,7 @@ def cmd_admin_accept(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(accept())
     except StoreError as exc:  # a game that does not replay at all, or no such game
-        print(f"troika: {exc}", file=sys.stderr)
+        print(_store_problem(exc), file=sys.stderr)
         return 1
 
 
@@ -314,7 +322,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
     try:
         asyncio.run(backup())
     except StoreError as exc:
-        print(f"troika: {exc}", file=sys.stderr)
+        print(_store_problem(exc), file=sys.stderr)
         return 1
     print(args.path)
     return 0

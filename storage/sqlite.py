@@ -27,6 +27,7 @@ from .store import (
     AppendConflict,
     ChannelBusy,
     CorruptEvent,
+    DatabaseDamaged,
     DuplicateRequest,
     Event,
     EventKind,
@@ -93,7 +94,7 @@ class SqliteEventStore(EventStore):
         except StoreError as exc:
             await self.close()
             if type(exc.__cause__) is sqlite3.DatabaseError:  # corrupt, not merely busy
-                raise StoreError(f"the database {self.path} is damaged: {exc.__cause__}") from exc
+                raise DatabaseDamaged(f"the database {self.path} is damaged: {exc.__cause__}") from exc
             raise
         except BaseException:
             await self.close()
@@ -419,7 +420,12 @@ def _check_file(path: str) -> int:
     page_size = int.from_bytes(header[16:18], "big")
     length = (65536 if page_size == 1 else page_size) * int.from_bytes(header[28:32], "big")
     if header[92:96] == header[24:28] and size < length:  # the header's page count is current
-        raise StoreError(f"the database {path} is damaged: it is cut short ({size} of {length} bytes)")
+        # A checkpoint writes page 1 (the new size) before the pages that extend the file: a
+        # crash or a full disk there leaves the file short while its -wal holds every page.
+        problems = _quick_check(path)
+        if problems != ["ok"]:
+            raise DatabaseDamaged(f"the database {path} is damaged: it is cut short ({size} of {length} bytes)"
+                                  f" and SQLite finds {problems[0]}")
     return size
 
 
@@ -429,9 +435,9 @@ async def _check_schema(db: aiosqlite.Connection, path: str, *, full: bool) -> N
     try:
         problems = [row[0] for row in await db.execute_fetchall("PRAGMA quick_check")] if full else ["ok"]
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"the database {path} is damaged: {exc}") from exc
+        raise DatabaseDamaged(f"the database {path} is damaged: {exc}") from exc
     if problems != ["ok"]:
-        raise StoreError(f"the database {path} is damaged: {problems[0]}")
+        raise DatabaseDamaged(f"the database {path} is damaged: {problems[0]}")
     tables = {row[0] for row in await db.execute_fetchall(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
     )}

@@ -23,6 +23,15 @@ class StoreError(Exception):
     """The store could not do what was asked (database unreadable, locked, misused...)."""
 
 
+class DatabaseDamaged(StoreError):
+    """SQLite's own check finds the database damaged: only a backup can help."""
+
+
+class DatabaseAccess(StoreError):
+    """The database is there but this user may not use it as Troika must: it is
+    read-only, permission is denied, or the server refuses the login. The message names which."""
+
+
 class AppendConflict(StoreError):
     """Someone appended to the game after the caller last looked at it; nothing was written."""
 

@@ -4,6 +4,7 @@ problem only (issue 26; the reproductions of the reliability probe of 2026-12-01
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pickle
 import zlib
@@ -111,3 +112,75 @@ def test_a_database_password_is_never_printed(url: str, capfd: pytest.CaptureFix
         assert main(argv) != 0
         out, err = capfd.readouterr()
         assert SECRET not in out + err and err.startswith("troika: ") and "Traceback" not in err
+
+
+_KILLED_DURING_CHECKPOINT = r"""
+import os, signal, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA wal_autocheckpoint = 0")
+db.execute("BEGIN IMMEDIATE")
+for seq in range(2, 402):
+    db.execute("INSERT INTO events (game_id, seq, kind, action, created_at) VALUES (1, ?, 'admin', ?, ?)",
+               (seq, '{"type": "note", "text": "%s"}' % ("x" * 900), "2026-12-01T00:00:00+00:00"))
+db.execute("COMMIT")
+print(os.path.getsize(sys.argv[1]), flush=True)
+db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+async def cut_short_by_a_checkpoint(path: Path) -> None:
+    """N1's file: a WAL that grew the database by 400 events, a checkpoint that wrote page 1
+    (the new size) but none of the pages past the old end, then SIGKILL: the main file is
+    shorter than its header while the -wal still holds every page."""
+    import subprocess
+    import sys
+
+    async with SqliteEventStore(path) as store:
+        from storage.store import NewEvent, NewGame
+
+        game = await store.create_game(NewGame("1861", {}, 1, "111", 1, SEATS))
+        await store.append(game.id, 0, NewEvent({"type": "note"}, kind=__import__("storage").EventKind.ADMIN))
+    done = subprocess.run([sys.executable, "-c", _KILLED_DURING_CHECKPOINT, str(path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == -9, done.stderr
+    old_size = int(done.stdout)
+    with path.open("r+b") as handle:
+        handle.truncate(old_size)
+        handle.seek(28)
+        pages = int.from_bytes(handle.read(4), "big")
+    assert pages * 4096 > old_size and Path(f"{path}-wal").stat().st_size > 400 * 900
+
+
+async def test_a_healthy_wal_database_cut_short_by_a_checkpoint_is_used(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """N1: `run`, `backup` and `admin accept` all open it, with every event."""
+    from bot.cli import main
+
+    path = tmp_path / "games.db"
+    await cut_short_by_a_checkpoint(path)
+    assert await asyncio.to_thread(main, ["backup", str(tmp_path / "copy.db"), "--db", str(path)]) == 0
+    assert await asyncio.to_thread(main, ["admin", "accept", "1", "--yes", "--db", str(path)]) == 0
+    out, err = capfd.readouterr()
+    assert "damaged" not in out + err
+    for location in (path, tmp_path / "copy.db"):
+        async with SqliteEventStore(location) as store:
+            assert await store.last_seq(1) == 401
+
+
+async def test_only_damage_sqlite_confirms_gets_the_restore_hint(tmp_path: Path) -> None:
+    """The same file without its -wal is really cut short: refused as damaged, and the
+    hint to restore a backup comes with that and nothing else."""
+    from bot.cli import RESTORE_HINT, _store_problem
+    from storage.store import DatabaseDamaged
+
+    path = tmp_path / "games.db"
+    await cut_short_by_a_checkpoint(path)
+    Path(f"{path}-wal").unlink()
+    Path(f"{path}-shm").unlink(missing_ok=True)
+    with pytest.raises(DatabaseDamaged, match="cut short") as caught:
+        await SqliteEventStore(path).open()
+    assert RESTORE_HINT in _store_problem(caught.value)
+    from storage import StoreError
+
+    assert RESTORE_HINT not in _store_problem(StoreError("database error while x: database is locked"))
