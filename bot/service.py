@@ -56,6 +56,7 @@ from storage import (
     Event,
     EventKind,
     EventStore,
+    GameNotFound,
     GameRecord,
     GameRepository,
     GameStatus,
@@ -368,7 +369,13 @@ class TroikaService:
                 for message in batch:
                     if message.game_id in held or message.id in self._sent_unmarked:
                         continue
-                    if not await self._claim(message.game_id):
+                    try:
+                        claimed = await self._claim(message.game_id)
+                    except GameNotFound:  # its game was deleted by hand: nowhere to post it
+                        log.error("post %s dropped: there is no game %s", message.id, message.game_id)
+                        await self.store.outbox_mark_sent(message.id)
+                        continue
+                    if not claimed:
                         held.add(message.game_id)
                         continue
                     if not await self._still_unsent(message):
@@ -405,7 +412,7 @@ class TroikaService:
                     continue
                 async with self._lock(record.channel_id or f"game {record.id}"):
                     await self._retrying(lambda record=record: self._reminders_for(record, now))
-            except (CorruptEvent, StoreError) as exc:
+            except Exception as exc:  # that game's trouble; later games are still reminded
                 log.warning("no reminders for game %s: %s", record.id, exc)
 
     async def close(self) -> None:
@@ -652,7 +659,11 @@ class TroikaService:
             if record.status is GameStatus.SETTING_UP:
                 lines.append(f"Game {record.id} in {where}: being set up")
                 continue
-            game = (await self.repo.load(record.id)).game
+            try:
+                game = (await self.repo.load(record.id)).game
+            except CorruptEvent as exc:  # that game's problem, told in its line only
+                lines.append(f"Game {record.id} in {where}: cannot be loaded ({exc.reason})")
+                continue
             ledger = await self._ledger(record.id)
             seat = next(s for s in record.seats if s.discord_user_id == account.id)
             mine = ledger.ask.consenter if ledger.ask else game.acting_player()

@@ -20,16 +20,14 @@ from typing import Any
 
 import asyncpg
 
-from .codec import event_action, game_options, migration_scripts, post_payload, to_json
+from .codec import decode_event, decode_game, decode_post, migration_scripts, to_json
 from .store import (
     ACTIVE_STATUSES,
     CLAIM_LEASE,
     AppendConflict,
     ChannelBusy,
-    CorruptEvent,
     DuplicateRequest,
     Event,
-    EventKind,
     EventStore,
     GameNotFound,
     GameRecord,
@@ -208,7 +206,7 @@ class PostgresEventStore(EventStore):
             seats = await db.fetch(
                 f"SELECT {_SEAT_COLUMNS} FROM seats WHERE game_id = $1 ORDER BY seat", game_id
             )
-        return _decode_game(game, seats)
+        return decode_game(game, seats, _read_time)
 
     async def list_games(self, statuses: Collection[GameStatus] | None = None) -> list[GameRecord]:
         wanted = None if statuses is None else [GameStatus(s).value for s in statuses]
@@ -223,7 +221,7 @@ class PostgresEventStore(EventStore):
         by_game: dict[int, list[asyncpg.Record]] = {}
         for seat in seats:
             by_game.setdefault(seat["game_id"], []).append(seat)
-        return [_decode_game(game, by_game.get(game["id"], [])) for game in games]
+        return [decode_game(game, by_game.get(game["id"], []), _read_time) for game in games]
 
     async def active_game_in_channel(self, channel_id: str) -> GameRecord | None:
         async with self._connection(f"looking up channel {channel_id}") as db:
@@ -291,7 +289,7 @@ class PostgresEventStore(EventStore):
             )
             if not rows:
                 await _last_seq(db, game_id)  # raises GameNotFound
-        return [_decode_event(game_id, after_seq + i, row) for i, row in enumerate(rows, 1)]
+        return [decode_event(game_id, after_seq + i, row, _read_time) for i, row in enumerate(rows, 1)]
 
     async def outbox_add(self, game_id: int, payload: dict[str, Any]) -> int:
         post = to_json(payload)
@@ -312,7 +310,7 @@ class PostgresEventStore(EventStore):
                 " AND id > $2 AND ($3::bigint IS NULL OR game_id = $3) ORDER BY id LIMIT $1",
                 limit, after_id, game_id,
             )
-        return [_decode_post(row) for row in rows]
+        return [decode_post(row, _read_time) for row in rows]
 
     async def outbox_mark_sent(self, message_id: int) -> None:
         async with self._transaction(f"marking post {message_id} sent") as db:
@@ -475,44 +473,7 @@ async def _write_events(
     )
 
 
-def _decode_game(row: asyncpg.Record, seats: Iterable[asyncpg.Record]) -> GameRecord:
-    options, problem = game_options(row["options"])
-    return GameRecord(
-        id=row["id"],
-        title=row["title"],
-        options=options,
-        seed=row["seed"],
-        created_by=row["created_by"],
-        status=GameStatus(row["status"]),
-        engine_version=row["engine_version"],
-        created_at=row["created_at"],
-        guild_id=row["guild_id"],
-        channel_id=row["channel_id"],
-        seats=tuple(
-            Seat(s["seat"], s["player_id"], s["display_name"], s["discord_user_id"], s["commissioner"])
-            for s in seats
-        ),
-        problem=problem,
-    )
-
-
-def _decode_event(game_id: int, expected_seq: int, row: asyncpg.Record) -> Event:
-    seq = row["seq"]
-    if seq != expected_seq:
-        raise CorruptEvent(game_id, expected_seq, "this event is missing from the log")
-    return Event(
-        game_id=game_id,
-        seq=seq,
-        kind=EventKind(row["kind"]),
-        action=event_action(game_id, seq, row["action"]),
-        actor=row["actor"],
-        created_at=row["created_at"],
-        note=row["note"],
-        state_hash=row["state_hash"],
-        request_key=row["request_key"],
-    )
-
-
-def _decode_post(row: asyncpg.Record) -> OutboxMessage:
-    payload, problem = post_payload(row["payload"])
-    return OutboxMessage(row["id"], row["game_id"], payload, row["created_at"], problem=problem)
+def _read_time(value: Any) -> datetime:
+    if not isinstance(value, datetime):
+        raise TypeError(f"not a time: {value!r:.40}")
+    return value

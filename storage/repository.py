@@ -525,7 +525,7 @@ class GameRepository:
                 self._cache.pop(record.id, None)
                 try:
                     self._remember(record.id, await self._rebuild(record.id, from_snapshot=False))
-                except CorruptEvent as exc:
+                except Exception as exc:  # that game's problem: the others are still checked
                     problems.append(ReplayProblem(record.id, record.title, str(exc)))
                     continue
             if record.engine_version != self.engine.version:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Collection, Iterator, Sequence
 from contextlib import asynccontextmanager, closing, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,17 +20,15 @@ from typing import Any
 
 import aiosqlite
 
-from .codec import event_action, game_options, migration_scripts, post_payload, to_json
+from .codec import decode_event, decode_game, decode_post, migration_scripts, to_json
 from .store import (
     ACTIVE_STATUSES,
     CLAIM_LEASE,
     AppendConflict,
     ChannelBusy,
-    CorruptEvent,
     DatabaseDamaged,
     DuplicateRequest,
     Event,
-    EventKind,
     EventStore,
     GameNotFound,
     GameRecord,
@@ -192,7 +190,7 @@ class SqliteEventStore(EventStore):
             seats = await db.execute_fetchall(
                 f"SELECT {_SEAT_COLUMNS} FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
             )
-        return _decode_game(next(iter(games)), seats)
+        return decode_game(next(iter(games)), seats, _parse_time)
 
     async def list_games(self, statuses: Collection[GameStatus] | None = None) -> list[GameRecord]:
         where = ""
@@ -214,7 +212,7 @@ class SqliteEventStore(EventStore):
         by_game: dict[int, list[sqlite3.Row]] = {}
         for seat in seats:
             by_game.setdefault(seat["game_id"], []).append(seat)
-        return [_decode_game(game, by_game.get(game["id"], [])) for game in games]
+        return [decode_game(game, by_game.get(game["id"], []), _parse_time) for game in games]
 
     async def active_game_in_channel(self, channel_id: str) -> GameRecord | None:
         async with self._connection(f"looking up channel {channel_id}") as db:
@@ -285,7 +283,7 @@ class SqliteEventStore(EventStore):
             )
             if not rows:
                 await _last_seq(db, game_id)  # raises GameNotFound
-        return [_decode_event(game_id, after_seq + i, row) for i, row in enumerate(rows, 1)]
+        return [decode_event(game_id, after_seq + i, row, _parse_time) for i, row in enumerate(rows, 1)]
 
     async def outbox_add(self, game_id: int, payload: dict[str, Any]) -> int:
         post = to_json(payload)
@@ -307,7 +305,7 @@ class SqliteEventStore(EventStore):
                 " WHERE sent_at IS NULL AND id > ? AND (? IS NULL OR game_id = ?) ORDER BY id LIMIT ?",
                 (after_id, game_id, game_id, -1 if limit is None else limit),
             )
-        return [_decode_post(row) for row in rows]
+        return [decode_post(row, _parse_time) for row in rows]
 
     async def outbox_mark_sent(self, message_id: int) -> None:
         async with self._transaction(f"marking post {message_id} sent") as db:
@@ -545,58 +543,11 @@ async def _insert_events(
     return stored
 
 
-def _decode_game(row: sqlite3.Row, seats: Iterable[sqlite3.Row]) -> GameRecord:
-    options, problem = game_options(row["options"])
-    return GameRecord(
-        id=row["id"],
-        title=row["title"],
-        options=options,
-        seed=row["seed"],
-        created_by=row["created_by"],
-        status=GameStatus(row["status"]),
-        engine_version=row["engine_version"],
-        created_at=_parse_time(row["created_at"]),
-        guild_id=row["guild_id"],
-        channel_id=row["channel_id"],
-        seats=tuple(
-            Seat(s["seat"], s["player_id"], s["display_name"], s["discord_user_id"],
-                 bool(s["commissioner"]))
-            for s in seats
-        ),
-        problem=problem,
-    )
-
-
-def _decode_post(row: sqlite3.Row) -> OutboxMessage:
-    payload, problem = post_payload(row["payload"])
-    return OutboxMessage(row["id"], row["game_id"], payload, _parse_time(row["created_at"]), problem=problem)
-
-
-def _decode_event(game_id: int, expected_seq: int, row: sqlite3.Row) -> Event:
-    seq = row["seq"]
-    if seq != expected_seq:
-        raise CorruptEvent(game_id, expected_seq, "this event is missing from the log")
-    action = event_action(game_id, seq, row["action"])
-    try:
-        created_at = _parse_time(row["created_at"])
-    except (TypeError, ValueError) as exc:
-        raise CorruptEvent(game_id, seq, f"its time is unreadable ({exc})") from exc
-    return Event(
-        game_id=game_id,
-        seq=seq,
-        kind=EventKind(row["kind"]),
-        action=action,
-        actor=row["actor"],
-        created_at=created_at,
-        note=row["note"],
-        state_hash=row["state_hash"],
-        request_key=row["request_key"],
-    )
-
-
 def _time(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def _parse_time(text: str) -> datetime:
+def _parse_time(text: Any) -> datetime:
+    if not isinstance(text, str):
+        raise TypeError(f"not a time: {text!r:.40}")
     return datetime.fromisoformat(text)
