@@ -26,6 +26,7 @@ from .store import (
     CLAIM_LEASE,
     AppendConflict,
     ChannelBusy,
+    DatabaseAccess,
     DuplicateRequest,
     Event,
     EventStore,
@@ -57,6 +58,8 @@ _GAME_COLUMNS = (
 _SEAT_COLUMNS = "game_id, seat, player_id, discord_user_id, display_name, commissioner"
 _ACTIVE = sorted(ACTIVE_STATUSES)
 _DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
+_LOGIN_REFUSED = (asyncpg.InvalidAuthorizationSpecificationError, asyncpg.InvalidPasswordError)
+_NOT_WRITABLE = (asyncpg.InsufficientPrivilegeError, asyncpg.ReadOnlySQLTransactionError)
 
 
 def is_postgres_url(location: str | Path) -> bool:
@@ -98,13 +101,36 @@ class PostgresEventStore(EventStore):
                 _driver_url(self.url), password=self._password, min_size=1, max_size=self._max_connections,
                 command_timeout=60,
             )
+        except _LOGIN_REFUSED as exc:
+            raise DatabaseAccess(f"the server refuses the login to {safe_url(self.url)}: {self._scrub(exc)}"
+                                 " (check the user and TROIKA_DB_PASSWORD_FILE)") from exc
         except (*_DRIVER_ERRORS, ValueError, OverflowError) as exc:  # a port over 65535, say
             raise StoreError(f"cannot open the database {safe_url(self.url)}: {self._scrub(exc)}") from exc
         try:
             await self._migrate()
+            await self._check_writable()
+        except StoreError as exc:
+            await self.close()
+            if isinstance(exc.__cause__, _NOT_WRITABLE):
+                raise self._not_writable(exc.__cause__) from exc
+            raise
         except BaseException:
             await self.close()
             raise
+
+    async def _check_writable(self) -> None:
+        """Refuse, at start, a database this login may only read."""
+        async with self._connection("checking the database is writable") as db:
+            read_only = await db.fetchval(
+                "SELECT current_setting('transaction_read_only') = 'on'"
+                " OR NOT has_table_privilege('events', 'INSERT') OR NOT has_table_privilege('outbox', 'UPDATE')"
+            )
+        if read_only:
+            raise self._not_writable("it may only read")
+
+    def _not_writable(self, why: object) -> DatabaseAccess:
+        return DatabaseAccess(f"the database {safe_url(self.url)} is not writable by this login ({why}); "
+                              "grant it INSERT and UPDATE on Troika's tables, on a server that is not read-only")
 
     def _scrub(self, error: BaseException) -> str:
         """The driver's message with any password in it masked."""

@@ -26,6 +26,7 @@ from .store import (
     CLAIM_LEASE,
     AppendConflict,
     ChannelBusy,
+    DatabaseAccess,
     DatabaseDamaged,
     DuplicateRequest,
     Event,
@@ -74,10 +75,13 @@ class SqliteEventStore(EventStore):
         if self._db is not None:
             return
         size = _check_file(self.path)
+        connecting = aiosqlite.connect(self.path, isolation_level=None)
         try:
-            self._db = await aiosqlite.connect(self.path, isolation_level=None)
+            self._db = await connecting
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
+            # aiosqlite stops its worker thread without waiting: wait, or it outlives the event loop
+            await asyncio.to_thread(connecting._thread.join, 5)
+            raise _access_problem(self.path, exc) or StoreError(f"cannot open the database {self.path}: {exc}") from exc
         self._db.row_factory = sqlite3.Row
         try:
             async with self._connection(f"opening {self.path}") as db:
@@ -89,10 +93,13 @@ class SqliteEventStore(EventStore):
                 await db.execute("PRAGMA foreign_keys = ON")
                 await _check_schema(db, self.path, full=size <= FULL_CHECK_BYTES)
             await self._migrate()
+            await self._check_writable()
         except StoreError as exc:
             await self.close()
             if type(exc.__cause__) is sqlite3.DatabaseError:  # corrupt, not merely busy
                 raise DatabaseDamaged(f"the database {self.path} is damaged: {exc.__cause__}") from exc
+            if isinstance(exc.__cause__, sqlite3.Error):
+                raise _access_problem(self.path, exc.__cause__) or exc
             raise
         except BaseException:
             await self.close()
@@ -158,6 +165,16 @@ class SqliteEventStore(EventStore):
                     "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
                     (version, _time(utc_now())),
                 )
+
+    async def _check_writable(self) -> None:
+        """Write and roll back, so a database this user may only read is refused at
+        start rather than failing every move later (SQLite opens it read-only quietly)."""
+        async with self._connection(f"opening {self.path}") as db:
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                await db.execute("INSERT INTO schema_version (version, applied_at) VALUES (0, 'write check')")
+            finally:
+                await db.execute("ROLLBACK")
 
     async def create_game(self, game: NewGame, events: Sequence[NewEvent] = ()) -> GameRecord:
         check_seats(game.seats)
@@ -398,6 +415,20 @@ class SqliteEventStore(EventStore):
                 await db.backup(copy)
             finally:
                 await copy.close()
+
+
+_ACCESS_CODES = {sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH}
+
+
+def _access_problem(path: str, exc: sqlite3.Error) -> DatabaseAccess | None:
+    """A driver error that says this user may not open or write the database, named as such."""
+    if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in _ACCESS_CODES:
+        return None
+    folder = Path(path).resolve().parent
+    return DatabaseAccess(
+        f"the database {path} is not writable by this user ({exc}): the bot needs to read and write the file "
+        f"and to create files beside it in {folder}/"
+    )
 
 
 def _check_file(path: str) -> int:

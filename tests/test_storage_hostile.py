@@ -184,3 +184,69 @@ async def test_only_damage_sqlite_confirms_gets_the_restore_hint(tmp_path: Path)
     from storage import StoreError
 
     assert RESTORE_HINT not in _store_problem(StoreError("database error while x: database is locked"))
+
+
+def _without_dac_override(*argv: str) -> list[str]:
+    """``argv`` run so that file permissions apply even to root (as they do to the bot's user)."""
+    import shutil
+    import sys
+
+    if os.geteuid() != 0:
+        return [sys.executable, *argv]
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: file permissions cannot be made to apply")
+    caps = "-dac_override,-dac_read_search"
+    return ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}", "--", sys.executable, *argv]
+
+
+@pytest.mark.parametrize("case", ["file 0444", "folder 0555", "new database in a 0555 folder"])
+async def test_a_database_this_user_cannot_write_is_refused_at_start(tmp_path: Path, case: str) -> None:
+    """N5, N12: named as read-only (not damage, no restore hint), one line, exit 2, before
+    any game is played, where before it started and failed every write."""
+    import subprocess
+
+    folder = tmp_path / "db"
+    folder.mkdir()
+    path = folder / "games.db"
+    if case != "new database in a 0555 folder":
+        await cut_short_by_a_checkpoint(path)  # a database with a -wal to replay, as after a crash
+        async with SqliteEventStore(path):
+            pass
+    (path if case == "file 0444" else folder).chmod(0o444 if case == "file 0444" else 0o555)
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_")}
+        run = subprocess.run(_without_dac_override("-m", "bot.cli", "run", "--db", str(path), "--pictures",
+                                                   str(tmp_path / "pics")),
+                             input="new Anna Boris\nquit\n", capture_output=True, text=True, timeout=120, env=env,
+                             cwd=Path(__file__).resolve().parent.parent)
+    finally:
+        folder.chmod(0o755)
+        path.chmod(0o644) if path.exists() else None
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    [line] = run.stderr.strip().splitlines()
+    assert "not writable" in line and "backup" not in line, line
+
+
+async def test_postgres_login_and_read_only_problems_are_named(postgres_url: str) -> None:
+    """N5 on PostgreSQL: a role the server refuses, and a role that may only read."""
+    import asyncpg
+
+    from storage.postgres import PostgresEventStore
+    from storage.store import DatabaseAccess
+
+    async with PostgresEventStore(postgres_url):
+        pass  # the schema is there
+    nobody = postgres_url.replace("postgresql://", "postgresql://no_such_role_x", 1).split("@", 1)
+    stranger = nobody[0].split("//")[0] + "//no_such_role_x@" + nobody[1]
+    with pytest.raises(DatabaseAccess, match="refuses the login"):
+        await PostgresEventStore(stranger).open()
+    admin = await asyncpg.connect(postgres_url)
+    try:
+        await admin.execute("DROP ROLE IF EXISTS troika_reader; CREATE ROLE troika_reader LOGIN;"
+                            " GRANT SELECT ON ALL TABLES IN SCHEMA public TO troika_reader")
+    finally:
+        await admin.close()
+    user = postgres_url.split("//", 1)[1].split("@", 1)[0]
+    reader = postgres_url.replace(f"//{user}@", "//troika_reader@", 1)
+    with pytest.raises(DatabaseAccess, match="not writable"):
+        await PostgresEventStore(reader).open()
