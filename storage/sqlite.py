@@ -420,11 +420,13 @@ class SqliteEventStore(EventStore):
 _ACCESS_CODES = {sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH}
 
 
-def _access_problem(path: str, exc: sqlite3.Error) -> DatabaseAccess | None:
+def _access_problem(path: str, exc: sqlite3.Error) -> StoreError | None:
     """A driver error that says this user may not open or write the database, named as such."""
     if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in _ACCESS_CODES:
         return None
     folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        return StoreError(f"cannot open the database {path}: there is no folder {folder}/")
     return DatabaseAccess(
         f"the database {path} is not writable by this user ({exc}): the bot needs to read and write the file "
         f"and to create files beside it in {folder}/"
