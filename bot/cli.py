@@ -330,17 +330,23 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 def cmd_migrate(args: argparse.Namespace) -> int:
     """Copy every game, event and pending post into an empty database, then replay each
-    game on both sides to prove the copy."""
+    game on both sides to prove the copy; until proved, the target is marked unfinished
+    and refused by every other command. Run again, it finishes an unfinished copy."""
     import asyncio
 
     from storage import StoreError, TroikaEngine, store_at
     from storage.copy import CopyReport, copy_store, verify_copy
     from storage.postgres import safe_url
 
-    async def migrate() -> tuple[CopyReport, CopyReport]:
-        async with store_at(args.source) as source, store_at(args.target) as target:
+    async def migrate() -> tuple[CopyReport, CopyReport | None]:
+        async with store_at(args.source) as source, store_at(args.target, accept_unfinished_copy=True) as target:
             copied = await copy_store(source, target)
-            return copied, await verify_copy(source, target, TroikaEngine())
+            if copied.problems:
+                return copied, None
+            checked = await verify_copy(source, target, TroikaEngine())
+            if not checked.problems:
+                await target.mark_copy(None)
+            return copied, checked
 
     problem = _database(args.source)
     if problem:
@@ -349,14 +355,24 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     try:
         copied, checked = asyncio.run(migrate())
     except StoreError as exc:
-        print(f"troika: {exc}", file=sys.stderr)
+        print(_store_problem(exc), file=sys.stderr)
         return 1
+    kept = f" ({copied.kept} more were there from an unfinished copy)" if copied.kept else ""
     print(f"copied {copied.games} games, {copied.events} events and {copied.posts} pending posts "
-          f"to {safe_url(args.target)}; {checked.replayed} of {checked.games} games replay to the same "
-          "state on both sides, the others are refused alike (not started or not loadable)")
-    for line in checked.problems:
+          f"to {safe_url(args.target)}{kept}")
+    for line in (checked.problems if checked else copied.problems):
         print(f"troika: {line}", file=sys.stderr)
-    return 1 if checked.problems else 0
+    if checked is None:
+        print(f"troika: {len(copied.problems)} rows cannot be copied as they are, so their games were not; mend "
+              "or remove them in the source and run the same `troika migrate` again (the games copied stay); "
+              "until then the target is marked unfinished and Troika refuses it", file=sys.stderr)
+        return 1
+    if checked.problems:
+        print("troika: the copy differs from the source; it stays marked unfinished", file=sys.stderr)
+        return 1
+    print(f"{checked.replayed} of {checked.games} games replay to the same state on both sides, the others are "
+          "refused alike (not started or not loadable); the copy is complete")
+    return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

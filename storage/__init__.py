@@ -38,6 +38,7 @@ from .store import (
     Snapshot,
     Shard,
     StoreError,
+    UnfinishedCopy,
 )
 
 __all__ = [
@@ -69,5 +70,6 @@ __all__ = [
     "StoreError",
     "TroikaEngine",
     "store_at",
+    "UnfinishedCopy",
     "UndoError",
 ]

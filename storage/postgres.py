@@ -39,6 +39,7 @@ from .store import (
     Seat,
     Snapshot,
     StoreError,
+    UnfinishedCopy,
     check_seats,
     utc_now,
 )
@@ -86,8 +87,13 @@ def _driver_url(url: str) -> str:
 class PostgresEventStore(EventStore):
     """An :class:`EventStore` in a PostgreSQL database, given by a ``postgresql://`` URL."""
 
-    def __init__(self, url: str, *, password: str | None = None, max_connections: int = 8) -> None:
+    refuses_nul = True
+
+    def __init__(
+        self, url: str, *, password: str | None = None, max_connections: int = 8, accept_unfinished_copy: bool = False
+    ) -> None:
         self.url = url
+        self._accept_unfinished_copy = accept_unfinished_copy
         self._password = password
         self._max_connections = max_connections
         self._pool: asyncpg.Pool | None = None
@@ -109,6 +115,9 @@ class PostgresEventStore(EventStore):
         try:
             await self._migrate()
             await self._check_writable()
+            started = await self.copy_started()
+            if started is not None and not self._accept_unfinished_copy:
+                raise UnfinishedCopy(safe_url(self.url), started)
         except StoreError as exc:
             await self.close()
             if isinstance(exc.__cause__, _NOT_WRITABLE):
@@ -409,6 +418,17 @@ class PostgresEventStore(EventStore):
                     f" GREATEST((SELECT MAX(id) FROM {table}), 1))"
                 )
 
+    async def copy_started(self) -> datetime | None:
+        async with self._connection("reading the copy marker") as db:
+            started: datetime | None = await db.fetchval("SELECT started_at FROM copy_marker")
+        return started
+
+    async def mark_copy(self, started: datetime | None) -> None:
+        async with self._transaction("marking the copy") as db:
+            await db.execute("DELETE FROM copy_marker")
+            if started is not None:
+                await db.execute("INSERT INTO copy_marker (id, started_at) VALUES (1, $1)", started)
+
     async def backup(self, path: str | Path) -> None:
         from .copy import copy_store
         from .sqlite import SqliteEventStore
@@ -416,8 +436,11 @@ class PostgresEventStore(EventStore):
         target = Path(path)
         if target.exists():
             raise StoreError(f"refusing to back up onto {target}: it exists")
-        async with SqliteEventStore(target) as copy, self.snapshot():
-            await copy_store(self, copy)
+        async with SqliteEventStore(target, accept_unfinished_copy=True) as copy, self.snapshot():
+            report = await copy_store(self, copy)
+            if report.problems:
+                raise StoreError(f"the backup {target} lacks games: " + "; ".join(report.problems))
+            await copy.mark_copy(None)
 
 
 async def _last_seq(db: asyncpg.Connection, game_id: int, *, lock: bool = False) -> int:

@@ -40,6 +40,7 @@ from .store import (
     Seat,
     Snapshot,
     StoreError,
+    UnfinishedCopy,
     check_seats,
     utc_now,
 )
@@ -64,8 +65,9 @@ _ACTIVE_SQL = f"status IN ({', '.join('?' for _ in _ACTIVE)})"
 class SqliteEventStore(EventStore):
     """An :class:`EventStore` in one SQLite file (``":memory:"`` for a throwaway one)."""
 
-    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000) -> None:
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000, accept_unfinished_copy: bool = False) -> None:
         self.path = str(path)
+        self._accept_unfinished_copy = accept_unfinished_copy
         self._busy_timeout_ms = busy_timeout_ms
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()  # one statement or transaction at a time on the connection
@@ -94,6 +96,9 @@ class SqliteEventStore(EventStore):
                 await _check_schema(db, self.path, full=size <= FULL_CHECK_BYTES)
             await self._migrate()
             await self._check_writable()
+            started = await self.copy_started()
+            if started is not None and not self._accept_unfinished_copy:
+                raise UnfinishedCopy(self.path, started)
         except StoreError as exc:
             await self.close()
             if type(exc.__cause__) is sqlite3.DatabaseError:  # corrupt, not merely busy
@@ -404,6 +409,17 @@ class SqliteEventStore(EventStore):
                 [(m.id, record.id, to_json(m.payload), _time(m.created_at),
                   None if m.sent_at is None else _time(m.sent_at)) for m in outbox],
             )
+
+    async def copy_started(self) -> datetime | None:
+        async with self._connection("reading the copy marker") as db:
+            started = await _scalar(db, "SELECT started_at FROM copy_marker")
+        return None if started is None else _parse_time(started)
+
+    async def mark_copy(self, started: datetime | None) -> None:
+        async with self._transaction("marking the copy") as db:
+            await db.execute("DELETE FROM copy_marker")
+            if started is not None:
+                await db.execute("INSERT INTO copy_marker (id, started_at) VALUES (1, ?)", (_time(started),))
 
     async def backup(self, path: str | Path) -> None:
         target = Path(path)

@@ -32,6 +32,16 @@ class DatabaseAccess(StoreError):
     read-only, permission is denied, or the server refuses the login. The message names which."""
 
 
+class UnfinishedCopy(StoreError):
+    """A copy into this database (``troika migrate``) began and was never proved complete."""
+
+    def __init__(self, where: str, started: datetime) -> None:
+        super().__init__(
+            f"a copy into the database {where} began {started:%Y-%m-%d %H:%M} UTC and did not finish: it may lack "
+            "games; run the same `troika migrate` again to finish it"
+        )
+
+
 class AppendConflict(StoreError):
     """Someone appended to the game after the caller last looked at it; nothing was written."""
 
@@ -277,7 +287,13 @@ class OutboxMessage:
 
 
 class EventStore(ABC):
-    """Durable storage of games and their event logs. Use as ``async with Store(...)``."""
+    """Durable storage of games and their event logs. Use as ``async with Store(...)``.
+
+    A store that is the target of an unfinished copy refuses to open with
+    :class:`UnfinishedCopy` unless made with ``accept_unfinished_copy`` (the copy itself)."""
+
+    refuses_nul = False
+    """Whether the backend cannot hold a NUL character in text (PostgreSQL cannot)."""
 
     @abstractmethod
     async def open(self) -> None:
@@ -408,6 +424,14 @@ class EventStore(ABC):
         """Store a game exactly as another store holds it: its id, times, seats, events
         and posts (sent or not), all or nothing. For copies between stores; raises
         :class:`StoreError` if the id is taken."""
+
+    async def copy_started(self) -> datetime | None:
+        """When a copy into this store began, if it is not yet marked finished."""
+        return None
+
+    async def mark_copy(self, started: datetime | None) -> None:
+        """Mark this store the target of a copy under way since ``started``; None: finished."""
+        raise StoreError(f"{type(self).__name__} cannot be the target of a copy")
 
     @abstractmethod
     async def backup(self, path: str | Path) -> None:
