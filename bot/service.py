@@ -68,7 +68,7 @@ from storage import (
     TroikaEngine,
     UndoError,
 )
-from storage.repository import effective_events, request
+from storage.repository import effective_events, request, undos_to_redo
 from storage.store import DuplicateRequest, utc_now
 
 from .commands import (
@@ -850,10 +850,10 @@ class TroikaService:
 
     async def _redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self._check_paused(await self._ledger(record.id))
-        events = [e for e in await self.store.events(record.id) if e.kind is not EventKind.ADMIN]
-        if not events or events[-1].kind is not EventKind.UNDO:
+        undos = undos_to_redo(await self.store.events(record.id))
+        if not undos:
             raise Refusal("There is nothing to redo.")
-        self._check_travel(record, seat, events[-1].actor, reason, proxy, "redo")
+        self._check_travel(record, seat, undos[-1].actor, reason, proxy, "redo")
         return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes", undo=False)
 
     @staticmethod

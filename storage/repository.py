@@ -40,7 +40,7 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol
 
-from engine.history import effective_entries
+from engine.history import effective_entries, redo_stack
 
 from .gamelog import InvalidGameLog, export_log, parse_log
 from .store import (
@@ -254,6 +254,11 @@ def effective_events(events: Sequence[Event]) -> list[Event]:
     return effective_entries((e.seq, _history_view(e), e) for e in events)
 
 
+def undos_to_redo(events: Sequence[Event]) -> list[Event]:
+    """The undo events a redo would take back now, the next last."""
+    return redo_stack((e.seq, _history_view(e), e) for e in events)
+
+
 def _seqs(events: Sequence[Event]) -> list[int]:
     return [e.seq for e in events]
 
@@ -396,7 +401,8 @@ class GameRepository:
         note: str | None = None,
         outbox: GamePosts | None = None,
     ) -> LiveGame:
-        """Restore what the last undo took back (possible until a new action is taken)."""
+        """Restore what the latest undo not yet redone took back: undos are redone in
+        turn, latest first, until a new action is taken (18xx.games's redo stack)."""
         marker = NewEvent({"type": "redo"}, EventKind.REDO, actor, note)
         return await self._travel(game_id, expected_seq, marker, outbox)
 

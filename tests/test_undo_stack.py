@@ -1,0 +1,31 @@
+"""Redo is a stack, as on 18xx.games: `undo`, `undo`, `redo`, `redo` gives back both
+moves, and a new move clears what is left to redo."""
+
+from __future__ import annotations
+
+from bot.service import TroikaService
+from storage import SqliteEventStore
+from tests.test_reliability import ANNA, BORIS, refusal, three_player_game
+
+
+async def test_two_undos_are_redone_in_turn() -> None:
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        game_id = await three_player_game(service, "c")
+        start = (await service.repo.load(game_id)).state_hash
+        await service.handle("c", ANNA, "pass")
+        after_one = (await service.repo.load(game_id)).state_hash
+        await service.handle("c", BORIS, "pass")
+        after_two = (await service.repo.load(game_id)).state_hash
+        await service.handle("c", BORIS, "undo")
+        await service.handle("c", ANNA, "undo")
+        assert (await service.repo.load(game_id)).state_hash == start
+        assert "Anna's" in await refusal(service.handle("c", BORIS, "redo"))  # Anna's undo is the next to redo
+        await service.handle("c", ANNA, "redo")
+        assert (await service.repo.load(game_id)).state_hash == after_one
+        await service.handle("c", BORIS, "redo")
+        assert (await service.repo.load(game_id)).state_hash == after_two
+        assert "nothing to redo" in (await refusal(service.handle("c", BORIS, "redo"))).lower()
+        await service.handle("c", BORIS, "undo")
+        await service.handle("c", BORIS, "pass")  # a new move: nothing left to redo
+        assert "nothing to redo" in (await refusal(service.handle("c", BORIS, "redo"))).lower()
