@@ -275,8 +275,8 @@ class TroikaService:
         try:
             if VERBS[verb].kind == "info":
                 return await self._info(record, verb, rest)
-            if verb == "undo":
-                await self._reopen_if_ended(channel_id, account)
+            if verb == "undo" and await self._reopen_if_ended(channel_id, account):
+                return await self._undo_the_end(channel_id, account, rest)
             record = await self._game_in(channel_id)
             if VERBS[verb].kind == "admin":
                 if verb == "remind" and rest.split()[:1] == ["me"]:
@@ -629,22 +629,32 @@ class TroikaService:
                          "`new` sets up another.")
         raise NoGame("There is no game in this channel: `new` sets one up.")
 
-    async def _reopen_if_ended(self, channel_id: str, account: Account) -> None:
+    async def _reopen_if_ended(self, channel_id: str, account: Account) -> bool:
         """The commissioner's `undo` right after `end`: the game runs again, so the undo
-        can take the end back."""
+        can take the end back; whether it was reopened."""
         if await self.store.active_game_in_channel(channel_id) is not None:
-            return
+            return False
         over = [g for g in await self.store.list_games([GameStatus.FINISHED]) if g.channel_id == channel_id]
         if not over:
-            return
+            return False
         effective = effective_events(await self.store.events(over[-1].id))
         if not effective or effective[-1].action.get("type") != "end_game":
-            return
+            return False
         self._commissioner(over[-1], account)
         try:
             await self.store.set_status(over[-1].id, GameStatus.RUNNING)
         except ChannelBusy:
             raise Refusal("Another game has started here since; the ended one stays ended.") from None
+        return True
+
+    async def _undo_the_end(self, channel_id: str, account: Account, reason: str) -> Reply:
+        """The undo of a reopened game's `end`; refused, the game is finished again (N10)."""
+        record = await self._game_in(channel_id)
+        try:
+            return await self._as_seat(record, self._seat(record, account), "undo", reason, None)
+        except BaseException:
+            await self.store.set_status(record.id, GameStatus.FINISHED)
+            raise
 
     async def _games(self, account: Account) -> str:
         """The games this account has a seat in, across channels."""

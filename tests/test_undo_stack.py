@@ -29,3 +29,20 @@ async def test_two_undos_are_redone_in_turn() -> None:
         await service.handle("c", BORIS, "undo")
         await service.handle("c", BORIS, "pass")  # a new move: nothing left to redo
         assert "nothing to redo" in (await refusal(service.handle("c", BORIS, "redo"))).lower()
+
+
+async def test_a_refused_undo_after_end_leaves_the_game_ended() -> None:
+    """N10: on a paused game, `end confirm` then `undo` (refused: paused) keeps it finished."""
+    from storage import GameStatus
+
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        game_id = await three_player_game(service, "c")
+        await service.handle("c", ANNA, "pass")
+        await service.handle("c", ANNA, "pause away")
+        await service.handle("c", ANNA, "end confirm")
+        assert (await store.get_game(game_id)).status is GameStatus.FINISHED
+        before = await store.last_seq(game_id)
+        assert "paused" in await refusal(service.handle("c", ANNA, "undo"))
+        assert (await store.get_game(game_id)).status is GameStatus.FINISHED
+        assert await store.last_seq(game_id) == before and await store.active_game_in_channel("c") is None
