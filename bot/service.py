@@ -69,7 +69,7 @@ from storage import (
     UndoError,
 )
 from storage.repository import effective_events, request, undos_to_redo
-from storage.store import DuplicateRequest, utc_now
+from storage.store import DuplicateRequest, unstorable, utc_now
 
 from .commands import (
     VERBS,
@@ -229,6 +229,10 @@ class TroikaService:
         ``key`` identifies the incoming message or interaction: a second delivery of it
         changes nothing and answers nothing. A command overtaken by another process
         writing to its game is tried again from the start, so no player sees the clash."""
+        for what, value in (("That message", text), ("Your name", account.name)):
+            problem = unstorable(value)
+            if problem:  # N11: refused at the edge, before any store sees it
+                raise Refusal(f"{what} holds {problem}, which Troika cannot store; type it again without.")
         try:
             async with self._command(channel_id, key):
                 return await self._handle(channel_id, account, text, guild_id)

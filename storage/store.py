@@ -9,6 +9,7 @@ events run 1, 2, 3, ... without gaps; a game without events is at sequence 0.
 from __future__ import annotations
 
 import enum
+import unicodedata
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -139,6 +140,18 @@ class Shard:
 
     def owns(self, guild_id: str | None) -> bool:
         return shard_of(guild_id, self.count) == self.index
+
+
+def unstorable(text: str) -> str | None:
+    """What in ``text`` no store can keep faithfully, if anything: a lone UTF-16 surrogate
+    (not encodable as UTF-8), a NUL (PostgreSQL refuses it) or another control character
+    (tabs and line breaks are fine)."""
+    for char in text:
+        if "\ud800" <= char <= "\udfff":
+            return "broken Unicode (a lone surrogate)"
+        if unicodedata.category(char) == "Cc" and char not in "\t\n\r":
+            return f"a control character (U+{ord(char):04X})"
+    return None
 
 
 def utc_now() -> datetime:

@@ -46,3 +46,21 @@ async def test_a_refused_undo_after_end_leaves_the_game_ended() -> None:
         assert "paused" in await refusal(service.handle("c", ANNA, "undo"))
         assert (await store.get_game(game_id)).status is GameStatus.FINISHED
         assert await store.last_seq(game_id) == before and await store.active_game_in_channel("c") is None
+
+
+async def test_text_the_store_cannot_hold_is_refused_and_changes_nothing() -> None:
+    """N11: a lone surrogate, a NUL or another control character in a reason or a name is
+    a refusal that says so, not "Something went wrong", and nothing is stored."""
+    from bot.service import Account
+
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        game_id = await three_player_game(service, "c")
+        before = await store.last_seq(game_id)
+        for who, text in ((ANNA, "pause \ud800"), (ANNA, "pause a\x00b"), (ANNA, "undo \x1b[31mred"),
+                          (Account(ANNA.id, "An\x00na"), "pass"), (Account("999", "\udfffX"), "join"),
+                          (ANNA, "end confirm \ud83d")):
+            said = await refusal(service.handle("c", who, text))
+            assert "cannot store" in said
+        await service.handle("c", ANNA, "pause tea\tbreak\nback soon")  # tabs and new lines are fine
+        assert await store.last_seq(game_id) == before + 1
