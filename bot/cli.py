@@ -222,6 +222,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"troika: cannot read DISCORD_TOKEN_FILE: {exc.strerror}", file=sys.stderr)
         return 2
+    except UnicodeDecodeError:
+        print("troika: the token file (DISCORD_TOKEN_FILE) is not UTF-8 text; put the bot's token in it",
+              file=sys.stderr)
+        return 2
     except TokenError as exc:
         print(f"troika: {exc}; put the bot's token in it, or unset DISCORD_TOKEN_FILE "
               "to play at the console", file=sys.stderr)

@@ -250,3 +250,22 @@ async def test_postgres_login_and_read_only_problems_are_named(postgres_url: str
     reader = postgres_url.replace(f"//{user}@", "//troika_reader@", 1)
     with pytest.raises(DatabaseAccess, match="not writable"):
         await PostgresEventStore(reader).open()
+
+
+def test_start_up_problems_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capfd: pytest.CaptureFixture[str]) -> None:
+    """N12: a token file that is not UTF-8, a password file that is missing: one line, exit 2."""
+    from bot.cli import main
+
+    token = tmp_path / "token"
+    token.write_bytes(b"\xff\xfe not utf-8")
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    monkeypatch.setenv("DISCORD_TOKEN_FILE", str(token))
+    assert main(["run", "--db", str(tmp_path / "a.db")]) == 2
+    assert "not UTF-8" in capfd.readouterr().err
+    monkeypatch.delenv("DISCORD_TOKEN_FILE")
+    monkeypatch.setenv("TROIKA_DB_PASSWORD_FILE", str(tmp_path / "nope"))
+    assert main(["run", "--db", "postgresql://bot@127.0.0.1:1/troika"]) == 2
+    out, err = capfd.readouterr()
+    [line] = err.strip().splitlines()
+    assert "TROIKA_DB_PASSWORD_FILE" in line and "No such file" in line and not (tmp_path / "a.db").exists()
