@@ -269,3 +269,70 @@ def test_start_up_problems_are_one_line(tmp_path: Path, monkeypatch: pytest.Monk
     out, err = capfd.readouterr()
     [line] = err.strip().splitlines()
     assert "TROIKA_DB_PASSWORD_FILE" in line and "No such file" in line and not (tmp_path / "a.db").exists()
+
+
+def _hostile_logs() -> dict[str, object]:
+    """N13's hostile 18xx.games files, each built from the first actions of a real game."""
+    import json
+
+    from tests.conftest import shared_game
+
+    log, _ = shared_game("1861-29683")
+    base = {**log, "actions": log["actions"][:5]}
+    deep = "[" * 100_000 + "]" * 100_000
+    return {
+        "nested 100,000 deep": '{"players": ' + deep + "}",
+        "a 5,000-digit seed": json.dumps(base).replace('"seed": ', '"seed": ' + "9" * 5000 + ", \"x\": ", 1),
+        "seed NaN": {**base, "settings": {**base["settings"], "seed": float("nan")}},
+        "seed text": {**base, "settings": {**base["settings"], "seed": "abc"}},
+        "seed over 2**63": {**base, "settings": {**base["settings"], "seed": 2**70}},
+        "settings a string": {**base, "settings": "grid"},
+        "players not objects": {**base, "players": [1, 2, 3]},
+        "players without names": {**base, "players": [{"id": 1}, {"id": 2}]},
+        "players a string": {**base, "players": "Anna"},
+        "auto_actions a string": {**base, "actions": [{**base["actions"][0], "auto_actions": "pass"}]},
+        "an action not an object": {**base, "actions": [7]},
+        "an unknown title": {**base, "title": "chess"},
+        "a title not a string": {**base, "title": {"name": "1861"}},
+    }
+
+
+@pytest.mark.parametrize("case", ["nested 100,000 deep", "a 5,000-digit seed", "seed NaN", "seed text",
+                                  "seed over 2**63", "settings a string", "players not objects",
+                                  "players without names", "players a string", "auto_actions a string",
+                                  "an action not an object", "an unknown title", "a title not a string"])
+def test_hostile_game_files_are_one_line(tmp_path: Path, case: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """N13: `replay`, `routes` and `render` on a hostile file: one line, no traceback."""
+    import json
+
+    from bot.cli import main
+
+    content = _hostile_logs()[case]
+    path = tmp_path / "game.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    for argv in (["replay", str(path)], ["routes", str(path)], ["render", str(path), "--out", str(tmp_path / "p")]):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code, message = 2, str(exc)
+        else:
+            message = ""
+        out, err = capfd.readouterr()
+        said = (err + message).strip()
+        assert code == 2 and said.startswith("troika: ") and len(said.splitlines()) == 1, (argv, said, out)
+
+
+def test_a_gzip_bomb_is_not_decompressed_into_memory(tmp_path: Path) -> None:
+    """N13: a log that inflates past the cap is refused while it inflates."""
+    import gzip
+
+    from bot.gamefiles import MAX_FILE_BYTES, GameFileError, read_log
+
+    bomb = tmp_path / "bomb.json.gz"
+    with gzip.open(bomb, "wb", compresslevel=1) as out:
+        chunk = b" " * 2**20
+        for _ in range(MAX_FILE_BYTES // len(chunk) + 8):
+            out.write(chunk)
+    assert bomb.stat().st_size < MAX_FILE_BYTES // 100
+    with pytest.raises(GameFileError, match="larger than"):
+        read_log(bomb)
