@@ -336,3 +336,35 @@ def test_a_gzip_bomb_is_not_decompressed_into_memory(tmp_path: Path) -> None:
     assert bomb.stat().st_size < MAX_FILE_BYTES // 100
     with pytest.raises(GameFileError, match="larger than"):
         read_log(bomb)
+
+
+@pytest.mark.parametrize("damage", ["seed over 2**63", "created_at 1e20", "created_at NaN",
+                                    "seat -1", "a 10 MB name", "a NUL in a name", "a note not text"])
+async def test_an_imported_log_of_impossible_values_is_refused(store: SqliteEventStore, damage: str) -> None:
+    """N13: `import_game` refuses, naming the field, what the store cannot hold."""
+    from storage import InvalidGameLog
+
+    repo = GameRepository(store, TroikaEngine())
+    record = await repo.create_game("1861", {"first_player": 0}, 7, SEATS, "111")
+    await repo.start_game(record.id)
+    log = await repo.export_game(record.id)
+    log["actions"].append({"id": len(log["actions"]) + 1, "type": "pass", "entity": "p1", "created_at": 1})
+    action, player = log["actions"][-1], log["players"][1]
+    match damage:
+        case "seed over 2**63":
+            log["settings"]["seed"] = 2**63
+        case "created_at 1e20":
+            action["created_at"] = 1e20
+        case "created_at NaN":
+            action["created_at"] = float("nan")
+        case "seat -1":
+            player["seat"] = -1
+        case "a 10 MB name":
+            player["name"] = "x" * 10_000_000
+        case "a NUL in a name":
+            player["name"] = "Bo\x00ris"
+        case "a note not text":
+            action["troika"] = {"note": {"a": 1}}
+    with pytest.raises(InvalidGameLog):
+        await repo.import_game(log, "111")
+    assert [g.id for g in await store.list_games()] == [record.id]
