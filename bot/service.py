@@ -64,7 +64,6 @@ from storage import (
     OutboxMessage,
     Seat,
     Shard,
-    StoreError,
     TroikaEngine,
     UndoError,
 )
