@@ -77,7 +77,7 @@ async def test_a_damaged_row_is_its_own_games_problem(tmp_path: Path, variant: s
 
     async with SqliteEventStore(path) as store:
         service = TroikaService(store, pictures=False)
-        await service.repo.verify_running_games()  # the start-up check goes through
+        await service.repo.verify_running_games(other_versions_only=True)  # the start-up check, as the bot runs it
         await service.handle("healthy", await acting(service, "healthy"), "pass")
         out = Outbox()
         await service.flush(out.deliver)
