@@ -58,6 +58,7 @@ from storage import (
     Event,
     EventKind,
     EventStore,
+    GameNotFound,
     GameRecord,
     GameRepository,
     GameStatus,
@@ -65,12 +66,11 @@ from storage import (
     OutboxMessage,
     Seat,
     Shard,
-    StoreError,
     TroikaEngine,
     UndoError,
 )
-from storage.repository import effective_events, request
-from storage.store import DuplicateRequest, utc_now
+from storage.repository import effective_events, request, undos_to_redo
+from storage.store import DuplicateRequest, unstorable, utc_now
 
 from .commands import (
     VERBS,
@@ -238,6 +238,10 @@ class TroikaService:
         offered the command (a button under it): it is refused once that game has moved
         past. A command overtaken by another process writing to its game is tried again
         from the start, so no player sees the clash."""
+        for what, value in (("That message", text), ("Your name", account.name)):
+            problem = unstorable(value)
+            if problem:  # N11: refused at the edge, before any store sees it
+                raise Refusal(f"{what} holds {problem}, which Troika cannot store; type it again without.")
         try:
             async with self._command(channel_id, key):
                 return await self._handle(channel_id, account, text, guild_id, at)
@@ -290,8 +294,8 @@ class TroikaService:
         try:
             if VERBS[verb].kind == "info":
                 return await self._info(record, verb, rest)
-            if verb == "undo":
-                await self._reopen_if_ended(channel_id, account)
+            if verb == "undo" and await self._reopen_if_ended(channel_id, account):
+                return await self._undo_the_end(channel_id, account, rest)
             record = await self._game_in(channel_id)
             if VERBS[verb].kind == "admin":
                 if verb == "remind" and rest.split()[:1] == ["me"]:
@@ -403,8 +407,15 @@ class TroikaService:
         while batch := await self.store.outbox_unsent(after_id=after):
             after = batch[-1].id
             for message in batch:
-                if message.game_id not in games and (channel_id is None
-                                                     or await self._channel_of(message.game_id) == channel_id):
+                if message.game_id in games:
+                    continue
+                try:
+                    channel = await self._channel_of(message.game_id)
+                except GameNotFound:  # its game was deleted by hand: nowhere to post it
+                    log.error("post %s dropped: there is no game %s", message.id, message.game_id)
+                    await self.store.outbox_mark_sent(message.id)
+                    continue
+                if channel_id is None or channel == channel_id:
                     games.append(message.game_id)
         results = await asyncio.gather(*(self._flush_game(g, deliver, then) for g in games), return_exceptions=True)
         for result in results:
@@ -471,7 +482,7 @@ class TroikaService:
                     continue
                 async with self._lock(record.channel_id or f"game {record.id}"):
                     await self._retrying(lambda record=record: self._reminders_for(record, now))
-            except (CorruptEvent, StoreError) as exc:
+            except Exception as exc:  # that game's trouble; later games are still reminded
                 log.warning("no reminders for game %s: %s", record.id, exc)
 
     async def close(self) -> None:
@@ -691,22 +702,32 @@ class TroikaService:
                          "`new` sets up another.")
         raise NoGame("There is no game in this channel: `new` sets one up.")
 
-    async def _reopen_if_ended(self, channel_id: str, account: Account) -> None:
+    async def _reopen_if_ended(self, channel_id: str, account: Account) -> bool:
         """The commissioner's `undo` right after `end`: the game runs again, so the undo
-        can take the end back."""
+        can take the end back; whether it was reopened."""
         if await self.store.active_game_in_channel(channel_id) is not None:
-            return
+            return False
         over = [g for g in await self.store.list_games([GameStatus.FINISHED]) if g.channel_id == channel_id]
         if not over:
-            return
+            return False
         effective = effective_events(await self.store.events(over[-1].id))
         if not effective or effective[-1].action.get("type") != "end_game":
-            return
+            return False
         self._commissioner(over[-1], account)
         try:
             await self.store.set_status(over[-1].id, GameStatus.RUNNING)
         except ChannelBusy:
             raise Refusal("Another game has started here since; the ended one stays ended.") from None
+        return True
+
+    async def _undo_the_end(self, channel_id: str, account: Account, reason: str) -> Reply:
+        """The undo of a reopened game's `end`; refused, the game is finished again (N10)."""
+        record = await self._game_in(channel_id)
+        try:
+            return await self._as_seat(record, self._seat(record, account), "undo", reason, None)
+        except BaseException:
+            await self.store.set_status(record.id, GameStatus.FINISHED)
+            raise
 
     async def _games(self, account: Account) -> str:
         """The games this account has a seat in, across channels."""
@@ -721,7 +742,11 @@ class TroikaService:
             if record.status is GameStatus.SETTING_UP:
                 lines.append(f"Game {record.id} in {where}: being set up")
                 continue
-            game = (await self.repo.load(record.id)).game
+            try:
+                game = (await self.repo.load(record.id)).game
+            except CorruptEvent as exc:  # that game's problem, told in its line only
+                lines.append(f"Game {record.id} in {where}: cannot be loaded ({exc.reason})")
+                continue
             ledger = await self._ledger(record.id)
             seat = next(s for s in record.seats if s.discord_user_id == account.id)
             mine = ledger.ask.consenter if ledger.ask else game.acting_player()
@@ -908,10 +933,10 @@ class TroikaService:
 
     async def _redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self._check_paused(await self._ledger(record.id))
-        events = [e for e in await self.store.events(record.id) if e.kind is not EventKind.ADMIN]
-        if not events or events[-1].kind is not EventKind.UNDO:
+        undos = undos_to_redo(await self.store.events(record.id))
+        if not undos:
             raise Refusal("There is nothing to redo.")
-        self._check_travel(record, seat, events[-1].actor, reason, proxy, "redo")
+        self._check_travel(record, seat, undos[-1].actor, reason, proxy, "redo")
         return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes", undo=False)
 
     @staticmethod
