@@ -99,6 +99,7 @@ from .posts import (
     status_text,
     who_acts,
 )
+from .stray import LastMove, bind_pass, questioned_pass
 from .track_help import tiles_text
 
 MAX_PLAYERS = 6
@@ -204,6 +205,8 @@ class TroikaService:
         self._flush_lock = asyncio.Lock()
         self._done: OrderedDict[str, None] = OrderedDict()
         self._sent_unmarked: set[int] = set()
+        self._questioned: dict[int, int] = {}
+        """Per game, the position at which a bare `pass` was last questioned (:mod:`bot.stray`)."""
         self.conflicts_retried = 0
         """How often a command was tried again because another process changed its game."""
         self._setup: dict[str, Callable[[str, Account, str], Awaitable[Reply]]] = {
@@ -717,17 +720,34 @@ class TroikaService:
         if game.acting_player() != seat.player_id:
             raise NotAllowed(f"Not your turn: {who_acts(game)} {doing(game)} "
                              f"(may {choices_text(game)}).")
+        command = f"{verb} {rest}".strip()
+        if verb == "pass":
+            rest, addressed = bind_pass(game, rest)
+            if not addressed and not rest:
+                await self._question_pass(record, live.seq, game, seat)
         try:  # in a worker thread: `run best` solves the routes
             parsed = await asyncio.to_thread(parse_action, game, verb, rest)
         except Refusal as exc:
             raise Refusal(f"{_sentence(str(exc))} You may: {choices_text(game)}") from None
-        command = f"{verb} {rest}".strip()
         consenter = consent_needed(game, parsed.action)
         if consenter is not None:
             _try(game, parsed.action)
             return await self._ask(record, live.seq, seat, consenter, parsed, command, proxy)
         await self._apply(record, live.seq, game, seat, parsed, command, _proxy_note(proxy))
         return Reply()
+
+    async def _question_pass(self, record: GameRecord, seq: int, game: Game, seat: Seat) -> None:
+        """Refuse, once at this position, a bare `pass` that may be meant for a turn
+        which has just ended by itself (:mod:`bot.stray`)."""
+        if self._questioned.get(record.id) == seq:
+            return
+        moves = [e for e in effective_events(await self.store.events(record.id)) if e.kind is EventKind.ACTION]
+        last = LastMove(str(moves[-1].action.get("type")), str(moves[-1].action.get("entity")), moves[-1].actor) \
+            if moves else None
+        question = questioned_pass(game, last, seat.player_id)
+        if question is not None:
+            self._questioned[record.id] = seq
+            raise Refusal(question)
 
     async def _apply(
         self, record: GameRecord, seq: int, game: Game, seat: Seat, parsed: Parsed, command: str, note: str | None,

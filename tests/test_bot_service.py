@@ -49,7 +49,8 @@ async def start_shared(service: TroikaService, commands: int, name: str = "1861-
     table = Table(service)
     rules = read_log(log)[0].ctx.rules
     players = [(str(p["id"]), p["name"]) for p in log["players"]]
-    await service.start_local_game(CHANNEL, players, rules=rules, first_player=0, seed=log["settings"]["seed"])
+    await service.start_local_game(CHANNEL, players, rules=rules, first_player=0, seed=log["settings"]["seed"],
+                                   title=log["title"])
     for name, command in islice(log_commands(log), commands):
         assert "✗" not in await table.say(f"as {name} {command}")
     return table
