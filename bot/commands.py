@@ -32,6 +32,7 @@ from engine.actions import (
     RemoveToken,
     RunRoutes,
     SellShares,
+    StandingOrder,
 )
 from engine.board import TileDef
 from engine.errors import IllegalAction
@@ -41,6 +42,7 @@ from engine.state import Train
 from engine.view import turn_view
 
 from .errors import Refusal
+from .orders_text import order_command
 from .routes_text import parse_routes, routes_detail
 
 
@@ -88,6 +90,10 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("remove", "remove HEX [CITY]", "After a merge: remove one of the major's tokens", "action"),
     Verb("nationalize", "nationalize", "Nationalize the trainless major you run", "action"),
     Verb("keep", "keep", "Keep the trainless major you run", "action"),
+    Verb("auto", "auto pass merger [this round|until phase N] | auto pass stock [this round] | "
+         "auto buy MAJOR until N% | auto off",
+         "Standing order, at any time: the engine passes (or buys) for you when you are called; "
+         "your own move cancels it", "action"),
     Verb("undo", "undo [REASON]", "Take back your last action (commissioner: any, with a reason)", "turn"),
     Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn"),
     Verb("agree", "agree", "Agree to the deal you were asked about", "turn"),
@@ -514,6 +520,8 @@ def action_text(action: Action) -> str:
             return choice
         case EndGame():
             return "end"
+        case StandingOrder():
+            return order_command(action)
     return action.kind
 
 

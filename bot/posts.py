@@ -28,6 +28,7 @@ from storage import Event, EventKind, GameRecord
 from .commands import VERBS, action_text, split
 from .errors import Refusal
 from .ledger import Ledger
+from .orders_text import orders_text
 
 CHOICES_LIMIT = 350
 """Characters of "what they may do" shown in a post; ``status`` shows them all."""
@@ -130,6 +131,8 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
             waiting = f" (waiting {duration((now - ledger.turn_began).total_seconds())})"
         lines.append(f"To act: **{who_acts(game)}** {doing(game)}{waiting}")
         lines.append(f"May: {choices_text(game, None)}")
+    if state.orders:
+        lines.append(f"Standing orders: {orders_text(game)} (`auto off` cancels yours)")
     if ledger.ask is not None:
         lines.append(f"Waiting for {player_name(game, ledger.ask.consenter)} to `agree` or `refuse`: "
                      f"{player_name(game, ledger.ask.requester)} asks `{ledger.ask.command}`")

@@ -99,6 +99,7 @@ from .posts import (
     status_text,
     who_acts,
 )
+from .orders_text import parse_order
 from .stray import LastMove, bind_pass, questioned_pass
 from .track_help import tiles_text
 
@@ -713,6 +714,11 @@ class TroikaService:
         game = live.game
         ledger = await self._ledger(record.id)
         self._check_open(game, ledger)
+        if verb == "auto":  # a standing order: any seated player, at any time
+            order = parse_order(seat.player_id, rest)
+            await self._apply(record, live.seq, game, seat, Parsed(order), f"auto {rest}".strip(),
+                              _proxy_note(proxy))
+            return Reply()
         if ledger.ask is not None and ledger.ask.requester != seat.player_id:
             ask = ledger.ask
             raise NotAllowed(f"Waiting for {player_name(game, ask.consenter)} to `agree` or `refuse` "
