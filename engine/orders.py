@@ -116,9 +116,10 @@ def _tries(state: GameState, order: Order, actor: str) -> list[Action]:
 
 
 def announcement(state: GameState, order: Order, action: Action) -> str:
-    """The log line that says an order acts: ``Anna's standing order: pass``."""
-    return f"{state.player(order.player).name}'s standing order: " + \
-        ("pass" if isinstance(action, Pass) else f"buy {order.company}")
+    """The log line that says an order acts: ``Anna's standing order: KP passes``."""
+    name = state.player(order.player).name
+    who = "" if action.entity == order.player else f"{action.entity} "
+    return f"{name}'s standing order: {who}" + ("passes" if isinstance(action, Pass) else f"buys {order.company}")
 
 
 def carried_out(state: GameState, order: Order, action: Action | None) -> None:

@@ -4,8 +4,11 @@ Each test types at the console (the same service as Discord) as a player would."
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from bot.console import CHANNEL
 from bot.service import TroikaService
 from storage import SqliteEventStore
 from tests.test_bot_service import Table, start_shared
@@ -54,3 +57,133 @@ async def test_a_pass_after_another_players_move_is_not_questioned(store: Sqlite
     assert game.state.player(game.acting_player()).name == "Player 2" and game.round_name == "Operating"
     passed = await table.say("pass")
     assert "✗" not in passed and passed.startswith(f"Player 2 for {game.actor()}: `pass`")
+
+
+# points 2, 3 and 6: a newcomer's game with two absent players' standing orders ------------
+
+
+PROMPT = re.compile(r"^(?:▶ )?(?:\w+: )?(?P<who>\w+(?: for [A-Z0-9&-]+)?) (?P<doing>[a-z][^:]*): (?P<may>.*)$")
+
+
+class Newcomer:
+    """Hot-seat players who choose only from what the console prints: the prompt's
+    choices, `help` and `tiles`. Anna and Boris leave standing orders after the first
+    stock round; Clara and Dmitri start two minors each and pass in merger rounds."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.prompt = ""
+        self.seen_privates: set[str] = set()
+        self.minors: dict[str, int] = {}
+        self.typed: list[str] = []
+        self.questioned = 0
+        self.mergers_seen: set[str] = set()
+        self.prompts: list[str] = []
+
+    async def say(self, line: str) -> str:
+        reply = await self.table.say(line)
+        self.typed.append(line)
+        prompts = [x for x in reply.split("\n") if PROMPT.match(x)]
+        if prompts:
+            self.prompt = prompts[-1]
+            self.prompts.append(self.prompt)
+        return reply
+
+    def _acting(self) -> tuple[str, str, str, list[str]]:
+        match = PROMPT.match(self.prompt)
+        assert match, self.prompt
+        who = match["who"]
+        name = who.split(" for ")[0]
+        entity = who.split(" for ")[1] if " for " in who else name
+        return name, entity, match["doing"], re.findall(r"`([^`]+)`", match["may"])
+
+    async def turn(self) -> None:
+        name, entity, doing, may = self._acting()
+        command = await self._choose(name, doing, may)
+        reply = await self.say(f"as {name} {command}")
+        if "`pass` again to pass" in reply:  # questioned: the prompt read named this company
+            self.questioned += 1
+            assert f"Now {entity} " in reply
+            reply = await self.say(f"as {name} pass")
+        assert "✗" not in reply.replace("✗ This lay costs", ""), (command, reply)
+        if reply.startswith("✗ This lay costs"):  # a lay that needs a loan asks first: agree
+            reply = await self.say(f"as {name} {re.search(r'`(lay [^`]+ loan)`', reply)[1]}")
+            assert "✗" not in reply
+        if command == "pass":  # the pass landed where the prompt said
+            assert f"{name}" + (f" for {entity}" if entity != name else "") + ": `pass`" in reply, reply
+
+    async def _choose(self, name: str, doing: str, may: list[str]) -> str:
+        first = {m.split()[0]: m for m in may}
+        if "run" in first:
+            return "run"
+        if "payout" in first:
+            return "payout"
+        if doing.startswith("bids on") and doing.split()[-1] in self.minors:
+            return "pass"
+        if "bid" in first and doing.startswith("bids on"):
+            private = doing.split()[-1]
+            if private in self.seen_privates:
+                return "pass"
+            self.seen_privates.add(private)
+            return "bid " + first["bid"].split()[1] + " " + first["bid"].split()[2].split("..")[0]
+        if "token" in first:
+            return first["token"]
+        if "auction" in first and self.minors.get(name, 0) < 2 and name in ("Clara", "Dmitri", "Anna", "Boris") \
+                and not (name in ("Anna", "Boris") and self.minors.get(name, 0) >= 1):
+            self.minors[name] = self.minors.get(name, 0) + 1
+            minor = first["auction"].split()[1].split("|")[0]
+            self.minors[minor] = 1
+            return f"auction {minor} 100"
+        if "train" in first:
+            yard = [m for m in may if m.startswith("train ") and " from " not in m and " trade " not in m]
+            if yard:
+                return " ".join(yard[0].split()[:2])
+        if "discard" in first:
+            return first["discard"]
+        if "lay" in first:
+            tiles = await self.table.say("tiles")
+            self.typed.append("tiles")
+            option = re.search(r"\b([A-Z]\d+): (\w+) \((\d)", tiles)
+            if option:
+                return f"lay {option[1]} {option[2]} {option[3]}"
+        if "pass" in first:
+            return "pass"
+        return may[0]
+
+
+async def test_a_newcomer_plays_1867_into_the_second_merger_round_beside_two_standing_orders(
+    store: SqliteEventStore,
+) -> None:
+    service = TroikaService(store, pictures=False)
+    table = Table(service)
+    player = Newcomer(table)
+    await service.start_local_game(CHANNEL, [(n, n) for n in ("Anna", "Boris", "Clara", "Dmitri")],
+                                   first_player=0, seed=1867, title="1867")
+    await player.say("status")
+    game = await table.game()
+    orders_set = 0
+    while len(player.mergers_seen) < 2 or game.round_name == "Merger":
+        if game.round_name == "Operating" and not orders_set:
+            for name in ("Anna", "Boris"):
+                assert "standing order: pass in merger rounds" in await player.say(f"as {name} auto pass merger")
+                assert "standing order: pass in stock rounds" in await player.say(f"as {name} auto pass stock")
+            status = await table.say("status")
+            assert "Standing orders: Anna: pass in merger rounds · Anna: pass in stock rounds · Boris:" in status
+            orders_set = len(player.prompts)
+        await player.turn()
+        game = await table.game()
+        if game.round_name == "Merger":
+            player.mergers_seen.add(f"{game.state.round_number}.{game.state.round.after_or}")
+        assert len(player.typed) < 1500, "the game does not reach its second merger round"
+    assert "undo" not in " ".join(player.typed) and player.questioned <= 10
+    assert not any("no hex to lay track on" in p for p in player.prompts)  # passed over, not asked (point 3)
+    called = [p for p in player.prompts[orders_set:] if p.startswith(("▶ Anna", "▶ Boris"))
+              and any(w in p for w in ("may convert", "has a stock turn", "bids on", "may buy shares"))]
+    assert called == [], called[:3]  # never called in a merger or stock round once their orders stand
+    printed = "\n".join(table.out)
+    for name in ("Anna", "Boris"):
+        assert printed.count(f"{name}'s standing order: passes") >= 2  # in stock rounds
+        in_mergers = [re.split(r"\n(?:Stock|Operating) round ", block)[0] for block in printed.split("Merger round after")[1:]]
+        assert sum(bool(re.search(f"{name}'s standing order: [A-Z&]+ passes", b)) for b in in_mergers) >= 2
+    assert "standing order to pass in" not in printed  # neither order was cancelled or ran out
+    assert "Standing orders: Anna: pass in merger rounds" in await table.say("status")
