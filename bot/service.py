@@ -144,11 +144,14 @@ class Post:
     next: str
     mention: Seat | None
     pictures: list[Picture]
+    recap: str = ""
+    """For the player called: the moves others made since their last one."""
 
-    def content(self, mention: Callable[[Seat], str]) -> str:
-        """The post as text, the mention written by ``mention`` before the next line."""
+    def content(self, mention: Callable[[Seat], str], *, recap: bool = True) -> str:
+        """The post as text, the mention written by ``mention`` before the next line;
+        without the ``recap`` (hot seat: everyone saw every move)."""
         tail = ((mention(self.mention) + " " if self.mention else "") + self.next) if self.next else ""
-        return "\n".join(part for part in (self.text, tail) if part)
+        return "\n".join(part for part in (self.text, self.recap if recap else "", tail) if part)
 
 
 @dataclass(frozen=True)
@@ -1141,11 +1144,11 @@ class TroikaService:
                 hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
                 pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
                                                  routes=payload.get("routes"))
-        text = payload.get("text", "")
+        since = ""
         if mention is not None and payload.get("kind") == "turn":
             since = await self._since(record, mention.player_id, int(payload["seq"]))
-            text = "\n".join(part for part in (text, since) if part)
-        return Post(message.id, message.game_id, record.channel_id, text, payload.get("next", ""), mention, pictures)
+        return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""), payload.get("next", ""),
+                    mention, pictures, since)
 
     async def _since(self, record: GameRecord, player_id: str, seq: int) -> str:
         """The moves others made between ``player_id``'s last move and event ``seq``."""

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bot.console import CHANNEL
+from bot.console import CHANNEL, banner
 from bot.service import TroikaService
 from storage import SqliteEventStore
 from tests.test_bot_service import Table, start_shared
@@ -187,3 +187,30 @@ async def test_a_newcomer_plays_1867_into_the_second_merger_round_beside_two_sta
         assert sum(bool(re.search(f"{name}'s standing order: [A-Z&]+ passes", b)) for b in in_mergers) >= 2
     assert "standing order to pass in" not in printed  # neither order was cancelled or ran out
     assert "Standing orders: Anna: pass in merger rounds" in await table.say("status")
+
+
+# point 7: the console ------------------------------------------------------------------
+
+
+async def test_the_console_prints_plain_text_without_recaps(store: SqliteEventStore) -> None:
+    table = Table(TroikaService(store, pictures=False))
+    await table.say("new Anna Boris Clara")
+    await table.say("bid TSR 20")
+    for _ in range(3):
+        await table.say("pass")
+    back = await table.say("pass")
+    assert "Since your last move" not in back and "earlier moves" not in back  # hot seat: all saw them
+    undone = await table.say(f"as {(await table.game()).state.players[0].name} undo oops")
+    assert "(`oops`)" in undone and "_(" not in undone and ")_" not in undone and "**" not in undone
+
+
+def test_the_console_banner_fits_the_state() -> None:
+    fresh, going = banner(False), banner(True)
+    assert "`new 1867 Anna Boris Clara`" in fresh and "1861" in fresh
+    assert "new" not in going.split("`help`")[0] and going.startswith("The game above goes on")
+
+
+async def test_help_new_on_the_console_names_the_players(store: SqliteEventStore) -> None:
+    table = Table(TroikaService(store, pictures=False))
+    said = await table.say("help new")
+    assert "NAME NAME" in said and "`new 1867 Anna Boris Clara`" in said
