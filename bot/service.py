@@ -868,11 +868,17 @@ class TroikaService:
 
     async def _redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self._check_paused(await self._ledger(record.id))
-        events = [e for e in await self.store.events(record.id) if e.kind is not EventKind.ADMIN]
+        stored = await self.store.events(record.id)
+        events = [e for e in stored if e.kind is not EventKind.ADMIN]
         if not events or events[-1].kind is not EventKind.UNDO:
             raise Refusal("There is nothing to redo.")
         self._check_travel(record, seat, events[-1].actor, reason, proxy, "redo")
-        return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes", undo=False)
+        undo = stored.index(events[-1])
+        kept = {e.seq for e in effective_events(stored[: undo + 1])}
+        restored = [e for e in effective_events(stored[:undo]) if e.seq not in kept]
+        what = ", ".join(f"#{e.seq} ({seat_name(record, e.actor)}: `{event_command(e)}`)" for e in restored)
+        return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes {what}".rstrip(),
+                                  undo=False)
 
     @staticmethod
     def _check_travel(

@@ -345,6 +345,21 @@ def tokenable_cities(ctx: Context, state: GameState, company: Company) -> list[t
     return result
 
 
+def _why_not_tokenable(ctx: Context, state: GameState, company: Company, hex_id: str, index: int) -> str:
+    """8.7: what stops the company tokening this city."""
+    if hex_id not in ctx.board.hexes:
+        return f"there is no hex {hex_id}"
+    tile, _ = ctx.tile_at(state, hex_id)
+    if not 0 <= index < len(tile.nodes) or tile.nodes[index].kind != "city":
+        return f"{hex_id} has no city {index}"
+    if any(t.hex == hex_id for t in company.tokens):
+        return f"it already has a token on {hex_id}"
+    if (hex_id, index) not in graph.reachable(ctx, state, company.sym).nodes:
+        return f"its track does not reach {hex_id} city {index}"
+    reserver = state.map.reservations.get((hex_id, index))
+    return f"its last slot is kept for {reserver}" if reserver not in (None, company.sym) else "the city is full"
+
+
 def _token_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
     if not company.is_major or rnd.tokened:
         return False
@@ -365,9 +380,12 @@ def _token(ctx: Context, state: GameState, rnd: OperatingRound, company: Company
         raise IllegalAction(f"{company.sym} may place a station token or pass")
     allowed = tokenable_cities(ctx, state, company)
     if (action.hex, action.city) not in allowed:
+        cur = ctx.title.currency
         raise IllegalAction(
-            f"{company.sym} cannot token {action.hex} city {action.city}; it can reach "
-            + (", ".join(f"{h} city {c}" for h, c in allowed) or "no open city")
+            f"{company.sym} cannot token {action.hex} city {action.city}: "
+            f"{_why_not_tokenable(ctx, state, company, action.hex, action.city)}; it may token "
+            + (", ".join(f"{h} city {c} ({cur}{token_cost(state, company.sym, h)})" for h, c in allowed)
+               or "no open city")
         )
     cost = token_cost(state, company.sym, action.hex)
     if company.cash < cost:

@@ -4,12 +4,14 @@ Each test types at the console (the same service as Discord) as a player would."
 
 from __future__ import annotations
 
+import copy
 import re
 
 import pytest
 
 from bot.console import CHANNEL, banner
 from bot.service import TroikaService
+from engine.game import Game
 from storage import SqliteEventStore
 from tests.test_bot_service import Table, start_shared
 
@@ -186,6 +188,9 @@ async def test_a_newcomer_plays_1867_into_the_second_merger_round_beside_two_sta
         in_mergers = [re.split(r"\n(?:Stock|Operating) round ", block)[0] for block in printed.split("Merger round after")[1:]]
         assert sum(bool(re.search(f"{name}'s standing order: [A-Z&]+ passes", b)) for b in in_mergers) >= 2
     assert "standing order to pass in" not in printed  # neither order was cancelled or ran out
+    assert "₽" not in printed  # dollars in Canada, `tiles` included
+    homes = [p for p in player.prompts if "places its home token" in p]
+    assert homes and all(re.search(r"`token [A-Z]\d+ \d` [A-Z][a-z]", p) for p in homes)  # names beside ids
     assert "Standing orders: Anna: pass in merger rounds" in await table.say("status")
 
 
@@ -214,3 +219,63 @@ async def test_help_new_on_the_console_names_the_players(store: SqliteEventStore
     table = Table(TroikaService(store, pictures=False))
     said = await table.say("help new")
     assert "NAME NAME" in said and "`new 1867 Anna Boris Clara`" in said
+
+
+# point 5: replies that leave nothing to guess -------------------------------------------
+
+
+GRR_TOKENS = 421
+"""Commands of 1861-29683 after which GRR may place a token (I13 and others in reach)."""
+
+
+async def test_token_options_name_the_place_and_cost_and_a_refusal_says_why(store: SqliteEventStore) -> None:
+    table = await start_shared(TroikaService(store, pictures=False), GRR_TOKENS)
+    status = await table.say("status")
+    assert "`token I13 0` Voronezh ₽120" in status and "`token G15 0` Kharkov ₽160" in status
+    refused = await table.say("token H8")
+    assert refused.startswith("✗ GRR cannot token H8 city 0: it already has a token on H8; it may token ")
+    assert "I13 city 0 (₽120)" in refused
+
+
+async def test_a_merge_is_summed_up_and_a_phase_change_names_what_changes(store: SqliteEventStore) -> None:
+    table = await start_shared(TroikaService(store, pictures=False), 222, "1867-19792")
+    printed = "\n".join(table.out)
+    assert "Phase 3 begins: green tiles; companies may buy privates from players (8.12); green minors may be " \
+        "auctioned and the green city spots open (7.2); a merger round follows each operating round (9); " \
+        "off-board values green" in printed
+    summary = re.search(r"CNR: Player \d president \(\d+%\), tokens [A-Z0-9, ]+ \(\+\d to place\), "
+                        r"treasury \$\d+, trains [\d, ]+", printed)
+    assert summary, printed[-1500:]
+    assert " form CNR at " in printed and "Player 1 for CNR removes station tokens: `remove J12 0`" in printed
+
+
+async def test_a_run_refusal_names_the_first_real_problem(store: SqliteEventStore) -> None:
+    table = await start_shared(TroikaService(store, pictures=False), CV_TURN_ENDS + 1, "1867-19792")
+    train = (await table.game()).state.companies["CV"].trains[0].id
+    refused = await table.say(f"run {train}: J12-L12-M9")
+    assert f"rain {train}: a 2-train stops at 2 cities at most, and J12-L12-M9 names 3 (J12, L12, M9)" in refused
+
+
+async def test_the_montreal_bridge_bonus_is_itemised_in_a_run(store: SqliteEventStore) -> None:
+    from engine.routes import best_routes
+
+    from bot.routes_text import routes_detail
+
+    table = await start_shared(TroikaService(store, pictures=False), CV_TURN_ENDS + 1, "1867-19792")
+    live = await table.game()
+    game = Game(live.ctx, copy.deepcopy(live.state))
+    company = game.state.companies[game.actor() or ""]
+    owner = game.state.private_owner["MB"]
+    game.state.player(owner).privates.remove("MB")
+    company.privates.append("MB")  # as if the company had bought it (8.12)
+    detail = routes_detail(game.ctx, game.state, company, best_routes(game.ctx, game.state, company))
+    assert re.search(r"L12 \d+\+10 \(MB\)", detail), detail
+
+
+async def test_redo_says_what_it_restored(store: SqliteEventStore) -> None:
+    table = Table(TroikaService(store, pictures=False))
+    await table.say("new Anna Boris Clara")
+    bidder = (await table.game()).acting_player()
+    await table.say("bid TSR 20")
+    await table.say(f"as {bidder} undo")
+    assert f"↷ {bidder} redoes #2 ({bidder}: `bid TSR 20`)" in await table.say(f"as {bidder} redo")
