@@ -136,17 +136,21 @@ class Game:
         return None
 
     def _apply(self, action: Action) -> None:
-        kind, key = self.state.round.kind, orders.round_key(self.state)
+        kind = self.state.round.kind
         if isinstance(action, EndGame):
             end_game(self.ctx, self.state, "manually_ended")
         elif isinstance(action, StandingOrder):
             orders.set_order(self.ctx, self.state, action)
+        elif not self.state.orders:
+            ROUND_MODULES[kind].apply(self.ctx, self.state, action)
+            check_bank(self.ctx, self.state)
         else:
-            controller = self.controller(action.entity)
+            key, controller = orders.round_key(self.state), self.controller(action.entity)
             ROUND_MODULES[kind].apply(self.ctx, self.state, action)
             check_bank(self.ctx, self.state)
             orders.after_move(self.state, action, kind, key, controller)
-        self._carry_out_orders()
+        if self.state.orders:
+            self._carry_out_orders()
         self.last_action = action
 
     def _carry_out_orders(self) -> None:
