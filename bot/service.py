@@ -748,7 +748,7 @@ class TroikaService:
     async def _question_pass(self, record: GameRecord, seq: int, game: Game, seat: Seat) -> None:
         """Refuse, once at this position, a bare `pass` that may be meant for a turn
         which has just ended by itself (:mod:`bot.stray`)."""
-        if self._questioned.get(record.id) == seq:
+        if self._questioned.get(record.id) == seq or game.round_name != "Operating":
             return
         moves = [e for e in effective_events(await self.store.events(record.id)) if e.kind is EventKind.ACTION]
         last = LastMove(str(moves[-1].action.get("type")), str(moves[-1].action.get("entity")), moves[-1].actor) \

@@ -162,6 +162,9 @@ async def test_a_newcomer_plays_1867_into_the_second_merger_round_beside_two_sta
     await service.start_local_game(CHANNEL, [(n, n) for n in ("Anna", "Boris", "Clara", "Dmitri")],
                                    first_player=0, seed=1867, title="1867")
     await player.say("status")
+    assert "`auto`" in await table.say("help")  # help answers; the prompt stays the one read before
+    assert "`pass KP` names the company" in await table.say("help pass")
+    assert "auto buy MAJOR until N%" in await table.say("help auto")
     game = await table.game()
     orders_set = 0
     while len(player.mergers_seen) < 2 or game.round_name == "Merger":
