@@ -66,7 +66,8 @@ def check_upgrade_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef
         raise IllegalAction(f"{hex_id} needs {want}{names}; tile {new.name} is labelled {new.label or 'nothing'}")
     if len(new.town_indexes) != len(old.town_indexes):
         raise IllegalAction(
-            f"{hex_id} has {_count(len(old.town_indexes), 'town', 'towns')}; tile {new.name} has {len(new.town_indexes)}"
+            f"{hex_id} has {_count(len(old.town_indexes), 'town', 'towns')}; "
+            f"tile {new.name} has {len(new.town_indexes)}"
         )
     if label is None and len(new.city_indexes) != len(old.city_indexes):
         raise IllegalAction(

@@ -7,11 +7,11 @@ from __future__ import annotations
 import copy
 import re
 
-import pytest
-
 from bot.console import CHANNEL, banner
+from bot.routes_text import routes_detail
 from bot.service import TroikaService
 from engine.game import Game
+from engine.routes import best_routes
 from storage import SqliteEventStore
 from tests.test_bot_service import Table, start_shared
 
@@ -186,9 +186,10 @@ async def test_a_newcomer_plays_1867_into_the_second_merger_round_beside_two_sta
               and any(w in p for w in ("may convert", "has a stock turn", "bids on", "may buy shares"))]
     assert called == [], called[:3]  # never called in a merger or stock round once their orders stand
     printed = "\n".join(table.out)
+    blocks = printed.split("Merger round after")[1:]
+    in_mergers = [re.split(r"\n(?:Stock|Operating) round ", block)[0] for block in blocks]
     for name in ("Anna", "Boris"):
         assert printed.count(f"{name}'s standing order: passes") >= 2  # in stock rounds
-        in_mergers = [re.split(r"\n(?:Stock|Operating) round ", block)[0] for block in printed.split("Merger round after")[1:]]
         assert sum(bool(re.search(f"{name}'s standing order: [A-Z&]+ passes", b)) for b in in_mergers) >= 2
     assert "standing order to pass in" not in printed  # neither order was cancelled or ran out
     assert "₽" not in printed  # dollars in Canada, `tiles` included
@@ -260,10 +261,6 @@ async def test_a_run_refusal_names_the_first_real_problem(store: SqliteEventStor
 
 
 async def test_the_montreal_bridge_bonus_is_itemised_in_a_run(store: SqliteEventStore) -> None:
-    from engine.routes import best_routes
-
-    from bot.routes_text import routes_detail
-
     table = await start_shared(TroikaService(store, pictures=False), CV_TURN_ENDS + 1, "1867-19792")
     live = await table.game()
     game = Game(live.ctx, copy.deepcopy(live.state))

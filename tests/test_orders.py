@@ -11,7 +11,6 @@ from engine import trains
 from engine.actions import (
     Action,
     Bid,
-    BuyShare,
     BuyTrain,
     Convert,
     DiscardTrain,
