@@ -390,6 +390,19 @@ class Board:
                 result[edge] = other
         return result
 
+    @cached_property
+    def across(self) -> dict[tuple[str, int], tuple[str, int]]:
+        """For each hex edge that track may cross, the hex edge on the other side of the
+        border (edges on impassable borders, and off the map, have none)."""
+        closed = {(h, b.edge) for h, tile in self.hexes.items() for b in tile.borders if b.type == "impassable"}
+        found: dict[tuple[str, int], tuple[str, int]] = {}
+        for hex_id, sides in self.neighbours.items():
+            for edge, other in sides.items():
+                back = (edge + 3) % 6
+                if (hex_id, edge) not in closed and (other, back) not in closed:
+                    found[(hex_id, edge)] = (other, back)
+        return found
+
     @property
     def national_operates(self) -> bool:
         """Whether the national railway runs trains in some phase (8.13, 1861)."""

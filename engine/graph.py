@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .board import Board, Node, TileDef, is_edge, node_index
+from .board import Board, Node, TileDef, node_index
 from .tokens import NEUTRAL
 
 if TYPE_CHECKING:
@@ -89,10 +89,10 @@ class TrackGraph:
             for i, node in enumerate(tile.nodes):
                 nodes.append((hex_id, i))
                 defs.append(node)
-            hex_paths[hex_id] = [
-                (_key(hex_id, a, first, ends, end_ids), _key(hex_id, b, first, ends, end_ids))
-                for a, b in tile.rotated_paths(rotation)
-            ]
+            keys: list[tuple[_Key, _Key]] = []
+            for a, b in tile.rotated_paths(rotation):
+                keys.append((_key(hex_id, a, first, ends, end_ids), _key(hex_id, b, first, ends, end_ids)))
+            hex_paths[hex_id] = keys
         self.nodes: tuple[NodeRef, ...] = tuple(nodes)
         self.node_ids: dict[NodeRef, int] = {ref: i for i, ref in enumerate(nodes)}
         self.defs: tuple[Node, ...] = tuple(defs)
@@ -132,6 +132,8 @@ class TrackGraph:
             adjacent[seg.b].append(i)
         self.adjacent: tuple[tuple[int, ...], ...] = tuple(map(tuple, adjacent))
         self._along: dict[tuple[str, ...], list[int]] | None = None
+        # the nodes a walk may pass through while no city is blocked: all but off-boards
+        self.through = sum(1 << node for node, d in enumerate(defs) if d.kind != "offboard")
 
     def node_of(self, ref: NodeRef) -> int | None:
         """The id of a node, or None if the hex has no such node."""
@@ -155,13 +157,14 @@ _Key = tuple[bool, int]  # (is a node, node id or end id)
 def _key(
     hex_id: str, end: int, first_node: int, ends: list[TrackEnd], end_ids: dict[TrackEnd, int]
 ) -> _Key:
-    if not is_edge(end):
+    if end < 0:  # a revenue node's end (board.node_end)
         return (True, first_node + node_index(end))
     ref = (hex_id, end)
-    if ref not in end_ids:
-        end_ids[ref] = len(ends)
+    found = end_ids.get(ref)
+    if found is None:
+        found = end_ids[ref] = len(ends)
         ends.append(ref)
-    return (False, end_ids[ref])
+    return (False, found)
 
 
 def _crossings(
@@ -169,33 +172,19 @@ def _crossings(
 ) -> tuple[tuple[int, int] | None, ...]:
     """For each track end, the border bit and the end it meets across the border."""
     crossing: list[tuple[int, int] | None] = [None] * len(ends)
-    for end_id, (hex_id, edge) in enumerate(ends):
+    across = board.across
+    for end_id, end in enumerate(ends):
         if crossing[end_id] is not None:
             continue
-        other = _across(board, hex_id, edge)
+        other = across.get(end)
         if other is None or other not in end_ids:
             continue
         other_id = end_ids[other]
         bit = 1 << len(bit_hexes)
-        bit_hexes.append((hex_id, other[0]))
+        bit_hexes.append((end[0], other[0]))
         crossing[end_id] = (bit, other_id)
         crossing[other_id] = (bit, end_id)
     return tuple(crossing)
-
-
-def _across(board: Board, hex_id: str, edge: int) -> TrackEnd | None:
-    """The track end that meets (hex_id, edge) across the border, unless the border is cut."""
-    other = board.neighbours.get(hex_id, {}).get(edge)
-    if other is None:
-        return None
-    back = (edge + 3) % 6
-    if _impassable(board, hex_id, edge) or _impassable(board, other, back):
-        return None
-    return (other, back)
-
-
-def _impassable(board: Board, hex_id: str, edge: int) -> bool:
-    return any(b.edge == edge and b.type == "impassable" for b in board.hexes[hex_id].borders)
 
 
 def _segments(g: TrackGraph) -> list[Segment]:
@@ -262,11 +251,7 @@ def blocked_nodes(state: GameState, graph: TrackGraph, friends: Iterable[str]) -
 
 def passable_nodes(graph: TrackGraph, blocked: int) -> int:
     """Mask of the nodes a walk may pass through: towns and unblocked cities (never off-boards)."""
-    mask = 0
-    for node, d in enumerate(graph.defs):
-        if d.kind != "offboard":
-            mask |= 1 << node
-    return mask & ~blocked
+    return graph.through & ~blocked
 
 
 def token_nodes(state: GameState, graph: TrackGraph, company: str) -> list[int]:
