@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -51,8 +52,9 @@ def run_bench(shared: Path) -> dict[str, Any]:
     canada = logs[paths[-1].stem]
     finished = replay(first, None).game
     finished_1867 = replay(canada, None).game
+    load_before, cpu_before = os.getloadavg(), time.process_time()
     with tempfile.TemporaryDirectory() as tmp:
-        return {
+        figures = {
             "replay": {stem: _replay(log, _trace(path)) for (stem, log), path in zip(logs.items(), paths)},
             "routes": {stem: _routes(log) for stem, log in logs.items()},
             "routes_national": _national(finished),
@@ -64,6 +66,18 @@ def run_bench(shared: Path) -> dict[str, Any]:
             "command_1867": asyncio.run(command_latency(canada, Path(tmp))),
             **bench_scale(first, troika_log(first), finished, Path(tmp)),  # startup, concurrent, memory
         }
+    return {"machine": _machine(load_before, cpu_before), **figures}
+
+
+def _machine(load_before: tuple[float, float, float], cpu_before: float) -> dict[str, Any]:
+    """The load the figures ran under: other work on the machine slows every figure, so a
+    run is compared with another only at a like load (1, 5 and 15 minute load averages)."""
+    return {
+        "cores": os.cpu_count(),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "bench_cpu_s": round(time.process_time() - cpu_before, 1),
+    }
 
 
 def _trace(path: Path) -> list[dict[str, Any]] | None:
@@ -104,7 +118,7 @@ def _national(game: Game) -> dict[str, Any]:
     for names in NATIONAL_TRAINS:
         rsr.trains = [Train(f"{name}-{i}", name) for i, name in enumerate(names)]
         started = time.perf_counter()
-        revenue = sum(r.revenue for r in best_routes(game.ctx, state, rsr))
+        revenue = sum(r.revenue for r in best_routes(game.ctx, state, rsr, remember=False))
         figures[",".join(names)] = {"ms": round((time.perf_counter() - started) * 1000, 1), "revenue": revenue}
     return figures
 
@@ -157,7 +171,9 @@ def troika_log(log: dict[str, Any]) -> dict[str, Any]:
 
 
 async def command_latency(log: dict[str, Any], tmp: Path, count: int = SCRIPTED_COMMANDS) -> dict[str, Any]:
-    """Milliseconds from a command's arrival to its reply and posts being ready."""
+    """Milliseconds from a command's arrival to its reply and posts being ready
+    (``p50_ms``, ``p95_ms``), and to its reply alone (``reply_*``: the event and its post
+    stored, the text known, before the post's pictures are drawn)."""
     rules = read_log(log)[0].ctx.rules
     title = str(log.get("title", "1861"))
     async with SqliteEventStore(tmp / f"latency-{title}.sqlite3") as store:
@@ -166,14 +182,25 @@ async def command_latency(log: dict[str, Any], tmp: Path, count: int = SCRIPTED_
         players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
         await service.start_local_game(CHANNEL, players, rules=rules, first_player=0,
                                        seed=int(log["settings"].get("seed") or 0), title=title)
-        timings = []
+        flushing: list[float] = []
+        flush = service.flush
+
+        async def timed_flush(deliver: Any) -> set[int]:
+            flushing.append(time.perf_counter())
+            return await flush(deliver)
+
+        service.flush = timed_flush  # type: ignore[method-assign]
+        timings, replies = [], []
         for (name, command), _ in zip(log_commands(log), range(count)):
             started = time.perf_counter()
             await console.line(f"as {name} {command}")
             timings.append((time.perf_counter() - started) * 1000)
+            replies.append((flushing[-1] - started) * 1000)
     return {
         "commands": len(timings),
         "p50_ms": round(statistics.median(timings), 1),
         "p95_ms": round(statistics.quantiles(timings, n=20)[-1], 1),
         "max_ms": round(max(timings), 1),
+        "reply_p50_ms": round(statistics.median(replies), 1),
+        "reply_p95_ms": round(statistics.quantiles(replies, n=20)[-1], 1),
     }

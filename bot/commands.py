@@ -37,6 +37,7 @@ from engine.board import TileDef
 from engine.errors import IllegalAction
 from engine.game import Game
 from engine.legal import legal_actions
+from engine.routes import RouteResult
 from engine.state import Train
 from engine.view import turn_view
 
@@ -176,6 +177,7 @@ class Parsed:
 
     action: Action
     detail: str = ""
+    routes: tuple[RouteResult, ...] = ()  # a run's routes as the engine priced them while reading it
 
 
 def parse_action(game: Game, verb: str, rest: str) -> Parsed:
@@ -357,7 +359,7 @@ def _run(game: Game, actor: str, rest: str) -> Parsed:
         action = RunRoutes(actor, tuple(to_route(r) for r in results))
     else:
         action, results = parse_routes(game.ctx, game.state, company, rest)
-    return Parsed(action, routes_detail(game.ctx, game.state, company, results))
+    return Parsed(action, routes_detail(game.ctx, game.state, company, results), tuple(results))
 
 
 def _train(game: Game, actor: str, args: list[str]) -> Action:

@@ -26,7 +26,6 @@ import pickle
 import random
 import secrets
 import socket
-import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -104,6 +103,8 @@ from .track_help import tiles_text
 MAX_PLAYERS = 6
 SINCE_SHOWN = 6
 """Others' moves listed in "since your last move" (older ones are counted)."""
+DRAWN_KEPT = 64
+"""States kept for posts whose pictures are not drawn yet (one per game and event)."""
 MAX_TRIES = 30
 """Times a command is tried when other processes keep changing its game meanwhile."""
 REPLY_LIMIT = 1900
@@ -158,23 +159,6 @@ class Status:
     text: str
 
 
-class _Engine(TroikaEngine):
-    """The real engine, remembering the game its last ``apply`` in this thread changed,
-    so a post built with the action (in the same worker thread) reads the state after it."""
-
-    def __init__(self) -> None:
-        self._applied = threading.local()
-
-    @property
-    def last_game(self) -> Any:
-        return self._applied.game
-
-    def apply(self, game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
-        lines = super().apply(game, action, replaying=replaying)
-        self._applied.game = game
-        return lines
-
-
 class TroikaService:
     """Commands in, stored events and outbox posts out. One per process."""
 
@@ -195,7 +179,7 @@ class TroikaService:
         self.owner = owner or _process_name(shard)
         self._guilds: dict[int, str | None] = {}
         self.timestamps = timestamps
-        self.engine = _Engine()
+        self.engine = TroikaEngine()
         self.repo = GameRepository(store, self.engine, cache_size=64)
         self.clock = clock
         self.pictures = pictures
@@ -203,6 +187,8 @@ class TroikaService:
         self._locks: dict[str, asyncio.Lock] = {}
         self._flush_lock = asyncio.Lock()
         self._done: OrderedDict[str, None] = OrderedDict()
+        self._drawn: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        """(game, event) -> the state the event left, saved as it was stored, for its post's pictures."""
         self._sent_unmarked: set[int] = set()
         self.conflicts_retried = 0
         """How often a command was tried again because another process changed its game."""
@@ -739,28 +725,32 @@ class TroikaService:
         shown = _notes(_code(reason), note)
         note = _notes(reason.strip(), note)
         entity = parsed.action.entity
-        ran = routes_payload(game, parsed.action)  # priced on the state before the run
+        ran = routes_payload(game, parsed.action, parsed.routes)  # priced on the state before the run
 
-        def posts(lines: list[str]) -> list[dict[str, Any]]:
-            after: Game = self.engine.last_game
+        def posts(after: Game, lines: list[str]) -> list[dict[str, Any]]:
             head = f"**{seat.display_name}**" + (f" for {entity}" if entity != seat.player_id else "")
             text = "\n".join([f"{head}: {_code(command)}" + (f" _({shown})_" if shown else ""),
                               *([parsed.detail] if parsed.detail else []), *lines])
+            pictures = changed_pictures(before, fingerprints(after)) + (["routes"] if ran else [])
+            if pictures and self.pictures:
+                self._keep_drawn(record.id, seq + 1, after)
             return [{
                 "kind": "turn", "seq": seq + 1, "text": text, "next": next_line(after),
                 "mention": _turn_changed(after, acting_before),
-                "pictures": changed_pictures(before, fingerprints(after)) + (["routes"] if ran else []),
-                "highlight": _hex_of(parsed), **({"routes": ran} if ran else {}),
+                "pictures": pictures, "highlight": _hex_of(parsed), **({"routes": ran} if ran else {}),
             }]
 
         def status(after: Game) -> GameStatus | None:
             return GameStatus.FINISHED if after.state.finished else None
 
         try:
-            await self.repo.act(record.id, seq, parsed.action.to_dict(), seat.player_id,
+            await self.repo.act(record.id, seq, parsed.action, seat.player_id,
                                 note=note, outbox=posts, status=status)
-        except EngineError as exc:
-            raise Refusal(f"{_sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
+        except BaseException as exc:
+            self._drawn.pop((record.id, seq + 1), None)  # not stored: another event may take its place
+            if isinstance(exc, EngineError):
+                raise Refusal(f"{_sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
+            raise
 
     async def _ask(
         self, record: GameRecord, seq: int, seat: Seat, consenter: str, parsed: Parsed, command: str,
@@ -1133,10 +1123,21 @@ class TroikaService:
         earlier = f"{len(others) - SINCE_SHOWN} earlier moves · " if len(others) > SINCE_SHOWN else ""
         return f"_Since your last move:_ {earlier}{' · '.join(shown)} (`log` shows what each did)"
 
+    def _keep_drawn(self, game_id: int, seq: int, game: Game) -> None:
+        """Save the state event ``seq`` leaves (called as it is stored) for its post's pictures."""
+        self._drawn[(game_id, seq)] = pickle.dumps(game.state, pickle.HIGHEST_PROTOCOL)
+        while len(self._drawn) > DRAWN_KEPT:
+            self._drawn.popitem(last=False)
+
     async def _game_at(self, game_id: int, seq: int) -> Game:
-        """The game as it was after event ``seq``, the caller's own: a copy of the live
-        one (its next command may change it while the post's pictures are drawn) unless
-        it has moved on."""
+        """The game as it was after event ``seq``, the caller's own: the state saved as
+        the event was stored if this process stored it, else a copy of the live one (its
+        next command may change it while the post's pictures are drawn) unless it has
+        moved on."""
+        saved = self._drawn.pop((game_id, seq), None)
+        if saved is not None:
+            live = (await self.repo.load(game_id)).game
+            return Game(live.ctx, pickle.loads(saved))
         later = await self.store.events(game_id, after_seq=seq)
         if not any(e.kind is not EventKind.ADMIN and e.kind is not EventKind.SEAT for e in later):
             live = (await self.repo.load(game_id)).game

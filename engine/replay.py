@@ -130,7 +130,7 @@ def trace_view(ctx: Context, state: GameState) -> dict[str, Any]:
             "type": company.type,
             "cash": company.cash,
             "price": market.price(ctx, state, sym) if company.market else None,
-            "trains": sorted(t.name for t in company.trains),
+            "trains": [t.name for t in company.trains],  # in the order bought, like the site's
             "loans": company.loans,
             "president": president,
             "shares": {name: pct for name, pct in holdings.get(sym, {}).items() if pct},
@@ -185,8 +185,8 @@ def _corporations_difference(want: dict[str, Any], got: dict[str, Any]) -> tuple
             return f"corporations.{sym}", w, g
         for key in ("cash", "price", "trains", "loans", "president", "shares", "treasury_pct", "pool_pct", "tokens"):
             wv, gv = w.get(key), g.get(key)
-            if key in ("trains", "tokens") and isinstance(wv, list):
-                wv = sorted(wv)
+            if key in ("trains", "tokens") and isinstance(wv, list) and isinstance(gv, list):
+                wv, gv = sorted(wv), sorted(gv)
             if wv != gv:
                 return f"corporations.{sym}.{key}", wv, gv
     return None

@@ -1000,15 +1000,15 @@ _SOLVED_LOCK = threading.Lock()
 
 
 def best_routes(
-    ctx: Context, state: GameState, company: Company, quick_steps: int | None = None
+    ctx: Context, state: GameState, company: Company, quick_steps: int | None = None, *, remember: bool = True
 ) -> list[RouteResult]:
     """The routes that earn ``company`` the most this turn, one per train that can run,
     in the company's train order. Exact: the total is proven to be the maximum.
 
     Solved once per position: asked again for an equal state (the bot's ``run``, then a
-    consent or a retry; a national railway's run) the answer is remembered.
+    consent or a retry) the answer is remembered, unless ``remember`` is off (a benchmark).
     """
-    if quick_steps is not None:
+    if quick_steps is not None or not remember:
         return _solve(ctx, state, company, quick_steps)
     key = (id(ctx.board), ctx.rules, company.sym, pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
     with _SOLVED_LOCK:
