@@ -119,3 +119,26 @@ def test_a_trade_in_is_typed_as_train_8_trade_and_read_back() -> None:
     verb, _, rest = text.partition(" ")
     assert game.actor() == trade["entity"]
     assert parse_action(game, verb, rest).action == action
+
+
+def test_a_typed_run_is_priced_once_while_read_and_once_when_applied(monkeypatch: pytest.MonkeyPatch) -> None:
+    import bot.posts
+    import bot.routes_text
+    import engine.routes
+
+    game = position(82)  # a minor's 2-train, one way from H8 to E1
+    priced: list[int] = []
+    check = engine.routes.check_routes
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        priced.append(1)
+        return check(*args, **kwargs)
+
+    for module in (bot.routes_text, bot.posts, engine.routes):
+        monkeypatch.setattr(module, "check_routes", counted)
+    parsed = parse_action(game, "run", "2-0: H8-G5-E1")
+    payload = bot.posts.routes_payload(game, parsed.action, parsed.routes)
+    assert len(priced) == 1 and payload is not None
+    assert payload["trains"][0]["revenue"] == parsed.routes[0].revenue
+    game.apply(parsed.action)
+    assert len(priced) == 2  # the engine checks what it applies
