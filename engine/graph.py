@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .board import Board, Node, TileDef, node_index
+from .board import Board, Node, TileDef
 from .tokens import NEUTRAL
 
 if TYPE_CHECKING:
@@ -85,14 +85,18 @@ class TrackGraph:
         end_ids: dict[TrackEnd, int] = {}
         hex_paths: dict[str, list[tuple[_Key, _Key]]] = {}
         for hex_id, (tile, rotation) in layout.items():
-            first = len(nodes)
+            first_node, first_end = len(nodes), len(ends)
             for i, node in enumerate(tile.nodes):
                 nodes.append((hex_id, i))
                 defs.append(node)
-            keys: list[tuple[_Key, _Key]] = []
-            for a, b in tile.rotated_paths(rotation):
-                keys.append((_key(hex_id, a, first, ends, end_ids), _key(hex_id, b, first, ends, end_ids)))
-            hex_paths[hex_id] = keys
+            edges, numbered = tile.numbered_paths(rotation)
+            for edge in edges:  # a hex's edge ends are its own: numbered in a run
+                end_ids[(hex_id, edge)] = len(ends)
+                ends.append((hex_id, edge))
+            hex_paths[hex_id] = [
+                ((a_node, a + (first_node if a_node else first_end)), (b_node, b + (first_node if b_node else first_end)))
+                for (a_node, a), (b_node, b) in numbered
+            ]
         self.nodes: tuple[NodeRef, ...] = tuple(nodes)
         self.node_ids: dict[NodeRef, int] = {ref: i for i, ref in enumerate(nodes)}
         self.defs: tuple[Node, ...] = tuple(defs)
@@ -154,19 +158,6 @@ class TrackGraph:
 _Key = tuple[bool, int]  # (is a node, node id or end id)
 
 
-def _key(
-    hex_id: str, end: int, first_node: int, ends: list[TrackEnd], end_ids: dict[TrackEnd, int]
-) -> _Key:
-    if end < 0:  # a revenue node's end (board.node_end)
-        return (True, first_node + node_index(end))
-    ref = (hex_id, end)
-    found = end_ids.get(ref)
-    if found is None:
-        found = end_ids[ref] = len(ends)
-        ends.append(ref)
-    return (False, found)
-
-
 def _crossings(
     board: Board, ends: list[TrackEnd], end_ids: dict[TrackEnd, int], bit_hexes: list[tuple[str, str]]
 ) -> tuple[tuple[int, int] | None, ...]:
@@ -224,7 +215,7 @@ _CACHE_SIZE = 32
 
 def track_graph(ctx: Context, state: GameState) -> TrackGraph:
     """The track graph of the map as it is now (cached per tile layout)."""
-    key = (id(ctx.board), tuple(sorted((h, p.tile, p.rotation) for h, p in state.map.tiles.items())))
+    key = (id(ctx.board), frozenset((h, p.tile, p.rotation) for h, p in state.map.tiles.items()))
     graph = _CACHE.get(key)
     if graph is None:
         layout = {h: ctx.tile_at(state, h) for h in ctx.board.hexes}
