@@ -262,7 +262,8 @@ class TroikaService:
                 return await self._info(record, verb, rest)
             if verb == "undo":
                 await self._reopen_if_ended(channel_id, account)
-            record = await self._game_in(channel_id)
+            if verb == "undo" or record.status is GameStatus.FINISHED:
+                record = await self._game_in(channel_id)  # the game reopened, or "it is over"
             if VERBS[verb].kind == "admin":
                 if verb == "remind" and rest.split()[:1] == ["me"]:
                     return await self._remind_me(record, self._seat(record, account), rest[2:])
@@ -694,7 +695,7 @@ class TroikaService:
     async def _act(self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None) -> Reply:
         live = await self.repo.load(record.id)
         game = live.game
-        ledger = await self._ledger(record.id)
+        ledger = await self._ledger(record.id, live.seq)
         self._check_open(game, ledger)
         if ledger.ask is not None and ledger.ask.requester != seat.player_id:
             ask = ledger.ask
@@ -1168,9 +1169,10 @@ class TroikaService:
     def _owns(self, record: GameRecord) -> bool:
         return self.shard is None or self.shard.owns(record.guild_id)
 
-    async def _ledger(self, game_id: int) -> Ledger:
+    async def _ledger(self, game_id: int, last_seq: int | None = None) -> Ledger:
+        """The game's ledger up to its last event (``last_seq`` if just read)."""
         ledger = self._ledgers.setdefault(game_id, Ledger())
-        if ledger.seq < await self.store.last_seq(game_id):
+        if ledger.seq < (await self.store.last_seq(game_id) if last_seq is None else last_seq):
             ledger.fold(await self.store.events(game_id, after_seq=ledger.seq))
         return ledger
 
