@@ -1008,7 +1008,7 @@ def best_routes(
     Solved once per position: asked again for an equal state (the bot's ``run``, then a
     consent or a retry) the answer is remembered, unless ``remember`` is off (a benchmark).
     """
-    if quick_steps is not None or not remember:
+    if quick_steps is not None or not remember or state.companies.get(company.sym) is not company:
         return _solve(ctx, state, company, quick_steps)
     key = (id(ctx.board), ctx.rules, company.sym, pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
     with _SOLVED_LOCK:
