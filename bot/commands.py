@@ -30,6 +30,7 @@ from engine.actions import (
     PlaceToken,
     RedeemShares,
     RemoveToken,
+    RunBest,
     RunRoutes,
     SellShares,
 )
@@ -498,6 +499,8 @@ def action_text(action: Action) -> str:
             return f"token {hex_id} {city}"
         case LayTile(hex=hex_id, tile=tile, rotation=rotation):
             return f"lay {hex_id} {tile} {rotation}"
+        case RunBest():
+            return "run best"
         case RunRoutes(routes=routes):
             return "run " + "; ".join(f"{r.train}: {'-'.join(route_stops(r.legs))}" for r in routes if r.legs)
         case Dividend(choice=choice):
@@ -539,6 +542,8 @@ def command_for(game: Game, action: Action) -> str:
         tile, _ = game.ctx.tile_at(state, action.hex)
         cities = [n for n in tile.nodes if n.kind == "city"]
         return f"token {action.hex}" + (f" {action.city}" if len(cities) > 1 else "")
+    if isinstance(action, RunBest):
+        return "run best"
     if isinstance(action, RunRoutes):
         return "run " + "; ".join(f"{r.train}: {'-'.join(route_stops(r.legs))}" for r in action.routes)
     if isinstance(action, BuyTrain):

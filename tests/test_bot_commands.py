@@ -161,3 +161,16 @@ def test_tiles_says_what_the_second_track_action_may_be() -> None:
     game.apply(LayTile("RO", "B6", "23", 2))
     text = tiles_text(game)
     assert "yellow only" in text and "B8" not in text and "D6: 7" in text
+
+
+def test_the_run_offered_is_written_run_best_and_reads_back_as_the_best_routes() -> None:
+    from engine.actions import RunBest
+    from engine.legal import legal_actions
+    from engine.routes import best_routes, to_route
+
+    game = position(82)
+    offered = legal_actions(game)
+    assert offered == [RunBest(game.actor() or "")]
+    assert command_for(game, offered[0]) == action_text(offered[0]) == "run best"
+    best = best_routes(game.ctx, game.state, game.state.companies[game.actor() or ""])
+    assert parse_action(game, "run", "best").action == RunRoutes(game.actor() or "", tuple(to_route(r) for r in best))
