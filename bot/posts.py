@@ -23,11 +23,13 @@ from render.market import render_market
 from render.png import svg_to_png
 from render.routes import render_routes
 from render.table import render_table
+from render.tiles import render_tiles
 from storage import Event, EventKind, GameRecord
 
 from .commands import VERBS, action_text, split
 from .errors import Refusal
 from .ledger import Ledger
+from .track_help import sheet_candidates
 
 CHOICES_LIMIT = 350
 """Characters of "what they may do" shown in a post; ``status`` shows them all."""
@@ -251,6 +253,8 @@ def _draw(
             svgs[name] = render_market(ctx, state)
         elif name == "routes" and routes:
             svgs[name] = render_routes(ctx, state, routes["company"], _route_results(routes))
+        elif name == "tiles" and focus:
+            svgs[name] = render_tiles(ctx, state, focus, sheet_candidates(game, focus))
         elif name == "table":
             actor = game.actor()
             acting = player_name(game, actor) if actor == game.acting_player() else actor

@@ -99,7 +99,7 @@ from .posts import (
     status_text,
     who_acts,
 )
-from .track_help import tiles_text
+from .track_help import tiles_text, track_options
 
 MAX_PLAYERS = 6
 SINCE_SHOWN = 6
@@ -1030,7 +1030,8 @@ class TroikaService:
         if verb == "tiles":
             text = tiles_text(game, rest)
             focus = rest.strip().upper()
-            pictures = await render_pictures(game, ["map"], highlight=focus, focus=focus) \
+            sheet = ["tiles"] if focus in track_options(game) else ["map"]  # else the hex as it is
+            pictures = await render_pictures(game, sheet, highlight=focus, focus=focus) \
                 if focus and self.pictures else []
             return Reply(text, pictures)
         if verb == "log":

@@ -480,6 +480,20 @@ def draw_map(
     return DrawnMap(root, overlay, view, view.y + view.height)
 
 
+def draw_hexes(
+    ctx: Context, state: GameState, parent: ET.Element, hex_ids: Iterable[str], labelled: Iterable[str]
+) -> None:
+    """The hexes ``hex_ids`` drawn in full into ``parent`` at their places on the map
+    (colour, track, cities, tokens, borders), with the upright texts of those in
+    ``labelled`` (for pictures made of a few hexes, such as the tile sheet)."""
+    layers = _Layers(*(el(parent, "g", class_=c) for c in ("ground", "hexes", "borders", "labels")))
+    phase_color = ctx.phase_color(state)
+    texts = [_draw_hex(ctx, state, h, hex_center(h), phase_color, layers) for h in hex_ids]
+    layers.fill_ground()
+    named = set(labelled)
+    _place_texts([t for t in texts if t.hex_id in named], ctx.board.neighbours, layers.labels)
+
+
 def node_center(ctx: Context, state: GameState, hex_id: str, node: int) -> Point:
     """Where a revenue node of a hex is drawn on the full map."""
     tile, rotation = ctx.tile_at(state, hex_id)
