@@ -65,7 +65,8 @@ TRACK = 0.15 * SIZE
 CASING = TRACK + 5
 CITY_R = 0.29 * SIZE
 """Radius of one city slot (and of a station token)."""
-TOWN_DOT_R = 0.11 * SIZE
+TOWN_DOT_R = 0.15 * SIZE
+"""Radius of a town dot: wider than the track, so a dot on crossing track (87, 88) shows."""
 TOWN_BAR = (0.42 * SIZE, 0.13 * SIZE)
 """Length and thickness of the bar of a town on through track."""
 NODE_OFFSET = 0.5 * SIZE
@@ -108,7 +109,12 @@ CSS = f"""
 .casing {{ fill: none; stroke: {PAPER}; stroke-width: {fmt(CASING)}; }}
 .rail {{ fill: none; stroke: {INK}; stroke-width: {fmt(TRACK)}; }}
 .town-bar {{ stroke: {INK}; stroke-width: {fmt(TOWN_BAR[1])}; }}
-.town-dot, .arrow {{ fill: {INK}; }}
+.town-dot {{ fill: {INK}; stroke: {PAPER}; stroke-width: 2.5; }}
+.arrow {{ fill: {INK}; }}
+.stub {{ fill: {PHASE_COLORS["yellow"]}; stroke: {INK}; stroke-width: 1.5; }}
+.slot.closed {{ fill: {PHASE_COLORS["green"]}; }}
+.slot-number {{ fill: #8a8a8a; }}
+text.closed {{ fill: {INK}; }}
 .slot {{ fill: {PAPER}; stroke: {INK}; stroke-width: 2; }}
 .city-back {{ fill: {PAPER}; stroke: {INK}; stroke-linejoin: round; }}
 .city-fill {{ fill: {PAPER}; stroke: {PAPER}; stroke-linejoin: round; }}
@@ -659,12 +665,18 @@ def _draw_hex(
         transform=translate,
     )
     _draw_track(group, layout, angle)
+    if not placed:
+        _draw_stubs(group, tile)
     track = [(*_rotate(p, angle), CASING / 2) for p in layout.samples]
     nodes: list[tuple[float, float, float]] = []
+    numbered = len(tile.city_indexes) > 1
+    closed = {c for h, c in ctx.title.closed_spots(ctx, state) if h == hex_id}
     for i, node in enumerate(tile.nodes):
         position = _rotate(layout.nodes[i], angle)
         if node.kind == "city":
-            slots = _draw_city(ctx, state, group, hex_id, i, node, position)
+            slots = _draw_city(
+                ctx, state, group, hex_id, i, node, position, numbered=numbered, closed=i in closed
+            )
             nodes.extend((position[0] + x, position[1] + y, CITY_R + 2) for x, y in slots)
             if len(slots) > 1:
                 nodes.append((*position, CITY_R + 2))  # the band joining the slots
@@ -674,7 +686,7 @@ def _draw_hex(
         layers.hexes.append(group)
     _draw_borders(layers.borders, tile, center)
     entries = sorted(_items(ctx, state, hex_id, tile, phase_color), key=_hardest_first)
-    return _HexTexts(hex_id, center, (tile.name, rotation), nodes, track, entries)
+    return _HexTexts(hex_id, center, (tile.name, rotation), nodes, track, entries, tile.exits(rotation))
 
 
 @dataclass
@@ -688,23 +700,30 @@ class _HexTexts:
     nodes: list[tuple[float, float, float]]
     track: list[tuple[float, float, float]]
     entries: list[tuple[str, Item]]
+    exits: frozenset[int] = frozenset()
 
 
 def _place_texts(
     hexes: list[_HexTexts], neighbours: dict[str, dict[int, str]], parent: ET.Element
 ) -> None:
     """Place every hex's texts, clear also of any city of a neighbour that reaches
-    into the hex (a city near an edge with slots side by side)."""
+    into the hex (a city near an edge with slots side by side) and of the edges where
+    a neighbour's track ends against the hex (so a name never hides that junction)."""
     by_hex = {h.hex_id: h for h in hexes}
     for here in hexes:
         obstacles = list(here.nodes)
-        for there in (by_hex[n] for n in neighbours[here.hex_id].values() if n in by_hex):
+        track = list(here.track)
+        junctions = []
+        for edge, there in ((e, by_hex[n]) for e, n in neighbours[here.hex_id].items() if n in by_hex):
             dx, dy = there.center[0] - here.center[0], there.center[1] - here.center[1]
             for x, y, r in there.nodes:
                 if math.hypot(x + dx, y + dy) < SIZE + r:
                     obstacles.append((x + dx, y + dy, r))
+            if (edge + 3) % 6 in there.exits:
+                junctions.append(edge)
+                track.extend([(*edge_middle(edge), JUNCTION_R)] * JUNCTION_WEIGHT)
         items = [item for _, item in here.entries]
-        spots = place_all(SIZE, obstacles, here.track, items, (here.tile, tuple(obstacles)))
+        spots = place_all(SIZE, obstacles, track, items, (here.tile, tuple(obstacles), tuple(junctions)))
         translate = f"translate({fmt(here.center[0])},{fmt(here.center[1])})"
         texts = el(None, "g", class_="hex-labels", data_hex=here.hex_id, transform=translate)
         for (kind, _), spot in zip(here.entries, spots):
@@ -749,8 +768,15 @@ def _draw_city(
     index: int,
     node: Node,
     at: Point,
+    *,
+    numbered: bool = False,
+    closed: bool = False,
 ) -> list[Point]:
-    """A city with its slots, tokens and reservation; returns the slot centres."""
+    """A city with its slots, tokens and reservation; returns the slot centres.
+
+    ``numbered``: the hex has several cities, so the city's number (as typed in
+    ``token HEX N``) goes in its first free slot. ``closed``: a green spot of the
+    board (open from phase 3), drawn green with a 3, its neutral token too."""
     holders = state.map.tokens.get((hex_id, index), [])
     count = max(node.slots, len(holders))
     offsets = _slot_offsets(count)
@@ -769,14 +795,39 @@ def _draw_city(
     reserver = state.map.reservations.get((hex_id, index))
     for slot, (x, y) in enumerate(offsets):
         holder = holders[slot] if slot < len(holders) else None
-        if holder is not None:
+        if closed and holder in (None, NEUTRAL):
+            opens = ctx.title.spots_open_in_phase
+            el(city, "circle", class_="slot closed", cx=x, cy=y, r=CITY_R, data_opens=opens)
+            text(city, x, y, opens, size=TOKEN_FONT + 4, bold=True, class_="closed")
+        elif holder is not None:
             _draw_token(ctx, city, holder, x, y, hex_id, index, slot)
         elif reserver is not None:
             _draw_reservation(ctx, city, reserver, x, y)
             reserver = None
         else:
             el(city, "circle", class_="slot", cx=x, cy=y, r=CITY_R)
+            if numbered:
+                text(city, x, y, str(index), size=TOKEN_FONT + 4, bold=True, class_="slot-number",
+                     data_city=index)
+                numbered = False
     return offsets
+
+
+JUNCTION_R = 0.2 * SIZE
+JUNCTION_WEIGHT = 8
+"""Texts keep this far from the middle of an edge that a neighbour's track reaches:
+covering it costs as much as this many points of track (less than a city)."""
+
+STUB_TRIANGLE = ((-0.2 * SIZE, APOTHEM - 1), (0.2 * SIZE, APOTHEM - 1), (0.0, APOTHEM - 0.3 * SIZE))
+"""A must-connect triangle on edge 0 (8.6.2, 1867), pointing into the hex."""
+
+
+def _draw_stubs(group: ET.Element, tile: TileDef) -> None:
+    """The yellow triangles of a printed hex: its first tile must join those edges."""
+    for edge in tile.stubs:
+        corners = [_rotate(p, 60.0 * edge) for p in STUB_TRIANGLE]
+        el(group, "polygon", class_="stub", data_edge=edge,
+           points=" ".join(f"{fmt(x)},{fmt(y)}" for x, y in corners))
 
 
 NEUTRAL_SWATCH = Swatch("#9a9a9a", "#ffffff")
@@ -903,11 +954,24 @@ def _items(
     laid = hex_id in state.map.tiles
     if tile.upgrade_cost and (not laid or ctx.rules.tile_cost_paid_on_replace):
         items.append(("cost", _cost_item(ctx, tile, bool(tile.nodes or tile.paths))))
+    elif not ctx.rules.tile_cost_paid_on_replace and (cost := _next_tile_cost(ctx, tile)):
+        items.append(("cost", _cost_item(ctx, replace(tile, upgrade_cost=cost), True)))
     if hex_id in state.map.blocked_hexes:
         items.append(("lock", _lock_item()))
     if laid:
         items.append(("tile-number", _tile_number_item(state.map.tiles[hex_id].tile)))
     return items
+
+
+def _next_tile_cost(ctx: Context, tile: TileDef) -> int:
+    """What laying the next tile costs where every upgrade (the tiles of the next
+    colour with the hex's label) carries the same printed cost: Kiev's ₽40 for 635
+    (8.6.2: paid when that tile is placed); 0 elsewhere."""
+    if tile.label is None or tile.color not in COLORS[:-1]:
+        return 0
+    following = COLORS[COLORS.index(tile.color) + 1]
+    costs = {t.upgrade_cost for t in ctx.board.tiles.values() if t.color == following and t.label == tile.label}
+    return costs.pop() if len(costs) == 1 else 0
 
 
 def _name_item(name: str) -> Item:
