@@ -392,12 +392,13 @@ def render_map(
         if focus not in board.hexes:
             raise ValueError(f"{focus} is not a hex of the {board.title} map")
         shown = [h for h in shown if hex_distance(h, focus) <= FOCUS_RADIUS]
+    rows = [] if focus else _legend_rows(ctx, state, _view_of(shown).width - 2 * MARGIN)
     drawn = draw_map(
         ctx,
         state,
         shown,
         zoom=FOCUS_ZOOM if focus else 1.0,
-        below=0.0 if focus else LEGEND_HEIGHT,
+        below=LEGEND_HEIGHT * len(rows),
         data_focus=focus,
     )
     for hex_id in [highlight] if isinstance(highlight, str) else highlight:
@@ -412,8 +413,8 @@ def render_map(
                 points=HEX_POINTS,
                 transform=translate,
             )
-    if focus is None:
-        _legend(drawn.root, ctx, state, drawn.view.x + MARGIN, drawn.below_y + LEGEND_HEIGHT / 2)
+    if rows:
+        _legend(drawn.root, rows, drawn.view.x + MARGIN, drawn.below_y)
     return to_string(drawn.root)
 
 
@@ -531,43 +532,107 @@ def edge_middle(edge: int) -> Point:
     return _polar(_edge_angle(edge), APOTHEM)
 
 
-def _legend(root: ET.Element, ctx: Context, state: GameState, x: float, cy: float) -> None:
-    """A strip under the map saying what its marks mean: water costs, the off-board
-    value in use, locked hexes (while there are any) and tile numbers."""
+Entry = tuple[float, Callable[[ET.Element, float, float], None]]
+"""A legend entry: its width and how to draw it from (x, middle y)."""
+
+
+def _legend_rows(ctx: Context, state: GameState, width: float) -> list[list[Entry]]:
+    """The legend's entries in rows that fit ``width``."""
+    rows: list[list[Entry]] = [[]]
+    used = 0.0
+    for entry in _legend_entries(ctx, state):
+        if rows[-1] and used + entry[0] > width:
+            rows.append([])
+            used = 0.0
+        rows[-1].append(entry)
+        used += entry[0] + LEGEND_GAP
+    return rows
+
+
+def _legend(root: ET.Element, rows: list[list[Entry]], x: float, top: float) -> None:
+    """The strip under the map saying what its marks mean, row by row."""
     group = el(root, "g", class_="legend")
-    costs = sorted({h.upgrade_cost for h in ctx.board.hexes.values() if h.terrain == "water"})
+    for i, row in enumerate(rows):
+        left, cy = x, top + LEGEND_HEIGHT * (i + 0.5)
+        for width, draw in row:
+            draw(group, left, cy)
+            left += width + LEGEND_GAP
+
+
+def _legend_entries(ctx: Context, state: GameState) -> list[Entry]:
+    """Water costs, river and impassable sides, the off-board value in use, locked
+    hexes, must-connect triangles, green spots and city numbers (those the map has
+    now), and tile numbers."""
+    board = ctx.board
+    entries: list[Entry] = []
+
+    def words_entry(lead: float, words: str, mark: Callable[[ET.Element, float, float], None]) -> Entry:
+        def draw(parent: ET.Element, x: float, cy: float) -> None:
+            mark(parent, x, cy)
+            text(parent, x + lead + 6, cy, words, size=SMALL_FONT, anchor="start")
+
+        return lead + 6 + text_width(words, SMALL_FONT), draw
+
+    costs = sorted({h.upgrade_cost for h in board.hexes.values() if h.terrain == "water"})
     if costs:
-        wave = f"translate({fmt(x + 11)},{fmt(cy)})"
-        el(group, "path", class_="water", d=WATER_PATH, transform=wave)
         words = " / ".join(money(ctx, c) for c in costs) + ": cost to lay track across water"
-        x = _legend_words(group, x + 26, cy, words)
-    for color, framed in (("yellow", False), ("green", True)):
-        el(
-            group,
-            "rect",
-            x=x,
-            y=cy - 11,
-            width=22.0,
-            height=22.0,
-            fill=PHASE_COLORS[color],
-            stroke=INK,
-            stroke_width=3.5 if framed else 1.0,
-        )
-        x += 22
-    x = _legend_words(group, x + 6, cy, "off-board: the framed value is the one in use")
+        entries.append(words_entry(22, words, lambda g, x, cy: el(
+            g, "path", class_="water", d=WATER_PATH, transform=f"translate({fmt(x + 11)},{fmt(cy)})")))
+    sides = {b.type: b.cost for h in board.hexes.values() for b in h.borders if b.type}
+    for kind, words in (("water", "river: {cost} to build across"), ("impassable", "no track across")):
+        if kind in sides:
+            cost = money(ctx, sides[kind]) if sides[kind] else "free"
+            entries.append(words_entry(28, words.format(cost=cost), partial(_side_mark, color=BORDER_COLORS[kind])))
+
+    def values(parent: ET.Element, x: float, cy: float) -> None:
+        for i, (color, framed) in enumerate((("yellow", False), ("green", True))):
+            el(parent, "rect", x=x + 22 * i, y=cy - 11, width=22.0, height=22.0, fill=PHASE_COLORS[color],
+               stroke=INK, stroke_width=3.5 if framed else 1.0)
+
+    entries.append(words_entry(44, "off-board: the framed value is the one in use", values))
     if state.map.blocked_hexes:
-        width = text_width(LOCK_TEXT, SMALL_FONT, True) + 12
-        el(group, "rect", class_="lock", x=x, y=cy - 11, width=width, height=22.0, rx=4.0)
-        text(group, x + width / 2, cy, LOCK_TEXT, size=SMALL_FONT, bold=True, class_="lock")
-        x = _legend_words(group, x + width + 6, cy, f"hatched: no track until phase {LOCKS_OPEN_IN_PHASE}")
-    text(group, x, cy, "801", size=TILE_NUMBER_FONT, anchor="start", class_="tile-number")
-    _legend_words(group, x + text_width("801", TILE_NUMBER_FONT) + 6, cy, "tile number")
+        badge = text_width(LOCK_TEXT, SMALL_FONT, True) + 12
+
+        def lock(parent: ET.Element, x: float, cy: float) -> None:
+            el(parent, "rect", class_="lock", x=x, y=cy - 11, width=badge, height=22.0, rx=4.0)
+            text(parent, x + badge / 2, cy, LOCK_TEXT, size=SMALL_FONT, bold=True, class_="lock")
+
+        entries.append(words_entry(badge, f"hatched: no track until phase {LOCKS_OPEN_IN_PHASE}", lock))
+    if any(tile.stubs and h not in state.map.tiles for h, tile in board.hexes.items()):
+        def triangle(parent: ET.Element, x: float, cy: float) -> None:
+            points = ((x, cy + 9), (x + 24, cy + 9), (x + 12, cy - 9))
+            el(parent, "polygon", class_="stub", points=" ".join(f"{fmt(a)},{fmt(b)}" for a, b in points))
+
+        entries.append(words_entry(24, "the first tile must join the edge with the triangle", triangle))
+    opens = ctx.title.spots_open_in_phase
+    if ctx.title.closed_spots(ctx, state):
+        def spot(parent: ET.Element, x: float, cy: float) -> None:
+            el(parent, "circle", class_="slot closed", cx=x + 12, cy=cy, r=12.0)
+            text(parent, x + 12, cy, opens, size=SMALL_FONT, bold=True, class_="closed")
+
+        entries.append(words_entry(24, f"green spot: opens in phase {opens}", spot))
+    if state.map.reservations:
+        def reserved(parent: ET.Element, x: float, cy: float) -> None:
+            el(parent, "circle", cx=x + 12, cy=cy, r=11.0, fill=PAPER, stroke=INK, stroke_width=2.5,
+               stroke_dasharray="5 3")
+
+        entries.append(words_entry(24, "dashed ring: a company's reserved home", reserved))
+    if any(len(tile.city_indexes) > 1 for tile in board.hexes.values()):
+        def number(parent: ET.Element, x: float, cy: float) -> None:
+            el(parent, "circle", class_="slot", cx=x + 12, cy=cy, r=12.0)
+            text(parent, x + 12, cy, "1", size=SMALL_FONT, bold=True, class_="slot-number")
+
+        entries.append(words_entry(24, "city number (token HEX 1)", number))
+    entries.append(words_entry(
+        text_width("801", TILE_NUMBER_FONT),
+        "tile number",
+        lambda g, x, cy: text(g, x, cy, "801", size=TILE_NUMBER_FONT, anchor="start", class_="tile-number"),
+    ))
+    return entries
 
 
-def _legend_words(parent: ET.Element, x: float, cy: float, words: str) -> float:
-    """Words of the legend from ``x``; returns where the next entry starts."""
-    text(parent, x, cy, words, size=SMALL_FONT, anchor="start")
-    return x + text_width(words, SMALL_FONT) + LEGEND_GAP
+def _side_mark(parent: ET.Element, x: float, cy: float, *, color: str) -> None:
+    el(parent, "line", x1=x, y1=cy, x2=x + 28, y2=cy, stroke=color, stroke_width=6.0)
 
 
 def _view_of(hex_ids: list[str]) -> _View:

@@ -725,3 +725,30 @@ def test_market_legend_has_the_pink_space_with_a_blue_band(
     assert any("blue band" in t for t in texts(legend))
     bands = [r for r in legend.findall("s:rect", NS) if r.get("height") == "5"]
     assert len(bands) == 1
+
+
+def test_kiev_shows_what_its_green_upgrade_costs_by_the_rulebook(
+    ctx: Context, early_state: GameState
+) -> None:
+    """8.6.2: the ₽40 printed on tile 635 is paid when it is laid on Kiev (D14), so the
+    yellow Kiev shows it; with the site's reading (paid when 635 is replaced) it shows
+    on the laid 635 instead."""
+    assert "D14" not in early_state.map.tiles
+    root = parse(render_map(ctx, early_state))
+    kiev = root.find(".//s:g[@class='hex-labels'][@data-hex='D14']", NS)
+    assert kiev is not None
+    assert [t.text for t in kiev.findall(".//s:text[@class='cost']", NS)] == ["₽40"]
+    site = Context(ctx.board, Rules.site())
+    kiev_site = parse(render_map(site, early_state)).find(".//s:g[@class='hex-labels'][@data-hex='D14']", NS)
+    assert kiev_site is not None and not kiev_site.findall(".//s:text[@class='cost']", NS)
+
+
+def test_map_legend_explains_the_marks_the_map_has(ctx: Context, early_state: GameState) -> None:
+    legend = " ".join(texts(parse(render_map(ctx, early_state)).find(".//s:g[@class='legend']", NS)))
+    assert "dashed ring: a company's reserved home" in legend
+    assert "city number (token HEX 1)" in legend
+    game = Game.new([("1", "A"), ("2", "B"), ("3", "C")], seed=1, title="1867")
+    words = " ".join(texts(parse(render_map(game.ctx, game.state)).find(".//s:g[@class='legend']", NS)))
+    for entry in ("river: $80 to build across", "no track across", "the first tile must join the edge",
+                  "green spot: opens in phase 3"):
+        assert entry in words
