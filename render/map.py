@@ -249,7 +249,7 @@ def _layout(tile: TileDef) -> _Layout:
         for i, node in enumerate(tile.nodes)
         if node.kind == "town" and node.loc is None and len(exits[i]) == 2
     }
-    layout.nodes = [_node_position(tile, i, exits) for i in range(len(tile.nodes))]
+    layout.nodes = _spread([_node_position(tile, i, exits) for i in range(len(tile.nodes))], tile, exits)
     pieces: list[tuple[set[int | str], str, list[Point]]] = []
     arrows: list[str] = []
     for i in sorted(barred):
@@ -318,6 +318,70 @@ def _node_position(tile: TileDef, index: int, exits: tuple[frozenset[int], ...])
     if math.hypot(vx, vy) < 0.1:
         return _polar(_edge_angle(6 * index / len(tile.nodes)), NODE_OFFSET)
     return _polar(math.degrees(math.atan2(vy, vx)), NODE_OFFSET)
+
+
+SPREAD_SPOTS = ((0.0, 0.0),) + tuple(
+    _polar(30.0 * k, r * SIZE) for r in (0.25, 0.4, 0.5, 0.6) for k in range(12)
+)
+"""Where :func:`_spread` may move a city: the centre and rings around it."""
+
+
+def _spread(positions: list[Point], tile: TileDef, exits: tuple[frozenset[int], ...]) -> list[Point]:
+    """The nodes' centres, moved apart where two would overlap or one would sit on
+    another's track (Montreal's X1-X4, whose cities lie on straights through the
+    centre). Nodes with a printed place (``loc``) stay; the others move, one at a
+    time, to the spot that clears the others and strays least from where they were."""
+    movable = [i for i, n in enumerate(tile.nodes) if n.loc is None and n.kind != "offboard"]
+    if len(tile.nodes) < 2 or not movable or not _crowding(positions, tile, exits):
+        return positions
+    placed = list(positions)
+    for _ in range(2):
+        for i in movable:
+            placed[i] = min(
+                SPREAD_SPOTS,
+                key=lambda spot: _crowding(placed[:i] + [spot] + placed[i + 1 :], tile, exits, only=i)
+                + 0.05 * math.dist(spot, positions[i]),
+            )
+    return placed
+
+
+def _crowding(
+    positions: list[Point], tile: TileDef, exits: tuple[frozenset[int], ...], only: int | None = None
+) -> float:
+    """How badly nodes overlap each other, sit on each other's track or leave the hex
+    (for node ``only``, just its own part)."""
+    radius = [_reach(n) for n in tile.nodes]
+    segments = [[(edge_middle(e), positions[j]) for e in exits[j]] for j in range(len(positions))]
+    cost = 0.0
+    for i, (x, y) in enumerate(positions):
+        if math.hypot(x, y) + radius[i] > APOTHEM and only in (None, i):
+            cost += 100.0
+        for j, other in enumerate(positions):
+            if j == i or only not in (None, i, j):
+                continue
+            if j > i and math.dist((x, y), other) < radius[i] + radius[j] + 4:
+                cost += 100.0
+            if any(_to_segment((x, y), a, b) < radius[i] + 1 for a, b in segments[j]):
+                cost += 50.0
+    return cost
+
+
+def _reach(node: Node) -> float:
+    """How far a node's drawing reaches from its centre."""
+    if node.kind == "town":
+        return TOWN_DOT_R
+    if node.slots <= 1:
+        return CITY_R
+    return CITY_R / math.sin(math.pi / node.slots) + CITY_R
+
+
+def _to_segment(p: Point, a: Point, b: Point) -> float:
+    """Distance from ``p`` to the segment from ``a`` to ``b``."""
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    dx, dy = bx - ax, by - ay
+    length = dx * dx + dy * dy
+    t = 0.0 if length == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length))
+    return math.hypot(px - ax - t * dx, py - ay - t * dy)
 
 
 def _slot_offsets(slots: int) -> list[Point]:

@@ -95,3 +95,25 @@ def test_a_plain_hex_shows_each_rotation_and_where_its_track_leads(montreal: Gam
     assert costs == ["no cost (loan)"] * len(lays)
     header = next(t.text for t in root.iter(f"{{{NS['s']}}}text"))
     assert header is not None and header.startswith("K13 Cornwall:")
+
+
+def test_montreals_x_tiles_keep_their_three_cities_apart(montreal: Game) -> None:
+    """Finding 9: after X1 the three cities' lines overlapped. Every X tile in every
+    rotation now draws its cities clear of each other, inside the hex."""
+    from render.map import APOTHEM, CITY_R
+
+    ctx, state = montreal.ctx, montreal.state
+    candidates = [Candidate(t, r, 20) for t in ("X1", "X2", "X3", "X4") for r in range(6)]
+    root = ET.fromstring(render_tiles(ctx, state, "L12", candidates))
+    for cell in root.findall(".//s:g[@class='candidate']", NS):
+        laid = cell.find(".//s:g[@class='tile'][@data-hex='L12']", NS)
+        assert laid is not None
+        centres = []
+        for city in laid.findall("s:g[@class='city']", NS):
+            x, y = (float(v) for v in (city.get("transform") or "")[len("translate("):-1].split(","))
+            centres.append((x, y))
+            assert (x * x + y * y) ** 0.5 + CITY_R <= APOTHEM + 0.5
+        assert len(centres) == 3
+        for i, a in enumerate(centres):
+            for b in centres[i + 1 :]:
+                assert ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5 >= 2 * CITY_R + 4, cell.get("data-tile")
