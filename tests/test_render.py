@@ -433,6 +433,10 @@ def test_market_tokens_stack_top_first(ctx: Context, middle_state: GameState) ->
             for c in chips
         ]
         assert spots == sorted(spots)  # reading order: top to bottom, left to right
+        assert len({x for _, x in spots}) == 1  # one column: "top operates first" is the order read
+    space = root.find(".//s:g[@class='space'][@data-row='6'][@data-col='2']", NS)
+    heights = {float(c.find("s:rect", NS).get("height")) for c in space.findall("s:g[@class='token']", NS)}
+    assert min(heights) >= 14  # five chips still carry readable symbols
 
 
 def test_market_zones_and_minor_border(ctx: Context, middle_state: GameState) -> None:
@@ -471,6 +475,14 @@ def test_column_market(ctx: Context, middle_state: GameState) -> None:
         c.get("data-company") for c in find(root, ".//s:g[@data-col='5']/s:g[@class='token']")
     ] == ["KR", "MV"]
     assert len(find(root, ".//s:line[@class='ceiling']")) == 1
+    # Finding 21: the 28 spaces come in bands of ten, one under the other (was 1832 x 508).
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert width < 700 and height < 1.6 * width
+    tops = {float(s.find("s:rect", NS).get("y")) for s in find(root, ".//s:g[@class='space']")}
+    assert len(tops) == 3
+    lefts = [float(find(root, f".//s:g[@class='space'][@data-col='{c}']")[0].find("s:rect", NS).get("x"))
+             for c in (0, 10, 20)]
+    assert lefts[0] == lefts[1] == lefts[2]
 
 
 # --- table ------------------------------------------------------------------------------
