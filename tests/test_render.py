@@ -764,3 +764,22 @@ def test_map_legend_explains_the_marks_the_map_has(ctx: Context, early_state: Ga
     for entry in ("river: $80 to build across", "no track across", "the first tile must join the edge",
                   "green spot: opens in phase 3"):
         assert entry in words
+
+
+def test_table_tells_majors_from_minors_not_started_and_rows_the_state_railway(
+    ctx: Context, early_state: GameState
+) -> None:
+    """Finding 22: "Not started" mixed 1867's 8 majors and 6 green minors; 1861 listed
+    the RSR there while 1867 gave the CN a row."""
+    canada = Game.new([("1", "A"), ("2", "B"), ("3", "C")], seed=1, title="1867")
+    for context, state in ((ctx, early_state), (canada.ctx, canada.state)):
+        root = parse(render_table(context, state))
+        majors = {c.get("data-company") for c in find(root, ".//s:g[@class='companies-unstarted-major']/s:g")}
+        minors = {c.get("data-company") for c in find(root, ".//s:g[@class='companies-unstarted-minor']/s:g")}
+        assert majors and all(state.companies[s].is_major for s in majors)
+        assert all(state.companies[s].type == "minor" for s in minors)
+        national = context.board.national()
+        assert root.find(f".//s:g[@class='row'][@data-company='{national}']", NS) is not None
+        if context is canada.ctx:
+            assert minors == set(context.board.green_minors)  # waiting for phase 3
+            assert len(majors) == 8
