@@ -218,13 +218,14 @@ def routes_payload(game: Game, action: Action) -> dict[str, Any] | None:
         return None
     return {"company": action.entity, "trains": [
         {"train": r.train, "stops": [list(s) for s in r.stops], "legs": [list(leg) for leg in r.legs],
-         "revenue": r.revenue} for r in results
+         "revenue": r.revenue, "counted": [list(s) for s in r.counted]} for r in results
     ]}
 
 
 def _route_results(payload: dict[str, Any]) -> list[RouteResult]:
     return [RouteResult(t["train"], tuple((h, int(n)) for h, n in t["stops"]),
-                        tuple(tuple(leg) for leg in t["legs"]), int(t["revenue"]))
+                        tuple(tuple(leg) for leg in t["legs"]), int(t["revenue"]),
+                        tuple((h, int(n)) for h, n in t.get("counted", [])))  # older posts have none
             for t in payload["trains"]]
 
 

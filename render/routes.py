@@ -151,8 +151,7 @@ def _revenue_strip(
         color = TRAIN_COLORS[i % len(TRAIN_COLORS)]
         el(strip, "line", x1=x, y1=cy, x2=x + 40, y2=cy, stroke=color, stroke_width=LINE,
            stroke_linecap="round")
-        stops = " - ".join(hex_id for hex_id, _ in route.stops)
-        words = f"{names.get(route.train, route.train)}-train: {stops}"
+        words = f"{names.get(route.train, route.train)}-train: {stops_text(route)}"
         text(strip, x + 54, cy, words, size=FONT, anchor="start")
         text(
             strip,
@@ -167,5 +166,17 @@ def _revenue_strip(
         )
     total = sum(r.revenue for r in routes)
     cy = top + 8 + ROW * (len(routes) + 0.5)
-    text(strip, x + 54, cy, f"{company} runs for {money(ctx, total)}", size=FONT, bold=True,
-         anchor="start", fill=INK, class_="total")
+    summary = f"{company} runs for {money(ctx, total)}"
+    text(strip, x + 54, cy, summary, size=FONT, bold=True, anchor="start", fill=INK, class_="total")
+    if any(r.counted and len(r.counted) < len(r.stops) for r in routes):
+        text(strip, x + 54 + text_width(summary, FONT, True) + 16, cy,
+             "(stops in brackets are passed but not counted)", size=FONT, anchor="start", class_="note")
+
+
+def stops_text(route: RouteResult) -> str:
+    """A train's stops in route order, a stop passed but not counted in brackets,
+    as the text reply writes them: "(A17) - B18 - C17"."""
+    counted = set(route.counted)
+    return " - ".join(
+        h if not route.counted or (h, i) in counted else f"({h})" for h, i in route.stops
+    )
