@@ -172,20 +172,19 @@ def _cell(
 def _exit_labels(
     ctx: Context, hex_id: str, candidate: Candidate, parent: ET.Element, cx: float, cy: float
 ) -> None:
-    """Each neighbour's id across its edge: bold in a pill where the track leads."""
+    """Each neighbour's id across its edge: bold in a framed pill where the track
+    leads, grey on a plain one elsewhere."""
     exits = ctx.board.tiles[candidate.tile].exits(candidate.rotation)
     for edge, neighbour in sorted(ctx.board.neighbours[hex_id].items()):
         angle = math.radians(90.0 + 60.0 * edge)
         x, y = cx + EXIT_AT * math.cos(angle), cy + EXIT_AT * math.sin(angle)
-        if edge in exits:
-            w = text_width(neighbour, EXIT_FONT, True) + 12
-            el(parent, "rect", class_="pill", x=x - w / 2, y=y - EXIT_FONT / 2 - 4, width=w,
-               height=EXIT_FONT + 8, rx=(EXIT_FONT + 8) / 2)
-            text(parent, x, y, neighbour, size=EXIT_FONT, bold=True, class_="exit",
-                 data_edge=edge)
-        else:
-            text(parent, x, y, neighbour, size=EXIT_FONT - 2, fill=MUTED, class_="neighbour",
-                 data_edge=edge)
+        leads = edge in exits
+        size = EXIT_FONT if leads else EXIT_FONT - 2
+        w, h = text_width(neighbour, size, leads) + 12, size + 8
+        el(parent, "rect", class_="pill" if leads else "back", x=x - w / 2, y=y - h / 2, width=w,
+           height=h, rx=h / 2)
+        text(parent, x, y, neighbour, size=size, bold=leads, fill=None if leads else MUTED,
+             class_="exit" if leads else "neighbour", data_edge=edge)
 
 
 def _hex_path(cx: float, cy: float) -> str:
