@@ -277,7 +277,11 @@ def _lay(game: Game, actor: str, args: list[str]) -> Action:
         raise ValueError("too many words")
     hex_id, tile = _sym(args[0]), _tile_name(game, args[1])
     if len(args) > 2:
-        action = LayTile(actor, hex_id, tile, _number(args[2], "the rotation"))
+        rotation = _number(args[2], "the rotation")
+        if rotation > 5:
+            raise Refusal(f"The rotation is 0 to 5 (each step turns the tile 60° clockwise), not {rotation}; "
+                          f"`tiles {hex_id}` draws each one")
+        action = LayTile(actor, hex_id, tile, rotation)
     else:
         fits = distinct_rotations(game.ctx.board.tiles[tile], _rotations(game, actor, hex_id, tile))
         if len(fits) > 1:
