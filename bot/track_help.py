@@ -71,13 +71,13 @@ def tiles_text(game: Game, rest: str = "") -> str:
         return f"{sym} has nowhere to lay track now: `pass`."
     extra = " (its second lay: yellow only, 20 more)" if state.round.lays else ""
     spare = _spare_for_track(game, company)
-    lines = [f"**{sym}** (₽{company.cash}) may lay{extra}:"]
+    lines = [f"**{sym}** ({money(game.ctx, company.cash)}) may lay{extra}:"]
     if focus:
         lines.extend(_exit_lines(game, focus, options[focus], company, spare))
     for hex_id in sorted(options, key=_hex_order) if not focus else ():
         parts = []
         for option in sorted(options[hex_id], key=lambda o: _tile_order(o.tile)):
-            cost = f" ₽{option.cost}" if option.cost else ""
+            cost = f" {money(game.ctx, option.cost)}" if option.cost else ""
             parts.append(f"{option.tile} ({', '.join(map(str, option.rotations))}){cost}"
                          f"{_cost_note(option.cost, company, spare, brackets=True)}")
         lines.append(f"{hex_id}: " + " · ".join(parts))

@@ -117,3 +117,18 @@ def test_montreals_x_tiles_keep_their_three_cities_apart(montreal: Game) -> None
         for i, a in enumerate(centres):
             for b in centres[i + 1 :]:
                 assert ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5 >= 2 * CITY_R + 4, cell.get("data-tile")
+
+
+def test_the_tiles_text_lists_each_lay_of_the_sheet_with_its_exits_in_dollars(montreal: Game) -> None:
+    """`tiles L12` lists the sheet's lays in its order, each with the hexes its track
+    leads to; 1867's money is dollars (finding 14)."""
+    from bot.track_help import sheet_candidates, tiles_text
+
+    lines = tiles_text(montreal, "L12").split("\n")
+    candidates = sheet_candidates(montreal, "L12")
+    assert len(candidates) == 12
+    for line, candidate in zip(lines[1:], candidates):
+        towards = ", ".join(exits_towards(montreal.ctx, "L12", candidate.tile, candidate.rotation))
+        assert line.startswith(f"`lay L12 {candidate.tile} {candidate.rotation}` → {towards} $20")
+    everything = tiles_text(montreal)
+    assert "$" in everything and "₽" not in everything
