@@ -839,6 +839,7 @@ def _place_texts(
     into the hex (a city near an edge with slots side by side) and of the edges where
     a neighbour's track ends against the hex (so a name never hides that junction)."""
     by_hex = {h.hex_id: h for h in hexes}
+    names: dict[str, list[tuple[float, float, float, float]]] = {}  # on the map, placed so far
     for here in hexes:
         obstacles = list(here.nodes)
         track = list(here.track)
@@ -852,13 +853,26 @@ def _place_texts(
                 junctions.append(edge)
                 track.extend([(*edge_middle(edge), JUNCTION_R)] * JUNCTION_WEIGHT)
         items = [item for _, item in here.entries]
-        spots = place_all(SIZE, obstacles, track, items, (here.tile, tuple(obstacles), tuple(junctions)))
+        cx, cy = here.center
+        near = [
+            (x0 - cx - NAME_MARGIN, y0 - cy - NAME_MARGIN, x1 - cx + NAME_MARGIN, y1 - cy + NAME_MARGIN)
+            for n in neighbours[here.hex_id].values()
+            for x0, y0, x1, y1 in names.get(n, ())
+        ]
+        spots = place_all(
+            SIZE, obstacles, track, items, (here.tile, tuple(obstacles), tuple(junctions)), near
+        )
         translate = f"translate({fmt(here.center[0])},{fmt(here.center[1])})"
         texts = el(None, "g", class_="hex-labels", data_hex=here.hex_id, transform=translate)
         for (kind, _), spot in zip(here.entries, spots):
             if spot is not None:
                 shape, (x, y) = spot
                 shape.draw(el(texts, "g", class_="label", data_kind=kind), x, y)
+                if kind in ("name", "name-note"):
+                    names.setdefault(here.hex_id, []).append(
+                        (cx + x - shape.width / 2, cy + y - shape.height / 2,
+                         cx + x + shape.width / 2, cy + y + shape.height / 2)
+                    )
         if len(texts):
             parent.append(texts)
 
@@ -942,6 +956,9 @@ def _draw_city(
     return offsets
 
 
+NAME_MARGIN = 12.0
+"""Texts keep this far from a neighbouring hex's name where they can (finding 20:
+"Guelph" over "Hamilton" read as one name)."""
 JUNCTION_R = 0.2 * SIZE
 JUNCTION_WEIGHT = 8
 """Texts keep this far from the middle of an edge that a neighbour's track reaches:
