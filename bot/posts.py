@@ -216,7 +216,9 @@ def routes_payload(game: Game, action: Action) -> dict[str, Any] | None:
         results = check_routes(game.ctx, game.state, game.state.companies[action.entity], action.routes)
     except EngineError:
         return None
-    return {"company": action.entity, "trains": [
+    ran = {r.train for r in results}
+    idle = [t.id for t in game.state.companies[action.entity].trains if not t.operated and t.id not in ran]
+    return {"company": action.entity, "idle": idle, "trains": [
         {"train": r.train, "stops": [list(s) for s in r.stops], "legs": [list(leg) for leg in r.legs],
          "revenue": r.revenue, "counted": [list(s) for s in r.counted]} for r in results
     ]}
@@ -253,7 +255,8 @@ def _draw(
         elif name == "market":
             svgs[name] = render_market(ctx, state)
         elif name == "routes" and routes:
-            svgs[name] = render_routes(ctx, state, routes["company"], _route_results(routes))
+            svgs[name] = render_routes(ctx, state, routes["company"], _route_results(routes),
+                                       routes.get("idle", []))
         elif name == "tiles" and focus:
             svgs[name] = render_tiles(ctx, state, focus, sheet_candidates(game, focus))
         elif name == "table":

@@ -146,3 +146,16 @@ def test_stops_passed_but_not_counted_are_in_brackets_as_in_the_text(run) -> Non
     first = passed.stops[0][0]
     assert any(f": ({first}) - " in w for w in words)
     assert "(stops in brackets are passed but not counted)" in words
+
+
+def test_a_train_without_a_route_is_named_as_in_the_text(run) -> None:
+    """Finding 19: a train left without a route ("2-0: no route" in the text) was not
+    mentioned in the picture."""
+    seen, _ = run
+    ctx, state, sym = seen["position"]
+    results = seen["results"]
+    svg = render_routes(ctx, state, sym, results[:-1], [results[-1].train])
+    root = ET.fromstring(svg)
+    idle = root.findall(".//s:text[@class='idle']", NS)
+    assert [t.text for t in idle] == [f"{results[-1].train}: no route"]
+    assert len(root.findall(".//s:g[@class='route']", NS)) == len(results) - 1
