@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from engine.game import Game
 from engine.legal import legal_lays
 from engine.loans import borrowing_power
+from engine.operating import OperatingRound
 from engine.state import Company
 from engine.track import lay_cost
 from engine.trains import cheapest_bank_price
@@ -69,7 +70,7 @@ def tiles_text(game: Game, rest: str = "") -> str:
         options = {focus: options[focus]}
     if not options:
         return f"{sym} has nowhere to lay track now: `pass`."
-    extra = " (its second lay: yellow only, 20 more)" if state.round.lays else ""
+    extra = _second_action(state.round)
     spare = _spare_for_track(game, company)
     lines = [f"**{sym}** ({money(game.ctx, company.cash)}) may lay{extra}:"]
     if focus:
@@ -126,6 +127,14 @@ def _cost_note(cost: int, company: Company, spare: float, *, brackets: bool = Fa
     if brackets:
         return "".join(f" ({n})" for n in notes)
     return ", ".join(notes)
+
+
+def _second_action(rnd: OperatingRound) -> str:
+    """8.6: after an upgrade the extra action only lays yellow; after a yellow lay it may
+    also upgrade. Either way it costs 20 more."""
+    if not rnd.lays:
+        return ""
+    return " (its second action, 20 more: yellow only)" if rnd.upgraded else " (its second action, 20 more)"
 
 
 def _spare_for_track(game: Game, company: Company) -> float:

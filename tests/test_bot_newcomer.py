@@ -231,7 +231,7 @@ async def test_8_tiles_lists_hexes_tiles_distinct_rotations_and_costs(store: Sql
     assert "G15 needs a tile labelled Y (yellow: 201, 202, 621); tile 57 is labelled nothing" in named
     assert "say which" in await table.say("lay G15 621")  # three distinct rotations: which?
     before = await table.game()
-    assert "The rotation is 0 to 5" in await table.say("lay G15 621 7")  # finding 5: was taken as 1
+    assert "A rotation is 0 to 5" in await table.say("lay G15 621 7")  # finding 5: was taken as 1
     assert (await table.game()).state.map.tiles == before.state.map.tiles
     assert "KR lays tile 621 on G15" in await table.say("lay G15 621 1")
 
