@@ -64,7 +64,7 @@ def render_tiles(
         raise ValueError(f"{hex_id} is not a hex of the {ctx.board.title} map")
     if not candidates:
         raise ValueError(f"no tiles to show for {hex_id}")
-    columns = min(COLUMNS, len(candidates)) if len(candidates) != 4 else 2
+    columns = 2 if len(candidates) == 4 else min(COLUMNS, len(candidates))  # four as a square
     rows = math.ceil(len(candidates) / columns)
     cell_w, cell_h = WINDOW[0], WINDOW[1] + CAPTION
     width = GAP + columns * (cell_w + GAP)
@@ -103,8 +103,8 @@ def preview(ctx: Context, state: GameState, hex_id: str, tile: str, rotation: in
     seen.map = copy.copy(state.map)
     seen.map.tiles = {**state.map.tiles, hex_id: PlacedTile(tile, rotation, f"{tile}-preview")}
     tokens = {k: v for k, v in state.map.tokens.items() if k[0] != hex_id}
-    for (_, city), slots in sorted(state.map.tokens.items()):
-        if _ != hex_id:
+    for (where, city), slots in sorted(state.map.tokens.items()):
+        if where != hex_id:
             continue
         target = mapping.get(city, city)
         merged = tokens.setdefault((hex_id, target), [None] * new.nodes[target].slots)
@@ -151,7 +151,7 @@ def _cell(
     board = el(cell, "g", transform=f"translate({fmt(left - x0)},{fmt(top - y0)})")
     window = el(board, "g", clip_path=f"url(#cell{index})")
     seen = preview(ctx, state, hex_id, candidate.tile, candidate.rotation)
-    around = [h for h in ctx.board.neighbours[hex_id].values()]
+    around = list(ctx.board.neighbours[hex_id].values())
     draw_hexes(ctx, seen, window, [*around, hex_id], [hex_id])
     hex_path = _hex_path(cx, cy)
     rect = f"M {fmt(x0)} {fmt(y0)} h {fmt(WINDOW[0])} v {fmt(WINDOW[1])} h {fmt(-WINDOW[0])} Z"
