@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.actions import Action, RunRoutes
+from engine.actions import Action, LayTile, RunRoutes
 from engine.game import Game
 from engine.importer import actions_of, read_log
 from engine.replay import replay
@@ -30,7 +30,7 @@ from engine.routes import best_routes
 from engine.routes_check import check_logged_routes
 from engine.selfplay import SELFPLAY_SETUPS, play_many
 from engine.state import Company, Context, GameState, Train
-from render.bench import bench_render
+from render.bench import bench_render, bench_tiles
 from storage import SqliteEventStore, TroikaEngine
 from storage.bench import bench_store
 from storage.pg_temp import PostgresServer, Unavailable
@@ -38,6 +38,7 @@ from storage.pg_temp import PostgresServer, Unavailable
 from .bench_scale import bench_scale
 from .console import CHANNEL, Console
 from .service import TroikaService
+from .track_help import sheet_candidates
 from .transcript import log_commands
 
 SCRIPTED_COMMANDS = 150
@@ -64,6 +65,7 @@ def run_bench(shared: Path) -> dict[str, Any]:
             "store": _store(first, Path(tmp)),
             "render": bench_render(finished.ctx, finished.state),
             "render_1867": bench_render(finished_1867.ctx, finished_1867.state),
+            "render_tiles_1867": _tile_sheet(canada, "L12"),
             "command": asyncio.run(command_latency(first, Path(tmp))),
             "command_1867": asyncio.run(command_latency(canada, Path(tmp))),
             **bench_scale(first, troika_log(first), finished, Path(tmp)),  # startup, concurrent, memory
@@ -80,6 +82,21 @@ def _machine(load_before: tuple[float, float, float], cpu_before: float) -> dict
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "bench_cpu_s": round(time.process_time() - cpu_before, 1),
     }
+
+
+def _tile_sheet(log: dict[str, Any], hex_id: str) -> dict[str, float]:
+    """The tile sheet (``tiles HEX``) of the first green upgrade of ``hex_id`` in the
+    game ``log`` (Montreal's: the most lays one hex offers in the shared games)."""
+    found: list[Game] = []
+
+    def before(game: Game, action: Action) -> None:
+        if not found and isinstance(action, LayTile) and action.hex == hex_id \
+                and game.ctx.board.tiles[action.tile].color == "green":
+            found.append(copy.deepcopy(game))
+
+    replay(log, None, before=before)
+    game = found[0]
+    return bench_tiles(game.ctx, game.state, hex_id, sheet_candidates(game, hex_id))
 
 
 def _trace(path: Path) -> list[dict[str, Any]] | None:

@@ -103,7 +103,7 @@ from .posts import (
 )
 from .orders_text import parse_order
 from .stray import LastMove, bind_pass, questioned_pass
-from .track_help import tiles_text
+from .track_help import tiles_text, track_options
 
 MAX_PLAYERS = 6
 SINCE_SHOWN = 6
@@ -1164,7 +1164,8 @@ class TroikaService:
         if verb == "tiles":
             text = tiles_text(game, rest)
             focus = rest.strip().upper()
-            pictures = await render_pictures(game, ["map"], highlight=focus, focus=focus) \
+            sheet = ["tiles"] if focus in track_options(game) else ["map"]  # else the hex as it is
+            pictures = await render_pictures(game, sheet, highlight=focus, focus=focus) \
                 if focus and self.pictures else []
             return Reply(text, pictures)
         if verb == "log":
