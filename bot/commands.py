@@ -30,17 +30,21 @@ from engine.actions import (
     PlaceToken,
     RedeemShares,
     RemoveToken,
+    RunBest,
     RunRoutes,
     SellShares,
+    StandingOrder,
 )
 from engine.board import TileDef
 from engine.errors import IllegalAction
 from engine.game import Game
 from engine.legal import legal_actions
+from engine.routes import RouteResult
 from engine.state import Train
 from engine.view import turn_view
 
 from .errors import Refusal
+from .orders_text import order_command
 from .routes_text import parse_routes, routes_detail
 
 
@@ -64,7 +68,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("start", "start", "Commissioner: start; seats are fixed and the first player drawn", "setup"),
     Verb("bid", "bid [PRIVATE|MINOR] PRICE", "Bid on the private or minor up for auction", "action"),
     Verb("auction", "auction MINOR [PRICE]", "Put a minor up for auction, opening at PRICE (100+)", "action"),
-    Verb("pass", "pass", "Pass: in an auction, a stock turn or the current operating step", "action"),
+    Verb("pass", "pass", "Pass: in an auction, a stock turn or the current operating step "
+         "(`pass KP` names the company it is for)", "action"),
     Verb("buy", "buy MAJOR [pool]", "Buy a 10% share from the treasury (or the bank pool)", "action"),
     Verb("sell", "sell MAJOR [COUNT]", "Sell shares of a major to the bank pool", "action"),
     Verb("par", "par MAJOR PRICE", "Start a major (phase 4+), then place its home token", "action"),
@@ -89,6 +94,10 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("remove", "remove HEX [CITY]", "After a merge: remove one of the major's tokens", "action"),
     Verb("nationalize", "nationalize", "Nationalize the trainless major you run", "action"),
     Verb("keep", "keep", "Keep the trainless major you run", "action"),
+    Verb("auto", "auto pass merger [this round|until phase N] | auto pass stock [this round] | "
+         "auto buy MAJOR until N% | auto off",
+         "Standing order, at any time: the engine passes (or buys) for you when you are called; "
+         "your own move cancels it", "action"),
     Verb("undo", "undo [REASON]", "Take back your last action (commissioner: any, with a reason)", "turn"),
     Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn"),
     Verb("agree", "agree", "Agree to the deal you were asked about", "turn"),
@@ -125,7 +134,7 @@ ALIASES = {
 """Other words players use; ``dividend KIND`` and ``choose nationalize`` read their argument."""
 
 ARGUMENTS = {
-    "new": 12, "options": 1, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 0, "buy": 2, "sell": 2,
+    "new": 12, "options": 1, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 1, "buy": 2, "sell": 2,
     "par": 2, "token": 2, "home": 2, "lay": 4, "tiles": 1, "payout": 0, "half": 0, "withhold": 0, "train": 5,
     "discard": 1, "private": 2, "redeem": 1, "convert": 0, "merge": 1, "into": 1, "remove": 2,
     "nationalize": 0, "keep": 0, "agree": 0, "refuse": 0, "withdraw": 0, "status": 0, "map": 1, "market": 0,
@@ -178,6 +187,7 @@ class Parsed:
 
     action: Action
     detail: str = ""
+    routes: tuple[RouteResult, ...] = ()  # a run's routes as the engine priced them while reading it
 
 
 def parse_action(game: Game, verb: str, rest: str) -> Parsed:
@@ -316,11 +326,16 @@ def loan_needed(game: Game, action: LayTile) -> str:
 
 
 def distinct_rotations(tile: TileDef, rotations: list[int]) -> list[int]:
-    """The rotations that lay different track (a straight at 0 and 3 is the same lay)."""
-    seen: set[frozenset[frozenset[int]]] = set()
+    """The rotations that lay different track (a straight at 0 and 3 is the same lay;
+    so is Montreal's X2 at 0 and 3, whose three cities swap places but not track)."""
+    seen: set[tuple[frozenset[frozenset[int]], frozenset[tuple[object, ...]]]] = set()
     result = []
     for rotation in rotations:
-        track = frozenset(frozenset(p) for p in tile.rotated_paths(rotation))
+        nodes = frozenset(
+            (node.kind, node.revenue, node.slots, exits)
+            for node, exits in zip(tile.nodes, tile.node_exits(rotation))
+        )
+        track = (tile.edge_pairs(rotation), nodes)
         if track not in seen:
             seen.add(track)
             result.append(rotation)
@@ -362,7 +377,7 @@ def _run(game: Game, actor: str, rest: str) -> Parsed:
         action = RunRoutes(actor, tuple(to_route(r) for r in results))
     else:
         action, results = parse_routes(game.ctx, game.state, company, rest)
-    return Parsed(action, routes_detail(game.ctx, game.state, company, results))
+    return Parsed(action, routes_detail(game.ctx, game.state, company, results), tuple(results))
 
 
 def _train(game: Game, actor: str, args: list[str]) -> Action:
@@ -496,6 +511,8 @@ def action_text(action: Action) -> str:
             return f"token {hex_id} {city}"
         case LayTile(hex=hex_id, tile=tile, rotation=rotation):
             return f"lay {hex_id} {tile} {rotation}"
+        case RunBest():
+            return "run best"
         case RunRoutes(routes=routes):
             return "run " + "; ".join(f"{r.train}: {'-'.join(route_stops(r.legs))}" for r in routes if r.legs)
         case Dividend(choice=choice):
@@ -518,6 +535,8 @@ def action_text(action: Action) -> str:
             return choice
         case EndGame():
             return "end"
+        case StandingOrder():
+            return order_command(action)
     return action.kind
 
 
@@ -537,6 +556,8 @@ def command_for(game: Game, action: Action) -> str:
         tile, _ = game.ctx.tile_at(state, action.hex)
         cities = [n for n in tile.nodes if n.kind == "city"]
         return f"token {action.hex}" + (f" {action.city}" if len(cities) > 1 else "")
+    if isinstance(action, RunBest):
+        return "run best"
     if isinstance(action, RunRoutes):
         return "run " + "; ".join(f"{r.train}: {'-'.join(route_stops(r.legs))}" for r in action.routes)
     if isinstance(action, BuyTrain):

@@ -134,6 +134,17 @@ class RunRoutes(Action):
 
 
 @dataclass(frozen=True)
+class RunBest(RunRoutes):
+    """A company runs its trains on the best routes, found when the run is applied:
+    what ``legal_actions`` offers, so a menu or a prompt never waits for a route search."""
+
+    kind: ClassVar[str] = "run_best"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.kind, "entity": self.entity}
+
+
+@dataclass(frozen=True)
 class Dividend(Action):
     """A major chooses ``payout``, ``half`` or ``withhold``."""
 
@@ -210,6 +221,20 @@ class Choose(Action):
 
 
 @dataclass(frozen=True)
+class StandingOrder(Action):
+    """A player's standing order, carried out whenever they are to act
+    (:mod:`engine.orders`): ``order`` is ``pass_merger``, ``pass_stock``, ``buy``
+    (``company`` until ``percent``) or ``off``; ``until`` is ``round`` (this round
+    only), ``phase N`` or empty (until cancelled)."""
+
+    kind: ClassVar[str] = "standing_order"
+    order: str = ""
+    company: str = ""
+    percent: int = 0
+    until: str = ""
+
+
+@dataclass(frozen=True)
 class EndGame(Action):
     """End the game now (players' agreement or a commissioner)."""
 
@@ -227,6 +252,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         PlaceToken,
         LayTile,
         RunRoutes,
+        RunBest,
         Dividend,
         BuyTrain,
         DiscardTrain,
@@ -236,6 +262,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         Merge,
         RemoveToken,
         Choose,
+        StandingOrder,
         EndGame,
     )
 }
@@ -260,7 +287,7 @@ def action_from_dict(data: dict[str, Any]) -> Action:
             if revenue is not None and not isinstance(revenue, int):
                 raise InvalidAction(f"run_routes: revenue must be a whole number, not {revenue!r}")
             return RunRoutes(str(values["entity"]), routes, revenue)
-        allowed = {f.name: f for f in fields(cls)}
+        allowed = {"entity"} if cls is RunBest else {f.name for f in fields(cls)}
         unknown = set(values) - set(allowed)
         if unknown:
             raise InvalidAction(f"{kind}: unknown fields {', '.join(sorted(unknown))}")

@@ -9,12 +9,12 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
-from . import auction, merger, operating, stock_round
-from .actions import Action, EndGame
+from . import auction, merger, operating, orders, stock_round
+from .actions import Action, EndGame, StandingOrder
 from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
@@ -141,12 +141,52 @@ class Game:
         return None
 
     def _apply(self, action: Action) -> None:
+        kind = self.state.round.kind
         if isinstance(action, EndGame):
             end_game(self.ctx, self.state, "manually_ended")
-        else:
-            ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
+        elif isinstance(action, StandingOrder):
+            orders.set_order(self.ctx, self.state, action)
+        elif not self.state.orders:
+            ROUND_MODULES[kind].apply(self.ctx, self.state, action)
             check_bank(self.ctx, self.state)
+        else:
+            key, controller = orders.round_key(self.state), self.controller(action.entity)
+            ROUND_MODULES[kind].apply(self.ctx, self.state, action)
+            check_bank(self.ctx, self.state)
+            orders.after_move(self.state, action, kind, key, controller)
+        if self.state.orders:
+            self._carry_out_orders()
         self.last_action = action
+
+    def _carry_out_orders(self) -> None:
+        """Whoever is to act with a standing order for it acts at once (one order's
+        actions tried in turn); an order that cannot act is dropped and the player asked."""
+        for _ in range(orders.MAX_IN_A_ROW):
+            if self.state.finished:
+                return
+            found = orders.due(self.ctx, self.state, self.actor(), self.acting_player())
+            if found is None:
+                return
+            order, tries = found
+            key = orders.round_key(self.state)
+            done = self._first_accepted(tries, lambda a, o=order: orders.announcement(self.state, o, a))
+            orders.carried_out(self.state, order, done)
+            orders.round_ended(self.state, key)
+
+    def _first_accepted(self, tries: list[Action], announce: Callable[[Action], str]) -> Action | None:
+        """Apply the first of ``tries`` the round accepts, its announcement logged first."""
+        start = len(self.state.log)
+        before = _snapshot(self.state)
+        for action in tries:
+            self.state.log.append(announce(action))
+            try:
+                ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
+                check_bank(self.ctx, self.state)
+            except EngineError:
+                self.state = _restore(before, self.state, start)
+                continue
+            return action
+        return None
 
     def result(self) -> dict[str, int]:
         """Each player's net worth (12.2); final once the game is finished."""
@@ -155,7 +195,7 @@ class Game:
     def dump(self) -> dict[str, Any]:
         """The whole state as plain JSON data: equal dumps mean equal states."""
         # The round may hold a merge's undo point (a whole state): dump it on its own.
-        rest = dataclasses.asdict(dataclasses.replace(self.state, round=None))
+        rest = {name: getattr(self.state, name) for name in _field_names(type(self.state))}
         plain: dict[str, Any] = _plain(rest | {"round": _round_dump(self.state)})
         return plain
 
@@ -185,20 +225,36 @@ def _restore(snapshot: bytes, state: GameState, length: int) -> GameState:
 def _round_dump(state: GameState) -> Any:
     if state.round is None:
         return None
-    hidden = [f.name for f in dataclasses.fields(state.round) if not f.compare]
-    visible = dataclasses.replace(state.round, **{name: None for name in hidden})
-    data = dataclasses.asdict(visible)
-    return {"kind": state.round.kind} | {k: v for k, v in data.items() if k not in hidden}
+    shown = [f.name for f in dataclasses.fields(state.round) if f.compare]
+    return {"kind": state.round.kind} | {name: getattr(state.round, name) for name in shown}
 
 
 def _plain(value: Any) -> Any:
+    """``value`` as JSON data: a dataclass as the dict of its fields, dict keys as text
+    and sorted, tuples as lists, sets sorted (what ``dataclasses.asdict`` and a sort give,
+    in one pass)."""
     if isinstance(value, dict):
         return {_key(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: _key(kv[0]))}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, set):
         return sorted(_plain(v) for v in value)
+    names = _FIELDS.get(type(value))
+    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = _field_names(type(value))
+    if names is not None:
+        return _plain({name: getattr(value, name) for name in names})
     return value
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def _key(key: Any) -> str:

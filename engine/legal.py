@@ -28,6 +28,7 @@ from .actions import (
     PlaceToken,
     RedeemShares,
     RemoveToken,
+    RunBest,
     RunRoutes,
     SellShares,
 )
@@ -89,9 +90,7 @@ def _operating(game: Game) -> list[Action]:
         cities = operating.tokenable_cities(ctx, state, company)
         result += [PlaceToken(actor, h, c) for h, c in cities if token_cost(state, actor, h) <= company.cash]
     elif step == "routes":
-        from .routes import best_routes, to_route
-
-        return [RunRoutes(actor, tuple(to_route(r) for r in best_routes(ctx, state, company)))]
+        return [RunBest(actor)]  # solved only if applied
     elif step == "dividend":
         return [Dividend(actor, c) for c in ("payout", "half", "withhold")]
     elif step == "trains":
@@ -137,9 +136,10 @@ def _train_purchases(game: Game, company: Company) -> list[Action]:
     return result
 
 
-def legal_lays(game: Game, company: Company) -> list[LayTile]:
-    """Every tile, hex and rotation the company may lay now (8.6). Hexes and tiles
-    refused whatever the rotation are passed over before the rotations are tried."""
+def legal_lays(game: Game, company: Company, *, first_only: bool = False) -> list[LayTile]:
+    """Every tile, hex and rotation the company may lay now (8.6), or with
+    ``first_only`` just the first found. Hexes and tiles refused whatever the rotation
+    are passed over before the rotations are tried."""
     from .lay import check_hex_open, check_lay, check_tile_available
     from .track import check_upgrade_tile
 
@@ -167,6 +167,8 @@ def legal_lays(game: Game, company: Company) -> list[LayTile]:
                 except IllegalAction:
                     continue
                 result.append(action)
+                if first_only:
+                    return result
     return result
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -147,6 +146,7 @@ def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
             return
     if trains.over_limit(ctx, state):
         return
+    _say_merged(ctx, state, rnd)
     _next_minor(ctx, state, rnd)
 
 
@@ -188,6 +188,22 @@ def _shares_step(ctx: Context, state: GameState, rnd: MergerRound) -> bool:
             return False
     rnd.shares_done = True
     return True
+
+
+def _say_merged(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    """Once a merge or conversion is done (9.2): the major's president, tokens kept,
+    treasury and trains in one line."""
+    major = state.companies.get(rnd.major or "")
+    president = state.president(rnd.major or "")
+    if major is None or president is None:
+        return
+    tokens = ", ".join(t.hex for t in major.placed_tokens if t.hex) or "none"
+    spare = sum(1 for t in major.tokens if t.hex is None)
+    trains_held = ", ".join(t.name for t in major.trains) or "none"
+    state.log.append(
+        f"{major.sym}: {president.name} president ({president.percent_of(major.sym)}%), tokens {tokens} "
+        f"(+{spare} to place), treasury {ctx.title.currency}{major.cash}, trains {trains_held}"
+    )
 
 
 # --- the active minor ------------------------------------------------------------
@@ -286,7 +302,7 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
     cell = _start_cell(ctx, state, rnd)
     if not _someone_could_preside(state, rnd, cell.price):
         raise IllegalAction(f"nobody in this merge could become president of {sym} at {cell.price} (9.2)")
-    rnd.undo_point = copy.deepcopy(state)
+    rnd.undo_point = state.copy()
     minors = market.in_price_order(ctx, state, rnd.merging)
     rnd.first_buyer = _first_buyer(ctx, state, rnd.merging[0], minors[0])
     rnd.proposer = _seat_of_owner(state, rnd.merging[0])
@@ -302,7 +318,8 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
         _take_assets(ctx, state, major, minor)
     rnd.merging = minors
     rnd.major = sym
-    state.log.append(f"{' and '.join(minors)} form {sym} at {cell.price}")
+    verb = "form" if len(minors) > 1 else "converts into"
+    state.log.append(f"{' and '.join(minors)} {verb} {sym} at {cell.price}")
 
 
 def _first_buyer(ctx: Context, state: GameState, active: str, highest: str) -> int:
@@ -420,6 +437,11 @@ def _convert_exchange(state: GameState, major: Company, minor_sym: str) -> None:
 # --- token reduction (9.2E, RN 8.3) -------------------------------------------------
 
 
+def tokens_to_remove(state: GameState, rnd: MergerRound) -> bool:
+    """Whether the major just formed must still remove station tokens (9.2E)."""
+    return _tokens_to_remove(state, rnd)
+
+
 def _tokens_to_remove(state: GameState, rnd: MergerRound) -> bool:
     """The new major must now remove a token: its turn has come (after the share
     purchases by the rulebook, before them on 18xx.games) and it has too many."""
@@ -492,7 +514,7 @@ def _merge_failed(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     major = rnd.major
     restored = rnd.undo_point
     assert restored is not None
-    state.__dict__.update(copy.deepcopy(restored).__dict__)
+    state.__dict__.update(restored.copy().__dict__)
     state.log.append(f"Nobody can be president of {major}: the merge is reversed")
     _next_minor(ctx, state, state.round)
 

@@ -16,7 +16,7 @@ import pytest
 
 from bot.cli import main
 from bot.console import CHANNEL, Console, run_console
-from bot.service import Account, TroikaService
+from bot.service import Account, Post, TroikaService
 from engine.replay import replay
 from render.table import render_table
 from storage import GameStatus, SqliteEventStore
@@ -67,7 +67,7 @@ async def test_1_end_asks_for_confirmation_and_the_ended_game_can_still_be_read(
     assert await _stored(store) == before  # nothing happened
     assert "Only the commissioner (Anna) may do that." in await hot_seat.say("as Boris end confirm")
     ended = await hot_seat.say("as Anna end confirm enough for today")
-    assert "Game over (manually ended)" in ended and "_(`enough for today`)_" in ended
+    assert "Game over (manually ended)" in ended and "(`enough for today`)" in ended
     assert "✗ Game 1 here is over (`status` and `log` still show it); `new` sets up another." in \
         await hot_seat.say("as Boris pass")
     assert "Game over" in await hot_seat.say("status")
@@ -218,13 +218,21 @@ async def test_8_tiles_lists_hexes_tiles_distinct_rotations_and_costs(store: Sql
     assert tiles.startswith("**KR**") or tiles.startswith("KR (")
     assert "G15: 201 (0, 1, 2, 3, 4, 5) · 202 (0, 1, 2, 3, 4, 5) · 621 (0, 1, 2)" in tiles  # 621 is symmetric
     assert await table.say("lay") == tiles
-    assert (await table.say("tiles G15")).split("\n")[1].startswith("G15: 201")
-    drawing = TroikaService(store)  # with pictures: `tiles HEX` shows the hex close up
-    close_up = await drawing.handle(CHANNEL, Account("0", "Zoe"), "tiles G15")  # anyone may look
-    assert [p.name for p in close_up.pictures] == ["map"]
+    one_hex = (await table.say("tiles G15")).split("\n")
+    assert one_hex[1] == "`lay G15 201 0` → G17, F16"  # edges 0 (south) and 1 (south-west)
+    assert "`lay G15 621 1` → F16, H14" in one_hex  # 621, a straight: edges 1 and 4
+    assert len(one_hex) == 2 + 6 + 6 + 3
+    drawing = TroikaService(store)  # with pictures: `tiles HEX` draws every lay on the hex
+    sheet = await drawing.handle(CHANNEL, Account("0", "Zoe"), "tiles G15")  # anyone may look
+    assert [p.name for p in sheet.pictures] == ["tiles"]
+    nothing = await drawing.handle(CHANNEL, Account("0", "Zoe"), "tiles H8")  # Moscow: no lay now
+    assert "may lay nothing on H8" in nothing.text and [p.name for p in nothing.pictures] == ["map"]
     named = await table.say("lay G15 57")
     assert "G15 needs a tile labelled Y (yellow: 201, 202, 621); tile 57 is labelled nothing" in named
     assert "say which" in await table.say("lay G15 621")  # three distinct rotations: which?
+    before = await table.game()
+    assert "A rotation is 0 to 5" in await table.say("lay G15 621 7")  # finding 5: was taken as 1
+    assert (await table.game()).state.map.tiles == before.state.map.tiles
     assert "KR lays tile 621 on G15" in await table.say("lay G15 621 1")
 
 
@@ -400,12 +408,22 @@ async def test_a_post_that_calls_a_player_says_what_happened_since_their_last_mo
     game = await hot_seat.game()
     order = [game.state.players[(game.state.priority + i) % 3].name for i in range(3)]
     first, second, third = order
+    posts: list[Post] = []
+    deliver = hot_seat.console._deliver
+
+    async def keep(post: Post) -> None:
+        posts.append(post)
+        await deliver(post)
+
+    hot_seat.console._deliver = keep  # type: ignore[method-assign]
     await hot_seat.say("bid TSR 20")
     for _ in range(3):  # TSR goes to the first bidder; the next private opens with the second player
         await hot_seat.say("pass")
     back = await hot_seat.say("pass")
     assert f"▶ {first} bids on BSS" in back
-    assert f"_Since your last move:_ {second} `pass` · {third} `pass` · {second} `pass` (`log` shows" in back
+    assert posts[-1].recap == f"_Since your last move:_ {second} `pass` · {third} `pass` · {second} `pass` " \
+        "(`log` shows what each did)"  # on Discord
+    assert "Since your last move" not in back  # hot seat: everyone at the console saw those moves
 
 
 async def test_games_lists_my_games_across_channels_and_anyone_may_look(store: SqliteEventStore) -> None:
