@@ -444,10 +444,11 @@ class GameCog(commands.Cog, name="Game"):
             if not done:
                 await ctx.defer()
         reply = await work
-        try:
-            await self.deliver(channel_id)
-        except Exception:  # the command is stored; the delivery loop sends its posts later
-            log.exception("posts after %r not delivered yet", text)
+        if not information:  # information queues no post, and must not wait behind the channel's
+            try:
+                await self.deliver(channel_id)
+            except Exception:  # the command is stored; the delivery loop sends its posts later
+                log.exception("posts after %r not delivered yet", text)
         await self.answer(ctx, reply)
 
     @staticmethod

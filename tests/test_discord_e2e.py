@@ -231,7 +231,7 @@ def test_a_reconnect_resumes_the_session(world: World) -> None:
 def test_a_rate_limited_channel_holds_no_other_channel(world: World) -> None:
     fake = world.fake
     post = set_up(world, world.two, world.boris, world.clara)
-    fake.fail("POST", rf"/channels/{world.one.id}/messages", 429, retry_after=2.5)
+    fake.fail("POST", rf"/channels/{world.one.id}/messages", 429, retry_after=4.0)
     busy = max((m for m in fake.posts(world.one) if m.interaction_id is None and (m.allowed_mentions or {})
                 .get("users")), key=lambda m: m.id)
     mark_one = fake.last_id()
@@ -242,9 +242,11 @@ def test_a_rate_limited_channel_holds_no_other_channel(world: World) -> None:
     fake.say(called(world, post), world.two, "!pass")
     idle = turn_post(world, world.two, mark_two)
     idle_delay = idle.at - said
+    looked = fake.slash(world.dmitri, world.one, "status")  # information in the limited channel waits for nothing
+    assert "To act" in answered(fake, looked).content and (looked.acknowledged or 9) < 1.0
     limited = turn_post(world, world.one, mark_one)
-    assert idle_delay < 1.0, f"the idle channel's post took {idle_delay:.2f} s"
-    assert limited.at - said > 2.0  # discord.py waited as Discord asked, then posted once
+    assert idle_delay < 2.5, f"the idle channel's post took {idle_delay:.2f} s"  # (a picture may be drawn)
+    assert limited.at - said > 3.5  # discord.py waited as Discord asked, then posted once
     assert len([m for m in fake.posts(world.one, mark_one) if m.interaction_id is None and "`pass`" in m.content
                 and (m.allowed_mentions or {}).get("users")]) == 1
     print(f"\nidle channel beside a rate-limited one: posted after {idle_delay * 1000:.0f} ms; "
