@@ -286,8 +286,9 @@ def test_pictures_refused_in_a_thread_still_post_the_move(world: World) -> None:
     assert button(post, "pass")
     mark = fake.last_id()
     fake.say(world.anna, world.thread, "!map")
-    answer = reply(fake, world.thread, mark)
-    assert "Attach Files" in answer.content and "Something went wrong" not in answer.content
+    answer = reply(fake, world.thread, mark, "Attach Files")
+    assert "Private auction" in answer.content and not answer.files
+    assert not [m for m in fake.posts(world.thread, mark) if "Something went wrong" in m.content]
 
 
 def test_after_a_restart_the_buttons_of_earlier_posts_still_work(world: World) -> None:
