@@ -357,3 +357,13 @@ def test_a_database_in_a_missing_folder_is_one_line(tmp_path: Path) -> None:
     fake = FakeDiscord()
     bot = Troika(fake, tmp_path / "missing" / "t.db", url="http://127.0.0.1:9", logs=tmp_path)
     _one_line(bot, 2, "folder", "missing")
+
+
+def test_systemd_and_compose_do_not_restart_a_refusal_for_ever() -> None:
+    from bot.discord_bot import EXIT_REFUSED
+
+    unit = (REPO / "deploy" / "troika.service").read_text()
+    (line,) = [x for x in unit.splitlines() if x.startswith("RestartPreventExitStatus=")]
+    assert {"2", str(EXIT_REFUSED)} <= set(line.partition("=")[2].split())
+    compose = (REPO / "deploy" / "compose.yaml").read_text()
+    assert "  restart: on-failure:5\n" in compose  # the bot's services; PostgreSQL keeps unless-stopped
