@@ -24,6 +24,7 @@ import io
 import logging
 import os
 import re
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
@@ -57,6 +58,8 @@ DEFER_AFTER = 1.5
 NO_FILES = ("_(The pictures are not shown: Troika needs the **Attach Files** permission in this channel; "
             "a moderator can grant it in the channel's settings.)_")
 MISSING_PERMISSIONS = 50013
+FETCHED_CHANNELS = 1000
+"""Threads kept once fetched (the oldest fetched is forgotten first)."""
 EXIT_REFUSED = 3
 """Exit status when Discord refuses the configuration (the token, the intents): starting
 again cannot help, so deploy/troika.service does not restart on it."""
@@ -177,6 +180,7 @@ class TroikaBot(commands.Bot):
         )
         self.service = service
         self.guild_id = guild_id
+        self._fetched: OrderedDict[int, Any] = OrderedDict()
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(ChoiceButton)  # buttons on earlier posts keep working after a restart
@@ -207,8 +211,15 @@ class TroikaBot(commands.Bot):
             delay = min(delay * 2, CONNECT_BACKOFF)
 
     async def resolve_channel(self, channel_id: str) -> Any:
-        """The channel or thread with this id."""
-        return self.get_channel(int(channel_id)) or await self.fetch_channel(int(channel_id))
+        """The channel or thread with this id. A thread discord.py has not cached (one it
+        never heard of, or archived) is fetched once and kept, not fetched for each post."""
+        number = int(channel_id)
+        found = self.get_channel(number) or self._fetched.get(number)
+        if found is None:
+            found = self._fetched[number] = await self.fetch_channel(number)
+            while len(self._fetched) > FETCHED_CHANNELS:
+                self._fetched.popitem(last=False)
+        return found
 
     async def on_command_error(self, ctx: commands.Context[Any], error: commands.CommandError) -> None:
         """The one error handler: refusals and bad input are answered, crashes logged."""

@@ -289,6 +289,8 @@ def test_pictures_refused_in_a_thread_still_post_the_move(world: World) -> None:
     answer = reply(fake, world.thread, mark, "Attach Files")
     assert "Private auction" in answer.content and not answer.files
     assert not [m for m in fake.posts(world.thread, mark) if "Something went wrong" in m.content]
+    fetched = [path for _, method, path, _ in fake.requests if method == "GET" and path.endswith(str(world.thread.id))]
+    assert len(fetched) == 1  # the thread discord.py never heard of is fetched once, not for each post
 
 
 def test_after_a_restart_the_buttons_of_earlier_posts_still_work(world: World) -> None:
