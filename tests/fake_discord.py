@@ -184,6 +184,8 @@ class FakeDiscord:
         self.requests: list[tuple[float, str, str, int]] = []
         self.failures: list[Failure] = []
         self.bucket_limit = BUCKET_LIMIT
+        self.heartbeat_ms = 41250
+        """The heartbeat interval HELLO asks for (Discord's is about 41 s)."""
         self.gateway_refusals = 0
         """Gateway handshakes still to refuse with 503 (an outage at connection)."""
         self.message_content_enabled = True
@@ -353,7 +355,7 @@ class FakeDiscord:
             if not ws.closed:
                 await ws.send_str(json.dumps(frame))
 
-        await send({"op": 10, "d": {"heartbeat_interval": 41250}})
+        await send({"op": 10, "d": {"heartbeat_interval": self.heartbeat_ms}})
         async for msg in ws:
             if msg.type is not WSMsgType.TEXT:
                 continue

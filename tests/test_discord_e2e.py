@@ -89,6 +89,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     anna, boris, clara, dmitri = (fake.call(lambda n=n: fake.user(n)) for n in ("Anna", "Boris", "Clara", "Dmitri"))
     fake.gateway_refusals = 1  # the first connection meets an outage (D3)
     fake.bucket_limit = 50  # a channel's own limit is met once, by a 429 below: the rest run at speed
+    fake.heartbeat_ms = 3000  # so that the connection lives on heartbeats within the test
     bot = Troika(fake, db)
     world = World(fake, db, bot, anna, boris, clara, dmitri, one, two, thread)
     try:
@@ -316,6 +317,7 @@ def test_every_message_was_well_formed_and_every_interaction_answered_in_time(wo
     assert all((m.allowed_mentions or {}).get("parse") == [] for m in messages if m.allowed_mentions)
     interactions = fake.call(lambda: list(fake.interactions.values()))
     assert all(i.acknowledged is not None and i.acknowledged < 3 for i in interactions)
+    assert fake.heartbeats >= 3  # each acknowledged; the session lived on them
     print(f"\n{len(posts)} posts and replies, {len(messages) - len(posts)} interaction answers, "
           f"{len(files)} attachments (largest {max(map(len, files)) // 1024} KiB), "
           f"longest message {max(len(m.content) for m in messages)} characters, "
