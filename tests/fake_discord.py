@@ -13,7 +13,10 @@ exactly ``application/json``; a 429 carries ``Via`` and a JSON body (else discor
 takes it for a Cloudflare ban); a member object has ``flags``; an interaction is
 acknowledged once within 3 s; after a deferral the first follow-up replaces the
 "thinking" message and keeps the deferral's visibility; ``enforce_nonce`` returns the
-message already created with that nonce.
+message already created with that nonce; ids carry their creation time (discord.py
+reads an interaction's age from its id, and answers one it thinks expired in the
+channel instead); an interaction has ``attachment_size_limit`` (without it discord.py's
+gateway reader dies).
 
 The server runs in a thread of its own, so a test drives it from ordinary code while
 the bot runs as another process. State is touched only in the server's thread:
@@ -563,7 +566,7 @@ class FakeDiscord:
             "Via": "1.1 google", "Retry-After": str(max(1, round(retry_after))), "X-RateLimit-Scope": "user",
             "X-RateLimit-Limit": str(self.bucket_limit), "X-RateLimit-Remaining": "0",
             "X-RateLimit-Reset-After": f"{retry_after:.3f}", "X-RateLimit-Reset": f"{time.time() + retry_after:.3f}",
-            "X-RateLimit-Bucket": f"messages-{channel.id if channel else 0}",
+            **({"X-RateLimit-Bucket": f"messages-{channel.id}"} if channel else {}),
         })
         return response
 
