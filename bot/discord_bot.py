@@ -75,12 +75,16 @@ LOCAL_DISCORD = "TROIKA_TEST_DISCORD_URL"
 to send the bot's REST calls and gateway connection to (see deploy/DISCORD.md)."""
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
 def use_local_discord(url: str) -> None:
     """Point discord.py at a fake Discord at ``url`` on the loopback interface: REST under
-    ``URL/api/v10`` and the gateway at ``ws://HOST:PORT/gateway``. Anything but a
-    loopback address is refused, so the setting cannot send a token elsewhere."""
+    ``URL/api/v10``, and the gateway that its ``GET /gateway/bot`` names (asked before
+    connecting, see :meth:`TroikaBot.connect`), else ``ws://HOST:PORT/gateway``. Anything
+    but a loopback address is refused, so the setting cannot send a token elsewhere."""
     address = yarl.URL(url)
-    if address.scheme != "http" or address.host not in ("127.0.0.1", "localhost", "::1"):
+    if address.scheme != "http" or address.host not in LOOPBACK:
         raise ValueError(f"{LOCAL_DISCORD} must be an http:// address on this machine, not {url}")
     discord.http.Route.BASE = str(address.with_path("/api/v10"))
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = address.with_scheme("ws").with_path("/gateway")
@@ -198,6 +202,8 @@ class TroikaBot(commands.Bot):
         """discord.py's connection loop, begun again with back-off when the very first
         gateway connection fails: discord.py 2.7.1 then dies reading the session of a
         connection it never had (Rapptz/discord.py#10520). Later drops it resumes itself."""
+        if os.environ.get(LOCAL_DISCORD):
+            await self._ask_local_gateway()
         delay = 1.0
         while True:
             try:
@@ -209,6 +215,18 @@ class TroikaBot(commands.Bot):
             log.warning("Discord's gateway cannot be reached; trying again in %.0f s", delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, CONNECT_BACKOFF)
+
+    async def _ask_local_gateway(self) -> None:
+        """A fake Discord's gateway, as its ``GET /gateway/bot`` names it, if it does
+        (discord.py itself goes straight to Discord's well-known gateway)."""
+        try:
+            _, url, _ = await self.http.get_bot_gateway()
+        except discord.GatewayNotFound:
+            return
+        gateway = yarl.URL(url)
+        if gateway.host not in LOOPBACK:
+            raise ValueError(f"the fake Discord's gateway must be on this machine, not {url}")
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
 
     async def resolve_channel(self, channel_id: str) -> Any:
         """The channel or thread with this id. A thread discord.py has not cached (one it

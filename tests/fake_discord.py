@@ -216,7 +216,7 @@ class FakeDiscord:
     def _serve(self, started: threading.Event) -> None:
         asyncio.set_event_loop(self.loop)
         app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_get("/gateway", self._gateway)
+        app.router.add_get("/ws", self._gateway)  # named by GET /gateway/bot, as Discord names its own
         app.router.add_get("/resume-gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
         self._runner = web.AppRunner(app, access_log=None)
@@ -488,7 +488,7 @@ class FakeDiscord:
                       "bot": self.bot.payload()})
 
     async def _gateway_info(self, request: web.Request, _bot: str | None = None) -> web.Response:
-        return _json({"url": self.url.replace("http", "ws") + "/gateway", "shards": 1,
+        return _json({"url": self.url.replace("http", "ws") + "/ws", "shards": 1,
                       "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0,
                                               "max_concurrency": 1}})
 

@@ -154,7 +154,7 @@ def test_it_logs_in_syncs_its_commands_and_survives_an_outage_at_the_first_conne
     assert {"bid", "pass", "map", "replace", "new"} <= {c["name"] for c in fake.commands}
     assert fake.identifies[-1]["intents"] & (1 << 15)  # the message content intent
     paths = [path for _, method, path, status in fake.requests if status == 200]
-    assert "/users/@me" in paths and "/oauth2/applications/@me" in paths
+    assert {"/users/@me", "/oauth2/applications/@me", "/gateway/bot"} <= set(paths)
 
 
 def test_a_game_is_set_up_and_started_with_pictures_a_mention_and_a_pinned_status(world: World) -> None:
