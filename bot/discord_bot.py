@@ -458,9 +458,10 @@ class GameCog(commands.Cog, name="Game"):
 
         A slash command must be answered within 3 s. A move is deferred privately at once
         (its outcome is a post). Information is for everyone, but its refusal only for the
-        one who asked; since the first answer after a deferral keeps the deferral's
-        visibility, an information command is deferred (publicly) only if it takes longer
-        than :data:`DEFER_AFTER`."""
+        one who asked, and the first answer after a deferral keeps the deferral's
+        visibility: so information is answered directly if it is ready within
+        :data:`DEFER_AFTER`; if not, the deferral is private, and the answer goes to the
+        channel as a message of its own."""
         channel_id = str(ctx.channel.id)
         information = VERBS[split(text)[0]].kind == "info"
         if not information:
@@ -468,20 +469,30 @@ class GameCog(commands.Cog, name="Game"):
         guild_id = str(ctx.guild.id) if ctx.guild else None
         work = asyncio.ensure_future(self.service.handle(channel_id, account(ctx.author), text,
                                                          key=request_key(ctx), guild_id=guild_id))
+        late = False
         if information and ctx.interaction is not None:
             done, _ = await asyncio.wait({work}, timeout=DEFER_AFTER)
             if not done:
-                await ctx.defer()
+                await ctx.defer(ephemeral=True)
+                late = True
         reply = await work
         if not information:  # information queues no post, and must not wait behind the channel's
             try:
                 await self.deliver(channel_id)
             except Exception:  # the command is stored; the delivery loop sends its posts later
                 log.exception("posts after %r not delivered yet", text)
-        await self.answer(ctx, reply)
+        if late:
+            if reply.text or reply.pictures:
+                await self.answer(ctx, reply, send=ctx.channel.send)
+            await ctx.send("✓", ephemeral=True)
+        else:
+            await self.answer(ctx, reply)
 
     @staticmethod
-    async def answer(ctx: commands.Context[Any], reply: Reply) -> None:
+    async def answer(ctx: commands.Context[Any], reply: Reply,
+                     send: Callable[..., Awaitable[Any]] | None = None) -> None:
+        """Send a command's direct answer: as the reply to it, or by ``send``."""
+        send = send or ctx.send
         chunks = _chunks(reply.text)
         if not chunks and not reply.pictures:
             if ctx.interaction is not None:
@@ -491,13 +502,13 @@ class GameCog(commands.Cog, name="Game"):
             if i == 0 and reply.pictures:
                 files = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in reply.pictures]
                 try:
-                    await ctx.send(chunk or None, files=files)
+                    await send(chunk or None, files=files)
                 except discord.Forbidden as exc:
                     if exc.code != MISSING_PERMISSIONS:
                         raise
-                    await ctx.send("\n".join(filter(None, (chunk, NO_FILES))))
+                    await send("\n".join(filter(None, (chunk, NO_FILES))))
             else:
-                await ctx.send(chunk)
+                await send(chunk)
 
     # --- set-up ------------------------------------------------------------------------
 
