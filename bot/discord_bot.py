@@ -152,6 +152,9 @@ def startup_problem(error: BaseException) -> tuple[int, str] | None:
     if isinstance(error, discord.PrivilegedIntentsRequired) or closed in (4013, 4014):
         return EXIT_REFUSED, (f"Discord refused the connection: the Message Content intent is off for this bot; "
                               f"switch it on in the Developer Portal, Bot, Privileged Gateway Intents ({see})")
+    if isinstance(error, discord.HTTPException) and error.status == 429:  # Cloudflare's ban: no Via header
+        return 1, (f"Discord refuses this machine for now (429 Too Many Requests, often after many failed "
+                   f"starts); wait an hour before starting again ({see})")
     if isinstance(error, (aiohttp.ClientError, ConnectionError, asyncio.TimeoutError, discord.DiscordServerError,
                           discord.GatewayNotFound)):
         why = str(error).strip() or type(error).__name__

@@ -168,6 +168,8 @@ class Failure:
     """For a message post: create the message, then answer with the error (a 502 after
     Discord did the work)."""
     retry_after: float = 1.0
+    via: bool = True
+    """A 429 from Discord's API carries ``Via``; one from Cloudflare's ban has none."""
 
 
 class FakeDiscord:
@@ -452,7 +454,10 @@ class FakeDiscord:
             if failure.times <= 0:
                 self.failures.remove(failure)
             if failure.status == 429:
-                return self._too_many(failure.retry_after)
+                limited = self._too_many(failure.retry_after)
+                if not failure.via:
+                    del limited.headers["Via"]
+                return limited
             if not failure.after_create:
                 return _json({"message": "Server error", "code": 0}, failure.status)
         routes: list[tuple[str, str, Callable[..., Any]]] = [

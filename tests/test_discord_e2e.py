@@ -371,3 +371,12 @@ def test_systemd_and_compose_do_not_restart_a_refusal_for_ever() -> None:
     assert {"2", str(EXIT_REFUSED)} <= set(line.partition("=")[2].split())
     compose = (REPO / "deploy" / "compose.yaml").read_text()
     assert "  restart: on-failure:5\n" in compose  # the bot's services; PostgreSQL keeps unless-stopped
+
+
+def test_discord_banning_the_machine_at_login_is_one_line(tmp_path: Path) -> None:
+    fake = FakeDiscord().start()
+    fake.fail("GET", "/users/@me", 429, retry_after=3600.0, via=False)
+    try:
+        _one_line(Troika(fake, tmp_path / "t.db"), 1, "429", "wait")
+    finally:
+        fake.stop()
