@@ -4,7 +4,7 @@ Every command is hybrid (``!bid TSR 25``, ``@Troika bid TSR 25`` or ``/bid TSR 2
 and passes its text to the service; argument menus of slash commands are filled from
 the engine's candidate actions. Posts leave through the store's outbox, each sent
 with its outbox id as the message nonce so a retry after a crash is not duplicated;
-each game's posts go out on their own, so one channel's rate limit holds back no other,
+each channel's posts go out on their own, so one channel's rate limit holds back no other,
 and a post whose pictures the channel refuses goes out without them. Buttons under a
 post are bound to it: a click once the game has moved on is refused. Prefix commands
 need the privileged message-content intent (see deploy/DISCORD.md); a refused token or
@@ -397,9 +397,9 @@ class GameCog(commands.Cog, name="Game"):
         await self.deliver()
 
     async def deliver(self, channel_id: str | None = None) -> None:
-        """Send the queued posts (of one channel's games, or all), each game's on its own
-        so that a slow channel holds back no other, and bring each game's pinned status up
-        to date after its posts."""
+        """Send the queued posts (of one channel's games, or all), each channel's on its
+        own so that a slow channel holds back no other, and bring each game's pinned status
+        up to date after its posts."""
         await self.service.flush(self._send, channel_id=channel_id, then=self._after_posts)
 
     async def _after_posts(self, game_id: int) -> None:

@@ -205,7 +205,7 @@ class TroikaService:
         self.pictures = pictures
         self._ledgers: dict[int, Ledger] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._flush_locks: dict[int, asyncio.Lock] = {}
+        self._flush_locks: dict[str, asyncio.Lock] = {}
         self._channels: dict[int, str | None] = {}
         self._done: OrderedDict[str, None] = OrderedDict()
         self._sent_unmarked: set[int] = set()
@@ -384,41 +384,49 @@ class TroikaService:
         ``channel_id``), oldest first per game, marking each sent once ``deliver``
         returns; ``then(game_id)`` follows a game's posts. Returns the games posted to.
 
-        Each game's posts go out on their own, side by side with the others', under the
-        game's own lock, so a slow channel (a rate limit, Discord's retries after server
-        errors) holds back no other game. A game's posts go out under this process's
-        claim on it, taken or renewed before each post, so no other process sends them
-        too; a post is sent only if it is still unsent once the claim is held. A game's
-        trouble stays with that game: if ``deliver`` raises, that post and the game's
-        later ones wait for the next flush. A post whose stored payload cannot be read is
-        logged and dropped. A post delivered but not marked (the database busy) is marked
-        before anything else is sent, never delivered again by this process."""
+        Each channel's posts go out on their own, side by side with other channels',
+        under the channel's own lock, so a slow channel (a rate limit, Discord's retries
+        after server errors) holds back no other; in a channel, an older game's posts go
+        before a newer one's. A game's posts go out under this process's claim on it,
+        taken or renewed before each post, so no other process sends them too; a post is
+        sent only if it is still unsent once the claim is held. A game's trouble stays
+        with that game: if ``deliver`` raises, that post and the game's later ones wait
+        for the next flush. A post whose stored payload cannot be read is logged and
+        dropped. A post delivered but not marked (the database busy) is marked before
+        anything else is sent, never delivered again by this process."""
         await self._mark_delivered()
-        games: list[int] = []
+        channels: dict[str, list[int]] = {}  # the games with posts to send, by channel, oldest first
         after = 0
         while batch := await self.store.outbox_unsent(after_id=after):
             after = batch[-1].id
             for message in batch:
-                if message.game_id not in games and (channel_id is None
-                                                     or await self._channel_of(message.game_id) == channel_id):
+                where = await self._channel_of(message.game_id) or f"game {message.game_id}"
+                games = channels.setdefault(where, [])
+                if message.game_id not in games and channel_id in (None, where):
                     games.append(message.game_id)
-        results = await asyncio.gather(*(self._flush_game(g, deliver, then) for g in games), return_exceptions=True)
+        results = await asyncio.gather(*(self._flush_channel(where, games, deliver, then)
+                                         for where, games in channels.items() if games), return_exceptions=True)
+        touched: set[int] = set()
         for result in results:
             if isinstance(result, BaseException):
                 raise result
-        return {g for g, posted in zip(games, results) if posted}
+            touched |= result
+        return touched
 
-    async def _flush_game(
-        self, game_id: int, deliver: Callable[[Post], Awaitable[None]],
+    async def _flush_channel(
+        self, where: str, games: list[int], deliver: Callable[[Post], Awaitable[None]],
         then: Callable[[int], Awaitable[None]] | None,
-    ) -> bool:
-        """Deliver one game's unsent posts in order (see :meth:`flush`), then ``then``;
-        whether any went."""
-        async with self._flush_locks.setdefault(game_id, asyncio.Lock()):
-            posted = await self._send_game(game_id, deliver)
-            if posted and then is not None:
-                await then(game_id)
-        return posted
+    ) -> set[int]:
+        """Deliver the unsent posts of a channel's games, game by game (see :meth:`flush`),
+        each followed by ``then``; the games posted to."""
+        touched = set()
+        async with self._flush_locks.setdefault(where, asyncio.Lock()):
+            for game_id in games:
+                if await self._send_game(game_id, deliver):
+                    touched.add(game_id)
+                    if then is not None:
+                        await then(game_id)
+        return touched
 
     async def _send_game(self, game_id: int, deliver: Callable[[Post], Awaitable[None]]) -> bool:
         posted = False

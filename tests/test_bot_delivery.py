@@ -69,3 +69,18 @@ async def test_a_choice_offered_before_the_game_moved_is_refused_and_changes_not
     later = [m for m in await service.store.outbox_unsent() if m.id != start.id][-1]
     await service.handle("c1", BORIS, "pass", at=(game_id, int(later.payload["seq"])))  # the new post's button
     assert len(await service.store.events(game_id)) == len(events) + 1
+
+
+async def test_in_one_channel_an_older_games_posts_go_first(service: TroikaService) -> None:
+    first = await three_player_game(service, "c1")
+    await service.handle("c1", ANNA, "end confirm")
+    second = await three_player_game(service, "c1")
+    queued = [m.id for m in await service.store.outbox_unsent()]
+    sent: list[int] = []
+
+    async def deliver(post: Post) -> None:
+        await asyncio.sleep(0.001 if post.game_id == first else 0)  # the older game's slower to send
+        sent.append(post.outbox_id)
+
+    assert await service.flush(deliver) == {first, second}
+    assert sent == queued and len(sent) >= 3
