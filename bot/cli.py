@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
+from engine.titles import DEFAULT_TITLE, TITLES
 
 
 def _read_json(path: str) -> Any:
@@ -179,9 +180,15 @@ def _last_hex(game: Any) -> str | None:
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
     """Play random games to the end, checking invariants after every action."""
+    from engine.game_setup import check_options
     from engine.selfplay import play_many
 
-    summary = play_many(args.games, args.seed, args.title)
+    try:
+        options = check_options(args.title, (o.lower() for o in args.options))
+    except EngineError as exc:
+        print(f"troika: {exc}", file=sys.stderr)
+        return 2
+    summary = play_many(args.games, args.seed, args.title, options)
     print(json.dumps(summary))
     return 0 if not summary["failures"] else 1
 
@@ -421,7 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description=cmd_selfplay.__doc__)
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--title", default="1861", choices=["1861", "1867"], help="the game to play (default 1861)")
+    p.add_argument("--title", default=DEFAULT_TITLE, choices=list(TITLES), help="the game to play (default 1861)")
+    p.add_argument("--options", nargs="*", default=[], metavar="OPTION",
+                   help="the rulebook's optional rules to play, e.g. long-game (the `options` command lists them)")
     p.set_defaults(func=cmd_selfplay)
 
     database = os.environ.get("TROIKA_DB") or "troika.db"

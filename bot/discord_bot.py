@@ -36,11 +36,12 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
+from engine.rules import MARKETS
 from storage import Shard, StoreError, store_at
 
 from .commands import VERBS, split
 from .errors import Refusal
-from .service import TITLES, Account, Post, Reply, TroikaService
+from .service import TITLES, Account, Post, Reply, TroikaService, option_suggestions
 
 log = logging.getLogger("troika.discord")
 
@@ -352,6 +353,13 @@ async def suggest_player(interaction: discord.Interaction, current: str) -> list
     return [app_commands.Choice(name=n, value=n) for n in names if n.lower().startswith(current.lower())]
 
 
+async def suggest_options(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """``/new``'s options: the chosen title's declared options, continuing what is typed."""
+    title = str(getattr(interaction.namespace, "title", "") or "")
+    texts = option_suggestions(title, current)
+    return [app_commands.Choice(name=t[:100], value=t[:100]) for t in texts[:25]]
+
+
 def game_command(name: str, *, menu: bool = False) -> Callable[[Callback], Any]:
     """A hybrid command described by its verb; ``menu``: its ``what`` argument is
     autocompleted from the candidate actions."""
@@ -518,11 +526,19 @@ class GameCog(commands.Cog, name="Game"):
     @game_command("new")
     @app_commands.choices(
         title=[app_commands.Choice(name=t, value=t) for t in TITLES],
-        market=[app_commands.Choice(name=m, value=m) for m in ("grid", "column")],
+        market=[app_commands.Choice(name=m, value=m) for m in MARKETS],
     )
-    async def new(self, ctx: commands.Context[Any], title: str = "", market: str = "") -> None:
-        """Either word may come first: ``!new 1867``, ``!new column``, ``!new 1867 column``."""
-        await self.play(ctx, f"new {title} {market}".strip())
+    @app_commands.autocomplete(options=suggest_options)
+    @app_commands.describe(options="the rulebook's optional rules, e.g. long-game no-floor (`/options` lists them)")
+    async def new(self, ctx: commands.Context[Any], title: str = "", market: str = "", *, options: str = "") -> None:
+        """The words may come in any order: ``!new 1867``, ``!new column``,
+        ``!new 1867 no-floor left-of-auctioneer``."""
+        await self.play(ctx, f"new {title} {market} {options}".strip())
+
+    @game_command("options")
+    @app_commands.choices(title=[app_commands.Choice(name=t, value=t) for t in TITLES])
+    async def options(self, ctx: commands.Context[Any], title: str = "") -> None:
+        await self.play(ctx, f"options {title}".strip())
 
     @game_command("join")
     async def join(self, ctx: commands.Context[Any]) -> None:

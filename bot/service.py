@@ -46,9 +46,10 @@ from engine.actions import (
 from engine.board import load_board
 from engine.errors import EngineError
 from engine.game import Game
+from engine.game_setup import Setup, describe, parse_setup, rulebook_players
 from engine.legal import legal_actions
 from engine.rules import Rules
-from engine.titles import DEFAULT_TITLE, TITLES
+from engine.titles import DEFAULT_TITLE, TITLES, title_named
 from engine.view import round_title
 from storage import (
     AppendConflict,
@@ -93,6 +94,7 @@ from .posts import (
     holdings_text,
     log_line,
     next_line,
+    options_text,
     player_name,
     render_pictures,
     routes_payload,
@@ -277,6 +279,8 @@ class TroikaService:
             return await self._retrying(lambda: self._setup[verb](channel_id, account, rest))
         if verb == "games":
             return Reply(await self._games(account))
+        if verb == "options":
+            return Reply(await self._options(channel_id, rest))
         return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest, at))
 
     async def _in_game(
@@ -544,9 +548,9 @@ class TroikaService:
                 word, _, rest = command_for(game, action).partition(" ")
             except EngineError:
                 continue
-            if word == verb or (verb == "home" and word == "token"):
-                if rest.lower().startswith(current.strip().lower()) and rest not in found:
-                    found.append(rest)
+            named = word == verb or (verb == "home" and word == "token")
+            if named and rest.lower().startswith(current.strip().lower()) and rest not in found:
+                found.append(rest)
         return found
 
     async def seat_names(self, channel_id: str) -> list[str]:
@@ -566,12 +570,14 @@ class TroikaService:
     # --- set-up ------------------------------------------------------------------
 
     async def _new(self, channel_id: str, account: Account, rest: str, guild_id: str | None = None) -> Reply:
-        title, market = game_choice(rest.split())
+        setup = game_choice(rest.split())
         seat = Seat(0, account.id, account.name, account.id, True)
-        options = Rules.rulebook(market=market).to_dict()
-        record = await self._create(channel_id, [seat], options, None, account.id, title, guild_id)
-        return Reply(f"**{account.name}** sets up game {record.id} of {title} ({market} market) and is its "
-                     "commissioner. Others: `join`. Then the commissioner types `start` (2 to 6 players).")
+        rules = setup.rules()
+        record = await self._create(channel_id, [seat], rules.to_dict(), None, account.id, setup.title, guild_id)
+        seats = rulebook_players(setup.title)
+        return Reply(f"**{account.name}** sets up game {record.id} of {setup.title} "
+                     f"({setup_words(setup.title, rules)}) and is its commissioner. Others: `join`. "
+                     f"Then the commissioner types `start` ({seats[0]} to {seats[-1]} players).")
 
     async def _create(
         self,
@@ -656,7 +662,8 @@ class TroikaService:
             order = " → ".join(p.name for p in game.state.players)
             return [{
                 "kind": "start", "seq": seq, "pictures": ["map", "table"],
-                "text": f"**Game {record.id} of {record.title} begins** ({game.ctx.rules.market} market). "
+                "text": f"**Game {record.id} of {record.title} begins** "
+                        f"({setup_words(record.title, game.ctx.rules)}). "
                         f"Seats: {order}. Priority deal: **{who_acts(game)}**.",
                 "next": next_line(game), "mention": game.acting_player(),
             }]
@@ -1083,12 +1090,26 @@ class TroikaService:
 
     # --- information ---------------------------------------------------------------
 
+    async def _options(self, channel_id: str, rest: str) -> str:
+        """``options [1861|1867]``: a title's optional rules in the rulebook's words (the
+        title named, else the channel's game's, else every title's), those in force marked."""
+        word = rest.strip().lower()
+        if word and word not in TITLES:
+            raise Refusal(f"`{word[:20]}` is not a game: `options 1861` or `options 1867`.")
+        record = await self.store.active_game_in_channel(channel_id)
+        title = word or (record.title if record is not None else None)
+        chosen: frozenset[str] = frozenset()
+        if record is not None and record.title == title:
+            chosen = _record_rules(record).options
+        return options_text(title, chosen)
+
     async def _info(self, record: GameRecord, verb: str, rest: str) -> Reply:
         if record.status is GameStatus.SETTING_UP:
             if verb in ("status", "log"):
                 seated = ", ".join(s.display_name + (" (commissioner)" if s.commissioner else "")
                                    for s in record.seats)
-                return Reply(f"Game {record.id} is being set up ({record.options.get('market', 'grid')} market). "
+                rules = _record_rules(record)
+                return Reply(f"Game {record.id} is being set up ({setup_words(record.title, rules)}). "
                              f"Seated: {seated}. `join` to play; the commissioner types `start`.")
             raise Refusal("The game has not started yet.")
         game = (await self.repo.load(record.id)).game
@@ -1353,16 +1374,32 @@ def _sentence(text: str) -> str:
     return (text[:1].upper() + text[1:]).rstrip(".") + "."
 
 
-def game_choice(words: list[str]) -> tuple[str, str]:
-    """The title and market named in ``new``'s words (``1867``, ``column``), each
-    defaulting as the box does: 1861, and the title's own market."""
-    title = DEFAULT_TITLE
-    market = None
-    for word in (w.lower() for w in words):
-        if word in TITLES:
-            title = word
-        elif word in ("grid", "column"):
-            market = word
-        else:
-            raise Refusal(f"`{word[:20]}` is neither a game ({' or '.join(TITLES)}) nor a market (grid or column).")
-    return title, market or load_board(title).default_market
+def game_choice(words: list[str]) -> Setup:
+    """The setup named in ``new``'s words (``1867 column long-game``): title, market and
+    the rulebook's options, each defaulting as the box does (1861, the title's market)."""
+    try:
+        return parse_setup(words)
+    except EngineError as exc:
+        raise Refusal(f"{exc}.") from None
+
+
+def option_suggestions(title: str, typed: str) -> list[str]:
+    """What ``/new``'s options field may read next: the words typed so far plus one more
+    option the title declares (the title's default when none is chosen yet)."""
+    words = typed.lower().split()
+    ending = "" if typed.endswith(" ") or not words else words.pop()
+    offered = title_named(title if title in TITLES else DEFAULT_TITLE).options
+    return [" ".join([*words, o.sym]) for o in offered if o.sym not in words and o.sym.startswith(ending)]
+
+
+def _record_rules(record: GameRecord) -> Rules:
+    """The rules stored with a game (its options less the seat that plays first)."""
+    try:
+        return Rules.from_dict({k: v for k, v in record.options.items() if k != "first_player"})
+    except EngineError as exc:
+        raise Refusal(f"Game {record.id}'s stored options cannot be read: {exc}.") from None
+
+
+def setup_words(title: str, rules: Rules) -> str:
+    """A game's setup as the players chose it: ``grid market; Long game (§14)``."""
+    return "; ".join([f"{rules.market} market", *describe(title, rules.options)])

@@ -118,7 +118,7 @@ USERS = {u.display_name: u for u in (ANNA, BORIS, CLARA)}
 
 
 @pytest.fixture
-async def table(tmp_path: Any) -> AsyncIterator["Table"]:
+async def table(tmp_path: Any) -> AsyncIterator[Table]:
     async with SqliteEventStore(tmp_path / "bot.sqlite3") as store:
         service = TroikaService(store)
         channel = FakeChannel(CHANNEL_ID)

@@ -506,7 +506,8 @@ async def test_11_no_undo_while_paused_and_no_two_players_of_one_name(
 
     told = await refusal(service.replace_seat("c1", ANNA, "Boris", Account("x", "clara")))
     assert "A player called clara is already seated" in told
-    assert "**Dmitri** takes Boris's seat" in (await service.replace_seat("c1", ANNA, "Boris", Account("x", "Dmitri"))).text
+    replaced = await service.replace_seat("c1", ANNA, "Boris", Account("x", "Dmitri"))
+    assert "**Dmitri** takes Boris's seat" in replaced.text
     assert [s.display_name for s in (await store.get_game(1)).seats] == ["Anna", "Dmitri", "Clara"]
 
 
@@ -595,7 +596,8 @@ async def test_14_every_reply_fits_discord(store: SqliteEventStore, service: Tro
     assert told.startswith("That command is 3004 characters long") and len(told) < 200  # not echoed
     told = await refusal(service.handle(CHANNEL, player1, "map " + "X" * 290))
     assert told.startswith("There is no hex XXX") and len(told) < 100  # a long word is cut
-    for who, command in ((acting, "lay " + "Y" * 3000), (acting, "lay A1 " + "Y " * 1500), (player1, "as " + "Z" * 3000)):
+    long_commands = ((acting, "lay " + "Y" * 3000), (acting, "lay A1 " + "Y " * 1500), (player1, "as " + "Z" * 3000))
+    for who, command in long_commands:
         assert len(f"✗ {await refusal(service.handle(CHANNEL, who, command))}") <= 2000
     newest = (await service.handle(CHANNEL, player1, "log 1000")).text
     assert len(newest) <= 2000 and _chunks(newest) == [newest]
