@@ -317,8 +317,11 @@ class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         except Refusal as exc:
             text = f"✗ {exc}"
         cog = bot.get_cog("Game")
-        if isinstance(cog, GameCog):
-            await cog.deliver(channel_id)
+        try:
+            if isinstance(cog, GameCog):
+                await cog.deliver(channel_id)
+        except Exception:  # the click is stored; the delivery loop sends its posts later
+            log.exception("posts after a click on %s not delivered yet", self.verb)
         await interaction.followup.send(_fit(text), ephemeral=True)
 
 
