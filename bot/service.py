@@ -316,6 +316,8 @@ class TroikaService:
                 return await self._admin[verb](record, commissioner, rest)
             if at is not None:  # checked in each attempt: the game may move between attempts
                 await self._check_still_open(record, *at)
+                if verb == "pass" and not rest.strip():  # the post called the company: not a stray pass
+                    rest = await self._company_called(record)
             return await self._as_seat(record, self._seat(record, account), verb, rest, None)
         except CorruptEvent as exc:
             if exc.game_id != record.id:
@@ -334,6 +336,12 @@ class TroikaService:
         if ledger.position > seq or (ledger.ask is not None and ledger.ask.seq > seq):
             game = (await self.repo.load(record.id)).game
             raise Refusal(f"This choice has passed: the game has moved on since that post. Now {next_line(game)}")
+
+    async def _company_called(self, record: GameRecord) -> str:
+        """The company acting now ("" when a player acts for themself)."""
+        game = (await self.repo.load(record.id)).game
+        actor = game.actor() or ""
+        return actor if actor in game.state.companies else ""
 
     async def replace_seat(
         self, channel_id: str, account: Account, player: str, new: Account, *, key: str | None = None
