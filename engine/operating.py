@@ -490,7 +490,10 @@ def _private_window_needed(ctx: Context, state: GameState, rnd: OperatingRound, 
 
 def _note_privates_offered(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
     """8.12: a company asked before its loans or to buy trains has been offered the
-    privates (they are among its choices there), so the last window is not opened."""
+    privates (they are among its choices there, unless it must buy a train first), so
+    the last window is not opened."""
+    if rnd.step == "trains" and must_buy(ctx, state, company):
+        return
     if rnd.step in ("private_before_loans", "trains") and can_buy_private(ctx, state, company):
         rnd.privates_offered = True
 
