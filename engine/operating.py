@@ -582,6 +582,8 @@ def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Compan
         _next_step(ctx, state, rnd)
         return
     if not isinstance(action, BuyTrain):
+        if must_buy(ctx, state, company):
+            raise IllegalAction(f"{company.sym} has no train and must buy one (8.11.3)")
         raise IllegalAction(f"{company.sym} may buy a train or pass")
     trains.buy_train(
         ctx, state, company, action.train, action.price, compulsory=not company.trains, exchange=action.exchange
