@@ -163,6 +163,7 @@ class GameState:
     orders: list[Order] = field(default_factory=list)  # players' standing orders, oldest first
     bank_broken: bool = False
     game_ends_after: tuple[int, int] | None = None  # (set, operating round) that ends the game
+    game_end_trigger: str | None = None  # what set game_ends_after: "bank" or "final_phase" (12.1)
     finished: bool = False
     end_reason: str | None = None
     log: list[str] = field(default_factory=list)

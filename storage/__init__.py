@@ -33,8 +33,8 @@ from .store import (
     NewGame,
     OutboxMessage,
     Seat,
-    Snapshot,
     Shard,
+    Snapshot,
     StoreError,
 )
 
