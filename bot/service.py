@@ -27,7 +27,6 @@ import random
 import re
 import secrets
 import socket
-import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -58,6 +57,7 @@ from storage import (
     Event,
     EventKind,
     EventStore,
+    GameNotFound,
     GameRecord,
     GameRepository,
     GameStatus,
@@ -65,12 +65,11 @@ from storage import (
     OutboxMessage,
     Seat,
     Shard,
-    StoreError,
     TroikaEngine,
     UndoError,
 )
-from storage.repository import effective_events, request
-from storage.store import DuplicateRequest, utc_now
+from storage.repository import effective_events, request, undos_to_redo
+from storage.store import DuplicateRequest, unstorable, utc_now
 
 from .commands import (
     VERBS,
@@ -104,11 +103,13 @@ from .posts import (
 )
 from .orders_text import parse_order
 from .stray import LastMove, bind_pass, questioned_pass
-from .track_help import tiles_text
+from .track_help import tiles_text, track_options
 
 MAX_PLAYERS = 6
 SINCE_SHOWN = 6
 """Others' moves listed in "since your last move" (older ones are counted)."""
+DRAWN_KEPT = 64
+"""States kept for posts whose pictures are not drawn yet (one per game and event)."""
 MAX_TRIES = 30
 """Times a command is tried when other processes keep changing its game meanwhile."""
 REPLY_LIMIT = 1900
@@ -169,23 +170,6 @@ class Status:
     text: str
 
 
-class _Engine(TroikaEngine):
-    """The real engine, remembering the game its last ``apply`` in this thread changed,
-    so a post built with the action (in the same worker thread) reads the state after it."""
-
-    def __init__(self) -> None:
-        self._applied = threading.local()
-
-    @property
-    def last_game(self) -> Any:
-        return self._applied.game
-
-    def apply(self, game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
-        lines = super().apply(game, action, replaying=replaying)
-        self._applied.game = game
-        return lines
-
-
 class TroikaService:
     """Commands in, stored events and outbox posts out. One per process."""
 
@@ -206,7 +190,7 @@ class TroikaService:
         self.owner = owner or _process_name(shard)
         self._guilds: dict[int, str | None] = {}
         self.timestamps = timestamps
-        self.engine = _Engine()
+        self.engine = TroikaEngine()
         self.repo = GameRepository(store, self.engine, cache_size=64)
         self.clock = clock
         self.pictures = pictures
@@ -215,6 +199,8 @@ class TroikaService:
         self._flush_locks: dict[int, asyncio.Lock] = {}
         self._channels: dict[int, str | None] = {}
         self._done: OrderedDict[str, None] = OrderedDict()
+        self._drawn: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        """(game, event) -> the state the event left, saved as it was stored, for its post's pictures."""
         self._sent_unmarked: set[int] = set()
         self._questioned: dict[int, int] = {}
         """Per game, the position at which a bare `pass` was last questioned (:mod:`bot.stray`)."""
@@ -245,6 +231,10 @@ class TroikaService:
         offered the command (a button under it): it is refused once that game has moved
         past. A command overtaken by another process writing to its game is tried again
         from the start, so no player sees the clash."""
+        for what, value in (("That message", text), ("Your name", account.name)):
+            problem = unstorable(value)
+            if problem:  # N11: refused at the edge, before any store sees it
+                raise Refusal(f"{what} holds {problem}, which Troika cannot store; type it again without.")
         try:
             async with self._command(channel_id, key):
                 return await self._handle(channel_id, account, text, guild_id, at)
@@ -297,9 +287,10 @@ class TroikaService:
         try:
             if VERBS[verb].kind == "info":
                 return await self._info(record, verb, rest)
-            if verb == "undo":
-                await self._reopen_if_ended(channel_id, account)
-            record = await self._game_in(channel_id)
+            if verb == "undo" and await self._reopen_if_ended(channel_id, account):
+                return await self._undo_the_end(channel_id, account, rest)
+            if record.status is GameStatus.FINISHED:
+                record = await self._game_in(channel_id)  # "it is over"
             if VERBS[verb].kind == "admin":
                 if verb == "remind" and rest.split()[:1] == ["me"]:
                     return await self._remind_me(record, self._seat(record, account), rest[2:])
@@ -410,8 +401,15 @@ class TroikaService:
         while batch := await self.store.outbox_unsent(after_id=after):
             after = batch[-1].id
             for message in batch:
-                if message.game_id not in games and (channel_id is None
-                                                     or await self._channel_of(message.game_id) == channel_id):
+                if message.game_id in games:
+                    continue
+                try:
+                    channel = await self._channel_of(message.game_id)
+                except GameNotFound:  # its game was deleted by hand: nowhere to post it
+                    log.error("post %s dropped: there is no game %s", message.id, message.game_id)
+                    await self.store.outbox_mark_sent(message.id)
+                    continue
+                if channel_id is None or channel == channel_id:
                     games.append(message.game_id)
         results = await asyncio.gather(*(self._flush_game(g, deliver, then) for g in games), return_exceptions=True)
         for result in results:
@@ -478,7 +476,7 @@ class TroikaService:
                     continue
                 async with self._lock(record.channel_id or f"game {record.id}"):
                     await self._retrying(lambda record=record: self._reminders_for(record, now))
-            except (CorruptEvent, StoreError) as exc:
+            except Exception as exc:  # that game's trouble; later games are still reminded
                 log.warning("no reminders for game %s: %s", record.id, exc)
 
     async def close(self) -> None:
@@ -698,22 +696,32 @@ class TroikaService:
                          "`new` sets up another.")
         raise NoGame("There is no game in this channel: `new` sets one up.")
 
-    async def _reopen_if_ended(self, channel_id: str, account: Account) -> None:
+    async def _reopen_if_ended(self, channel_id: str, account: Account) -> bool:
         """The commissioner's `undo` right after `end`: the game runs again, so the undo
-        can take the end back."""
+        can take the end back; whether it was reopened."""
         if await self.store.active_game_in_channel(channel_id) is not None:
-            return
+            return False
         over = [g for g in await self.store.list_games([GameStatus.FINISHED]) if g.channel_id == channel_id]
         if not over:
-            return
+            return False
         effective = effective_events(await self.store.events(over[-1].id))
         if not effective or effective[-1].action.get("type") != "end_game":
-            return
+            return False
         self._commissioner(over[-1], account)
         try:
             await self.store.set_status(over[-1].id, GameStatus.RUNNING)
         except ChannelBusy:
             raise Refusal("Another game has started here since; the ended one stays ended.") from None
+        return True
+
+    async def _undo_the_end(self, channel_id: str, account: Account, reason: str) -> Reply:
+        """The undo of a reopened game's `end`; refused, the game is finished again (N10)."""
+        record = await self._game_in(channel_id)
+        try:
+            return await self._as_seat(record, self._seat(record, account), "undo", reason, None)
+        except BaseException:
+            await self.store.set_status(record.id, GameStatus.FINISHED)
+            raise
 
     async def _games(self, account: Account) -> str:
         """The games this account has a seat in, across channels."""
@@ -728,7 +736,11 @@ class TroikaService:
             if record.status is GameStatus.SETTING_UP:
                 lines.append(f"Game {record.id} in {where}: being set up")
                 continue
-            game = (await self.repo.load(record.id)).game
+            try:
+                game = (await self.repo.load(record.id)).game
+            except CorruptEvent as exc:  # that game's problem, told in its line only
+                lines.append(f"Game {record.id} in {where}: cannot be loaded ({exc.reason})")
+                continue
             ledger = await self._ledger(record.id)
             seat = next(s for s in record.seats if s.discord_user_id == account.id)
             mine = ledger.ask.consenter if ledger.ask else game.acting_player()
@@ -784,7 +796,7 @@ class TroikaService:
     async def _act(self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None) -> Reply:
         live = await self.repo.load(record.id)
         game = live.game
-        ledger = await self._ledger(record.id)
+        ledger = await self._ledger(record.id, live.seq)
         self._check_open(game, ledger)
         if verb == "auto":  # a standing order: any seated player, at any time
             order = parse_order(seat.player_id, rest)
@@ -837,28 +849,32 @@ class TroikaService:
         shown = _notes(_code(reason), note)
         note = _notes(reason.strip(), note)
         entity = parsed.action.entity
-        ran = routes_payload(game, parsed.action)  # priced on the state before the run
+        ran = routes_payload(game, parsed.action, parsed.routes)  # priced on the state before the run
 
-        def posts(lines: list[str]) -> list[dict[str, Any]]:
-            after: Game = self.engine.last_game
+        def posts(after: Game, lines: list[str]) -> list[dict[str, Any]]:
             head = f"**{seat.display_name}**" + (f" for {entity}" if entity != seat.player_id else "")
             text = "\n".join([f"{head}: {_code(command)}" + (f" _({shown})_" if shown else ""),
                               *([parsed.detail] if parsed.detail else []), *lines])
+            pictures = changed_pictures(before, fingerprints(after)) + (["routes"] if ran else [])
+            if pictures and self.pictures:
+                self._keep_drawn(record.id, seq + 1, after)
             return [{
                 "kind": "turn", "seq": seq + 1, "text": text, "next": next_line(after),
                 "mention": _turn_changed(after, acting_before),
-                "pictures": changed_pictures(before, fingerprints(after)) + (["routes"] if ran else []),
-                "highlight": _hex_of(parsed), **({"routes": ran} if ran else {}),
+                "pictures": pictures, "highlight": _hex_of(parsed), **({"routes": ran} if ran else {}),
             }]
 
         def status(after: Game) -> GameStatus | None:
             return GameStatus.FINISHED if after.state.finished else None
 
         try:
-            await self.repo.act(record.id, seq, parsed.action.to_dict(), seat.player_id,
+            await self.repo.act(record.id, seq, parsed.action, seat.player_id,
                                 note=note, outbox=posts, status=status)
-        except EngineError as exc:
-            raise Refusal(f"{_sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
+        except BaseException as exc:
+            self._drawn.pop((record.id, seq + 1), None)  # not stored: another event may take its place
+            if isinstance(exc, EngineError):
+                raise Refusal(f"{_sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
+            raise
 
     async def _ask(
         self, record: GameRecord, seq: int, seat: Seat, consenter: str, parsed: Parsed, command: str,
@@ -938,11 +954,11 @@ class TroikaService:
     async def _redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self._check_paused(await self._ledger(record.id))
         stored = await self.store.events(record.id)
-        events = [e for e in stored if e.kind is not EventKind.ADMIN]
-        if not events or events[-1].kind is not EventKind.UNDO:
+        undos = undos_to_redo(stored)
+        if not undos:
             raise Refusal("There is nothing to redo.")
-        self._check_travel(record, seat, events[-1].actor, reason, proxy, "redo")
-        undo = stored.index(events[-1])
+        self._check_travel(record, seat, undos[-1].actor, reason, proxy, "redo")
+        undo = stored.index(undos[-1])
         kept = {e.seq for e in effective_events(stored[: undo + 1])}
         restored = [e for e in effective_events(stored[:undo]) if e.seq not in kept]
         what = ", ".join(f"#{e.seq} ({seat_name(record, e.actor)}: `{event_command(e)}`)" for e in restored)
@@ -1148,7 +1164,8 @@ class TroikaService:
         if verb == "tiles":
             text = tiles_text(game, rest)
             focus = rest.strip().upper()
-            pictures = await render_pictures(game, ["map"], highlight=focus, focus=focus) \
+            sheet = ["tiles"] if focus in track_options(game) else ["map"]  # else the hex as it is
+            pictures = await render_pictures(game, sheet, highlight=focus, focus=focus) \
                 if focus and self.pictures else []
             return Reply(text, pictures)
         if verb == "log":
@@ -1237,7 +1254,7 @@ class TroikaService:
         if mention is not None and payload.get("kind") == "turn":
             since = await self._since(record, mention.player_id, int(payload["seq"]))
         return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""), payload.get("next", ""),
-                    mention, pictures, int(payload.get("seq", 0)), since)
+                    mention, pictures, seq=int(payload.get("seq", 0)), recap=since)
 
     async def _since(self, record: GameRecord, player_id: str, seq: int) -> str:
         """The moves others made between ``player_id``'s last move and event ``seq``."""
@@ -1251,10 +1268,21 @@ class TroikaService:
         earlier = f"{len(others) - SINCE_SHOWN} earlier moves · " if len(others) > SINCE_SHOWN else ""
         return f"_Since your last move:_ {earlier}{' · '.join(shown)} (`log` shows what each did)"
 
+    def _keep_drawn(self, game_id: int, seq: int, game: Game) -> None:
+        """Save the state event ``seq`` leaves (called as it is stored) for its post's pictures."""
+        self._drawn[(game_id, seq)] = pickle.dumps(game.state, pickle.HIGHEST_PROTOCOL)
+        while len(self._drawn) > DRAWN_KEPT:
+            self._drawn.popitem(last=False)
+
     async def _game_at(self, game_id: int, seq: int) -> Game:
-        """The game as it was after event ``seq``, the caller's own: a copy of the live
-        one (its next command may change it while the post's pictures are drawn) unless
-        it has moved on."""
+        """The game as it was after event ``seq``, the caller's own: the state saved as
+        the event was stored if this process stored it, else a copy of the live one (its
+        next command may change it while the post's pictures are drawn) unless it has
+        moved on."""
+        saved = self._drawn.pop((game_id, seq), None)
+        if saved is not None:
+            live = (await self.repo.load(game_id)).game
+            return Game(live.ctx, pickle.loads(saved))
         later = await self.store.events(game_id, after_seq=seq)
         if not any(e.kind is not EventKind.ADMIN and e.kind is not EventKind.SEAT for e in later):
             live = (await self.repo.load(game_id)).game
@@ -1285,9 +1313,10 @@ class TroikaService:
     def _owns(self, record: GameRecord) -> bool:
         return self.shard is None or self.shard.owns(record.guild_id)
 
-    async def _ledger(self, game_id: int) -> Ledger:
+    async def _ledger(self, game_id: int, last_seq: int | None = None) -> Ledger:
+        """The game's ledger up to its last event (``last_seq`` if just read)."""
         ledger = self._ledgers.setdefault(game_id, Ledger())
-        if ledger.seq < await self.store.last_seq(game_id):
+        if ledger.seq < (await self.store.last_seq(game_id) if last_seq is None else last_seq):
             ledger.fold(await self.store.events(game_id, after_seq=ledger.seq))
         return ledger
 

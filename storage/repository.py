@@ -24,10 +24,14 @@ real one, :class:`storage.fake_engine.FakeEngine` stands in for it in tests.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import enum
 import hashlib
+import io
 import json
 import logging
 import pickle
+import sys
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -36,7 +40,7 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol
 
-from engine.history import effective_entries
+from engine.history import effective_entries, redo_stack
 
 from .gamelog import InvalidGameLog, export_log, parse_log
 from .store import (
@@ -59,6 +63,9 @@ from .store import (
 SNAPSHOT_EVERY = 100
 """Events between a game's snapshots: a cold load replays at most about this many."""
 
+SNAPSHOT_MAX_BYTES = 64 * 2**20
+"""The most a snapshot may decompress to (a real state is well under 1 MB)."""
+
 log = logging.getLogger("troika.storage")
 
 
@@ -72,9 +79,13 @@ class EngineAdapter(Protocol):
     def new_game(self, meta: GameRecord) -> Any:
         """A fresh game for the record's title, options, seed and seats (in seat order)."""
 
-    def apply(self, game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
-        """Apply an action and return its log lines. On refusal raise, leaving ``game`` as
-        it was; when ``replaying`` a refused game is thrown away, so that may be skipped."""
+    def apply(self, game: Any, action: Any, *, replaying: bool = False) -> list[str]:
+        """Apply an action (the engine's own value, or its stored form) and return its log
+        lines. On refusal raise, leaving ``game`` as it was; when ``replaying`` a refused
+        game is thrown away, so that may be skipped."""
+
+    def encode(self, action: Any) -> dict[str, Any]:
+        """An action's stored form (JSON-able), which :meth:`apply` reads back."""
 
     def dump(self, game: Any) -> dict[str, Any]:
         """The whole state as JSON-able data; equal dumps mean equal states."""
@@ -109,10 +120,17 @@ class TroikaEngine:
         rules = Rules.from_dict(options)
         return Game.new(players, meta.seed, rules, meta.title, first_player=first_player)
 
-    def apply(self, game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
-        from engine.actions import action_from_dict
+    def apply(self, game: Any, action: Any, *, replaying: bool = False) -> list[str]:
+        from engine.actions import Action, action_from_dict
 
-        return list(game.apply(action_from_dict(action), check=not replaying))
+        if not isinstance(action, Action):
+            action = action_from_dict(action)
+        return list(game.apply(action, check=not replaying))
+
+    def encode(self, action: Any) -> dict[str, Any]:
+        from engine.actions import Action
+
+        return action.to_dict() if isinstance(action, Action) else dict(action)
 
     def dump(self, game: Any) -> dict[str, Any]:
         return dict(game.dump())
@@ -121,9 +139,50 @@ class TroikaEngine:
         return zlib.compress(pickle.dumps(game.state, pickle.HIGHEST_PROTOCOL), 1)
 
     def restore(self, meta: GameRecord, data: bytes) -> Any:
+        """The saved state, read as data: see :func:`load_engine_state`."""
         game = self.new_game(meta)
-        game.state = pickle.loads(zlib.decompress(data))  # our store's own bytes, hash-checked
+        game.state = load_engine_state(data)
         return game
+
+
+class SnapshotRefused(ValueError):
+    """A snapshot holds something other than the engine's state, or too much of it."""
+
+
+def load_engine_state(data: bytes) -> Any:
+    """A state saved by :meth:`TroikaEngine.snapshot`, decompressed to at most
+    :data:`SNAPSHOT_MAX_BYTES` and unpickled with only the engine's own dataclasses and
+    enums allowed, so a hostile row (in a "backup" handed to an operator, say) can build
+    nothing that runs code. Raises :class:`SnapshotRefused`."""
+    inflate = zlib.decompressobj()
+    try:
+        raw = inflate.decompress(data, SNAPSHOT_MAX_BYTES)
+    except zlib.error as exc:
+        raise SnapshotRefused(f"not a compressed snapshot ({exc})") from exc
+    if inflate.unconsumed_tail:
+        raise SnapshotRefused(f"it would decompress to larger than {SNAPSHOT_MAX_BYTES} bytes")
+    try:
+        return _EngineUnpickler(io.BytesIO(raw)).load()
+    except SnapshotRefused:
+        raise
+    except Exception as exc:  # truncated or garbled pickle data
+        raise SnapshotRefused(f"unreadable ({type(exc).__name__}: {exc})") from exc
+
+
+class _EngineUnpickler(pickle.Unpickler):
+    """Builds only classes defined in the ``engine`` package that are dataclasses or
+    enums: no functions, no attributes reached through dots, nothing from elsewhere."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = getattr(sys.modules.get(module), name, None) if module.startswith("engine.") else None
+        if (
+            "." not in name
+            and isinstance(found, type)
+            and found.__module__ == module
+            and (dataclasses.is_dataclass(found) or issubclass(found, enum.Enum))
+        ):
+            return found
+        raise SnapshotRefused(f"it names {module}.{name}, which is not engine state")
 
 
 class ReplayMismatch(CorruptEvent):
@@ -167,8 +226,8 @@ class _Entry:
     """The event the game's stored snapshot was taken after (0: none known)."""
 
 
-PostBuilder = Callable[[list[str]], Sequence[dict[str, Any]]]
-"""Given an action's log lines, the outbox posts to queue with it."""
+PostBuilder = Callable[[Any, list[str]], Sequence[dict[str, Any]]]
+"""Given the game after an action and the action's log lines, the outbox posts to queue with it."""
 
 GamePosts = Callable[[Any, int], Sequence[dict[str, Any]]]
 """Given the game after an event and the event's sequence number, the posts to queue with it."""
@@ -204,6 +263,11 @@ def state_hash(dump: dict[str, Any]) -> str:
 def effective_events(events: Sequence[Event]) -> list[Event]:
     """The action events in effect once undo and redo are accounted for, in order."""
     return effective_entries((e.seq, _history_view(e), e) for e in events)
+
+
+def undos_to_redo(events: Sequence[Event]) -> list[Event]:
+    """The undo events a redo would take back now, the next last."""
+    return redo_stack((e.seq, _history_view(e), e) for e in events)
 
 
 def _seqs(events: Sequence[Event]) -> list[int]:
@@ -287,14 +351,15 @@ class GameRepository:
         self,
         game_id: int,
         expected_seq: int,
-        action: dict[str, Any],
+        action: Any,
         actor: str | None,
         *,
         note: str | None = None,
         outbox: PostBuilder | None = None,
         status: StatusAfter | None = None,
     ) -> ActResult:
-        """Apply ``action`` to the game as last seen at ``expected_seq`` and log it.
+        """Apply ``action`` (the engine's value, or its stored form) to the game as last
+        seen at ``expected_seq`` and log it (encoded only for the store).
 
         The engine's error if illegal; :class:`AppendConflict` if the game moved on. Posts
         built by ``outbox`` from the log lines, and the status ``status`` gives the game
@@ -309,7 +374,7 @@ class GameRepository:
                 )
                 event = await self.store.append(
                     game_id, expected_seq,
-                    _keyed(NewEvent(action, EventKind.ACTION, actor, note, digest)),
+                    _keyed(NewEvent(self.engine.encode(action), EventKind.ACTION, actor, note, digest)),
                     outbox=posts, status=new_status,
                 )
             except Exception:
@@ -348,7 +413,8 @@ class GameRepository:
         note: str | None = None,
         outbox: GamePosts | None = None,
     ) -> LiveGame:
-        """Restore what the last undo took back (possible until a new action is taken)."""
+        """Restore what the latest undo not yet redone took back: undos are redone in
+        turn, latest first, until a new action is taken (18xx.games's redo stack)."""
         marker = NewEvent({"type": "redo"}, EventKind.REDO, actor, note)
         return await self._travel(game_id, expected_seq, marker, outbox)
 
@@ -477,7 +543,7 @@ class GameRepository:
                 self._cache.pop(record.id, None)
                 try:
                     self._remember(record.id, await self._rebuild(record.id, from_snapshot=False))
-                except CorruptEvent as exc:
+                except Exception as exc:  # that game's problem: the others are still checked
                     problems.append(ReplayProblem(record.id, record.title, str(exc)))
                     continue
             if record.engine_version != self.engine.version:
@@ -634,11 +700,11 @@ class GameRepository:
         entry.snapshot_seq = entry.seq
 
     def _step(
-        self, game: Any, action: dict[str, Any], outbox: PostBuilder | None, status: StatusAfter | None
+        self, game: Any, action: Any, outbox: PostBuilder | None, status: StatusAfter | None
     ) -> tuple[list[str], str, list[dict[str, Any]], GameStatus | None]:
         """Apply an action and read what :meth:`act` stores with it (run in a worker thread)."""
         lines = self.engine.apply(game, action)
-        return lines, self._hash(game), list(outbox(lines)) if outbox else [], status(game) if status else None
+        return lines, self._hash(game), list(outbox(game, lines)) if outbox else [], status(game) if status else None
 
     def _replay_hashed(self, record: GameRecord, events: Sequence[Event]) -> tuple[Any, str]:
         game = self._replay(record, events)
