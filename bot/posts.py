@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -246,16 +247,19 @@ def changed_pictures(before: dict[str, int], after: dict[str, int]) -> list[str]
     return [name for name in PICTURES if before[name] != after[name]]
 
 
-def routes_payload(game: Game, action: Action) -> dict[str, Any] | None:
+def routes_payload(game: Game, action: Action, priced: Sequence[RouteResult] = ()) -> dict[str, Any] | None:
     """For a run, before it is applied: the company and each train's route as the
-    engine prices it, as JSON for the post's routes picture; None for other actions
-    (and for a run the engine refuses)."""
+    engine prices it (``priced`` if the routes were priced while the command was read),
+    as JSON for the post's routes picture; None for other actions (and for a run the
+    engine refuses)."""
     if not isinstance(action, RunRoutes) or not action.routes:
         return None
-    try:
-        results = check_routes(game.ctx, game.state, game.state.companies[action.entity], action.routes)
-    except EngineError:
-        return None
+    results = list(priced)
+    if not results:
+        try:
+            results = check_routes(game.ctx, game.state, game.state.companies[action.entity], action.routes)
+        except EngineError:
+            return None
     ran = {r.train for r in results}
     idle = [t.id for t in game.state.companies[action.entity].trains if not t.operated and t.id not in ran]
     return {"company": action.entity, "idle": idle, "trains": [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from importlib import import_module
-from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
@@ -57,7 +57,7 @@ class Title:
     def data(self, name: str) -> Any:
         """One of the title's data files, parsed."""
         try:
-            return json.loads((files(__package__) / self.folder / name).read_text(encoding="utf-8"))
+            return json.loads((Path(__file__).parent / self.folder / name).read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
             raise DataError(f"{self.name} has no data file {name}") from exc
 
