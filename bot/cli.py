@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
+from engine.titles import DEFAULT_TITLE, TITLES
 
 
 def _read_json(path: str) -> Any:
@@ -179,9 +180,15 @@ def _last_hex(game: Any) -> str | None:
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
     """Play random games to the end, checking invariants after every action."""
+    from engine.game_setup import check_options
     from engine.selfplay import play_many
 
-    summary = play_many(args.games, args.seed, args.title)
+    try:
+        options = check_options(args.title, (o.lower() for o in args.options))
+    except EngineError as exc:
+        print(f"troika: {exc}", file=sys.stderr)
+        return 2
+    summary = play_many(args.games, args.seed, args.title, options)
     print(json.dumps(summary))
     return 0 if not summary["failures"] else 1
 
@@ -197,6 +204,18 @@ def _database(location: str) -> str | None:
     if Path(location.removeprefix("sqlite:")).exists():
         return None
     return f"no database at {location}"
+
+
+def _database_folder(location: str) -> str | None:
+    """Why a SQLite database cannot be made at ``location``, if its folder is missing."""
+    from storage.postgres import is_url
+
+    if is_url(location):  # a server's database (or a URL the store refuses, password masked)
+        return None
+    folder = Path(location.removeprefix("sqlite:")).parent
+    if folder.is_dir():
+        return None
+    return f"the folder {folder} of the database {location} does not exist; create it, or give another --db"
 
 
 RESTORE_HINT = "to restore, stop Troika and copy a backup made with `troika backup` over it"
@@ -241,11 +260,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"troika: {exc}", file=sys.stderr)
             return 2
+    problem = _database_folder(args.db)
+    if problem:
+        print(f"troika: {problem}", file=sys.stderr)
+        return 2
     try:
         if token:
-            from bot.discord_bot import run_discord
+            from bot.discord_bot import run_discord, startup_problem
 
-            asyncio.run(run_discord(token, args.db, args.guild, shard))
+            try:
+                asyncio.run(run_discord(token, args.db, args.guild, shard))
+            except Exception as exc:
+                found = startup_problem(exc)
+                if found is None:
+                    raise
+                print(f"troika: {found[1]}", file=sys.stderr)
+                return found[0]
         else:
             from bot.console import run_console
 
@@ -430,7 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description=cmd_selfplay.__doc__)
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--title", default="1861", choices=["1861", "1867"], help="the game to play (default 1861)")
+    p.add_argument("--title", default=DEFAULT_TITLE, choices=list(TITLES), help="the game to play (default 1861)")
+    p.add_argument("--options", nargs="*", default=[], metavar="OPTION",
+                   help="the rulebook's optional rules to play, e.g. long-game (the `options` command lists them)")
     p.set_defaults(func=cmd_selfplay)
 
     database = os.environ.get("TROIKA_DB") or "troika.db"

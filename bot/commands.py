@@ -55,8 +55,10 @@ class Verb:
 
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
-    Verb("new", "new [1861|1867] [grid|column]", "Set up a game of 1861 (or 1867) here; you become its commissioner",
+    Verb("new", "new [1861|1867] [grid|column] [OPTION ...]",
+         "Set up a game of 1861 (or 1867) here, with the rulebook's options; you become its commissioner",
          "setup"),
+    Verb("options", "options [1861|1867]", "The rulebook's optional rules (§14–16), to choose with `new`", "info"),
     Verb("join", "join", "Take a seat in the game being set up", "setup"),
     Verb("leave", "leave", "Give up your seat before the game starts", "setup"),
     Verb("start", "start", "Commissioner: start; seats are fixed and the first player drawn", "setup"),
@@ -123,7 +125,7 @@ ALIASES = {
 """Other words players use; ``dividend KIND`` and ``choose nationalize`` read their argument."""
 
 ARGUMENTS = {
-    "new": 2, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 0, "buy": 2, "sell": 2,
+    "new": 12, "options": 1, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 0, "buy": 2, "sell": 2,
     "par": 2, "token": 2, "home": 2, "lay": 4, "tiles": 1, "payout": 0, "half": 0, "withhold": 0, "train": 5,
     "discard": 1, "private": 2, "redeem": 1, "convert": 0, "merge": 1, "into": 1, "remove": 2,
     "nationalize": 0, "keep": 0, "agree": 0, "refuse": 0, "withdraw": 0, "status": 0, "map": 1, "market": 0,
@@ -277,7 +279,10 @@ def _lay(game: Game, actor: str, args: list[str]) -> Action:
         raise ValueError("too many words")
     hex_id, tile = _sym(args[0]), _tile_name(game, args[1])
     if len(args) > 2:
-        action = LayTile(actor, hex_id, tile, _number(args[2], "the rotation"))
+        rotation = _number(args[2], "the rotation")
+        if rotation > 5:
+            raise Refusal(f"A rotation is 0 to 5, not {rotation}: `tiles {hex_id}` shows the ones that fit")
+        action = LayTile(actor, hex_id, tile, rotation)
     else:
         fits = distinct_rotations(game.ctx.board.tiles[tile], _rotations(game, actor, hex_id, tile))
         if len(fits) > 1:

@@ -1,8 +1,9 @@
 """Troika at a local prompt: hot-seat play on the same store and commands as Discord.
 
-``new Anna Boris Clara`` starts a game (``new 4 Anna Boris Clara Dmitri column``: an
-optional player count and market). A command acts for the player who must decide
-now, or for the player named by an ``as NAME`` prefix (``as Anna bid TSR 20``).
+``new Anna Boris Clara`` starts a game (``new 4 Anna Boris Clara Dmitri column
+long-game``: an optional player count, title, market and the rulebook's options). A
+command acts for the player who must decide now, or for the player named by an
+``as NAME`` prefix (``as Anna bid TSR 20``).
 Pictures are written to a folder (``map.png``, ``market.png``, ``table.png``, replaced
 as the game goes on) and their paths printed.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.game_setup import is_setup_word
 from storage import store_at
 from storage.postgres import safe_url
 
@@ -19,7 +21,6 @@ from .errors import NoGame, NotAllowed, Refusal
 from .posts import Picture
 from .service import (
     MAX_PLAYERS,
-    TITLES,
     Account,
     Post,
     Reply,
@@ -66,9 +67,9 @@ class Console:
         await self.service.flush(self._deliver)
 
     async def _new(self, words: list[str]) -> Reply:
-        options = [w for w in words if w.lower() in ("grid", "column", *TITLES)]
-        words = [w for w in words if w not in options]
-        title, market = game_choice(options)
+        chosen = [w for w in words if is_setup_word(w)]
+        words = [w for w in words if w not in chosen]
+        setup = game_choice(chosen)
         if words and words[0].isdigit():
             count = int(words.pop(0))
             if count != len(words):
@@ -80,10 +81,8 @@ class Console:
             raise Refusal(f"Name 2 to {MAX_PLAYERS} players: {NEW}.")
         if len({n.lower() for n in words}) != len(words):
             raise Refusal("Give each player a different name.")
-        from engine.rules import Rules
-
         return await self.service.start_local_game(CHANNEL, [(n, n) for n in words],
-                                                   rules=Rules.rulebook(market=market), title=title)
+                                                   rules=setup.rules(), title=setup.title)
 
     async def _identity(self, words: list[str]) -> tuple[Account, str]:
         """Who the line is typed by, and the command itself."""

@@ -24,6 +24,7 @@ import logging
 import math
 import pickle
 import random
+import re
 import secrets
 import socket
 import threading
@@ -45,9 +46,10 @@ from engine.actions import (
 from engine.board import load_board
 from engine.errors import EngineError
 from engine.game import Game
+from engine.game_setup import Setup, describe, parse_setup, rulebook_players
 from engine.legal import legal_actions
 from engine.rules import Rules
-from engine.titles import DEFAULT_TITLE, TITLES
+from engine.titles import DEFAULT_TITLE, TITLES, title_named
 from engine.view import round_title
 from storage import (
     AppendConflict,
@@ -92,6 +94,7 @@ from .posts import (
     holdings_text,
     log_line,
     next_line,
+    options_text,
     player_name,
     render_pictures,
     routes_payload,
@@ -111,6 +114,7 @@ REPLY_LIMIT = 1900
 REMIND_HOURS = (1, 720)
 LOG_PAGE = 15
 MAX_NAME = 32
+DISCORD_MENTION = re.compile(r"<@!?[0-9]+>")
 
 log = logging.getLogger("troika.service")
 
@@ -142,6 +146,8 @@ class Post:
     next: str
     mention: Seat | None
     pictures: list[Picture]
+    seq: int = 0
+    """The game's event the post was written after: the position its choices are for."""
 
     def content(self, mention: Callable[[Seat], str]) -> str:
         """The post as text, the mention written by ``mention`` before the next line."""
@@ -201,7 +207,8 @@ class TroikaService:
         self.pictures = pictures
         self._ledgers: dict[int, Ledger] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._flush_lock = asyncio.Lock()
+        self._flush_locks: dict[int, asyncio.Lock] = {}
+        self._channels: dict[int, str | None] = {}
         self._done: OrderedDict[str, None] = OrderedDict()
         self._sent_unmarked: set[int] = set()
         self.conflicts_retried = 0
@@ -220,21 +227,24 @@ class TroikaService:
     # --- entry points ------------------------------------------------------------
 
     async def handle(
-        self, channel_id: str, account: Account, text: str, *, key: str | None = None, guild_id: str | None = None
+        self, channel_id: str, account: Account, text: str, *, key: str | None = None, guild_id: str | None = None,
+        at: tuple[int, int] | None = None,
     ) -> Reply:
         """Carry out one command typed in a channel (of server ``guild_id``, whose shard
         owns the games set up there); raises :class:`Refusal`.
 
         ``key`` identifies the incoming message or interaction: a second delivery of it
-        changes nothing and answers nothing. A command overtaken by another process
-        writing to its game is tried again from the start, so no player sees the clash."""
+        changes nothing and answers nothing. ``at`` (game id, event seq) is where a post
+        offered the command (a button under it): it is refused once that game has moved
+        past. A command overtaken by another process writing to its game is tried again
+        from the start, so no player sees the clash."""
         for what, value in (("That message", text), ("Your name", account.name)):
             problem = unstorable(value)
             if problem:  # N11: refused at the edge, before any store sees it
                 raise Refusal(f"{what} holds {problem}, which Troika cannot store; type it again without.")
         try:
             async with self._command(channel_id, key):
-                return await self._handle(channel_id, account, text, guild_id)
+                return await self._handle(channel_id, account, text, guild_id, at)
         except _AlreadyDone:
             return Reply()
         except Refusal as exc:
@@ -256,7 +266,9 @@ class TroikaService:
                 while len(self._done) > 1000:
                     self._done.popitem(last=False)
 
-    async def _handle(self, channel_id: str, account: Account, text: str, guild_id: str | None) -> Reply:
+    async def _handle(
+        self, channel_id: str, account: Account, text: str, guild_id: str | None, at: tuple[int, int] | None = None
+    ) -> Reply:
         verb, rest = split(text)
         if verb == "help":
             return Reply(help_text(rest))
@@ -271,9 +283,13 @@ class TroikaService:
             return await self._retrying(lambda: self._setup[verb](channel_id, account, rest))
         if verb == "games":
             return Reply(await self._games(account))
-        return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest))
+        if verb == "options":
+            return Reply(await self._options(channel_id, rest))
+        return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest, at))
 
-    async def _in_game(self, channel_id: str, account: Account, verb: str, rest: str) -> Reply:
+    async def _in_game(
+        self, channel_id: str, account: Account, verb: str, rest: str, at: tuple[int, int] | None = None
+    ) -> Reply:
         record = await self._game_in(channel_id, finished=True)
         try:
             if VERBS[verb].kind == "info":
@@ -287,13 +303,30 @@ class TroikaService:
                 commissioner = self._commissioner(record, account)
                 if verb == "replace":
                     name, _, new = rest.rpartition(" ")
+                    if DISCORD_MENTION.fullmatch(new):  # an account is resolved by the frontend, not read here
+                        raise Refusal("Write it as `replace PLAYER @ACCOUNT`, mentioning the new player.")
                     return await self._replace(record, commissioner, name, Account(new, new))
                 return await self._admin[verb](record, commissioner, rest)
+            if at is not None:  # checked in each attempt: the game may move between attempts
+                await self._check_still_open(record, *at)
             return await self._as_seat(record, self._seat(record, account), verb, rest, None)
         except CorruptEvent as exc:
             if exc.game_id != record.id:
                 raise
             raise Refusal(_broken(exc)) from None
+
+    async def _check_still_open(self, record: GameRecord, game_id: int, seq: int) -> None:
+        """Refuse a choice offered after event ``seq`` of game ``game_id`` if the
+        channel's game (``record``) is another one now, or has moved since: a move, an
+        undo or redo, or a new request for consent."""
+        if record.id != game_id:
+            raise Refusal(f"This choice has passed: it was offered in game {game_id}, which is over.")
+        if record.status is not GameStatus.RUNNING:
+            return
+        ledger = await self._ledger(record.id)
+        if ledger.position > seq or (ledger.ask is not None and ledger.ask.seq > seq):
+            game = (await self.repo.load(record.id)).game
+            raise Refusal(f"This choice has passed: the game has moved on since that post. Now {next_line(game)}")
 
     async def replace_seat(
         self, channel_id: str, account: Account, player: str, new: Account, *, key: str | None = None
@@ -351,56 +384,92 @@ class TroikaService:
                 await self.store.set_status(record.id, GameStatus.ABANDONED)
                 raise
 
-    async def flush(self, deliver: Callable[[Post], Awaitable[None]]) -> set[int]:
-        """Deliver every post not yet sent of this process's games, oldest first per game,
-        marking each sent once ``deliver`` returns; returns the games posted to.
+    async def flush(
+        self, deliver: Callable[[Post], Awaitable[None]], *, channel_id: str | None = None,
+        then: Callable[[int], Awaitable[None]] | None = None,
+    ) -> set[int]:
+        """Deliver every post not yet sent of this process's games (or of the games in
+        ``channel_id``), oldest first per game, marking each sent once ``deliver``
+        returns; ``then(game_id)`` follows a game's posts. Returns the games posted to.
 
-        A game's posts go out under this process's claim on the game, taken or renewed
-        before each post, so no other process sends them too; a post is sent only if it
-        is still unsent once the claim is held. A game's trouble stays with that game: if
-        ``deliver`` raises, that post and the game's later ones wait for the next flush
-        while other games' posts go out. A post whose stored payload cannot be read is
+        Each game's posts go out on their own, side by side with the others', under the
+        game's own lock, so a slow channel (a rate limit, Discord's retries after server
+        errors) holds back no other game. A game's posts go out under this process's
+        claim on it, taken or renewed before each post, so no other process sends them
+        too; a post is sent only if it is still unsent once the claim is held. A game's
+        trouble stays with that game: if ``deliver`` raises, that post and the game's
+        later ones wait for the next flush. A post whose stored payload cannot be read is
         logged and dropped. A post delivered but not marked (the database busy) is marked
         before anything else is sent, never delivered again by this process."""
-        touched: set[int] = set()
-        async with self._flush_lock:
-            await self._mark_delivered()
-            held: set[int] = set()  # games not posted to in this flush: others' or in trouble
-            after = 0
-            while batch := await self.store.outbox_unsent(after_id=after):
-                after = batch[-1].id
-                for message in batch:
-                    if message.game_id in held or message.id in self._sent_unmarked:
-                        continue
+        await self._mark_delivered()
+        games: list[int] = []
+        after = 0
+        while batch := await self.store.outbox_unsent(after_id=after):
+            after = batch[-1].id
+            for message in batch:
+                if message.game_id not in games and (channel_id is None
+                                                     or await self._channel_of(message.game_id) == channel_id):
+                    games.append(message.game_id)
+        results = await asyncio.gather(*(self._flush_game(g, deliver, then) for g in games), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+        return {g for g, posted in zip(games, results) if posted}
+
+    async def _flush_game(
+        self, game_id: int, deliver: Callable[[Post], Awaitable[None]],
+        then: Callable[[int], Awaitable[None]] | None,
+    ) -> bool:
+        """Deliver one game's unsent posts in order (see :meth:`flush`), then ``then``;
+        whether any went."""
+        async with self._flush_locks.setdefault(game_id, asyncio.Lock()):
+            posted = await self._send_game(game_id, deliver)
+            if posted and then is not None:
+                await then(game_id)
+        return posted
+
+    async def _send_game(self, game_id: int, deliver: Callable[[Post], Awaitable[None]]) -> bool:
+        posted = False
+        after = 0
+        while batch := await self.store.outbox_unsent(after_id=after, game_id=game_id):
+            after = batch[-1].id
+            for message in batch:
+                if message.id in self._sent_unmarked:
+                    continue
+                try:
+                    claimed = await self._claim(game_id)
+                except GameNotFound:  # its game was deleted by hand: nowhere to post it
+                    log.error("post %s dropped: there is no game %s", message.id, game_id)
+                    await self.store.outbox_mark_sent(message.id)
+                    continue
+                if not claimed:
+                    return posted
+                if not await self._still_unsent(message):
+                    continue
+                if message.problem is not None:
+                    log.error("post %s of game %s dropped: %s", message.id, game_id, message.problem)
+                else:
                     try:
-                        claimed = await self._claim(message.game_id)
-                    except GameNotFound:  # its game was deleted by hand: nowhere to post it
-                        log.error("post %s dropped: there is no game %s", message.id, message.game_id)
-                        await self.store.outbox_mark_sent(message.id)
-                        continue
-                    if not claimed:
-                        held.add(message.game_id)
-                        continue
-                    if not await self._still_unsent(message):
-                        continue
-                    if message.problem is not None:
-                        log.error("post %s of game %s dropped: %s", message.id, message.game_id, message.problem)
-                    else:
-                        try:
-                            await deliver(await self._post(message))
-                        except Exception:
-                            log.exception("post %s of game %s not delivered; retried later",
-                                          message.id, message.game_id)
-                            held.add(message.game_id)
-                            continue
-                        touched.add(message.game_id)
-                    self._sent_unmarked.add(message.id)
-                    await self._mark_delivered()
-        return touched
+                        await deliver(await self._post(message))
+                    except Exception:
+                        log.exception("post %s of game %s not delivered; retried later", message.id, game_id)
+                        return posted
+                    posted = True
+                self._sent_unmarked.add(message.id)
+                await self._mark_delivered()
+        return posted
+
+    async def _channel_of(self, game_id: int) -> str | None:
+        if game_id not in self._channels:
+            try:
+                self._channels[game_id] = (await self.store.get_game(game_id)).channel_id
+            except GameNotFound:  # deleted by hand: in no channel
+                return None
+        return self._channels[game_id]
 
     async def _mark_delivered(self) -> None:
         """Mark sent the posts delivered but not yet marked; raises if the store cannot."""
-        for message_id in sorted(self._sent_unmarked):
+        for message_id in sorted(self._sent_unmarked):  # a copy: other games' flushes add to it meanwhile
             await self.store.outbox_mark_sent(message_id)
             self._sent_unmarked.discard(message_id)
 
@@ -484,9 +553,9 @@ class TroikaService:
                 word, _, rest = command_for(game, action).partition(" ")
             except EngineError:
                 continue
-            if word == verb or (verb == "home" and word == "token"):
-                if rest.lower().startswith(current.strip().lower()) and rest not in found:
-                    found.append(rest)
+            named = word == verb or (verb == "home" and word == "token")
+            if named and rest.lower().startswith(current.strip().lower()) and rest not in found:
+                found.append(rest)
         return found
 
     async def seat_names(self, channel_id: str) -> list[str]:
@@ -506,12 +575,14 @@ class TroikaService:
     # --- set-up ------------------------------------------------------------------
 
     async def _new(self, channel_id: str, account: Account, rest: str, guild_id: str | None = None) -> Reply:
-        title, market = game_choice(rest.split())
+        setup = game_choice(rest.split())
         seat = Seat(0, account.id, account.name, account.id, True)
-        options = Rules.rulebook(market=market).to_dict()
-        record = await self._create(channel_id, [seat], options, None, account.id, title, guild_id)
-        return Reply(f"**{account.name}** sets up game {record.id} of {title} ({market} market) and is its "
-                     "commissioner. Others: `join`. Then the commissioner types `start` (2 to 6 players).")
+        rules = setup.rules()
+        record = await self._create(channel_id, [seat], rules.to_dict(), None, account.id, setup.title, guild_id)
+        seats = rulebook_players(setup.title)
+        return Reply(f"**{account.name}** sets up game {record.id} of {setup.title} "
+                     f"({setup_words(setup.title, rules)}) and is its commissioner. Others: `join`. "
+                     f"Then the commissioner types `start` ({seats[0]} to {seats[-1]} players).")
 
     async def _create(
         self,
@@ -596,7 +667,8 @@ class TroikaService:
             order = " → ".join(p.name for p in game.state.players)
             return [{
                 "kind": "start", "seq": seq, "pictures": ["map", "table"],
-                "text": f"**Game {record.id} of {record.title} begins** ({game.ctx.rules.market} market). "
+                "text": f"**Game {record.id} of {record.title} begins** "
+                        f"({setup_words(record.title, game.ctx.rules)}). "
                         f"Seats: {order}. Priority deal: **{who_acts(game)}**.",
                 "next": next_line(game), "mention": game.acting_player(),
             }]
@@ -1037,12 +1109,26 @@ class TroikaService:
 
     # --- information ---------------------------------------------------------------
 
+    async def _options(self, channel_id: str, rest: str) -> str:
+        """``options [1861|1867]``: a title's optional rules in the rulebook's words (the
+        title named, else the channel's game's, else every title's), those in force marked."""
+        word = rest.strip().lower()
+        if word and word not in TITLES:
+            raise Refusal(f"`{word[:20]}` is not a game: `options 1861` or `options 1867`.")
+        record = await self.store.active_game_in_channel(channel_id)
+        title = word or (record.title if record is not None else None)
+        chosen: frozenset[str] = frozenset()
+        if record is not None and record.title == title:
+            chosen = _record_rules(record).options
+        return options_text(title, chosen)
+
     async def _info(self, record: GameRecord, verb: str, rest: str) -> Reply:
         if record.status is GameStatus.SETTING_UP:
             if verb in ("status", "log"):
                 seated = ", ".join(s.display_name + (" (commissioner)" if s.commissioner else "")
                                    for s in record.seats)
-                return Reply(f"Game {record.id} is being set up ({record.options.get('market', 'grid')} market). "
+                rules = _record_rules(record)
+                return Reply(f"Game {record.id} is being set up ({setup_words(record.title, rules)}). "
                              f"Seated: {seated}. `join` to play; the commissioner types `start`.")
             raise Refusal("The game has not started yet.")
         game = (await self.repo.load(record.id)).game
@@ -1143,7 +1229,8 @@ class TroikaService:
         if mention is not None and payload.get("kind") == "turn":
             since = await self._since(record, mention.player_id, int(payload["seq"]))
             text = "\n".join(part for part in (text, since) if part)
-        return Post(message.id, message.game_id, record.channel_id, text, payload.get("next", ""), mention, pictures)
+        return Post(message.id, message.game_id, record.channel_id, text, payload.get("next", ""), mention, pictures,
+                    int(payload.get("seq", 0)))
 
     async def _since(self, record: GameRecord, player_id: str, seq: int) -> str:
         """The moves others made between ``player_id``'s last move and event ``seq``."""
@@ -1306,16 +1393,32 @@ def _sentence(text: str) -> str:
     return (text[:1].upper() + text[1:]).rstrip(".") + "."
 
 
-def game_choice(words: list[str]) -> tuple[str, str]:
-    """The title and market named in ``new``'s words (``1867``, ``column``), each
-    defaulting as the box does: 1861, and the title's own market."""
-    title = DEFAULT_TITLE
-    market = None
-    for word in (w.lower() for w in words):
-        if word in TITLES:
-            title = word
-        elif word in ("grid", "column"):
-            market = word
-        else:
-            raise Refusal(f"`{word[:20]}` is neither a game ({' or '.join(TITLES)}) nor a market (grid or column).")
-    return title, market or load_board(title).default_market
+def game_choice(words: list[str]) -> Setup:
+    """The setup named in ``new``'s words (``1867 column long-game``): title, market and
+    the rulebook's options, each defaulting as the box does (1861, the title's market)."""
+    try:
+        return parse_setup(words)
+    except EngineError as exc:
+        raise Refusal(f"{exc}.") from None
+
+
+def option_suggestions(title: str, typed: str) -> list[str]:
+    """What ``/new``'s options field may read next: the words typed so far plus one more
+    option the title declares (the title's default when none is chosen yet)."""
+    words = typed.lower().split()
+    ending = "" if typed.endswith(" ") or not words else words.pop()
+    offered = title_named(title if title in TITLES else DEFAULT_TITLE).options
+    return [" ".join([*words, o.sym]) for o in offered if o.sym not in words and o.sym.startswith(ending)]
+
+
+def _record_rules(record: GameRecord) -> Rules:
+    """The rules stored with a game (its options less the seat that plays first)."""
+    try:
+        return Rules.from_dict({k: v for k, v in record.options.items() if k != "first_player"})
+    except EngineError as exc:
+        raise Refusal(f"Game {record.id}'s stored options cannot be read: {exc}.") from None
+
+
+def setup_words(title: str, rules: Rules) -> str:
+    """A game's setup as the players chose it: ``grid market; Long game (§14)``."""
+    return "; ".join([f"{rules.market} market", *describe(title, rules.options)])

@@ -18,6 +18,7 @@ from .actions import Action, EndGame
 from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
+from .game_setup import board_for, check_options
 from .rules import Rules
 from .scoring import end_game, final_values
 from .setup import new_state
@@ -51,9 +52,10 @@ class Game:
         first_player: int | None = None,
     ) -> Game:
         """A new game. ``players`` are (id, name) in seat order; the first player
-        (priority deal, rule 2M) is drawn from ``seed`` unless given."""
-        board = load_board(title)
-        ctx = Context(board, rules or Rules.rulebook(market=board.default_market))
+        (priority deal, rule 2M) is drawn from ``seed`` unless given. ``rules`` holds the
+        market, the options (refused unless the title offers them) and the switches."""
+        rules = rules or Rules.rulebook(market=load_board(title).default_market)
+        ctx = Context(board_for(title, check_options(title, rules.options)), rules)
         if first_player is None:
             first_player = random.Random(seed).randrange(len(players))
         state = new_state(ctx, players, first_player, seed)
@@ -68,7 +70,8 @@ class Game:
         """The player id or company symbol that must act now (None when finished)."""
         if self.state.finished:
             return None
-        return ROUND_MODULES[self.state.round.kind].actor(self.ctx, self.state)
+        actor: str = ROUND_MODULES[self.state.round.kind].actor(self.ctx, self.state)
+        return actor
 
     def acting_player(self) -> str | None:
         """The player who decides for the actor (the president of an acting company)."""
@@ -89,6 +92,8 @@ class Game:
         president = self.state.president(entity)
         if president is None and self.round_name == "Stock":
             return stock_round.home_token_placer(self.state, entity)
+        if president is None and self.round_name == "Merger":
+            return merger.decider_before_president(self.state, entity)
         return president.id if president else None
 
     def choices(self) -> list[str]:
@@ -151,7 +156,8 @@ class Game:
         """The whole state as plain JSON data: equal dumps mean equal states."""
         # The round may hold a merge's undo point (a whole state): dump it on its own.
         rest = dataclasses.asdict(dataclasses.replace(self.state, round=None))
-        return _plain(rest | {"round": _round_dump(self.state)})
+        plain: dict[str, Any] = _plain(rest | {"round": _round_dump(self.state)})
+        return plain
 
 
 def _snapshot(state: GameState) -> bytes:

@@ -18,7 +18,9 @@ from .actions import (
     RunRoutes,
 )
 from .errors import IllegalAction
+from .game_setup import national_keeps_no_money
 from .nationalization import nationalize, trainless_choice
+from .options import EXPORT_PER_SET
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, home_city, put_token, token_cost
 
@@ -105,6 +107,8 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
 def _national_keeps_money(ctx: Context) -> bool:
     """8.13: a national that only exports trains keeps no money (1867), unless the
     18xx.games switch lets it collect its privates' income (RN 11.23)."""
+    if national_keeps_no_money(ctx.board.title, ctx.rules):
+        return False  # §15.2: the RSR has no treasury
     return ctx.board.national_operates or ctx.rules.national_collects_private_income
 
 
@@ -149,10 +153,9 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
     if state.game_ends_after == (state.round_number, rnd.number):
         from .scoring import end_game
 
-        by_bank = state.bank_broken and state.phase != ctx.board.phases[-1].name
-        end_game(ctx, state, "bank" if by_bank else "final_phase")
+        end_game(ctx, state, state.game_end_trigger or "final_phase")
         return
-    if "export_train" in ctx.board.phase(state.phase).status:
+    if _exports_now(ctx, state, rnd):
         trains.export_train(ctx, state)
         game_end.check_bank(ctx, state)
     from . import merger
@@ -161,6 +164,15 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
         merger.start(ctx, state, rnd.number)
     else:
         after_operating_round(ctx, state, rnd.number)
+
+
+def _exports_now(ctx: Context, state: GameState, rnd: OperatingRound) -> bool:
+    """8.13 (1867): the national exports a train after every operating round; with 1861's
+    train exports (§14) after the set's last one, just before its merger round."""
+    status = ctx.board.phase(state.phase).status
+    if EXPORT_PER_SET in status:
+        return rnd.number == state.operating_rounds
+    return "export_train" in status
 
 
 def after_operating_round(ctx: Context, state: GameState, number: int) -> None:
@@ -536,7 +548,8 @@ def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Compan
 
 def _national_buys_on(ctx: Context, state: GameState) -> None:
     """8.13: the RSR buys as many trains as it can afford, so once the majors left
-    trainless by its own purchase are decided (their cash may now be its), it goes on."""
+    trainless by its own purchase are decided (their cash may now be its), it goes on
+    (unless phase 8 has begun, :func:`trains.national_buys_trains`)."""
     rnd: OperatingRound = state.round
     company = current(state)
     if state.trainless_majors or company is None or not company.is_national:

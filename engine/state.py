@@ -149,6 +149,7 @@ class GameState:
     trainless_majors: list[str] = field(default_factory=list)  # awaiting their president's choice (10)
     bank_broken: bool = False
     game_ends_after: tuple[int, int] | None = None  # (set, operating round) that ends the game
+    game_end_trigger: str | None = None  # what set game_ends_after: "bank" or "final_phase" (12.1)
     finished: bool = False
     end_reason: str | None = None
     log: list[str] = field(default_factory=list)

@@ -35,8 +35,8 @@ from .store import (
     NewGame,
     OutboxMessage,
     Seat,
-    Snapshot,
     Shard,
+    Snapshot,
     StoreError,
     UnfinishedCopy,
 )

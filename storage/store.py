@@ -412,7 +412,7 @@ class EventStore(ABC):
     async def outbox_mark_sent(self, message_id: int) -> None:
         """Mark a post delivered (again is harmless). Raises :class:`StoreError` if unknown."""
 
-    async def put_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
+    async def put_snapshot(self, game_id: int, snapshot: Snapshot) -> None:  # noqa: B027 (a default, not abstract)
         """Keep ``snapshot`` as the game's snapshot for its engine version, replacing
         an earlier one. Snapshots are a cache: a backend may keep none (this default)."""
 

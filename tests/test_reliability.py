@@ -110,7 +110,7 @@ async def test_1_a_corrupt_row_stops_only_its_own_game(
 
     outbox = Outbox()
     assert await TroikaService(store, pictures=True).flush(outbox.deliver) == {broken, healthy}
-    assert [(p.game_id, p.pictures) for p in outbox.posts] == [(broken, []), (healthy, [])]
+    assert sorted((p.game_id, p.pictures) for p in outbox.posts) == sorted([(broken, []), (healthy, [])])
     assert await store.outbox_unsent() == []
 
     for who, command in ((BORIS, "bid TSR 25"), (ANNA, "status"), (ANNA, "pause")):
@@ -506,7 +506,8 @@ async def test_11_no_undo_while_paused_and_no_two_players_of_one_name(
 
     told = await refusal(service.replace_seat("c1", ANNA, "Boris", Account("x", "clara")))
     assert "A player called clara is already seated" in told
-    assert "**Dmitri** takes Boris's seat" in (await service.replace_seat("c1", ANNA, "Boris", Account("x", "Dmitri"))).text
+    replaced = await service.replace_seat("c1", ANNA, "Boris", Account("x", "Dmitri"))
+    assert "**Dmitri** takes Boris's seat" in replaced.text
     assert [s.display_name for s in (await store.get_game(1)).seats] == ["Anna", "Dmitri", "Clara"]
 
 
@@ -562,7 +563,7 @@ async def test_12_only_seated_players_are_ever_mentioned(store: SqliteEventStore
     posts = [m for m in bot.channel.sent if m.allowed is not None]
     start, bid, pause, resume = posts
     assert "`<@999> @everyone`" in pause.content
-    assert "<@222> <@999> Boris bids" in bid.content and bid.allowed == {"parse": [], "users": [222]}
+    assert "<@222> bids" in bid.content and bid.allowed == {"parse": [], "users": [222]}  # the mention for the name
     assert pause.allowed == {"parse": []}  # it calls nobody: nobody is pinged
     for post in posts:
         assert post.allowed is not None and set(post.allowed.get("users", [])) <= {111, 222, 333}
@@ -595,7 +596,8 @@ async def test_14_every_reply_fits_discord(store: SqliteEventStore, service: Tro
     assert told.startswith("That command is 3004 characters long") and len(told) < 200  # not echoed
     told = await refusal(service.handle(CHANNEL, player1, "map " + "X" * 290))
     assert told.startswith("There is no hex XXX") and len(told) < 100  # a long word is cut
-    for who, command in ((acting, "lay " + "Y" * 3000), (acting, "lay A1 " + "Y " * 1500), (player1, "as " + "Z" * 3000)):
+    long_commands = ((acting, "lay " + "Y" * 3000), (acting, "lay A1 " + "Y " * 1500), (player1, "as " + "Z" * 3000))
+    for who, command in long_commands:
         assert len(f"✗ {await refusal(service.handle(CHANNEL, who, command))}") <= 2000
     newest = (await service.handle(CHANNEL, player1, "log 1000")).text
     assert len(newest) <= 2000 and _chunks(newest) == [newest]

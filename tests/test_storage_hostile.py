@@ -99,7 +99,8 @@ SECRET_URLS = [
 
 
 @pytest.mark.parametrize("url", SECRET_URLS)
-def test_a_database_password_is_never_printed(url: str, capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_database_password_is_never_printed(url: str, capfd: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """N7: a password in the query string, under another scheme or its capitals, next to a
     bad port or bad syntax, is masked in every message; the URL is never taken for a path."""
     from bot.cli import main
@@ -107,7 +108,10 @@ def test_a_database_password_is_never_printed(url: str, capfd: pytest.CaptureFix
 
     assert SECRET not in safe_url(url)
     assert is_postgres_url(url) is not url.startswith("mysql")
-    for argv in (["backup", "/nonexistent/b.db", "--db", url], ["admin", "accept", "1", "--yes", "--db", url],
+    for name in ("DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "TROIKA_DB_PASSWORD_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    for argv in (["run", "--db", url], ["backup", "/nonexistent/b.db", "--db", url],
+                 ["admin", "accept", "1", "--yes", "--db", url],
                  ["migrate", "--from", url, "--to", "sqlite:/nonexistent/x.db"]):
         assert main(argv) != 0
         out, err = capfd.readouterr()
