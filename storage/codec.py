@@ -31,22 +31,23 @@ Python will not convert (over 4,300 digits) or nested past the recursion limit, 
 where a time or number belongs."""
 
 
-def _json_object(text: Any, what: str) -> tuple[dict[str, Any], str | None]:
-    """A JSON object column, and why it cannot be read (then it is empty)."""
+def _json_object(text: Any, what: str, is_: str = "is") -> tuple[dict[str, Any], str | None]:
+    """A JSON object column, and why it cannot be read (then it is empty); ``is_`` agrees
+    with ``what`` ("its options are")."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        return {}, f"{what} is not valid JSON ({exc})"
+        return {}, f"{what} {is_} not valid JSON ({exc})"
     except UNREADABLE as exc:
         return {}, f"{what} cannot be read ({type(exc).__name__}: {str(exc)[:80]})"
     if not isinstance(value, dict):
-        return {}, f"{what} is not a JSON object"
+        return {}, f"{what} {is_} not a JSON object"
     return value, None
 
 
 def game_options(text: str) -> tuple[dict[str, Any], str | None]:
     """A game's options column, and why it cannot be read (then the options are empty)."""
-    return _json_object(text, "its options")
+    return _json_object(text, "its options", "are")
 
 
 def event_action(game_id: int, seq: int, text: str) -> dict[str, Any]:
