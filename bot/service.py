@@ -102,6 +102,8 @@ from .posts import (
     status_text,
     who_acts,
 )
+from .orders_text import parse_order
+from .stray import LastMove, bind_pass, questioned_pass
 from .track_help import tiles_text
 
 MAX_PLAYERS = 6
@@ -148,11 +150,14 @@ class Post:
     pictures: list[Picture]
     seq: int = 0
     """The game's event the post was written after: the position its choices are for."""
+    recap: str = ""
+    """For the player called: the moves others made since their last one."""
 
-    def content(self, mention: Callable[[Seat], str]) -> str:
-        """The post as text, the mention written by ``mention`` before the next line."""
+    def content(self, mention: Callable[[Seat], str], *, recap: bool = True) -> str:
+        """The post as text, the mention written by ``mention`` before the next line;
+        without the ``recap`` (hot seat: everyone saw every move)."""
         tail = ((mention(self.mention) + " " if self.mention else "") + self.next) if self.next else ""
-        return "\n".join(part for part in (self.text, tail) if part)
+        return "\n".join(part for part in (self.text, self.recap if recap else "", tail) if part)
 
 
 @dataclass(frozen=True)
@@ -211,6 +216,8 @@ class TroikaService:
         self._channels: dict[int, str | None] = {}
         self._done: OrderedDict[str, None] = OrderedDict()
         self._sent_unmarked: set[int] = set()
+        self._questioned: dict[int, int] = {}
+        """Per game, the position at which a bare `pass` was last questioned (:mod:`bot.stray`)."""
         self.conflicts_retried = 0
         """How often a command was tried again because another process changed its game."""
         self._setup: dict[str, Callable[[str, Account, str], Awaitable[Reply]]] = {
@@ -407,8 +414,15 @@ class TroikaService:
         while batch := await self.store.outbox_unsent(after_id=after):
             after = batch[-1].id
             for message in batch:
-                if message.game_id not in games and (channel_id is None
-                                                     or await self._channel_of(message.game_id) == channel_id):
+                if message.game_id in games:
+                    continue
+                try:
+                    channel = await self._channel_of(message.game_id)
+                except GameNotFound:  # its game was deleted by hand: nowhere to post it
+                    log.error("post %s dropped: there is no game %s", message.id, message.game_id)
+                    await self.store.outbox_mark_sent(message.id)
+                    continue
+                if channel_id is None or channel == channel_id:
                     games.append(message.game_id)
         results = await asyncio.gather(*(self._flush_game(g, deliver, then) for g in games), return_exceptions=True)
         for result in results:
@@ -806,6 +820,11 @@ class TroikaService:
         game = live.game
         ledger = await self._ledger(record.id)
         self._check_open(game, ledger)
+        if verb == "auto":  # a standing order: any seated player, at any time
+            order = parse_order(seat.player_id, rest)
+            await self._apply(record, live.seq, game, seat, Parsed(order), f"auto {rest}".strip(),
+                              _proxy_note(proxy))
+            return Reply()
         if ledger.ask is not None and ledger.ask.requester != seat.player_id:
             ask = ledger.ask
             raise NotAllowed(f"Waiting for {player_name(game, ask.consenter)} to `agree` or `refuse` "
@@ -813,17 +832,34 @@ class TroikaService:
         if game.acting_player() != seat.player_id:
             raise NotAllowed(f"Not your turn: {who_acts(game)} {doing(game)} "
                              f"(may {choices_text(game)}).")
+        command = f"{verb} {rest}".strip()
+        if verb == "pass":
+            rest, addressed = bind_pass(game, rest)
+            if not addressed and not rest:
+                await self._question_pass(record, live.seq, game, seat)
         try:  # in a worker thread: `run best` solves the routes
             parsed = await asyncio.to_thread(parse_action, game, verb, rest)
         except Refusal as exc:
             raise Refusal(f"{_sentence(str(exc))} You may: {choices_text(game)}") from None
-        command = f"{verb} {rest}".strip()
         consenter = consent_needed(game, parsed.action)
         if consenter is not None:
             _try(game, parsed.action)
             return await self._ask(record, live.seq, seat, consenter, parsed, command, proxy)
         await self._apply(record, live.seq, game, seat, parsed, command, _proxy_note(proxy))
         return Reply()
+
+    async def _question_pass(self, record: GameRecord, seq: int, game: Game, seat: Seat) -> None:
+        """Refuse, once at this position, a bare `pass` that may be meant for a turn
+        which has just ended by itself (:mod:`bot.stray`)."""
+        if self._questioned.get(record.id) == seq or game.round_name != "Operating":
+            return
+        moves = [e for e in effective_events(await self.store.events(record.id)) if e.kind is EventKind.ACTION]
+        last = LastMove(str(moves[-1].action.get("type")), str(moves[-1].action.get("entity")), moves[-1].actor) \
+            if moves else None
+        question = questioned_pass(game, last, seat.player_id)
+        if question is not None:
+            self._questioned[record.id] = seq
+            raise Refusal(question)
 
     async def _apply(
         self, record: GameRecord, seq: int, game: Game, seat: Seat, parsed: Parsed, command: str, note: str | None,
@@ -935,11 +971,17 @@ class TroikaService:
 
     async def _redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self._check_paused(await self._ledger(record.id))
-        undos = undos_to_redo(await self.store.events(record.id))
+        stored = await self.store.events(record.id)
+        undos = undos_to_redo(stored)
         if not undos:
             raise Refusal("There is nothing to redo.")
         self._check_travel(record, seat, undos[-1].actor, reason, proxy, "redo")
-        return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes", undo=False)
+        undo = stored.index(undos[-1])
+        kept = {e.seq for e in effective_events(stored[: undo + 1])}
+        restored = [e for e in effective_events(stored[:undo]) if e.seq not in kept]
+        what = ", ".join(f"#{e.seq} ({seat_name(record, e.actor)}: `{event_command(e)}`)" for e in restored)
+        return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes {what}".rstrip(),
+                                  undo=False)
 
     @staticmethod
     def _check_travel(
@@ -1225,12 +1267,11 @@ class TroikaService:
                 hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
                 pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
                                                  routes=payload.get("routes"))
-        text = payload.get("text", "")
+        since = ""
         if mention is not None and payload.get("kind") == "turn":
             since = await self._since(record, mention.player_id, int(payload["seq"]))
-            text = "\n".join(part for part in (text, since) if part)
-        return Post(message.id, message.game_id, record.channel_id, text, payload.get("next", ""), mention, pictures,
-                    int(payload.get("seq", 0)))
+        return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""), payload.get("next", ""),
+                    mention, pictures, seq=int(payload.get("seq", 0)), recap=since)
 
     async def _since(self, record: GameRecord, player_id: str, seq: int) -> str:
         """The moves others made between ``player_id``'s last move and event ``seq``."""

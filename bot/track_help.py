@@ -69,11 +69,12 @@ def tiles_text(game: Game, rest: str = "") -> str:
         return f"{sym} has nowhere to lay track now: `pass`."
     extra = _second_action(state.round)
     spare = _spare_for_track(game, company)
-    lines = [f"**{sym}** (₽{company.cash}) may lay{extra}:"]
+    cur = game.ctx.title.currency
+    lines = [f"**{sym}** ({cur}{company.cash}) may lay{extra}:"]
     for hex_id in sorted(options, key=_hex_order):
         parts = []
         for option in sorted(options[hex_id], key=lambda o: _tile_order(o.tile)):
-            cost = f" ₽{option.cost}" if option.cost else ""
+            cost = f" {cur}{option.cost}" if option.cost else ""
             loan = " (loan)" if option.cost > company.cash else ""
             stranded = " (then no train money)" if option.cost > spare else ""
             parts.append(f"{option.tile} ({', '.join(map(str, option.rotations))}){cost}{loan}{stranded}")

@@ -147,6 +147,7 @@ def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
             return
     if trains.over_limit(ctx, state):
         return
+    _say_merged(ctx, state, rnd)
     _next_minor(ctx, state, rnd)
 
 
@@ -188,6 +189,22 @@ def _shares_step(ctx: Context, state: GameState, rnd: MergerRound) -> bool:
             return False
     rnd.shares_done = True
     return True
+
+
+def _say_merged(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    """Once a merge or conversion is done (9.2): the major's president, tokens kept,
+    treasury and trains in one line."""
+    major = state.companies.get(rnd.major or "")
+    president = state.president(rnd.major or "")
+    if major is None or president is None:
+        return
+    tokens = ", ".join(t.hex for t in major.placed_tokens if t.hex) or "none"
+    spare = sum(1 for t in major.tokens if t.hex is None)
+    trains_held = ", ".join(t.name for t in major.trains) or "none"
+    state.log.append(
+        f"{major.sym}: {president.name} president ({president.percent_of(major.sym)}%), tokens {tokens} "
+        f"(+{spare} to place), treasury {ctx.title.currency}{major.cash}, trains {trains_held}"
+    )
 
 
 # --- the active minor ------------------------------------------------------------
@@ -301,7 +318,8 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
         _take_assets(ctx, state, major, minor)
     rnd.merging = minors
     rnd.major = sym
-    state.log.append(f"{' and '.join(minors)} form {sym} at {cell.price}")
+    verb = "form" if len(minors) > 1 else "converts into"
+    state.log.append(f"{' and '.join(minors)} {verb} {sym} at {cell.price}")
 
 
 def _first_buyer(ctx: Context, state: GameState, active: str, highest: str) -> int:
@@ -417,6 +435,11 @@ def _convert_exchange(state: GameState, major: Company, minor_sym: str) -> None:
 
 
 # --- token reduction (9.2E, RN 8.3) -------------------------------------------------
+
+
+def tokens_to_remove(state: GameState, rnd: MergerRound) -> bool:
+    """Whether the major just formed must still remove station tokens (9.2E)."""
+    return _tokens_to_remove(state, rnd)
 
 
 def _tokens_to_remove(state: GameState, rnd: MergerRound) -> bool:

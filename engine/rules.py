@@ -75,8 +75,15 @@ class Rules:
 
     explicit_private_window: bool = False
     """RN 7.2 — a company with no loans is still offered the private-purchase window
-    before loan operations (18xx.games passes it automatically and logs the pass).
-    Rulebook 8.12: buying a private is possible at any time, so no separate window."""
+    before loan operations (18xx.games passes it automatically and logs the pass), and
+    again after buying trains. Rulebook 8.12: buying a private is possible at any time,
+    so the window is offered once a company turn (before loans if it has some, else
+    after its trains, unless the train step already offered the privates)."""
+
+    pass_asked_without_choice: bool = False
+    """RN 7.2 — a company is asked to lay track or place a token even when no lay or
+    token is legal or affordable, and its logs hold the player's pass. Rulebook 8.4:
+    a step with nothing to decide is passed over (and the log says why)."""
 
     national_token_on_gray_moscow: bool = False
     """RN 11.21 — the national's reserved Moscow token is placed when gray 639 is laid

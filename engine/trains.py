@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import market
 from .actions import Action, DiscardTrain
-from .board import TrainDef
+from .board import PhaseDef, TrainDef
 from .errors import IllegalAction
 from .game_end import end_after
 from .loans import borrow_for, borrowing_power
@@ -239,11 +239,12 @@ def _after_yard_sale(ctx: Context, state: GameState, definition: TrainDef) -> No
 def change_phase(ctx: Context, state: GameState, phase: str) -> None:
     """Advance the phase and resolve its events in order (11): rusting, the train's
     events, then nationalization of trainless companies."""
+    before = ctx.board.phase(state.phase)
     state.phase = phase
-    limits = ", ".join(f"{k} {v}" for k, v in ctx.board.phase(phase).train_limit.items())
-    state.log.append(f"Phase {phase} begins (train limits: {limits})")
-    _rust(ctx, state, phase)
     events = ctx.board.train(phase).events
+    changes = phase_changes(ctx, before, ctx.board.phase(phase), events, locks=bool(state.map.blocked_hexes))
+    state.log.append(f"Phase {phase} begins: " + "; ".join(changes))
+    _rust(ctx, state, phase)
     for event in events:
         state.events.add(event)
         EVENTS[event](ctx, state)
@@ -256,6 +257,52 @@ def change_phase(ctx: Context, state: GameState, phase: str) -> None:
             ctx.title.final_phase_reached(ctx, state)
         if not ctx.rules.national_token_on_gray_moscow:
             _national_reserved_tokens(ctx, state)
+
+
+STATUS_WORDS = {
+    "can_buy_companies": ("companies may buy privates from players (8.12)", "companies may no longer buy privates"),
+    "national_operates": ("the {national} operates (8.13)", "the {national} no longer operates"),
+    "export_train": ("the {national} exports a train after each operating round (8.13)",
+                     "no more trains are exported"),
+}
+"""What a phase's status means to a player, on and off."""
+
+EVENT_WORDS = {
+    "green_minors_available": "green minors may be auctioned and the green city spots open (7.2)",
+    "majors_can_ipo": "majors may be started in stock rounds (7.4)",
+    "trainless_nationalization": "trainless companies are nationalized (10)",
+    "train_trade_allowed": "trains may be traded in (8.11)",
+    "minors_cannot_start": "minors not yet started leave the game",
+    "nationalize_companies": "privates are nationalized",
+    "minors_nationalized": "every minor is nationalized (10)",
+}
+"""What each train event (11) does, as the phase change announces it."""
+
+
+def phase_changes(
+    ctx: Context, old: PhaseDef, new: PhaseDef, events: tuple[str, ...], *, locks: bool = False
+) -> list[str]:
+    """Everything a new phase changes (11): tiles, privates, the national, minors,
+    merger rounds, off-board values, operating rounds, locked hexes (``locks``: some
+    are still locked), train limits."""
+    changes = [f"{color} tiles" for color in new.tiles if color not in old.tiles]
+    for status, (on, off) in STATUS_WORDS.items():
+        if (status in new.status) != (status in old.status):
+            changes.append((on if status in new.status else off).format(national=ctx.board.national()))
+    changes += [EVENT_WORDS.get(event, event.replace("_", " ")) for event in events]
+    mergers = {p.name for p in (old, new) if "minor" in p.train_limit and "major" in p.train_limit}
+    if new.name in mergers and old.name not in mergers:
+        changes.append("a merger round follows each operating round (9)")
+    elif old.name in mergers and new.name not in mergers:
+        changes.append("no more merger rounds")
+    if new.color != old.color:
+        changes.append(f"off-board values {new.color}")
+    if new.operating_rounds != old.operating_rounds:
+        changes.append(f"{new.operating_rounds} operating rounds a set")
+    if new.name == LOCKS_OPEN_IN_PHASE and locks:
+        changes.append("locked hexes open (8.6)")
+    limits = ", ".join(f"{k} {v}" for k, v in new.train_limit.items())
+    return changes + [f"train limits {limits}"]
 
 
 LOCKS_OPEN_IN_PHASE = "3"

@@ -31,17 +31,17 @@ Python will not convert (over 4,300 digits) or nested past the recursion limit, 
 where a time or number belongs."""
 
 
-def _json_object(text: Any, what: str, is_: str = "is") -> tuple[dict[str, Any], str | None]:
-    """A JSON object column, and why it cannot be read (then it is empty); ``is_`` agrees
-    with ``what`` ("its options are")."""
+def _json_object(text: Any, what: str, be: str = "is") -> tuple[dict[str, Any], str | None]:
+    """A JSON object column, and why it cannot be read (then it is empty); the reason
+    starts with ``what`` and ``be``: "its options are not valid JSON (...)"."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        return {}, f"{what} {is_} not valid JSON ({exc})"
+        return {}, f"{what} {be} not valid JSON ({exc})"
     except UNREADABLE as exc:
         return {}, f"{what} cannot be read ({type(exc).__name__}: {str(exc)[:80]})"
     if not isinstance(value, dict):
-        return {}, f"{what} {is_} not a JSON object"
+        return {}, f"{what} {be} not a JSON object"
     return value, None
 
 

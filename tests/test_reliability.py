@@ -454,8 +454,10 @@ async def test_10_a_message_delivered_twice_is_carried_out_once(tmp_path: Path, 
         player2, _ = await service.seat_account(CHANNEL, ["Player", "2"])
         await service.handle(CHANNEL, player2, "train 2")
         start = await store.last_seq(1)
-        # The same words sent twice are two moves here: M-K passes, then MNN (also Player 2's).
-        await asyncio.gather(*(service.handle(CHANNEL, player2, "pass", key=f"message {n}") for n in (1, 2)))
+        # Two messages are two moves: M-K passes, then MNN (also Player 2's), named since
+        # a bare second `pass` would be questioned as a stray one (issue 25).
+        for n, words in ((1, "pass"), (2, "pass MNN")):
+            await service.handle(CHANNEL, player2, words, key=f"message {n}")
         assert await store.last_seq(1) == start + 2
         await service.handle(CHANNEL, player2, "undo")
         await service.handle(CHANNEL, player2, "undo")
@@ -468,7 +470,7 @@ async def test_10_a_message_delivered_twice_is_carried_out_once(tmp_path: Path, 
         assert event.request_key == "message 3"
         start += 1
     # ...and so it is when two processes receive it (two bots, or a restart mid-delivery).
-    outcomes = race(tmp_path, db_path, [(player2, [(CHANNEL, "pass", "message 4")])] * 2)
+    outcomes = race(tmp_path, db_path, [(player2, [(CHANNEL, "pass MNN", "message 4")])] * 2)
     assert outcomes == [["ok", "retried 0"]] * 2
     async with SqliteEventStore(db_path) as store:
         assert [e.request_key for e in await store.events(1, after_seq=start)] == ["message 4"]

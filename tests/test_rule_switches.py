@@ -172,3 +172,33 @@ def test_1867_judges_each_city_of_a_hex_by_itself(site: bool) -> None:
     game = replayed("1867-gen-P2-grid-S5006", 335, rules)
     homes = sorted(game.ctx.title.major_home_cities(game.ctx, game.state))
     assert homes == ([("M9", 0)] if site else [("L12", 1), ("M9", 0)])
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_track_step_with_no_legal_lay_is_asked_only_on_18xx_games(site: bool) -> None:
+    """RN 7.2: the site asks for track whenever a lay could be paid for, even with no
+    legal lay (Moscow's N in operating round 1.2); the rulebook passes it over and says so."""
+    log, _ = shared_game("1861-29683")
+    game = _at(55, Rules.site() if site else Rules.rulebook())
+    from engine.importer import convert
+
+    game.apply(convert(game.state, {a["id"]: a for a in log["actions"]}[56]))
+    assert game.actor() == "N"
+    assert (game.state.round.step == "track") is site
+    assert ("N passes its track action: no hex to lay track on" in game.state.log) is not site
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_the_private_window_comes_once_a_company_turn_by_the_rulebook(site: bool) -> None:
+    """8.12 / RN 7.2: GRR, offered the privates with its trains, is not asked again at
+    the end of its turn by the rulebook; the site opens the last window all the same."""
+    game = _at(460, Rules.site() if site else Rules.rulebook())
+    play(game, Pass("GRR"))
+    grr = game.state.companies["GRR"]
+    routes = tuple(to_route(r) for r in best_routes(game.ctx, game.state, grr))
+    play(game, RunRoutes("GRR", routes), Dividend("GRR", "payout"))
+    if site:
+        play(game, Pass("GRR"))  # the window before loans
+    assert game.state.round.step == "trains" and game.actor() == "GRR"
+    play(game, Pass("GRR"))
+    assert (game.actor() == "GRR" and game.state.round.step == "private_end") is site
