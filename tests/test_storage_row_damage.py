@@ -99,3 +99,31 @@ async def test_a_damaged_row_is_its_own_games_problem(tmp_path: Path, variant: s
             await service.handle("victim", ANNA, "status")
         reply = await service.handle("victim", ANNA, "end confirm broken")
         assert "is ended" in reply.text and await store.active_game_in_channel("victim") is None
+
+
+async def test_postgres_reads_damaged_rows_the_same_way(postgres_url: str) -> None:
+    """The rows' decoding is shared: on PostgreSQL too a 5,000-digit number or nesting past
+    the stack is its row's problem (CorruptEvent, a record's or post's ``problem``)."""
+    import asyncpg
+
+    from storage import CorruptEvent
+    from storage.postgres import PostgresEventStore
+    from storage.store import NewEvent, NewGame
+
+    async with PostgresEventStore(postgres_url) as store:
+        game = await store.create_game(NewGame("1861", {}, 1, "111", 1), [NewEvent({"type": "start"})])
+        admin = await asyncpg.connect(postgres_url)
+        try:
+            await admin.execute("INSERT INTO events (game_id, seq, kind, action, created_at)"
+                                " VALUES ($1, 2, 'action', $2, now())", game.id, '{"price": ' + HUGE + "}")
+            await admin.execute("INSERT INTO outbox (game_id, payload, created_at) VALUES ($1, $2, now())",
+                                game.id, '{"text": ' + DEEP + "}")
+            await admin.execute("UPDATE games SET options = $1 WHERE id = $2", '{"market": ' + DEEP + "}", game.id)
+        finally:
+            await admin.close()
+        with pytest.raises(CorruptEvent, match="event 2"):
+            await store.events(game.id)
+        [post] = await store.outbox_unsent()
+        assert post.payload == {} and "RecursionError" in str(post.problem)
+        assert "its options cannot be read" in str((await store.get_game(game.id)).problem)
+        assert [g.id for g in await store.list_games()] == [game.id]
