@@ -66,6 +66,7 @@ from storage import (
     OutboxMessage,
     Seat,
     Shard,
+    StoreError,
     TroikaEngine,
     UndoError,
 )
@@ -1100,6 +1101,9 @@ class TroikaService:
             live = await self.repo.load(record.id)
         except CorruptEvent as exc:
             return await self._abandon_broken(record, commissioner, reason, exc)
+        except StoreError as exc:  # a damaged page of its log, say: ended all the same
+            unreadable = CorruptEvent(record.id, 0, f"its log cannot be read ({exc})")
+            return await self._abandon_broken(record, commissioner, reason, unreadable)
         if live.game.state.finished:
             await self.store.set_status(record.id, GameStatus.FINISHED)
             return Reply(f"Game {record.id} was over already; the channel is free for a `new` game.")

@@ -127,3 +127,33 @@ async def test_postgres_reads_damaged_rows_the_same_way(postgres_url: str) -> No
         assert post.payload == {} and "RecursionError" in str(post.problem)
         assert "its options cannot be read" in str((await store.get_game(game.id)).problem)
         assert [g.id for g in await store.list_games()] == [game.id]
+
+
+async def test_a_damaged_page_of_one_games_log_still_lets_it_be_ended(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """N3: in a database too large to read in full at start, a damaged page of one game's
+    log: the other game plays, and `end confirm` frees the damaged game's channel."""
+    from storage import sqlite
+
+    path = tmp_path / "games.db"
+    async with SqliteEventStore(path) as store:
+        service = TroikaService(store, pictures=False)
+        victim = await three_player_game(service, "victim")
+        await three_player_game(service, "healthy")
+    with sqlite3.connect(path, isolation_level=None) as db:
+        db.executemany("INSERT INTO events (game_id, seq, kind, action, created_at, note) VALUES (?, ?, 'admin',"
+                       " '{\"type\": \"note\"}', ?, ?)", [(victim, seq, T, "x" * 900) for seq in range(3, 203)])
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        leaves = [row[0] for row in db.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'events' AND pagetype = 'leaf' ORDER BY pageno")]
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    with path.open("r+b") as handle:  # a page in the middle of the victim's notes
+        handle.seek((leaves[len(leaves) // 2] - 1) * page_size)
+        handle.write(b"\xa5" * page_size)
+    monkeypatch.setattr(sqlite, "FULL_CHECK_BYTES", 0)  # "large": read in full only in the background
+    async with SqliteEventStore(path) as store:
+        service = TroikaService(store, pictures=False)
+        await service.handle("healthy", await acting(service, "healthy"), "pass")
+        reply = await service.handle("victim", ANNA, "end confirm the database is damaged")
+        assert "is ended" in reply.text and await store.active_game_in_channel("victim") is None
+        await service.handle("victim", ANNA, "new")  # the channel is free
