@@ -204,7 +204,7 @@ def _without_dac_override(*argv: str) -> list[str]:
     return ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}", "--", sys.executable, *argv]
 
 
-@pytest.mark.parametrize("case", ["file 0444", "folder 0555", "new database in a 0555 folder"])
+@pytest.mark.parametrize("case", ["file 0444", "file 0000", "folder 0555", "new database in a 0555 folder"])
 async def test_a_database_this_user_cannot_write_is_refused_at_start(tmp_path: Path, case: str) -> None:
     """N5, N12: named as read-only (not damage, no restore hint), one line, exit 2, before
     any game is played, where before it started and failed every write."""
@@ -217,7 +217,7 @@ async def test_a_database_this_user_cannot_write_is_refused_at_start(tmp_path: P
         await cut_short_by_a_checkpoint(path)  # a database with a -wal to replay, as after a crash
         async with SqliteEventStore(path):
             pass
-    (path if case == "file 0444" else folder).chmod(0o444 if case == "file 0444" else 0o555)
+    (path if case.startswith("file") else folder).chmod(int(case.split()[-1], 8) if case.startswith("file") else 0o555)
     try:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_")}
         run = subprocess.run(_without_dac_override("-m", "bot.cli", "run", "--db", str(path), "--pictures",
@@ -229,7 +229,7 @@ async def test_a_database_this_user_cannot_write_is_refused_at_start(tmp_path: P
         path.chmod(0o644) if path.exists() else None
     assert run.returncode == 2, (run.stdout, run.stderr)
     [line] = run.stderr.strip().splitlines()
-    assert "not writable" in line and "backup" not in line, line
+    assert ("not readable" if case == "file 0000" else "not writable") in line and "backup" not in line, line
 
 
 async def test_postgres_login_and_read_only_problems_are_named(postgres_url: str) -> None:
