@@ -47,19 +47,25 @@ async def real_game(store: EventStore, moves: int = 3) -> tuple[int, int, str]:
     return record.id, live.seq, live.state_hash
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 @pytest.mark.parametrize("payload", ["pickle", "zlib pickle"])
-async def test_a_hostile_snapshot_row_runs_no_code(store: SqliteEventStore, tmp_path: Path, payload: str) -> None:
-    """N4: a snapshot row whose hash fits, holding a pickle that calls os.system."""
-    game_id, seq, digest = await real_game(store)
-    marker = tmp_path / "PWNED"
-    data = pickle.dumps(_Hostile(marker))
-    if payload == "zlib pickle":
-        data = zlib.compress(data)
-    engine = TroikaEngine()
-    await store.put_snapshot(game_id, Snapshot(seq, engine.version, digest, data))
-    live = await GameRepository(store, engine).load(game_id)
-    assert not marker.exists()
-    assert (live.seq, live.state_hash) == (seq, digest)  # a full replay, as if no snapshot
+async def test_a_hostile_snapshot_row_runs_no_code(
+        tmp_path: Path, payload: str, backend: str, request: pytest.FixtureRequest) -> None:
+    """N4 (and N14): a snapshot row whose hash fits, holding a pickle that calls os.system."""
+    from storage.postgres import PostgresEventStore
+
+    where = request.getfixturevalue("postgres_url") if backend == "postgres" else None
+    async with (PostgresEventStore(where) if where else SqliteEventStore(tmp_path / "games.db")) as store:
+        game_id, seq, digest = await real_game(store)
+        marker = tmp_path / "PWNED"
+        data = pickle.dumps(_Hostile(marker))
+        if payload == "zlib pickle":
+            data = zlib.compress(data)
+        engine = TroikaEngine()
+        await store.put_snapshot(game_id, Snapshot(seq, engine.version, digest, data))
+        live = await GameRepository(store, engine).load(game_id)
+        assert not marker.exists()
+        assert (live.seq, live.state_hash) == (seq, digest)  # a full replay, as if no snapshot
 
 
 def test_snapshots_hold_only_engine_data() -> None:
@@ -373,3 +379,21 @@ async def test_an_imported_log_of_impossible_values_is_refused(store: SqliteEven
     with pytest.raises(InvalidGameLog):
         await repo.import_game(log, "111")
     assert [g.id for g in await store.list_games()] == [record.id]
+
+
+async def test_postgres_cold_loads_start_from_a_snapshot(postgres_url: str) -> None:
+    """N14: PostgreSQL keeps snapshots, so a cold load replays only the events after one."""
+    from storage.fake_engine import FakeEngine
+    from storage.postgres import PostgresEventStore
+    from storage.repository import SNAPSHOT_EVERY
+
+    async with PostgresEventStore(postgres_url) as store:
+        repo = GameRepository(store, FakeEngine())
+        record = await repo.create_game("points", {}, 5, SEATS[:2], "111")
+        live = await repo.start_game(record.id)
+        for n in range(SNAPSHOT_EVERY + 5):
+            live = (await repo.act(record.id, live.seq, {"type": "score", "entity": "p1", "points": n % 7}, "111")).live
+        engine = FakeEngine()
+        cold = await GameRepository(store, engine).load(record.id)
+        assert (cold.seq, cold.state_hash) == (live.seq, live.state_hash)
+        assert (engine.snapshots_restored, engine.games_created) == (1, 0)
