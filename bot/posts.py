@@ -74,7 +74,8 @@ def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
     if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors \
             and not over_limit(game.ctx, game.state):
         return f"{track_hint(game)}, `pass`"
-    text = ", ".join(_token_choice(game, c) if c.startswith("token ") else f"`{c}`" for c in game.choices())
+    text = ", ".join(_token_choice(game, c) if c.startswith("token ") else f"`{c}`{_loan_mark(game, c)}"
+                     for c in game.choices())
     if limit is not None and len(text) > limit:
         text = text[: text.rfind(",", 0, limit)] + ", … (`status` shows all)"
     return text
@@ -91,6 +92,15 @@ def _token_choice(game: Game, command: str) -> str:
     if game.round_name == "Operating":
         cost = f" {game.ctx.title.currency}{token_cost(game.state, game.actor() or '', hex_id)}"
     return f"`{command}`" + (f" {name}" if name else "") + cost
+
+
+def _loan_mark(game: Game, command: str) -> str:
+    """`` (loan)`` after a train the company can only pay for by borrowing (8.11.3)."""
+    words = command.split()
+    if game.round_name != "Operating" or words[0] != "train" or len(words) < 3 or not words[2].isdigit():
+        return ""
+    company = game.state.companies.get(game.actor() or "")
+    return " (loan)" if company is not None and int(words[2]) > company.cash else ""
 
 
 def next_line(game: Game) -> str:
