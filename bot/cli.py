@@ -108,7 +108,7 @@ def cmd_routes(args: argparse.Namespace) -> int:
 
 
 def _routes_now(args: argparse.Namespace) -> int:
-    from bot.routes_text import routes_detail
+    from engine.route_notation import routes_detail
     from engine.replay import replay
     from engine.routes import best_routes
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from engine import market
+from engine import market, notation
 from engine.actions import Action, RunRoutes, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
@@ -25,7 +25,7 @@ from render.routes import render_routes
 from render.table import render_table
 from storage import Event, EventKind, GameRecord
 
-from .commands import VERBS, action_text, split
+from .commands import VERBS, split
 from .errors import Refusal
 from .ledger import Ledger
 
@@ -288,7 +288,7 @@ def seat_name(record: GameRecord, player_id: str | None) -> str:
 def event_command(event: Event) -> str:
     """A stored action as the command that makes it."""
     try:
-        return action_text(action_from_dict(event.action))
+        return notation.command(None, action_from_dict(event.action))
     except EngineError:
         return str(event.action.get("type"))
 

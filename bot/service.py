@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from engine import notation
 from engine.actions import (
     Action,
     EndGame,
@@ -73,7 +74,6 @@ from storage.store import DuplicateRequest, utc_now
 from .commands import (
     VERBS,
     Parsed,
-    command_for,
     consent_needed,
     parse_action,
     shown,
@@ -471,7 +471,7 @@ class TroikaService:
         found: list[str] = []
         for action in legal_actions(game):
             try:
-                word, _, rest = command_for(game, action).partition(" ")
+                word, _, rest = notation.command(game, action).partition(" ")
             except EngineError:
                 continue
             if word == verb or (verb == "home" and word == "token"):

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from engine.game import Game
 from engine.legal import legal_lays
 from engine.loans import borrowing_power
+from engine.notation import distinct_rotations, shown
 from engine.state import Company
 from engine.track import lay_cost
 from engine.trains import cheapest_bank_price
 
-from .commands import distinct_rotations, shown
 from .errors import Refusal
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from engine.actions import Action, EndGame, LayTile
-from engine.game import Game
+from engine.actions import EndGame
 from engine.importer import actions_of, read_log
+from engine.notation import command
 
-from .commands import command_for, consent_needed, loan_needed
+from .commands import consent_needed
 
 
 def log_commands(log: dict[str, Any]) -> Iterator[tuple[str, str]]:
@@ -25,18 +25,11 @@ def log_commands(log: dict[str, Any]) -> Iterator[tuple[str, str]]:
     for entry in logged:
         for action in actions_of(lambda: game.state, entry):
             names = {p.id: p.name for p in game.state.players}
-            # Only the commissioner (the first seat here) may end a game in Troika.
+            # Only the commissioner (the first seat here) may end a game in Troika, with `confirm`.
             typist = game.state.players[0].id if isinstance(action, EndGame) else game.controller(action.entity)
-            yield names[typist or ""], command_for(game, action) + _agreed(game, action)
+            yield names[typist or ""], command(game, action) + (" confirm" if isinstance(action, EndGame) else "")
             consenter = consent_needed(game, action)
             if consenter is not None:
                 yield names[consenter], "agree"
             game.apply(action, check=False)
 
-
-def _agreed(game: Game, action: Action) -> str:
-    """What a player adds to say they mean it: `` loan`` after a lay the company must
-    borrow for, `` confirm`` after ``end``."""
-    if isinstance(action, EndGame):
-        return " confirm"
-    return " loan" if isinstance(action, LayTile) and loan_needed(game, action) else ""

@@ -93,7 +93,7 @@ class Game:
 
     def choices(self) -> list[str]:
         """What the actor may do now, in command words."""
-        from .legal import hints
+        from .notation import hints
 
         return hints(self)
 

@@ -25,7 +25,9 @@ from engine.actions import (
 from engine.errors import EngineError
 from engine.game import Game
 from engine.importer import actions_of, read_log
-from engine.legal import hints, legal_actions
+from engine import notation
+from engine.legal import legal_actions
+from engine.notation import hints
 from engine.rules import Rules
 from tests.conftest import shared_game
 
@@ -106,3 +108,16 @@ def test_offered_actions_apply_and_refused_ones_are_not_offered(source: str, nam
                 assert action not in offered, f"{name}: {action} is refused yet offered"
         checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize("source,name", POSITIONS, ids=[f"{s}-{n}" for s, n in POSITIONS])
+def test_every_offered_action_reads_back_from_its_command(source: str, name: str) -> None:
+    """One notation: ``parse(command(a)) == a`` for every action offered."""
+    positions = _real_positions(name) if source == "real" else _selfplay_positions(name, 5)
+    checked = 0
+    for game in positions:
+        for action in legal_actions(game):
+            typed = notation.command(game, action)
+            assert notation.parse(game, typed) == action, f"{name}: `{typed}` does not read back as {action}"
+            checked += 1
+    assert checked > 300
