@@ -75,6 +75,8 @@ def test_what_a_player_leaves_out_is_filled_in() -> None:
         assert "rotations" in str(exc) and "1" in str(exc)
     with pytest.raises(Refusal, match="There is no tile 99"):
         parse_action(tracks, "lay", "B8 99 1")
+    with pytest.raises(Refusal, match="the rotation is 0 to 5, not 7"):
+        parse_action(tracks, "lay", "B8 4 7")
 
 
 def test_train_purchases_and_the_consent_they_need() -> None:
