@@ -31,8 +31,10 @@ class Verb:
 
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
-    Verb("new", "new [1861|1867] [grid|column]", "Set up a game of 1861 (or 1867) here; you become its commissioner",
-         "setup"),
+    Verb("new", "new [1861|1867] [grid|column] [site]", "Set up a game of 1861 (or 1867) here; you become its "
+         "commissioner; `site`: the rules as 18xx.games plays them", "setup"),
+    Verb("import", "import (with the JSON attached)", "Bring a game from 18xx.games here and play on; you become "
+         "its commissioner", "setup"),
     Verb("join", "join", "Take a seat in the game being set up", "setup"),
     Verb("leave", "leave", "Give up your seat before the game starts", "setup"),
     Verb("start", "start", "Commissioner: start; seats are fixed and the first player drawn", "setup"),
@@ -73,12 +75,14 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("market", "market", "The stock market", "info"),
     Verb("table", "table", "Players, companies, privates, trains and phase", "info"),
     Verb("holdings", "holdings", "Cash, shares, privates and trains as text", "info"),
+    Verb("export", "export", "The game as an 18xx.games log, a JSON file to open on the site", "info"),
     Verb("log", "log [COUNT] | log page N", "The last actions with what they did, undos and commissioner decisions",
          "info"),
     Verb("games", "games", "Your games in every channel, and where it is your turn", "info"),
     Verb("help", "help [COMMAND]", "The commands, or how to use one", "info"),
     Verb("as", "as PLAYER COMMAND", "Commissioner: act for an absent player", "admin"),
     Verb("replace", "replace PLAYER @ACCOUNT", "Commissioner: give a seat to another account", "admin"),
+    Verb("seat", 'seat "PLAYER" @ACCOUNT', "Commissioner: give an imported game's seat to a member", "admin"),
     Verb("pause", "pause [REASON]", "Commissioner: pause the game", "admin"),
     Verb("resume", "resume", "Commissioner: resume a paused game", "admin"),
     Verb("end", "end confirm [REASON]", "Commissioner: end the game now (scores as it stands; no way back)",
@@ -99,7 +103,7 @@ ALIASES = {
 """Other words players use; ``dividend KIND`` and ``choose nationalize`` read their argument."""
 
 ARGUMENTS = {
-    "new": 2, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 0, "buy": 2, "sell": 2,
+    "new": 3, "import": 1, "export": 0, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 0, "buy": 2, "sell": 2,
     "par": 2, "token": 2, "home": 2, "lay": 4, "tiles": 1, "payout": 0, "half": 0, "withhold": 0, "train": 5,
     "discard": 1, "private": 2, "redeem": 1, "convert": 0, "merge": 1, "into": 1, "remove": 2,
     "nationalize": 0, "keep": 0, "agree": 0, "refuse": 0, "withdraw": 0, "status": 0, "map": 1, "market": 0,

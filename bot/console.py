@@ -38,6 +38,7 @@ class Console:
     def __init__(self, service: TroikaService, pictures_dir: Path, write: Callable[[str], None] = print) -> None:
         self.service = service
         self.pictures_dir = pictures_dir
+        self.files_dir = pictures_dir.parent  # exported games go beside the pictures' folder
         self._write = write
 
     def write(self, text: str) -> None:
@@ -52,6 +53,8 @@ class Console:
             words = text.split()
             if words[0].lower() == "new":
                 self._show(await self._new(words[1:]))
+            elif words[0].lower() == "import" and len(words) > 1:
+                self._show(await self._import(text.split(None, 1)[1]))
             else:
                 account, command = await self._identity(words)
                 self._show(await self.service.handle(CHANNEL, account, command))
@@ -66,9 +69,9 @@ class Console:
         await self.service.flush(self._deliver)
 
     async def _new(self, words: list[str]) -> Reply:
-        options = [w for w in words if w.lower() in ("grid", "column", *TITLES)]
+        options = [w for w in words if w.lower() in ("grid", "column", "site", *TITLES)]
         words = [w for w in words if w not in options]
-        title, market = game_choice(options)
+        title, market, site = game_choice(options)
         if words and words[0].isdigit():
             count = int(words.pop(0))
             if count != len(words):
@@ -82,8 +85,8 @@ class Console:
             raise Refusal("Give each player a different name.")
         from engine.rules import Rules
 
-        return await self.service.start_local_game(CHANNEL, [(n, n) for n in words],
-                                                   rules=Rules.rulebook(market=market), title=title)
+        rules = (Rules.site if site else Rules.rulebook)(market=market)
+        return await self.service.start_local_game(CHANNEL, [(n, n) for n in words], rules=rules, title=title)
 
     async def _identity(self, words: list[str]) -> tuple[Account, str]:
         """Who the line is typed by, and the command itself."""
@@ -103,10 +106,27 @@ class Console:
             return await self.service.requesting_account(CHANNEL) or NOBODY, " ".join(words)
         return await self.service.deciding_account(CHANNEL) or NOBODY, " ".join(words)
 
+    async def _import(self, path: str) -> Reply:
+        """``import PATH``: an 18xx.games log from a file, every seat at this keyboard."""
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise Refusal(f"Cannot read {path} ({exc.strerror}).") from None
+        return await self.service.import_site_game(CHANNEL, NOBODY, data, name=Path(path).name, hot_seat=True)
+
     def _show(self, reply: Reply) -> None:
         if reply.text:
             self.write(reply.text)
         self._save(reply.pictures)
+        for attachment in reply.files:
+            path = self.files_dir / attachment.name
+            try:
+                self.files_dir.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(attachment.data)
+            except OSError as exc:
+                self.write(f"✗ Cannot write {path} ({exc.strerror}).")
+                continue
+            self.write(f"  file: {path}")
 
     async def _deliver(self, post: Post) -> None:
         self.write(post.content(

@@ -40,6 +40,14 @@ class Picture:
     png: bytes
 
 
+@dataclass(frozen=True)
+class Attachment:
+    """A file sent with a reply (an exported game log)."""
+
+    name: str
+    data: bytes
+
+
 def player_name(game: Game, player_id: str | None) -> str:
     for player in game.state.players:
         if player.id == player_id:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import logging
 import math
 import pickle
@@ -60,6 +61,7 @@ from storage import (
     GameRecord,
     GameRepository,
     GameStatus,
+    InvalidGameLog,
     NewEvent,
     OutboxMessage,
     Seat,
@@ -82,6 +84,7 @@ from .commands import (
 from .errors import NoGame, NotAllowed, Refusal
 from .ledger import Ledger
 from .posts import (
+    Attachment,
     Picture,
     changed_pictures,
     choices_text,
@@ -99,6 +102,7 @@ from .posts import (
     status_text,
     who_acts,
 )
+from .site_games import export_name, read_site_file, site_export, troika_log
 from .track_help import tiles_text
 
 MAX_PLAYERS = 6
@@ -129,6 +133,7 @@ class Reply:
 
     text: str = ""
     pictures: list[Picture] = field(default_factory=list)
+    files: list[Attachment] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -267,6 +272,9 @@ class TroikaService:
             return await self._retrying(lambda: self._setup[verb](channel_id, account, rest))
         if verb == "games":
             return Reply(await self._games(account))
+        if verb == "import":
+            raise Refusal("Attach the game's JSON exported from 18xx.games to `!import` (or `/import`); "
+                          "on the console, `import PATH`.")
         return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest))
 
     async def _in_game(self, channel_id: str, account: Account, verb: str, rest: str) -> Reply:
@@ -281,9 +289,9 @@ class TroikaService:
                 if verb == "remind" and rest.split()[:1] == ["me"]:
                     return await self._remind_me(record, self._seat(record, account), rest[2:])
                 commissioner = self._commissioner(record, account)
-                if verb == "replace":
+                if verb in ("replace", "seat"):
                     name, _, new = rest.rpartition(" ")
-                    return await self._replace(record, commissioner, name, Account(new, new))
+                    return await self._replace(record, commissioner, name.strip('"'), Account(new, new))
                 return await self._admin[verb](record, commissioner, rest)
             return await self._as_seat(record, self._seat(record, account), verb, rest, None)
         except CorruptEvent as exc:
@@ -496,11 +504,12 @@ class TroikaService:
     # --- set-up ------------------------------------------------------------------
 
     async def _new(self, channel_id: str, account: Account, rest: str, guild_id: str | None = None) -> Reply:
-        title, market = game_choice(rest.split())
+        title, market, site = game_choice(rest.split())
         seat = Seat(0, account.id, account.name, account.id, True)
-        options = Rules.rulebook(market=market).to_dict()
+        options = (Rules.site if site else Rules.rulebook)(market=market).to_dict()
         record = await self._create(channel_id, [seat], options, None, account.id, title, guild_id)
-        return Reply(f"**{account.name}** sets up game {record.id} of {title} ({market} market) and is its "
+        rules = ", the rules as on 18xx.games" if site else ""
+        return Reply(f"**{account.name}** sets up game {record.id} of {title} ({market} market{rules}) and is its "
                      "commissioner. Others: `join`. Then the commissioner types `start` (2 to 6 players).")
 
     async def _create(
@@ -1035,6 +1044,8 @@ class TroikaService:
             return Reply(text, pictures)
         if verb == "log":
             return Reply(await self._log(record, rest))
+        if verb == "export":
+            return await self._export(record)
         focus = rest.strip().upper() or None
         if focus is not None and focus not in game.ctx.board.hexes:
             raise Refusal(f"There is no hex {shown(focus)} on the map.")
@@ -1098,6 +1109,44 @@ class TroikaService:
         for event in effective_events(events):
             effects[event.seq] = self.engine.apply(game, event.action, replaying=True)
         return effects
+
+    # --- 18xx.games ------------------------------------------------------------------
+
+    async def _export(self, record: GameRecord) -> Reply:
+        """The game as an 18xx.games log, attached (a whole replay: off the loop)."""
+        events = await self.store.events(record.id)
+        export = await asyncio.to_thread(site_export, record, events)
+        text = f"Game {record.id} as an 18xx.games log: {export.actions} actions."
+        if export.warning:
+            text += f" ⚠ {export.warning}."
+        data = json.dumps(export.log, ensure_ascii=False).encode("utf-8")
+        return Reply(text, files=[Attachment(export_name(record), data)])
+
+    async def import_site_game(
+        self, channel_id: str, account: Account, data: bytes, *, name: str = "the file",
+        guild_id: str | None = None, hot_seat: bool = False,
+    ) -> Reply:
+        """Bring an 18xx.games game into the channel, checked by replaying it, to play on
+        under the site's rules; ``account`` becomes its commissioner and holds the seat
+        of its own name (else the first) until seats are handed out with `seat`
+        (``hot_seat``: the console, where every seat is at one keyboard)."""
+        log = read_site_file(data, name)
+        troika = await asyncio.to_thread(troika_log, log, (account.id, account.name), hot_seat)
+        try:
+            record = await self.repo.import_game(troika, account.id, guild_id=guild_id, channel_id=channel_id)
+        except ChannelBusy as exc:
+            raise Refusal(f"This channel already has game {exc.game_id}; its commissioner can `end` it.") from None
+        except InvalidGameLog as exc:
+            raise Refusal(f"This 18xx.games log does not replay: {exc}") from None
+        game = (await self.repo.load(record.id)).game
+        mine = next(s for s in record.seats if s.commissioner)
+        where = "The game is over." if game.state.finished else f"{round_title(game)}: {who_acts(game)} {doing(game)}."
+        free = [s.display_name for s in record.seats if s.discord_user_id is None]
+        seats = f" Free seats: {', '.join(free)}; the commissioner gives them with `seat \"{free[0]}\" @someone`." \
+            if free else ""
+        return Reply(f"**{account.name}** imports {log.get('title')} game {log.get('id', '')} from 18xx.games as "
+                     f"game {record.id} ({len(troika['actions'])} actions, the site's rules); the commissioner "
+                     f"holds {mine.display_name}'s seat. {where}{seats}")
 
     # --- posts ---------------------------------------------------------------------
 
@@ -1282,16 +1331,21 @@ def _sentence(text: str) -> str:
     return (text[:1].upper() + text[1:]).rstrip(".") + "."
 
 
-def game_choice(words: list[str]) -> tuple[str, str]:
-    """The title and market named in ``new``'s words (``1867``, ``column``), each
-    defaulting as the box does: 1861, and the title's own market."""
+def game_choice(words: list[str]) -> tuple[str, str, bool]:
+    """The title, market and rules named in ``new``'s words (``1867``, ``column``,
+    ``site``), each defaulting as the box does: 1861, the title's own market, the
+    rulebook (``site``: the rules as 18xx.games applies them, :meth:`Rules.site`)."""
     title = DEFAULT_TITLE
     market = None
+    site = False
     for word in (w.lower() for w in words):
         if word in TITLES:
             title = word
         elif word in ("grid", "column"):
             market = word
+        elif word == "site":
+            site = True
         else:
-            raise Refusal(f"`{word[:20]}` is neither a game ({' or '.join(TITLES)}) nor a market (grid or column).")
-    return title, market or load_board(title).default_market
+            raise Refusal(f"`{word[:20]}` is neither a game ({' or '.join(TITLES)}), a market (grid or column) "
+                          "nor `site`.")
+    return title, market or load_board(title).default_market, site

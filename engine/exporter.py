@@ -47,7 +47,9 @@ from .game import Game
 from .history import effective_entries
 from .route_notation import route_stops
 from .rules import Rules
+from .shares import first_plain
 from .state import GameState
+from .stock_round import choose_sold
 
 
 @dataclass(frozen=True)
@@ -72,54 +74,51 @@ class Export:
     notes: list[str] = field(default_factory=list)
 
 
-def site_id(player_id: str) -> int | str:
-    """A player id as the site writes it: a number where it is one."""
-    return int(player_id) if player_id.isdigit() and len(player_id) < 19 else player_id
+def site_ids(players: Sequence[str]) -> dict[str, int]:
+    """Player ids as the site's numbers: the ids themselves where all are numbers (a
+    game imported from the site), else the seat numbers 1, 2, ..."""
+    if all(p.isdigit() and len(p) < 16 for p in players):
+        return {p: int(p) for p in players}
+    return {p: n for n, p in enumerate(players, 1)}
 
 
-def export_game(
-    game_id: int,
-    title: str,
-    players: Sequence[tuple[str, str]],
-    seed: int,
-    rules: Rules,
-    entries: Sequence[Entry],
-    *,
-    first_player: int | None = None,
-) -> Export:
-    """The 18xx.games log of a game: set up as ``Game.new`` with these arguments, then
-    every entry of its log in order."""
-    start = Game.new(list(players), seed, rules, title, first_player=first_player)
+def export_game(game_id: int, seed: int, fresh: Callable[[], Game], entries: Sequence[Entry]) -> Export:
+    """The 18xx.games log of a game: ``fresh()`` sets it up (``Game.new`` with
+    ``seed``), then every entry of its log in order."""
+    start = fresh()
+    players = [(p.id, p.name) for p in start.state.players]
     first = start.state.priority
-    seated = list(players[first:]) + list(players[:first])  # the site's first seat acts first
-    writer = _Writer(lambda: Game.new(list(players), seed, rules, title, first_player=first_player))
+    seated = players[first:] + players[:first]  # the site seats the first player first
+    ids = site_ids([pid for pid, _ in players])
+    writer = _Writer(fresh, ids)
     for entry in entries:
         writer.write(entry)
     game = writer.game
-    default = start.ctx.board.default_market
-    optional = [] if rules.market == default else [f"{rules.market}_market"]
+    rules = start.ctx.rules
+    optional = [] if rules.market == start.ctx.board.default_market else [f"{rules.market}_market"]
     finished = game.state.finished
     log: dict[str, Any] = {
         "id": game_id,
         "description": f"Troika game {game_id}",
-        "title": title,
+        "title": start.state.title,
         "min_players": len(players),
         "max_players": len(players),
-        "players": [{"id": site_id(pid), "name": name} for pid, name in seated],
+        "players": [{"id": ids[pid], "name": name} for pid, name in seated],
         "settings": {"seed": seed, "optional_rules": optional},
         "status": "finished" if finished else "active",
-        "round": game.state.round.kind if not finished else "Finished",
+        "round": "Finished" if finished else game.state.round.kind,
         "turn": game.state.round_number,
-        "acting": [site_id(p) for p in [game.acting_player()] if p],
-        "result": {str(site_id(k)): v for k, v in game.result().items()} if finished else {},
+        "acting": [ids[p] for p in [game.acting_player()] if p],
+        "result": {str(ids[k]): v for k, v in game.result().items()} if finished else {},
         "game_end_reason": game.state.end_reason if finished else None,
         "loaded": True,
         "actions": writer.written,
     }
     site_rules = Rules.site(market=rules.market)
-    warning = None if rules == site_rules else _first_refusal(
-        Game.new(list(players), seed, site_rules, title, first_player=first_player), writer.effective_actions()
-    )
+    warning = None
+    if rules != site_rules:
+        site_game = Game.new(seated, seed, site_rules, start.state.title, first_player=0)
+        warning = _first_refusal(site_game, writer.effective_actions())
     return Export(log, warning, len(writer.written))
 
 
@@ -139,8 +138,9 @@ def _first_refusal(game: Game, actions: list[Action]) -> str | None:
 class _Writer:
     """Replays a Troika log, writing each entry as the site's action."""
 
-    def __init__(self, fresh: Callable[[], Game]) -> None:
+    def __init__(self, fresh: Callable[[], Game], players: dict[str, int]) -> None:
         self.fresh = fresh
+        self.players = players
         self.game = fresh()
         self.written: list[dict[str, Any]] = []
         self.seen: list[tuple[int, dict[str, Any], tuple[int, Action | None]]] = []
@@ -153,7 +153,7 @@ class _Writer:
             assert entry.action is not None
             before = Game(self.game.ctx, pickle.loads(pickle.dumps(self.game.state, pickle.HIGHEST_PROTOCOL)))
             self.game.apply(entry.action, check=False)
-            raw = to_site(before, entry.action, self.game.state)
+            raw = to_site(before, entry.action, self.game.state, self.players)
             self.seen.append((entry.id, {"type": "action"}, (entry.id, entry.action)))
         else:
             marker: dict[str, Any] = {"type": entry.kind}
@@ -161,7 +161,7 @@ class _Writer:
                 marker["action_id"] = entry.undo_to
             self.seen.append((entry.id, marker, (entry.id, None)))
             actor = self.game.actor() or self.game.state.players[0].id
-            raw = {"type": entry.kind, **_entity(self.game.state, actor)}
+            raw = {"type": entry.kind, **_entity(self.game.state, actor, self.players)}
             if "action_id" in marker:
                 raw["action_id"] = max((v for k, v in self.ids.items() if k <= entry.undo_to), default=0)
             self._rebuild()
@@ -177,19 +177,20 @@ class _Writer:
             self.game.apply(action, check=False)
 
 
-def _entity(state: GameState, entity: str) -> dict[str, Any]:
-    if any(p.id == entity for p in state.players):
-        return {"entity": site_id(entity), "entity_type": "player"}
+def _entity(state: GameState, entity: str, players: dict[str, int]) -> dict[str, Any]:
+    if entity in players:
+        return {"entity": players[entity], "entity_type": "player"}
     if entity in state.companies:
         return {"entity": entity, "entity_type": "corporation"}
     return {"entity": entity, "entity_type": "company"}
 
 
-def to_site(game: Game, action: Action, after: GameState) -> dict[str, Any]:
+def to_site(game: Game, action: Action, after: GameState, players: dict[str, int]) -> dict[str, Any]:
     """One action in the site's vocabulary, from the game just before it and the state
-    ``after`` it (which names the certificate bought, the tile copy, the token slot)."""
+    ``after`` it (which names the certificate bought, the tile copy, the token slot);
+    ``players``: the site's number for each player id."""
     state = game.state
-    raw: dict[str, Any] = {"type": SITE_TYPES[type(action)], **_entity(state, action.entity)}
+    raw: dict[str, Any] = {"type": SITE_TYPES[type(action)], **_entity(state, action.entity, players)}
     match action:
         case Bid(target=target, price=price):
             raw["corporation" if target in state.companies else "company"] = target
@@ -198,15 +199,17 @@ def to_site(game: Game, action: Action, after: GameState) -> dict[str, Any]:
             row, column = after.companies[company].market or (0, 0)
             raw |= {"corporation": company, "share_price": f"{price},{row},{column}"}
         case BuyShare(company=company, source=source, cert=cert):
-            held = _pool if source == "pool" else _treasury
-            bought = [cert] if cert else _moved_certs(held(after, company), held(state, company))
+            offered = state.pool if source == "pool" else state.companies[company].treasury
+            plain = first_plain(offered, company)
+            bought = [cert] if cert else [plain.id] if plain else []
             raw |= {"shares": bought, "percent": _percent(state, bought)}
         case RedeemShares():
             bought = _moved_certs(_pool(after, action.entity), _pool(state, action.entity))
             raw |= {"shares": bought, "percent": _percent(state, bought)}
-        case SellShares(company=company, certs=certs):
-            sold = list(certs) or _moved_certs(_pool(state, company), _pool(after, company))
-            raw |= {"shares": sold, "percent": _percent(state, sold)}
+        case SellShares(company=company, count=count, certs=certs):
+            player = state.player(action.entity)
+            sold = list(certs) or [c.id for c in choose_sold(player, company, count, ())]
+            raw |= {"shares": sold, "percent": 10 * count}  # of a president's certificate, perhaps half
         case LayTile(hex=hex_id, rotation=rotation):
             raw |= {"hex": hex_id, "tile": after.map.tiles[hex_id].id, "rotation": rotation}
         case PlaceToken(hex=hex_id, city=city):
@@ -264,10 +267,6 @@ shares is the site's ``buy_shares`` by a corporation)."""
 
 def _pool(state: GameState, company: str) -> list[str]:
     return [c.id for c in state.pool if c.company == company]
-
-
-def _treasury(state: GameState, company: str) -> list[str]:
-    return [c.id for c in state.companies[company].treasury] if company in state.companies else []
 
 
 def _moved_certs(fewer: list[str], more: list[str]) -> list[str]:

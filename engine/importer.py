@@ -85,6 +85,7 @@ class ImportedGame:
     seed: int
     rules: Rules
     actions: list[Action]
+    typists: list[str | None]  # the player who decided each action
     game: Game
 
 
@@ -95,14 +96,16 @@ def import_log(log: dict[str, Any]) -> ImportedGame:
     players = [(p.id, p.name) for p in game.state.players]
     fresh = (game.state.title, players, int((log.get("settings") or {}).get("seed") or 0), game.ctx.rules)
     actions: list[Action] = []
+    typists: list[str | None] = []
     for entry in logged:
         try:
             for action in actions_of(lambda: game.state, entry):
+                typists.append(game.controller(action.entity))
                 game.apply(action, check=False)
                 actions.append(action)
         except EngineError as exc:
             raise type(exc)(f"action {entry.id} ({entry.raw['type']}) does not replay: {exc}") from exc
-    return ImportedGame(*fresh, actions, game)
+    return ImportedGame(*fresh, actions, typists, game)
 
 
 def convert(state: GameState, raw: dict[str, Any]) -> Action | None:

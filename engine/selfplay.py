@@ -9,7 +9,9 @@ no limit broken.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import shares, trains
 from .actions import Action, Pass
@@ -31,23 +33,51 @@ class SelfPlayResult:
     actions: int = 0
     finished: bool = False
     failures: list[str] = field(default_factory=list)
+    played: list[Action] = field(default_factory=list)
+    rules: str = "rulebook"
+
+    def site_log(self) -> dict[str, Any]:
+        """The game as an 18xx.games log (:mod:`engine.exporter`)."""
+        from .exporter import Entry, export_game
+
+        seats, rules = _seats(self.players), _rules(self.rules, self.market)
+        entries = [Entry(n, "action", a) for n, a in enumerate(self.played, 1)]
+        return export_game(self.seed, self.seed, lambda: _new_game(seats, self.seed, rules, self.title), entries).log
 
 
 class InvariantError(AssertionError):
     """The state broke a rule that must always hold."""
 
 
-def play_random_game(seed: int, players: int, market: str, title: str = DEFAULT_TITLE) -> SelfPlayResult:
+def _seats(players: int) -> list[tuple[str, str]]:
+    return [(f"p{i}", f"Player {i + 1}") for i in range(players)]
+
+
+def _new_game(seats: list[tuple[str, str]], seed: int, rules: Rules, title: str) -> Game:
+    """A game by the rulebook draws its first player; by the site's rules the first
+    seat starts, as on 18xx.games, so that its log loads there."""
+    site = rules == Rules.site(market=rules.market)
+    return Game.new(seats, seed, rules, title, first_player=0 if site else None)
+
+
+def _rules(rules: str, market: str) -> Rules:
+    """``rulebook`` or ``site`` (the rules as 18xx.games applies them)."""
+    return (Rules.site if rules == "site" else Rules.rulebook)(market=market)
+
+
+def play_random_game(
+    seed: int, players: int, market: str, title: str = DEFAULT_TITLE, rules: str = "rulebook"
+) -> SelfPlayResult:
     """Play one game of random legal moves to the end, checking invariants."""
     rng = random.Random(seed)
-    seats = [(f"p{i}", f"Player {i + 1}") for i in range(players)]
-    game = Game.new(seats, seed, Rules.rulebook(market=market), title)
-    result = SelfPlayResult(seed, players, market, title)
+    game = _new_game(_seats(players), seed, _rules(rules, market), title)
+    result = SelfPlayResult(seed, players, market, title, rules=rules)
     while not game.state.finished and result.actions < MAX_ACTIONS:
         action = _choose(game, rng)
         if action is None:
             result.failures.append(f"no legal action for {game.actor()} in {game.round_name}: {game.choices()}")
             break
+        result.played.append(action)
         try:
             check_invariants(game, action)
         except InvariantError as exc:
@@ -92,7 +122,8 @@ def check_invariants(game: Game, last: Action) -> None:
         if len(slots) > tile.nodes[key[1]].slots:
             raise InvariantError(f"{key} holds more tokens than slots")
     national = state.companies[ctx.board.national()]
-    if not ctx.board.national_operates and (national.trains or national.cash):
+    keeps_income = ctx.rules.national_collects_private_income  # RN 11.23
+    if not ctx.board.national_operates and (national.trains or (national.cash and not keeps_income)):
         raise InvariantError(f"{national.sym} only exports trains and keeps no money (8.13), yet holds some")
     over = trains.over_limit(ctx, state)
     if over and game.actor() != over[0] and not state.trainless_majors:
@@ -106,13 +137,22 @@ def check_invariants(game: Game, last: Action) -> None:
 SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in ("grid", "column")]
 
 
-def play_many(games: int, seed: int, title: str = DEFAULT_TITLE) -> dict[str, object]:
-    """Play ``games`` random games of ``title`` over every player count and market; a summary."""
+def play_many(
+    games: int,
+    seed: int,
+    title: str = DEFAULT_TITLE,
+    rules: str = "rulebook",
+    each: Callable[[SelfPlayResult], None] | None = None,
+) -> dict[str, object]:
+    """Play ``games`` random games of ``title`` over every player count and market
+    (``each`` is handed every game played); a summary."""
     actions = 0
     failures: list[str] = []
     for i in range(games):
         players, market = SELFPLAY_SETUPS[i % len(SELFPLAY_SETUPS)]
-        result = play_random_game(seed + i, players, market, title)
+        result = play_random_game(seed + i, players, market, title, rules)
+        if each is not None:
+            each(result)
         actions += result.actions
         failures += [f"game {seed + i} ({title}, {players} players, {market}): {f}" for f in result.failures]
-    return {"title": title, "games": games, "actions": actions, "failures": failures}
+    return {"title": title, "rules": rules, "games": games, "actions": actions, "failures": failures}
