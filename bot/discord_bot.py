@@ -32,6 +32,7 @@ from storage import Shard, StoreError, store_at
 from .commands import VERBS, split
 from .errors import Refusal
 from .service import TITLES, Account, Post, Reply, TroikaService
+from .site_games import check_size
 
 log = logging.getLogger("troika.discord")
 
@@ -321,6 +322,7 @@ class GameCog(commands.Cog, name="Game"):
     @staticmethod
     async def answer(ctx: commands.Context[Any], reply: Reply) -> None:
         files = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in reply.pictures]
+        files += [discord.File(io.BytesIO(f.data), filename=f.name) for f in reply.files]
         chunks = _chunks(reply.text)
         if not chunks and not files:
             if ctx.interaction is not None:
@@ -338,10 +340,21 @@ class GameCog(commands.Cog, name="Game"):
     @app_commands.choices(
         title=[app_commands.Choice(name=t, value=t) for t in TITLES],
         market=[app_commands.Choice(name=m, value=m) for m in ("grid", "column")],
+        rules=[app_commands.Choice(name="as on 18xx.games", value="site")],
     )
-    async def new(self, ctx: commands.Context[Any], title: str = "", market: str = "") -> None:
-        """Either word may come first: ``!new 1867``, ``!new column``, ``!new 1867 column``."""
-        await self.play(ctx, f"new {title} {market}".strip())
+    async def new(self, ctx: commands.Context[Any], title: str = "", market: str = "", rules: str = "") -> None:
+        """Any word may come first: ``!new 1867``, ``!new column``, ``!new 1867 column site``."""
+        await self.play(ctx, f"new {title} {market} {rules}".strip())
+
+    @game_command("import")
+    async def import_(self, ctx: commands.Context[Any], log: discord.Attachment) -> None:
+        """The game's JSON exported from 18xx.games, attached (checked before it is read)."""
+        await ctx.defer()
+        check_size(log.size, log.filename)
+        guild_id = str(ctx.guild.id) if ctx.guild else None
+        reply = await self.service.import_site_game(str(ctx.channel.id), account(ctx.author), await log.read(),
+                                                    name=log.filename, guild_id=guild_id)
+        await self.answer(ctx, reply)
 
     @game_command("join")
     async def join(self, ctx: commands.Context[Any]) -> None:
@@ -501,6 +514,10 @@ class GameCog(commands.Cog, name="Game"):
     async def holdings(self, ctx: commands.Context[Any]) -> None:
         await self.play(ctx, "holdings")
 
+    @game_command("export")
+    async def export(self, ctx: commands.Context[Any]) -> None:
+        await self.play(ctx, "export")
+
     @game_command("log")
     async def log_(self, ctx: commands.Context[Any], count: int = 15) -> None:
         await self.play(ctx, f"log {count}")
@@ -523,6 +540,12 @@ class GameCog(commands.Cog, name="Game"):
         reply = await self.service.replace_seat(str(ctx.channel.id), account(ctx.author), player, account(member),
                                                 key=request_key(ctx))
         await self.answer(ctx, reply)
+
+    @game_command("seat")
+    @app_commands.autocomplete(player=suggest_player)
+    async def seat(self, ctx: commands.Context[Any], player: str, member: discord.Member) -> None:
+        """``!seat "Player 2" @someone``: an imported game's seat, by the site's name."""
+        await self.replace(ctx, player, member)
 
     @game_command("pause")
     async def pause(self, ctx: commands.Context[Any], *, what: str = "") -> None:

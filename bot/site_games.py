@@ -32,12 +32,16 @@ MAX_DIGITS = 15
 """Digits in one number of a site log (ids, prices, times)."""
 
 
+def check_size(size: int, name: str = "the file") -> None:
+    """A :class:`Refusal` for a file too large to be a site log (checked before it is read)."""
+    if size > MAX_FILE:
+        raise Refusal(f"{name} is {size // 1_000_000} MB; an 18xx.games log is at most {MAX_FILE // 1_000_000} MB.")
+
+
 def read_site_file(data: bytes, name: str = "the file") -> dict[str, Any]:
     """The JSON object of a site log; a :class:`Refusal` in one line if it is too large,
     too deep, not JSON or not a game log."""
-    if len(data) > MAX_FILE:
-        raise Refusal(f"{name} is {len(data) // 1_000_000} MB; an 18xx.games log is at most "
-                      f"{MAX_FILE // 1_000_000} MB.")
+    check_size(len(data), name)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -130,7 +130,8 @@ def _first_refusal(game: Game, actions: list[Action]) -> str | None:
         try:
             game.apply(action)
         except EngineError as exc:
-            return (f"18xx.games would refuse move {n} ({action.entity}: `{command(None, action)}`): {exc}; "
+            who = next((p.name for p in game.state.players if p.id == action.entity), action.entity)
+            return (f"18xx.games would refuse move {n} ({who}: `{command(None, action)}`): {exc}; "
                     "the game was played by the rulebook, where the site reads the rules differently")
     return None
 
@@ -299,7 +300,8 @@ def _routes(game: Game, action: RunRoutes) -> list[dict[str, Any]]:
     for route, result in zip(action.routes, results, strict=True):
         stops = route_stops(route.legs)
         written.append({"train": route.train, "connections": [list(leg) for leg in route.legs],
-                        "hexes": stops, "revenue": result.revenue, "revenue_str": "-".join(stops)})
+                        "hexes": stops, "revenue": result.revenue, "revenue_str": "-".join(stops),
+                        "nodes": [f"{hex_id}-{node}" for hex_id, node in result.stops]})
     return written
 
 

@@ -51,11 +51,12 @@ class Game:
         first_player: int | None = None,
     ) -> Game:
         """A new game. ``players`` are (id, name) in seat order; the first player
-        (priority deal, rule 2M) is drawn from ``seed`` unless given."""
+        (priority deal, rule 2M) is drawn from ``seed`` unless given (or the first
+        seat, by the site's rules)."""
         board = load_board(title)
         ctx = Context(board, rules or Rules.rulebook(market=board.default_market))
         if first_player is None:
-            first_player = random.Random(seed).randrange(len(players))
+            first_player = 0 if ctx.rules.first_seat_starts else random.Random(seed).randrange(len(players))
         state = new_state(ctx, players, first_player, seed)
         auction.start(ctx, state)
         return cls(ctx, state)

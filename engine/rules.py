@@ -101,6 +101,11 @@ class Rules:
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in
     phase 6. Rulebook 8.13: the CN keeps no money."""
 
+    first_seat_starts: bool = False
+    """18xx.games orders a game's seats at random when it is made, and the first seat
+    has the priority deal, so a log names no first player. Rulebook 2M: the first
+    player is drawn (Troika draws it from the game's seed)."""
+
     @classmethod
     def rulebook(cls, **options: Any) -> Rules:
         """The rulebook's rules, with game options such as ``market="column"``."""

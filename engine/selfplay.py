@@ -42,7 +42,7 @@ class SelfPlayResult:
 
         seats, rules = _seats(self.players), _rules(self.rules, self.market)
         entries = [Entry(n, "action", a) for n, a in enumerate(self.played, 1)]
-        return export_game(self.seed, self.seed, lambda: _new_game(seats, self.seed, rules, self.title), entries).log
+        return export_game(self.seed, self.seed, lambda: Game.new(seats, self.seed, rules, self.title), entries).log
 
 
 class InvariantError(AssertionError):
@@ -51,13 +51,6 @@ class InvariantError(AssertionError):
 
 def _seats(players: int) -> list[tuple[str, str]]:
     return [(f"p{i}", f"Player {i + 1}") for i in range(players)]
-
-
-def _new_game(seats: list[tuple[str, str]], seed: int, rules: Rules, title: str) -> Game:
-    """A game by the rulebook draws its first player; by the site's rules the first
-    seat starts, as on 18xx.games, so that its log loads there."""
-    site = rules == Rules.site(market=rules.market)
-    return Game.new(seats, seed, rules, title, first_player=0 if site else None)
 
 
 def _rules(rules: str, market: str) -> Rules:
@@ -70,7 +63,7 @@ def play_random_game(
 ) -> SelfPlayResult:
     """Play one game of random legal moves to the end, checking invariants."""
     rng = random.Random(seed)
-    game = _new_game(_seats(players), seed, _rules(rules, market), title)
+    game = Game.new(_seats(players), seed, _rules(rules, market), title)
     result = SelfPlayResult(seed, players, market, title, rules=rules)
     while not game.state.finished and result.actions < MAX_ACTIONS:
         action = _choose(game, rng)
