@@ -133,3 +133,13 @@ def test_who_is_offered_to_start_a_major(site: bool) -> None:
     for cash, offered in ((99, False), (100, site), (139, site), (140, True)):
         player.cash = cash
         assert may_start_a_major(game.ctx, state, player) is offered, cash
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_who_has_the_first_priority_deal(site: bool) -> None:
+    """Rulebook 2M draws the first player (from the seed); 18xx.games seats players at
+    random when a game is made and the first seat starts, so its logs name no first player."""
+    players = [(f"p{i}", f"P{i}") for i in range(4)]
+    firsts = {Game.new(players, seed, Rules.site() if site else Rules.rulebook()).state.priority
+              for seed in range(12)}
+    assert firsts == {0} if site else len(firsts) > 1
