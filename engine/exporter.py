@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .actions import (
@@ -71,7 +71,6 @@ class Export:
     log: dict[str, Any]
     warning: str | None = None
     actions: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 def site_ids(players: Sequence[str]) -> dict[str, int]:
@@ -144,7 +143,7 @@ class _Writer:
         self.players = players
         self.game = fresh()
         self.written: list[dict[str, Any]] = []
-        self.seen: list[tuple[int, dict[str, Any], tuple[int, Action | None]]] = []
+        self.seen: list[tuple[int, dict[str, Any], Action | None]] = []  # as history reads them
         self.ids: dict[int, int] = {}  # Troika entry id -> site action id
 
     def write(self, entry: Entry) -> None:
@@ -155,12 +154,12 @@ class _Writer:
             before = Game(self.game.ctx, pickle.loads(pickle.dumps(self.game.state, pickle.HIGHEST_PROTOCOL)))
             self.game.apply(entry.action, check=False)
             raw = to_site(before, entry.action, self.game.state, self.players)
-            self.seen.append((entry.id, {"type": "action"}, (entry.id, entry.action)))
+            self.seen.append((entry.id, {"type": "action"}, entry.action))
         else:
             marker: dict[str, Any] = {"type": entry.kind}
             if entry.kind == "undo" and entry.undo_to is not None:
                 marker["action_id"] = entry.undo_to
-            self.seen.append((entry.id, marker, (entry.id, None)))
+            self.seen.append((entry.id, marker, None))
             actor = self.game.actor() or self.game.state.players[0].id
             raw = {"type": entry.kind, **_entity(self.game.state, actor, self.players)}
             if "action_id" in marker:
@@ -170,7 +169,7 @@ class _Writer:
         self.written.append({"id": site_number, **raw, **stamp})
 
     def effective_actions(self) -> list[Action]:
-        return [a for _, a in effective_entries(self.seen) if a is not None]
+        return [a for a in effective_entries(self.seen) if a is not None]
 
     def _rebuild(self) -> None:
         self.game = self.fresh()

@@ -214,3 +214,22 @@ def test_a_rulebook_game_exports_with_a_warning_naming_the_first_move_the_site_r
         site.apply(action)  # the moves before it are the site's too
     with pytest.raises(EngineError):
         site.apply(played[refused - 1])
+
+
+def test_undo_and_redo_are_written_as_the_site_writes_them() -> None:
+    """An undo takes back the latest move, or all after ``action_id``; a redo restores:
+    the site reads the exported log back to the same game."""
+    players = [("1", "Anna"), ("2", "Boris"), ("3", "Clara")]
+    game = Game.new(players, 3, Rules.site(), first_player=0)
+    moves = []
+    for _ in range(12):
+        moves.append(legal_actions(game)[0])
+        game.apply(moves[-1])
+    entries = [Entry(n, "action", a) for n, a in enumerate(moves[:8], 1)]
+    entries += [Entry(9, "undo"), Entry(10, "redo"), Entry(11, "undo", undo_to=6), Entry(12, "redo")]
+    entries += [Entry(13 + n, "action", a) for n, a in enumerate(moves[8:])]
+    export = export_game(1, 3, lambda: Game.new(players, 3, Rules.site(), first_player=0), entries)
+    kinds = [(a["id"], a["type"], a.get("action_id")) for a in export.log["actions"][8:12]]
+    assert kinds == [(9, "undo", None), (10, "redo", None), (11, "undo", 6), (12, "redo", None)]
+    replayed = import_log(export.log)
+    assert replayed.actions == moves and replayed.game.dump() == game.dump()
