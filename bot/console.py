@@ -100,7 +100,7 @@ class Console:
             if not command:
                 raise Refusal(f"Write the command for {account.name}: `as {account.name} pass`.")
             return account, " ".join(command)
-        if verb == "replace":
+        if verb in ("replace", "seat"):
             raise Refusal("On the console everyone shares the keyboard: `as NAME ...` types for a player.")
         if verb == "withdraw":
             return await self.service.requesting_account(CHANNEL) or NOBODY, " ".join(words)
