@@ -103,11 +103,11 @@ ALIASES = {
 """Other words players use; ``dividend KIND`` and ``choose nationalize`` read their argument."""
 
 ARGUMENTS = {
-    "new": 3, "import": 1, "export": 0, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 0, "buy": 2, "sell": 2,
+    "new": 3, "import": 1, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 0, "buy": 2, "sell": 2,
     "par": 2, "token": 2, "home": 2, "lay": 4, "tiles": 1, "payout": 0, "half": 0, "withhold": 0, "train": 5,
     "discard": 1, "private": 2, "redeem": 1, "convert": 0, "merge": 1, "into": 1, "remove": 2,
     "nationalize": 0, "keep": 0, "agree": 0, "refuse": 0, "withdraw": 0, "status": 0, "map": 1, "market": 0,
-    "table": 0, "holdings": 0, "log": 2, "help": 1, "resume": 0, "remind": 2, "games": 0,
+    "table": 0, "holdings": 0, "log": 2, "export": 0, "help": 1, "resume": 0, "remind": 2, "games": 0,
 }
 """The most words each command takes after its verb (others take free text)."""
 

@@ -102,7 +102,7 @@ from .posts import (
     status_text,
     who_acts,
 )
-from .site_games import export_name, read_site_file, site_export, troika_log
+from .site_games import export_name, one_line, read_site_file, site_export, troika_log
 from .track_help import tiles_text
 
 MAX_PLAYERS = 6
@@ -1137,7 +1137,7 @@ class TroikaService:
         except ChannelBusy as exc:
             raise Refusal(f"This channel already has game {exc.game_id}; its commissioner can `end` it.") from None
         except InvalidGameLog as exc:
-            raise Refusal(f"This 18xx.games log does not replay: {exc}") from None
+            raise Refusal(f"This 18xx.games log does not replay: {one_line(str(exc))}") from None
         game = (await self.repo.load(record.id)).game
         mine = next(s for s in record.seats if s.commissioner)
         where = "The game is over." if game.state.finished else f"{round_title(game)}: {who_acts(game)} {doing(game)}."

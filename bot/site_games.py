@@ -51,7 +51,7 @@ def read_site_file(data: bytes, name: str = "the file") -> dict[str, Any]:
     try:
         log = json.loads(text, parse_int=_whole, parse_float=_decimal, parse_constant=_constant)
     except (ValueError, RecursionError) as exc:
-        raise Refusal(f"{name} is not valid JSON: {str(exc).splitlines()[0][:120]}.") from None
+        raise Refusal(f"{name} is not valid JSON: {one_line(str(exc))}.") from None
     if not isinstance(log, dict) or not isinstance(log.get("actions"), list) \
             or not isinstance(log.get("players"), list):
         raise Refusal(f"{name} is not an 18xx.games game log (no players and actions).")
@@ -99,6 +99,12 @@ def _constant(text: str) -> float:
     raise ValueError(f"{text} is not a number")
 
 
+def one_line(text: str, limit: int = 200) -> str:
+    """A message on one line, cut short."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def site_export(record: GameRecord, events: list[Event]) -> Export:
     """The stored game as the 18xx.games log of its actions, undos and redos."""
     entries = entries_from_events(
@@ -122,8 +128,9 @@ def troika_log(log: dict[str, Any], commissioner: tuple[str, str], hot_seat: boo
         raise Refusal(f"This is a game of {title[:20] or 'no title'}; Troika plays {' and '.join(TITLES)}.")
     try:
         imported = import_log(log)
-    except (EngineError, KeyError, TypeError, ValueError) as exc:
-        raise Refusal(f"This 18xx.games log does not replay: {str(exc)[:200]}") from None
+    except (EngineError, KeyError, IndexError, AttributeError, TypeError, ValueError) as exc:
+        # A hostile or damaged file fails wherever its shape first breaks the reader.
+        raise Refusal(f"This 18xx.games log does not replay: {one_line(str(exc))}") from None
     account, name = commissioner
     names = [n.lower() for _, n in imported.players]
     mine = names.index(name.lower()) if name.lower() in names and not hot_seat else 0

@@ -177,6 +177,8 @@ async def test_an_imported_game_cut_short_goes_on_in_the_channel_to_its_finish(n
     (b'{"title": "1830", "players": [{"id": 1, "name": "A"}], "actions": []}', "Troika plays 1861 and 1867"),
     (b'{"title": "1861", "players": [{"id": 1, "name": "A"}, {"id": 2, "name": "B"}], '
      b'"actions": [{"id": 1, "type": "lay_tile", "entity": "NW"}]}', "does not replay"),
+    (b'{"title": "1867", "settings": [], "players": [{"id": 1, "name": "A"}], "actions": []}', "does not replay"),
+    (b'{"title": "1867", "players": [{"id": 1}, {"id": 2}], "actions": [7]}', "does not replay"),
 ])
 async def test_a_file_that_is_not_a_site_game_is_refused_in_one_line_and_nothing_is_stored(
     data: bytes, why: str
