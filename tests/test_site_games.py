@@ -3,6 +3,7 @@ Troika game exports as the site's log with the same actions."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from pathlib import Path
@@ -125,6 +126,10 @@ async def test_a_site_game_typed_at_the_console_exports_a_log_that_replays_to_it
     seats = zip(exported["players"], game.state.players, strict=True)  # the first seat started
     assert exported["result"] == {str(site["id"]): game.result()[ours.id] for site, ours in seats}
     assert troika(["replay", str(path)]) == 0  # every action applies and the result is the one logged
+    again = tmp_path / "again.json"
+    cli = ["export", "--db", str(tmp_path / "troika.db"), "--game", str(record.id), "--out", str(again)]
+    assert await asyncio.to_thread(troika, cli) == 0  # `troika export` runs its own event loop
+    assert json.loads(again.read_text()) == exported
 
 
 def _cut(log: dict[str, Any]) -> tuple[dict[str, Any], int]:
