@@ -31,16 +31,19 @@ class Verb:
 
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
-    Verb("new", "new [1861|1867] [grid|column] [site]", "Set up a game of 1861 (or 1867) here; you become its "
-         "commissioner; `site`: the rules as 18xx.games plays them", "setup"),
+    Verb("new", "new [1861|1867] [grid|column] [site] [OPTION ...]",
+         "Set up a game of 1861 (or 1867) here, with the rulebook's options (`site`: the rules as 18xx.games "
+         "plays them); you become its commissioner", "setup"),
     Verb("import", "import (with the JSON attached)", "Bring a game from 18xx.games here and play on; you become "
          "its commissioner", "setup"),
+    Verb("options", "options [1861|1867]", "The rulebook's optional rules (§14–16), to choose with `new`", "info"),
     Verb("join", "join", "Take a seat in the game being set up", "setup"),
     Verb("leave", "leave", "Give up your seat before the game starts", "setup"),
     Verb("start", "start", "Commissioner: start; seats are fixed and the first player drawn", "setup"),
     Verb("bid", "bid [PRIVATE|MINOR] PRICE", "Bid on the private or minor up for auction", "action"),
     Verb("auction", "auction MINOR [PRICE]", "Put a minor up for auction, opening at PRICE (100+)", "action"),
-    Verb("pass", "pass", "Pass: in an auction, a stock turn or the current operating step", "action"),
+    Verb("pass", "pass", "Pass: in an auction, a stock turn or the current operating step "
+         "(`pass KP` names the company it is for)", "action"),
     Verb("buy", "buy MAJOR [pool]", "Buy a 10% share from the treasury (or the bank pool)", "action"),
     Verb("sell", "sell MAJOR [COUNT]", "Sell shares of a major to the bank pool", "action"),
     Verb("par", "par MAJOR PRICE", "Start a major (phase 4+), then place its home token", "action"),
@@ -65,6 +68,10 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("remove", "remove HEX [CITY]", "After a merge: remove one of the major's tokens", "action"),
     Verb("nationalize", "nationalize", "Nationalize the trainless major you run", "action"),
     Verb("keep", "keep", "Keep the trainless major you run", "action"),
+    Verb("auto", "auto pass merger [this round|until phase N] | auto pass stock [this round] | "
+         "auto buy MAJOR until N% | auto off",
+         "Standing order, at any time: the engine passes (or buys) for you when you are called; "
+         "your own move cancels it", "action"),
     Verb("undo", "undo [REASON]", "Take back your last action (commissioner: any, with a reason)", "turn"),
     Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn"),
     Verb("agree", "agree", "Agree to the deal you were asked about", "turn"),
@@ -103,7 +110,8 @@ ALIASES = {
 """Other words players use; ``dividend KIND`` and ``choose nationalize`` read their argument."""
 
 ARGUMENTS = {
-    "new": 3, "import": 1, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 0, "buy": 2, "sell": 2,
+    "new": 13, "options": 1, "import": 1, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 1,
+    "buy": 2, "sell": 2,
     "par": 2, "token": 2, "home": 2, "lay": 4, "tiles": 1, "payout": 0, "half": 0, "withhold": 0, "train": 5,
     "discard": 1, "private": 2, "redeem": 1, "convert": 0, "merge": 1, "into": 1, "remove": 2,
     "nationalize": 0, "keep": 0, "agree": 0, "refuse": 0, "withdraw": 0, "status": 0, "map": 1, "market": 0,

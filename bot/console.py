@@ -1,17 +1,20 @@
 """Troika at a local prompt: hot-seat play on the same store and commands as Discord.
 
-``new Anna Boris Clara`` starts a game (``new 4 Anna Boris Clara Dmitri column``: an
-optional player count and market). A command acts for the player who must decide
-now, or for the player named by an ``as NAME`` prefix (``as Anna bid TSR 20``).
+``new Anna Boris Clara`` starts a game (``new 4 Anna Boris Clara Dmitri column
+long-game``: an optional player count, title, market and the rulebook's options). A
+command acts for the player who must decide now, or for the player named by an
+``as NAME`` prefix (``as Anna bid TSR 20``).
 Pictures are written to a folder (``map.png``, ``market.png``, ``table.png``, replaced
 as the game goes on) and their paths printed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.game_setup import is_setup_word
 from storage import store_at
 from storage.postgres import safe_url
 
@@ -19,7 +22,6 @@ from .errors import NoGame, NotAllowed, Refusal
 from .posts import Picture
 from .service import (
     MAX_PLAYERS,
-    TITLES,
     Account,
     Post,
     Reply,
@@ -30,6 +32,10 @@ from .service import (
 CHANNEL = "console"
 NOBODY = Account("console", "console")
 NEW = "`new Anna Boris Clara` starts a game"
+NEW_USAGE = ("`new [1861|1867] [COUNT] NAME NAME ... [grid|column]`: a game of 1861 (or 1867) for the named "
+             "players, on the title's own market unless one is named; e.g. `new 1867 Anna Boris Clara`.")
+ITALICS = re.compile(r"(?<![\w`])_(\S(?:[^_\n]*\S)?)_(?![\w`])")
+"""Markdown italics (``_(agreed by Anna)_``), which the console prints plain."""
 
 
 class Console:
@@ -42,7 +48,8 @@ class Console:
         self._write = write
 
     def write(self, text: str) -> None:
-        self._write(text.replace("**", ""))
+        """Print plain text: the posts' Markdown (bold, italics) taken out."""
+        self._write(ITALICS.sub(r"\1", text.replace("**", "")))
 
     async def line(self, text: str) -> None:
         """Carry out one line, then deliver the posts it caused."""
@@ -51,7 +58,9 @@ class Console:
             return
         try:
             words = text.split()
-            if words[0].lower() == "new":
+            if [w.lower() for w in words] == ["help", "new"]:
+                self.write(NEW_USAGE)
+            elif words[0].lower() == "new":
                 self._show(await self._new(words[1:]))
             elif words[0].lower() == "import" and len(words) > 1:
                 self._show(await self._import(text.split(None, 1)[1]))
@@ -69,9 +78,9 @@ class Console:
         await self.service.flush(self._deliver)
 
     async def _new(self, words: list[str]) -> Reply:
-        options = [w for w in words if w.lower() in ("grid", "column", "site", *TITLES)]
-        words = [w for w in words if w not in options]
-        title, market, site = game_choice(options)
+        chosen = [w for w in words if is_setup_word(w)]
+        words = [w for w in words if w not in chosen]
+        setup = game_choice(chosen)
         if words and words[0].isdigit():
             count = int(words.pop(0))
             if count != len(words):
@@ -83,10 +92,8 @@ class Console:
             raise Refusal(f"Name 2 to {MAX_PLAYERS} players: {NEW}.")
         if len({n.lower() for n in words}) != len(words):
             raise Refusal("Give each player a different name.")
-        from engine.rules import Rules
-
-        rules = (Rules.site if site else Rules.rulebook)(market=market)
-        return await self.service.start_local_game(CHANNEL, [(n, n) for n in words], rules=rules, title=title)
+        return await self.service.start_local_game(CHANNEL, [(n, n) for n in words],
+                                                   rules=setup.rules(), title=setup.title)
 
     async def _identity(self, words: list[str]) -> tuple[Account, str]:
         """Who the line is typed by, and the command itself."""
@@ -130,7 +137,8 @@ class Console:
 
     async def _deliver(self, post: Post) -> None:
         self.write(post.content(
-            lambda seat: "▶" if post.next.startswith(seat.display_name) else f"▶ {seat.display_name}:"))
+            lambda seat: "▶" if post.next.startswith(seat.display_name) else f"▶ {seat.display_name}:",
+            recap=False))  # hot seat: everyone saw the moves between
         self._save(post.pictures)
 
     def _save(self, pictures: list[Picture]) -> None:
@@ -147,6 +155,17 @@ class Console:
                        "the game goes on without them.")
 
 
+def banner(running: bool) -> str:
+    """What the console says on starting: how to begin a game, or how to go on with
+    the one under way."""
+    how = ("`help` lists the commands. A command acts for whoever must decide; `as NAME ...` for someone "
+           "else. `quit` leaves; the game is saved as you go.")
+    if running:
+        return f"The game above goes on: type the next move. {how}"
+    return (f"{NEW} of 1861; `new 1867 Anna Boris Clara` one of 1867 (add `grid` or `column` for the other "
+            f"market). {how}")
+
+
 async def run_console(location: str | Path, pictures_dir: Path) -> None:
     """The interactive prompt, until end of input or ``quit``, on the store at
     ``location`` (a SQLite file or a PostgreSQL URL)."""
@@ -156,11 +175,10 @@ async def run_console(location: str | Path, pictures_dir: Path) -> None:
         service = TroikaService(store)
         console = Console(service, pictures_dir)
         print(f"Troika console · database {safe_url(str(location))} · pictures in {pictures_dir}/")
-        if await store.active_game_in_channel(CHANNEL) is not None:
+        running = await store.active_game_in_channel(CHANNEL)
+        if running is not None:
             await console.line("status")
-        print("`new Anna Boris Clara` starts a game (add `column` for the column market); `help` lists "
-              "the commands. A command acts for whoever must decide; `as NAME ...` for someone else. "
-              "`quit` leaves; the game is saved as you go.")
+        print(banner(running is not None))
         while True:
             try:
                 text = input("troika> ")  # blocking on purpose: Ctrl-C then stops at once

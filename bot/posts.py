@@ -15,7 +15,10 @@ from engine import market, notation
 from engine.actions import Action, RunRoutes, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
+from engine.game_setup import describe
+from engine.options import OptionDef
 from engine.routes import RouteResult, check_routes
+from engine.titles import TITLES, title_named
 from engine.trains import over_limit
 from engine.view import round_title, turn_view
 from render.map import render_map
@@ -28,6 +31,7 @@ from storage import Event, EventKind, GameRecord
 from .commands import VERBS, split
 from .errors import Refusal
 from .ledger import Ledger
+from .orders_text import orders_text
 
 CHOICES_LIMIT = 350
 """Characters of "what they may do" shown in a post; ``status`` shows them all."""
@@ -75,10 +79,23 @@ def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
     if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors \
             and not over_limit(game.ctx, game.state):
         return f"{track_hint(game)}, `pass`"
-    text = ", ".join(f"`{c}`" for c in game.choices())
+    text = ", ".join(_token_choice(game, c) if c.startswith("token ") else f"`{c}`" for c in game.choices())
     if limit is not None and len(text) > limit:
         text = text[: text.rfind(",", 0, limit)] + ", … (`status` shows all)"
     return text
+
+
+def _token_choice(game: Game, command: str) -> str:
+    """``token M9 0`` offered with the place's name and, in an operating round, what the
+    token costs: ```token O7 0` Québec $40``."""
+    from engine.tokens import token_cost
+
+    hex_id = command.split()[1]
+    name = game.ctx.board.location_names.get(hex_id, "").partition(" (")[0]
+    cost = ""
+    if game.round_name == "Operating":
+        cost = f" {game.ctx.title.currency}{token_cost(game.state, game.actor() or '', hex_id)}"
+    return f"`{command}`" + (f" {name}" if name else "") + cost
 
 
 def next_line(game: Game) -> str:
@@ -124,8 +141,11 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
     """The status of a running game: round, phase, who acts, what they may do, times
     (``timestamps``: when the turn began as a Discord timestamp, in each reader's zone)."""
     state = game.state
-    market = record.options.get("market", "grid")
-    lines = [f"**{record.title}** game {record.id} · {round_title(game)} · phase {state.phase} · {market} market"]
+    rules = game.ctx.rules
+    lines = [f"**{record.title}** game {record.id} · {round_title(game)} · phase {state.phase} · {rules.market} market"]
+    in_force = describe(record.title, rules.options) + (["18xx.games rules"] if rules.is_site else [])
+    if in_force:
+        lines.append("Options: " + " · ".join(in_force))
     if ledger.paused is not None:
         lines.append("⏸ **Paused** by the commissioner" + (f": {ledger.paused}" if ledger.paused else ""))
     if state.finished:
@@ -138,6 +158,8 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
             waiting = f" (waiting {duration((now - ledger.turn_began).total_seconds())})"
         lines.append(f"To act: **{who_acts(game)}** {doing(game)}{waiting}")
         lines.append(f"May: {choices_text(game, None)}")
+    if state.orders:
+        lines.append(f"Standing orders: {orders_text(game)} (`auto off` cancels yours)")
     if ledger.ask is not None:
         lines.append(f"Waiting for {player_name(game, ledger.ask.consenter)} to `agree` or `refuse`: "
                      f"{player_name(game, ledger.ask.requester)} asks `{ledger.ask.command}`")
@@ -150,11 +172,29 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
     for seat in record.seats:
         waits = ledger.waits.get(seat.player_id, [])
         if waits:
-            times.append(f"{seat.display_name} {duration(statistics.median(waits))} ({len(waits)} actions)")
+            count = f"{len(waits)} action" + ("s" if len(waits) != 1 else "")
+            times.append(f"{seat.display_name} {duration(statistics.median(waits))} ({count})")
     if times:
         lines.append("Time to act (median): " + " · ".join(times))
     if ledger.remind_hours:
         lines.append(f"Reminders after {ledger.remind_hours:g} h")
+    return "\n".join(lines)
+
+
+def options_text(title: str | None, chosen: frozenset[str] = frozenset()) -> str:
+    """The rulebook's optional rules (§14–16) of ``title`` (of every title when None) in
+    its own words, with the word to type after ``new``; those in ``chosen`` marked."""
+    titles = [title] if title else list(TITLES)
+    offered: dict[str, tuple[OptionDef, list[str]]] = {}
+    for name in titles:
+        for option in title_named(name).options:
+            offered.setdefault(option.sym, (option, []))[1].append(name)
+    example = next(iter(offered), "long-game")
+    lines = [f"**Options of {' and '.join(titles)}**: type them after `new`, e.g. `new {titles[0]} {example}`."]
+    for option, where in offered.values():
+        only = f", {' and '.join(where)} only" if len(where) < len(titles) else ""
+        mark = " ✓ (this game)" if option.sym in chosen else ""
+        lines.append(f"• `{option.sym}` — **{option.name}** ({option.section}{only}){mark}: {option.rule}")
     return "\n".join(lines)
 
 

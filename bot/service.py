@@ -25,6 +25,7 @@ import logging
 import math
 import pickle
 import random
+import re
 import secrets
 import socket
 import threading
@@ -47,9 +48,10 @@ from engine.actions import (
 from engine.board import load_board
 from engine.errors import EngineError
 from engine.game import Game
+from engine.game_setup import Setup, describe, parse_setup, rulebook_players
 from engine.legal import legal_actions
 from engine.rules import Rules
-from engine.titles import DEFAULT_TITLE, TITLES
+from engine.titles import DEFAULT_TITLE, TITLES, title_named
 from engine.view import round_title
 from storage import (
     AppendConflict,
@@ -58,6 +60,7 @@ from storage import (
     Event,
     EventKind,
     EventStore,
+    GameNotFound,
     GameRecord,
     GameRepository,
     GameStatus,
@@ -66,12 +69,11 @@ from storage import (
     OutboxMessage,
     Seat,
     Shard,
-    StoreError,
     TroikaEngine,
     UndoError,
 )
-from storage.repository import effective_events, request
-from storage.store import DuplicateRequest, utc_now
+from storage.repository import effective_events, request, undos_to_redo
+from storage.store import DuplicateRequest, unstorable, utc_now
 
 from .commands import (
     VERBS,
@@ -95,6 +97,7 @@ from .posts import (
     holdings_text,
     log_line,
     next_line,
+    options_text,
     player_name,
     render_pictures,
     routes_payload,
@@ -102,6 +105,7 @@ from .posts import (
     status_text,
     who_acts,
 )
+from .stray import LastMove, bind_pass, questioned_pass
 from .site_games import export_name, one_line, read_site_file, site_export, troika_log
 from .track_help import tiles_text
 
@@ -115,6 +119,7 @@ REPLY_LIMIT = 1900
 REMIND_HOURS = (1, 720)
 LOG_PAGE = 15
 MAX_NAME = 32
+DISCORD_MENTION = re.compile(r"<@!?[0-9]+>")
 
 log = logging.getLogger("troika.service")
 
@@ -147,11 +152,16 @@ class Post:
     next: str
     mention: Seat | None
     pictures: list[Picture]
+    seq: int = 0
+    """The game's event the post was written after: the position its choices are for."""
+    recap: str = ""
+    """For the player called: the moves others made since their last one."""
 
-    def content(self, mention: Callable[[Seat], str]) -> str:
-        """The post as text, the mention written by ``mention`` before the next line."""
+    def content(self, mention: Callable[[Seat], str], *, recap: bool = True) -> str:
+        """The post as text, the mention written by ``mention`` before the next line;
+        without the ``recap`` (hot seat: everyone saw every move)."""
         tail = ((mention(self.mention) + " " if self.mention else "") + self.next) if self.next else ""
-        return "\n".join(part for part in (self.text, tail) if part)
+        return "\n".join(part for part in (self.text, self.recap if recap else "", tail) if part)
 
 
 @dataclass(frozen=True)
@@ -206,9 +216,12 @@ class TroikaService:
         self.pictures = pictures
         self._ledgers: dict[int, Ledger] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._flush_lock = asyncio.Lock()
+        self._flush_locks: dict[int, asyncio.Lock] = {}
+        self._channels: dict[int, str | None] = {}
         self._done: OrderedDict[str, None] = OrderedDict()
         self._sent_unmarked: set[int] = set()
+        self._questioned: dict[int, int] = {}
+        """Per game, the position at which a bare `pass` was last questioned (:mod:`bot.stray`)."""
         self.conflicts_retried = 0
         """How often a command was tried again because another process changed its game."""
         self._setup: dict[str, Callable[[str, Account, str], Awaitable[Reply]]] = {
@@ -225,17 +238,24 @@ class TroikaService:
     # --- entry points ------------------------------------------------------------
 
     async def handle(
-        self, channel_id: str, account: Account, text: str, *, key: str | None = None, guild_id: str | None = None
+        self, channel_id: str, account: Account, text: str, *, key: str | None = None, guild_id: str | None = None,
+        at: tuple[int, int] | None = None,
     ) -> Reply:
         """Carry out one command typed in a channel (of server ``guild_id``, whose shard
         owns the games set up there); raises :class:`Refusal`.
 
         ``key`` identifies the incoming message or interaction: a second delivery of it
-        changes nothing and answers nothing. A command overtaken by another process
-        writing to its game is tried again from the start, so no player sees the clash."""
+        changes nothing and answers nothing. ``at`` (game id, event seq) is where a post
+        offered the command (a button under it): it is refused once that game has moved
+        past. A command overtaken by another process writing to its game is tried again
+        from the start, so no player sees the clash."""
+        for what, value in (("That message", text), ("Your name", account.name)):
+            problem = unstorable(value)
+            if problem:  # N11: refused at the edge, before any store sees it
+                raise Refusal(f"{what} holds {problem}, which Troika cannot store; type it again without.")
         try:
             async with self._command(channel_id, key):
-                return await self._handle(channel_id, account, text, guild_id)
+                return await self._handle(channel_id, account, text, guild_id, at)
         except _AlreadyDone:
             return Reply()
         except Refusal as exc:
@@ -257,7 +277,9 @@ class TroikaService:
                 while len(self._done) > 1000:
                     self._done.popitem(last=False)
 
-    async def _handle(self, channel_id: str, account: Account, text: str, guild_id: str | None) -> Reply:
+    async def _handle(
+        self, channel_id: str, account: Account, text: str, guild_id: str | None, at: tuple[int, int] | None = None
+    ) -> Reply:
         verb, rest = split(text)
         if verb == "help":
             return Reply(help_text(rest))
@@ -272,18 +294,22 @@ class TroikaService:
             return await self._retrying(lambda: self._setup[verb](channel_id, account, rest))
         if verb == "games":
             return Reply(await self._games(account))
+        if verb == "options":
+            return Reply(await self._options(channel_id, rest))
         if verb == "import":
             raise Refusal("Attach the game's JSON exported from 18xx.games to `!import` (or `/import`); "
                           "on the console, `import PATH`.")
-        return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest))
+        return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest, at))
 
-    async def _in_game(self, channel_id: str, account: Account, verb: str, rest: str) -> Reply:
+    async def _in_game(
+        self, channel_id: str, account: Account, verb: str, rest: str, at: tuple[int, int] | None = None
+    ) -> Reply:
         record = await self._game_in(channel_id, finished=True)
         try:
             if VERBS[verb].kind == "info":
                 return await self._info(record, verb, rest)
-            if verb == "undo":
-                await self._reopen_if_ended(channel_id, account)
+            if verb == "undo" and await self._reopen_if_ended(channel_id, account):
+                return await self._undo_the_end(channel_id, account, rest)
             record = await self._game_in(channel_id)
             if VERBS[verb].kind == "admin":
                 if verb == "remind" and rest.split()[:1] == ["me"]:
@@ -291,13 +317,30 @@ class TroikaService:
                 commissioner = self._commissioner(record, account)
                 if verb in ("replace", "seat"):
                     name, _, new = rest.rpartition(" ")
+                    if DISCORD_MENTION.fullmatch(new):  # an account is resolved by the frontend, not read here
+                        raise Refusal("Write it as `replace PLAYER @ACCOUNT`, mentioning the new player.")
                     return await self._replace(record, commissioner, name.strip('"'), Account(new, new))
                 return await self._admin[verb](record, commissioner, rest)
+            if at is not None:  # checked in each attempt: the game may move between attempts
+                await self._check_still_open(record, *at)
             return await self._as_seat(record, self._seat(record, account), verb, rest, None)
         except CorruptEvent as exc:
             if exc.game_id != record.id:
                 raise
             raise Refusal(_broken(exc)) from None
+
+    async def _check_still_open(self, record: GameRecord, game_id: int, seq: int) -> None:
+        """Refuse a choice offered after event ``seq`` of game ``game_id`` if the
+        channel's game (``record``) is another one now, or has moved since: a move, an
+        undo or redo, or a new request for consent."""
+        if record.id != game_id:
+            raise Refusal(f"This choice has passed: it was offered in game {game_id}, which is over.")
+        if record.status is not GameStatus.RUNNING:
+            return
+        ledger = await self._ledger(record.id)
+        if ledger.position > seq or (ledger.ask is not None and ledger.ask.seq > seq):
+            game = (await self.repo.load(record.id)).game
+            raise Refusal(f"This choice has passed: the game has moved on since that post. Now {next_line(game)}")
 
     async def replace_seat(
         self, channel_id: str, account: Account, player: str, new: Account, *, key: str | None = None
@@ -355,50 +398,90 @@ class TroikaService:
                 await self.store.set_status(record.id, GameStatus.ABANDONED)
                 raise
 
-    async def flush(self, deliver: Callable[[Post], Awaitable[None]]) -> set[int]:
-        """Deliver every post not yet sent of this process's games, oldest first per game,
-        marking each sent once ``deliver`` returns; returns the games posted to.
+    async def flush(
+        self, deliver: Callable[[Post], Awaitable[None]], *, channel_id: str | None = None,
+        then: Callable[[int], Awaitable[None]] | None = None,
+    ) -> set[int]:
+        """Deliver every post not yet sent of this process's games (or of the games in
+        ``channel_id``), oldest first per game, marking each sent once ``deliver``
+        returns; ``then(game_id)`` follows a game's posts. Returns the games posted to.
 
-        A game's posts go out under this process's claim on the game, taken or renewed
-        before each post, so no other process sends them too; a post is sent only if it
-        is still unsent once the claim is held. A game's trouble stays with that game: if
-        ``deliver`` raises, that post and the game's later ones wait for the next flush
-        while other games' posts go out. A post whose stored payload cannot be read is
+        Each game's posts go out on their own, side by side with the others', under the
+        game's own lock, so a slow channel (a rate limit, Discord's retries after server
+        errors) holds back no other game. A game's posts go out under this process's
+        claim on it, taken or renewed before each post, so no other process sends them
+        too; a post is sent only if it is still unsent once the claim is held. A game's
+        trouble stays with that game: if ``deliver`` raises, that post and the game's
+        later ones wait for the next flush. A post whose stored payload cannot be read is
         logged and dropped. A post delivered but not marked (the database busy) is marked
         before anything else is sent, never delivered again by this process."""
-        touched: set[int] = set()
-        async with self._flush_lock:
-            await self._mark_delivered()
-            held: set[int] = set()  # games not posted to in this flush: others' or in trouble
-            after = 0
-            while batch := await self.store.outbox_unsent(after_id=after):
-                after = batch[-1].id
-                for message in batch:
-                    if message.game_id in held or message.id in self._sent_unmarked:
-                        continue
-                    if not await self._claim(message.game_id):
-                        held.add(message.game_id)
-                        continue
-                    if not await self._still_unsent(message):
-                        continue
-                    if message.problem is not None:
-                        log.error("post %s of game %s dropped: %s", message.id, message.game_id, message.problem)
-                    else:
-                        try:
-                            await deliver(await self._post(message))
-                        except Exception:
-                            log.exception("post %s of game %s not delivered; retried later",
-                                          message.id, message.game_id)
-                            held.add(message.game_id)
-                            continue
-                        touched.add(message.game_id)
-                    self._sent_unmarked.add(message.id)
-                    await self._mark_delivered()
-        return touched
+        await self._mark_delivered()
+        games: list[int] = []
+        after = 0
+        while batch := await self.store.outbox_unsent(after_id=after):
+            after = batch[-1].id
+            for message in batch:
+                if message.game_id in games:
+                    continue
+                try:
+                    channel = await self._channel_of(message.game_id)
+                except GameNotFound:  # its game was deleted by hand: nowhere to post it
+                    log.error("post %s dropped: there is no game %s", message.id, message.game_id)
+                    await self.store.outbox_mark_sent(message.id)
+                    continue
+                if channel_id is None or channel == channel_id:
+                    games.append(message.game_id)
+        results = await asyncio.gather(*(self._flush_game(g, deliver, then) for g in games), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+        return {g for g, posted in zip(games, results) if posted}
+
+    async def _flush_game(
+        self, game_id: int, deliver: Callable[[Post], Awaitable[None]],
+        then: Callable[[int], Awaitable[None]] | None,
+    ) -> bool:
+        """Deliver one game's unsent posts in order (see :meth:`flush`), then ``then``;
+        whether any went."""
+        async with self._flush_locks.setdefault(game_id, asyncio.Lock()):
+            posted = await self._send_game(game_id, deliver)
+            if posted and then is not None:
+                await then(game_id)
+        return posted
+
+    async def _send_game(self, game_id: int, deliver: Callable[[Post], Awaitable[None]]) -> bool:
+        posted = False
+        after = 0
+        while batch := await self.store.outbox_unsent(after_id=after, game_id=game_id):
+            after = batch[-1].id
+            for message in batch:
+                if message.id in self._sent_unmarked:
+                    continue
+                if not await self._claim(game_id):
+                    return posted
+                if not await self._still_unsent(message):
+                    continue
+                if message.problem is not None:
+                    log.error("post %s of game %s dropped: %s", message.id, game_id, message.problem)
+                else:
+                    try:
+                        await deliver(await self._post(message))
+                    except Exception:
+                        log.exception("post %s of game %s not delivered; retried later", message.id, game_id)
+                        return posted
+                    posted = True
+                self._sent_unmarked.add(message.id)
+                await self._mark_delivered()
+        return posted
+
+    async def _channel_of(self, game_id: int) -> str | None:
+        if game_id not in self._channels:
+            self._channels[game_id] = (await self.store.get_game(game_id)).channel_id
+        return self._channels[game_id]
 
     async def _mark_delivered(self) -> None:
         """Mark sent the posts delivered but not yet marked; raises if the store cannot."""
-        for message_id in sorted(self._sent_unmarked):
+        for message_id in sorted(self._sent_unmarked):  # a copy: other games' flushes add to it meanwhile
             await self.store.outbox_mark_sent(message_id)
             self._sent_unmarked.discard(message_id)
 
@@ -413,7 +496,7 @@ class TroikaService:
                     continue
                 async with self._lock(record.channel_id or f"game {record.id}"):
                     await self._retrying(lambda record=record: self._reminders_for(record, now))
-            except (CorruptEvent, StoreError) as exc:
+            except Exception as exc:  # that game's trouble; later games are still reminded
                 log.warning("no reminders for game %s: %s", record.id, exc)
 
     async def close(self) -> None:
@@ -482,9 +565,9 @@ class TroikaService:
                 word, _, rest = notation.command(game, action).partition(" ")
             except EngineError:
                 continue
-            if word == verb or (verb == "home" and word == "token"):
-                if rest.lower().startswith(current.strip().lower()) and rest not in found:
-                    found.append(rest)
+            named = word == verb or (verb == "home" and word == "token")
+            if named and rest.lower().startswith(current.strip().lower()) and rest not in found:
+                found.append(rest)
         return found
 
     async def seat_names(self, channel_id: str) -> list[str]:
@@ -504,13 +587,14 @@ class TroikaService:
     # --- set-up ------------------------------------------------------------------
 
     async def _new(self, channel_id: str, account: Account, rest: str, guild_id: str | None = None) -> Reply:
-        title, market, site = game_choice(rest.split())
+        setup = game_choice(rest.split())
         seat = Seat(0, account.id, account.name, account.id, True)
-        options = (Rules.site if site else Rules.rulebook)(market=market).to_dict()
-        record = await self._create(channel_id, [seat], options, None, account.id, title, guild_id)
-        rules = ", the rules as on 18xx.games" if site else ""
-        return Reply(f"**{account.name}** sets up game {record.id} of {title} ({market} market{rules}) and is its "
-                     "commissioner. Others: `join`. Then the commissioner types `start` (2 to 6 players).")
+        rules = setup.rules()
+        record = await self._create(channel_id, [seat], rules.to_dict(), None, account.id, setup.title, guild_id)
+        seats = rulebook_players(setup.title)
+        return Reply(f"**{account.name}** sets up game {record.id} of {setup.title} "
+                     f"({setup_words(setup.title, rules)}) and is its commissioner. Others: `join`. "
+                     f"Then the commissioner types `start` ({seats[0]} to {seats[-1]} players).")
 
     async def _create(
         self,
@@ -595,7 +679,8 @@ class TroikaService:
             order = " → ".join(p.name for p in game.state.players)
             return [{
                 "kind": "start", "seq": seq, "pictures": ["map", "table"],
-                "text": f"**Game {record.id} of {record.title} begins** ({game.ctx.rules.market} market). "
+                "text": f"**Game {record.id} of {record.title} begins** "
+                        f"({setup_words(record.title, game.ctx.rules)}). "
                         f"Seats: {order}. Priority deal: **{who_acts(game)}**.",
                 "next": next_line(game), "mention": game.acting_player(),
             }]
@@ -631,22 +716,32 @@ class TroikaService:
                          "`new` sets up another.")
         raise NoGame("There is no game in this channel: `new` sets one up.")
 
-    async def _reopen_if_ended(self, channel_id: str, account: Account) -> None:
+    async def _reopen_if_ended(self, channel_id: str, account: Account) -> bool:
         """The commissioner's `undo` right after `end`: the game runs again, so the undo
-        can take the end back."""
+        can take the end back; whether it was reopened."""
         if await self.store.active_game_in_channel(channel_id) is not None:
-            return
+            return False
         over = [g for g in await self.store.list_games([GameStatus.FINISHED]) if g.channel_id == channel_id]
         if not over:
-            return
+            return False
         effective = effective_events(await self.store.events(over[-1].id))
         if not effective or effective[-1].action.get("type") != "end_game":
-            return
+            return False
         self._commissioner(over[-1], account)
         try:
             await self.store.set_status(over[-1].id, GameStatus.RUNNING)
         except ChannelBusy:
             raise Refusal("Another game has started here since; the ended one stays ended.") from None
+        return True
+
+    async def _undo_the_end(self, channel_id: str, account: Account, reason: str) -> Reply:
+        """The undo of a reopened game's `end`; refused, the game is finished again (N10)."""
+        record = await self._game_in(channel_id)
+        try:
+            return await self._as_seat(record, self._seat(record, account), "undo", reason, None)
+        except BaseException:
+            await self.store.set_status(record.id, GameStatus.FINISHED)
+            raise
 
     async def _games(self, account: Account) -> str:
         """The games this account has a seat in, across channels."""
@@ -661,7 +756,11 @@ class TroikaService:
             if record.status is GameStatus.SETTING_UP:
                 lines.append(f"Game {record.id} in {where}: being set up")
                 continue
-            game = (await self.repo.load(record.id)).game
+            try:
+                game = (await self.repo.load(record.id)).game
+            except CorruptEvent as exc:  # that game's problem, told in its line only
+                lines.append(f"Game {record.id} in {where}: cannot be loaded ({exc.reason})")
+                continue
             ledger = await self._ledger(record.id)
             seat = next(s for s in record.seats if s.discord_user_id == account.id)
             mine = ledger.ask.consenter if ledger.ask else game.acting_player()
@@ -719,6 +818,14 @@ class TroikaService:
         game = live.game
         ledger = await self._ledger(record.id)
         self._check_open(game, ledger)
+        if verb == "auto":  # a standing order: any seated player, at any time
+            try:
+                order = notation.parse_order(seat.player_id, rest)
+            except EngineError as exc:
+                raise Refusal(str(exc)) from None
+            await self._apply(record, live.seq, game, seat, Parsed(order), f"auto {rest}".strip(),
+                              _proxy_note(proxy))
+            return Reply()
         if ledger.ask is not None and ledger.ask.requester != seat.player_id:
             ask = ledger.ask
             raise NotAllowed(f"Waiting for {player_name(game, ask.consenter)} to `agree` or `refuse` "
@@ -726,17 +833,34 @@ class TroikaService:
         if game.acting_player() != seat.player_id:
             raise NotAllowed(f"Not your turn: {who_acts(game)} {doing(game)} "
                              f"(may {choices_text(game)}).")
+        command = f"{verb} {rest}".strip()
+        if verb == "pass":
+            rest, addressed = bind_pass(game, rest)
+            if not addressed and not rest:
+                await self._question_pass(record, live.seq, game, seat)
         try:  # in a worker thread: `run best` solves the routes
             parsed = await asyncio.to_thread(parse_action, game, verb, rest)
         except Refusal as exc:
             raise Refusal(f"{_sentence(str(exc))} You may: {choices_text(game)}") from None
-        command = f"{verb} {rest}".strip()
         consenter = consent_needed(game, parsed.action)
         if consenter is not None:
             _try(game, parsed.action)
             return await self._ask(record, live.seq, seat, consenter, parsed, command, proxy)
         await self._apply(record, live.seq, game, seat, parsed, command, _proxy_note(proxy))
         return Reply()
+
+    async def _question_pass(self, record: GameRecord, seq: int, game: Game, seat: Seat) -> None:
+        """Refuse, once at this position, a bare `pass` that may be meant for a turn
+        which has just ended by itself (:mod:`bot.stray`)."""
+        if self._questioned.get(record.id) == seq or game.round_name != "Operating":
+            return
+        moves = [e for e in effective_events(await self.store.events(record.id)) if e.kind is EventKind.ACTION]
+        last = LastMove(str(moves[-1].action.get("type")), str(moves[-1].action.get("entity")), moves[-1].actor) \
+            if moves else None
+        question = questioned_pass(game, last, seat.player_id)
+        if question is not None:
+            self._questioned[record.id] = seq
+            raise Refusal(question)
 
     async def _apply(
         self, record: GameRecord, seq: int, game: Game, seat: Seat, parsed: Parsed, command: str, note: str | None,
@@ -848,11 +972,17 @@ class TroikaService:
 
     async def _redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self._check_paused(await self._ledger(record.id))
-        events = [e for e in await self.store.events(record.id) if e.kind is not EventKind.ADMIN]
-        if not events or events[-1].kind is not EventKind.UNDO:
+        stored = await self.store.events(record.id)
+        undos = undos_to_redo(stored)
+        if not undos:
             raise Refusal("There is nothing to redo.")
-        self._check_travel(record, seat, events[-1].actor, reason, proxy, "redo")
-        return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes", undo=False)
+        self._check_travel(record, seat, undos[-1].actor, reason, proxy, "redo")
+        undo = stored.index(undos[-1])
+        kept = {e.seq for e in effective_events(stored[: undo + 1])}
+        restored = [e for e in effective_events(stored[:undo]) if e.seq not in kept]
+        what = ", ".join(f"#{e.seq} ({seat_name(record, e.actor)}: `{event_command(e)}`)" for e in restored)
+        return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes {what}".rstrip(),
+                                  undo=False)
 
     @staticmethod
     def _check_travel(
@@ -1022,12 +1152,26 @@ class TroikaService:
 
     # --- information ---------------------------------------------------------------
 
+    async def _options(self, channel_id: str, rest: str) -> str:
+        """``options [1861|1867]``: a title's optional rules in the rulebook's words (the
+        title named, else the channel's game's, else every title's), those in force marked."""
+        word = rest.strip().lower()
+        if word and word not in TITLES:
+            raise Refusal(f"`{word[:20]}` is not a game: `options 1861` or `options 1867`.")
+        record = await self.store.active_game_in_channel(channel_id)
+        title = word or (record.title if record is not None else None)
+        chosen: frozenset[str] = frozenset()
+        if record is not None and record.title == title:
+            chosen = _record_rules(record).options
+        return options_text(title, chosen)
+
     async def _info(self, record: GameRecord, verb: str, rest: str) -> Reply:
         if record.status is GameStatus.SETTING_UP:
             if verb in ("status", "log"):
                 seated = ", ".join(s.display_name + (" (commissioner)" if s.commissioner else "")
                                    for s in record.seats)
-                return Reply(f"Game {record.id} is being set up ({record.options.get('market', 'grid')} market). "
+                rules = _record_rules(record)
+                return Reply(f"Game {record.id} is being set up ({setup_words(record.title, rules)}). "
                              f"Seated: {seated}. `join` to play; the commissioner types `start`.")
             raise Refusal("The game has not started yet.")
         game = (await self.repo.load(record.id)).game
@@ -1164,11 +1308,11 @@ class TroikaService:
                 hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
                 pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
                                                  routes=payload.get("routes"))
-        text = payload.get("text", "")
+        since = ""
         if mention is not None and payload.get("kind") == "turn":
             since = await self._since(record, mention.player_id, int(payload["seq"]))
-            text = "\n".join(part for part in (text, since) if part)
-        return Post(message.id, message.game_id, record.channel_id, text, payload.get("next", ""), mention, pictures)
+        return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""), payload.get("next", ""),
+                    mention, pictures, seq=int(payload.get("seq", 0)), recap=since)
 
     async def _since(self, record: GameRecord, player_id: str, seq: int) -> str:
         """The moves others made between ``player_id``'s last move and event ``seq``."""
@@ -1331,21 +1475,33 @@ def _sentence(text: str) -> str:
     return (text[:1].upper() + text[1:]).rstrip(".") + "."
 
 
-def game_choice(words: list[str]) -> tuple[str, str, bool]:
-    """The title, market and rules named in ``new``'s words (``1867``, ``column``,
-    ``site``), each defaulting as the box does: 1861, the title's own market, the
-    rulebook (``site``: the rules as 18xx.games applies them, :meth:`Rules.site`)."""
-    title = DEFAULT_TITLE
-    market = None
-    site = False
-    for word in (w.lower() for w in words):
-        if word in TITLES:
-            title = word
-        elif word in ("grid", "column"):
-            market = word
-        elif word == "site":
-            site = True
-        else:
-            raise Refusal(f"`{word[:20]}` is neither a game ({' or '.join(TITLES)}), a market (grid or column) "
-                          "nor `site`.")
-    return title, market or load_board(title).default_market, site
+def game_choice(words: list[str]) -> Setup:
+    """The setup named in ``new``'s words (``1867 column long-game``): title, market and
+    the rulebook's options, each defaulting as the box does (1861, the title's market)."""
+    try:
+        return parse_setup(words)
+    except EngineError as exc:
+        raise Refusal(f"{exc}.") from None
+
+
+def option_suggestions(title: str, typed: str) -> list[str]:
+    """What ``/new``'s options field may read next: the words typed so far plus one more
+    option the title declares (the title's default when none is chosen yet)."""
+    words = typed.lower().split()
+    ending = "" if typed.endswith(" ") or not words else words.pop()
+    offered = title_named(title if title in TITLES else DEFAULT_TITLE).options
+    return [" ".join([*words, o.sym]) for o in offered if o.sym not in words and o.sym.startswith(ending)]
+
+
+def _record_rules(record: GameRecord) -> Rules:
+    """The rules stored with a game (its options less the seat that plays first)."""
+    try:
+        return Rules.from_dict({k: v for k, v in record.options.items() if k != "first_player"})
+    except EngineError as exc:
+        raise Refusal(f"Game {record.id}'s stored options cannot be read: {exc}.") from None
+
+
+def setup_words(title: str, rules: Rules) -> str:
+    """A game's setup as the players chose it: ``grid market; Long game (§14)``."""
+    site = ["the rules as on 18xx.games"] if rules.is_site else []
+    return "; ".join([f"{rules.market} market", *site, *describe(title, rules.options)])

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from .actions import Action, Bid, Pass
 from .errors import IllegalAction
+from .options import LEFT_OF_AUCTIONEER
 from .state import Context, GameState
 
 BID_STEP = 5
@@ -156,6 +157,12 @@ def _reduce_price(ctx: Context, state: GameState, auction: AuctionRound) -> None
         _reduce_price(ctx, state, auction)
 
 
+def _proposer(ctx: Context, auction: AuctionRound, winner: int) -> int:
+    """5.2: the player left of the winner goes next; with §14's left of auctioneer, the
+    player left of the one who had the first opportunity to bid (who proposed it)."""
+    return auction.opener if ctx.rules.plays(LEFT_OF_AUCTIONEER) else winner
+
+
 def _sell(ctx: Context, state: GameState, auction: AuctionRound, seat: int, price: int) -> None:
     """The winner pays the bank; the player to their left opens the next auction (5.2)."""
     player = state.players[seat]
@@ -164,7 +171,7 @@ def _sell(ctx: Context, state: GameState, auction: AuctionRound, seat: int, pric
     player.privates.append(auction.private)
     state.private_owner[auction.private] = player.id
     state.log.append(f"{player.name} buys {auction.private} for {price}")
-    after = (seat + 1) % len(state.players)
+    after = (_proposer(ctx, auction, seat) + 1) % len(state.players)
     nxt = _next_private(ctx, state)
     if nxt is None:
         state.priority = after  # 5.3: left of the last winner has priority

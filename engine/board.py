@@ -15,8 +15,10 @@ from typing import Any
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from .errors import DataError
+from .options import EXPORT_PER_SET
 
 COLORS = ("white", "yellow", "green", "brown", "gray")
 """Tile colours in upgrade order (white = empty land)."""
@@ -174,10 +176,10 @@ class _Turned:
 
     @classmethod
     def of(cls, tile: TileDef, rotation: int) -> _Turned:
-        paths = tuple(
-            tuple((e + rotation) % 6 if is_edge(e) else e for e in p)  # type: ignore[misc]
-            for p in tile.paths
-        )
+        def turned(end: int) -> int:
+            return (end + rotation) % 6 if is_edge(end) else end
+
+        paths = tuple((turned(a), turned(b)) for a, b in tile.paths)
         node_exits: list[set[int]] = [set() for _ in tile.nodes]
         for a, b in paths:
             if not is_edge(a) and is_edge(b):
@@ -288,7 +290,13 @@ class MarketCell:
 
     @property
     def convert_zone(self) -> bool:
+        """The blue zone (9.1)."""
         return "C" in self.flags
+
+    @property
+    def teal(self) -> bool:
+        """The teal section: majors only (7.4, 9.2A)."""
+        return "z" in self.flags
 
     @property
     def minor_ceiling(self) -> bool:
@@ -396,8 +404,9 @@ class Board:
 
     @property
     def national_operates(self) -> bool:
-        """Whether the national railway runs trains in some phase (8.13, 1861)."""
-        return any("national_operates" in p.status for p in self.phases)
+        """Whether the national railway runs (or, with 1861's train exports, would run)
+        trains in some phase, holding a treasury and trains (8.13, 1861)."""
+        return any("national_operates" in p.status or EXPORT_PER_SET in p.status for p in self.phases)
 
     def train(self, name: str) -> TrainDef:
         for t in self.trains:
@@ -441,7 +450,7 @@ class Board:
                     yield cell
 
 
-def _check_known(raw: dict) -> None:
+def _check_known(raw: dict[str, Any]) -> None:
     """Refuse data the rules do not implement, rather than ignoring it."""
     from .trains import EVENTS
 
@@ -475,7 +484,7 @@ def _parse_market(rows: list[list[str]]) -> list[list[MarketCell | None]]:
     return result
 
 
-def _parse_train(d: dict) -> TrainDef:
+def _parse_train(d: dict[str, Any]) -> TrainDef:
     distance = d["distance"]
     if isinstance(distance, int):
         pay, express = distance, False
@@ -498,7 +507,7 @@ def _parse_train(d: dict) -> TrainDef:
     )
 
 
-def _parse_private(d: dict) -> PrivateDef:
+def _parse_private(d: dict[str, Any]) -> PrivateDef:
     bonus_hexes: tuple[str, ...] = ()
     bonus = 0
     blocks: tuple[str, ...] = ()
@@ -520,7 +529,7 @@ def _parse_private(d: dict) -> PrivateDef:
     )
 
 
-def _parse_corporation(d: dict) -> CorporationDef:
+def _parse_corporation(d: dict[str, Any]) -> CorporationDef:
     return CorporationDef(
         d["sym"],
         d["name"],
@@ -543,7 +552,7 @@ def load_board(title: str) -> Board:
     return _BOARDS[title]
 
 
-KNOWN_STATUS = frozenset({"can_buy_companies", "national_operates", "export_train"})
+KNOWN_STATUS = frozenset({"can_buy_companies", "national_operates", "export_train", EXPORT_PER_SET})
 """Phase statuses the rules know (11)."""
 
 KNOWN_ABILITIES = frozenset({"hex_bonus", "blocks_hexes"})
@@ -592,7 +601,7 @@ def _read_board(title: str) -> Board:
         starting_cash={int(k): v for k, v in raw["starting_cash"].items()},
         cert_limit={int(k): v for k, v in raw["cert_limit"].items()},
         bank_cash=raw["bank_cash"],
-        player_range=tuple(raw["player_range"]),  # type: ignore[arg-type]
+        player_range=(raw["player_range"][0], raw["player_range"][1]),
         printed_ids=_printed_ids(raw["hexes"]),
     )
 

@@ -9,15 +9,16 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
-from . import auction, merger, operating, stock_round
-from .actions import Action, EndGame
+from . import auction, merger, operating, orders, stock_round
+from .actions import Action, EndGame, StandingOrder
 from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
+from .game_setup import board_for, check_options
 from .rules import Rules
 from .scoring import end_game, final_values
 from .setup import new_state
@@ -52,9 +53,10 @@ class Game:
     ) -> Game:
         """A new game. ``players`` are (id, name) in seat order; the first player
         (priority deal, rule 2M) is drawn from ``seed`` unless given (or the first
-        seat, by the site's rules)."""
-        board = load_board(title)
-        ctx = Context(board, rules or Rules.rulebook(market=board.default_market))
+        seat, by the site's rules). ``rules`` holds the market, the options (refused
+        unless the title offers them) and the switches."""
+        rules = rules or Rules.rulebook(market=load_board(title).default_market)
+        ctx = Context(board_for(title, check_options(title, rules.options)), rules)
         if first_player is None:
             first_player = 0 if ctx.rules.first_seat_starts else random.Random(seed).randrange(len(players))
         state = new_state(ctx, players, first_player, seed)
@@ -69,7 +71,8 @@ class Game:
         """The player id or company symbol that must act now (None when finished)."""
         if self.state.finished:
             return None
-        return ROUND_MODULES[self.state.round.kind].actor(self.ctx, self.state)
+        actor: str = ROUND_MODULES[self.state.round.kind].actor(self.ctx, self.state)
+        return actor
 
     def acting_player(self) -> str | None:
         """The player who decides for the actor (the president of an acting company)."""
@@ -90,6 +93,8 @@ class Game:
         president = self.state.president(entity)
         if president is None and self.round_name == "Stock":
             return stock_round.home_token_placer(self.state, entity)
+        if president is None and self.round_name == "Merger":
+            return merger.decider_before_president(self.state, entity)
         return president.id if president else None
 
     def choices(self) -> list[str]:
@@ -137,12 +142,52 @@ class Game:
         return None
 
     def _apply(self, action: Action) -> None:
+        kind = self.state.round.kind
         if isinstance(action, EndGame):
             end_game(self.ctx, self.state, "manually_ended")
-        else:
-            ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
+        elif isinstance(action, StandingOrder):
+            orders.set_order(self.ctx, self.state, action)
+        elif not self.state.orders:
+            ROUND_MODULES[kind].apply(self.ctx, self.state, action)
             check_bank(self.ctx, self.state)
+        else:
+            key, controller = orders.round_key(self.state), self.controller(action.entity)
+            ROUND_MODULES[kind].apply(self.ctx, self.state, action)
+            check_bank(self.ctx, self.state)
+            orders.after_move(self.state, action, kind, key, controller)
+        if self.state.orders:
+            self._carry_out_orders()
         self.last_action = action
+
+    def _carry_out_orders(self) -> None:
+        """Whoever is to act with a standing order for it acts at once (one order's
+        actions tried in turn); an order that cannot act is dropped and the player asked."""
+        for _ in range(orders.MAX_IN_A_ROW):
+            if self.state.finished:
+                return
+            found = orders.due(self.ctx, self.state, self.actor(), self.acting_player())
+            if found is None:
+                return
+            order, tries = found
+            key = orders.round_key(self.state)
+            done = self._first_accepted(tries, lambda a, o=order: orders.announcement(self.state, o, a))
+            orders.carried_out(self.state, order, done)
+            orders.round_ended(self.state, key)
+
+    def _first_accepted(self, tries: list[Action], announce: Callable[[Action], str]) -> Action | None:
+        """Apply the first of ``tries`` the round accepts, its announcement logged first."""
+        start = len(self.state.log)
+        before = _snapshot(self.state)
+        for action in tries:
+            self.state.log.append(announce(action))
+            try:
+                ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
+                check_bank(self.ctx, self.state)
+            except EngineError:
+                self.state = _restore(before, self.state, start)
+                continue
+            return action
+        return None
 
     def result(self) -> dict[str, int]:
         """Each player's net worth (12.2); final once the game is finished."""
@@ -152,7 +197,8 @@ class Game:
         """The whole state as plain JSON data: equal dumps mean equal states."""
         # The round may hold a merge's undo point (a whole state): dump it on its own.
         rest = dataclasses.asdict(dataclasses.replace(self.state, round=None))
-        return _plain(rest | {"round": _round_dump(self.state)})
+        plain: dict[str, Any] = _plain(rest | {"round": _round_dump(self.state)})
+        return plain
 
 
 def _snapshot(state: GameState) -> bytes:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from . import market
 from .actions import Action, Choose, Pass
 from .errors import IllegalAction
+from .game_setup import national_keeps_no_money
 from .loans import repay_loans
+from .options import NO_FLOOR
 from .setup import new_company
 from .state import Company, Context, GameState
 
@@ -59,10 +61,7 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
     company = state.companies[sym]
     nat = national(ctx, state)
     repay_loans(state, company)
-    market.move_left(ctx, state, sym)
-    for _ in range(company.loans * ctx.title.nationalization_steps_per_loan):
-        market.move_left(ctx, state, sym)
-    price = market.price(ctx, state, sym)
+    price = _nationalization_price(ctx, state, sym, 1 + company.loans * ctx.title.nationalization_steps_per_loan)
     for player in state.players:
         units = sum(2 if c.percent in (20, 100) else 1 for c in player.certs if c.company == sym)
         if units:
@@ -71,6 +70,7 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
             player.certs = [c for c in player.certs if c.company != sym]
     state.pool = [c for c in state.pool if c.company != sym]
     ctx.title.national_takes_assets(ctx, state, company)
+    _national_without_treasury(ctx, state, nat)
     _replace_tokens(ctx, state, company, nat)
     state.log.append(f"{sym} is nationalized at {price} a share")
     market.remove(state, sym)
@@ -80,6 +80,37 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
         company.tokens = [t for t in company.tokens if t.hex is None]
     else:
         state.companies[sym] = new_company(ctx.board, sym)
+
+
+def _national_without_treasury(ctx: Context, state: GameState, nat: Company) -> None:
+    """§15.2: a national with no treasury takes the trains and tokens only; the company's
+    cash goes to the bank."""
+    if nat.cash and national_keeps_no_money(ctx.board.title, ctx.rules):
+        state.bank += nat.cash
+        state.log.append(f"{nat.sym} has no treasury: {nat.cash} goes to the bank (§15.2)")
+        nat.cash = 0
+
+
+BELOW_FLOOR_STEP = 5
+"""§14 no stock price floor: a share pays 5 less for each space left of the 35 space."""
+
+
+def _nationalization_price(ctx: Context, state: GameState, sym: str, spaces: int) -> int:
+    """10.1C: the price moves ``spaces`` spaces left and is paid per share. The 35 space
+    is the floor; with §14's no stock price floor, each space the price would move left
+    of it takes 5 off the payout, never below 0."""
+    below = 0
+    for _ in range(spaces):
+        before = state.companies[sym].market
+        market.move_left(ctx, state, sym)
+        if state.companies[sym].market == before:
+            below += 1
+    price = market.price(ctx, state, sym)
+    if ctx.rules.plays(NO_FLOOR) and below:
+        paid = max(0, price - BELOW_FLOOR_STEP * below)
+        state.log.append(f"{sym} falls {below} space(s) below the floor: {paid} a share (§14 no stock price floor)")
+        return paid
+    return price
 
 
 def _replace_tokens(ctx: Context, state: GameState, company: Company, nat: Company) -> None:

@@ -35,6 +35,7 @@ from .actions import (
     RemoveToken,
     RunRoutes,
     SellShares,
+    StandingOrder,
 )
 from .board import TileDef
 from .errors import AmbiguousAction, IllegalAction, InvalidAction
@@ -171,7 +172,7 @@ def _lay(game: Game, actor: str, args: list[str]) -> Action:
     if len(args) > 2:
         rotation = _number(args[2], "the rotation")
         if rotation not in ROTATIONS:
-            raise InvalidAction(f"the rotation is 0 to 5, not {rotation} (`tiles {hex_id}` shows them)")
+            raise InvalidAction(f"A rotation is 0 to 5, not {rotation}: `tiles {hex_id}` shows the ones that fit")
         action = LayTile(actor, hex_id, tile, rotation)
     else:
         fits = distinct_rotations(game.ctx.board.tiles[tile], rotations(game, actor, hex_id, tile))
@@ -424,7 +425,48 @@ def command(game: Game | None, action: Action) -> str:
             return "nationalize"
         case EndGame():
             return "end"
+        case StandingOrder():
+            return _order_command(action)
     return action.kind
+
+
+ORDER_USAGE = ("`auto pass merger [this round | until phase N]`, `auto pass stock [this round]`, "
+                "`auto buy MAJOR until 40%` or `auto off`")
+
+
+def parse_order(player: str, rest: str) -> StandingOrder:
+    """The standing order ``auto REST`` typed by ``player`` (any seated player, at any
+    time, so not read against whoever acts now; :mod:`engine.orders` keeps them)."""
+    words = rest.lower().replace("%", "").split()
+    if words == ["off"]:
+        return StandingOrder(player, "off")
+    if words[:2] in (["pass", "merger"], ["pass", "mergers"]):
+        return StandingOrder(player, "pass_merger", until=_until(words[2:], phases=True))
+    if words[:2] == ["pass", "stock"]:
+        return StandingOrder(player, "pass_stock", until=_until(words[2:], phases=False))
+    if len(words) == 4 and words[0] == "buy" and words[2] == "until" and words[3].isdigit() and len(words[3]) < 4:
+        return StandingOrder(player, "buy", company=words[1].upper(), percent=int(words[3]))
+    raise InvalidAction(f"Write a standing order as {ORDER_USAGE}.")
+
+
+def _until(words: list[str], *, phases: bool) -> str:
+    if not words:
+        return ""
+    if words == ["this", "round"]:
+        return "round"
+    if phases and len(words) == 3 and words[:2] == ["until", "phase"]:
+        return f"phase {words[2]}"
+    raise InvalidAction(f"Write a standing order as {ORDER_USAGE}.")
+
+
+def _order_command(action: StandingOrder) -> str:
+    if action.order == "off":
+        return "auto off"
+    if action.order == "buy":
+        return f"auto buy {action.company} until {action.percent}%"
+    what = "pass merger" if action.order == "pass_merger" else "pass stock"
+    until = {"": "", "round": " this round"}.get(action.until, f" until {action.until}")
+    return f"auto {what}{until}"
 
 
 def _in_position(game: Game, action: Action) -> str | None:

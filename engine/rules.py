@@ -1,25 +1,37 @@
-"""Game options and the rule switches: the one place where rule sets differ.
+"""A game's market and options, and the rule switches: the one place where rule sets differ.
 
 A new Troika game plays by the rulebook (:meth:`Rules.rulebook`). A game
 imported from 18xx.games plays by :meth:`Rules.site`, which turns on every
 switch below where that site applies the rules differently
 (``shared/RULES-NOTES.md`` section 11, cited as "RN 11.n").
+
+The players' options (the rulebook's §14–16, declared by each title in
+:mod:`engine.options`) are a set of words apart from the switches: ``site()`` never
+turns one on.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .errors import InvalidAction
 
+MARKETS = ("grid", "column")
+"""The two stock markets of the box (rulebook 4)."""
+
 
 @dataclass(frozen=True)
 class Rules:
-    """Options chosen for a game plus the rulebook/18xx.games switches."""
+    """The market and options chosen for a game plus the rulebook/18xx.games switches."""
 
     market: str = "grid"
     """Which stock market: "grid" or "column" (rulebook 4)."""
+
+    options: frozenset[str] = frozenset()
+    """The rulebook's optional rules chosen for the game (``long-game``; see
+    :mod:`engine.options`), checked against the title when the game is set up."""
 
     auction_decliner_may_bid: bool = False
     """RN 11.1 — a player who declined to open a private auction may still bid once
@@ -56,10 +68,22 @@ class Rules:
     """RN 11.35 — the bank breaks when a payment would take it below zero. Rulebook
     12.1: when it has run out (nothing left)."""
 
+    final_phase_end_wins: bool = False
+    """RN 10.1, 11.35 — when the bank breaks and the first 8-train is bought, the
+    8-train's end is used, even if the bank broke first. Rulebook 12.1: each trigger
+    ends the game "and then", so the earlier end wins."""
+
     explicit_private_window: bool = False
     """RN 7.2 — a company with no loans is still offered the private-purchase window
-    before loan operations (18xx.games passes it automatically and logs the pass).
-    Rulebook 8.12: buying a private is possible at any time, so no separate window."""
+    before loan operations (18xx.games passes it automatically and logs the pass), and
+    again after buying trains. Rulebook 8.12: buying a private is possible at any time,
+    so the window is offered once a company turn (before loans if it has some, else
+    after its trains, unless the train step already offered the privates)."""
+
+    pass_asked_without_choice: bool = False
+    """RN 7.2 — a company is asked to lay track or place a token even when no lay or
+    token is legal or affordable, and its logs hold the player's pass. Rulebook 8.4:
+    a step with nothing to decide is passed over (and the log says why)."""
 
     national_token_on_gray_moscow: bool = False
     """RN 11.21 — the national's reserved Moscow token is placed when gray 639 is laid
@@ -79,9 +103,40 @@ class Rules:
     cheapest spare tokens up to two (a removed home token stays, free), then a 40.
     Rulebook 9.2E: the tokens left go on the charter's 20/hex and 40/hex spots."""
 
+    merger_connected_to_any_member: bool = False
+    """RN 8.3, 11.30 — a minor may join a merge if it is connected to any minor already
+    in it (a chain). Rulebook 9.2: "One of the Minor Companies involved must be
+    connected to all other Minor Companies" (a hub)."""
+
+    merger_exchange_in_price_order: bool = False
+    """RN 8.3, 11.27 — after a merge the minor certificates are exchanged in the minors'
+    stock-price order. Rulebook 9.2C: starting with the active player, clockwise."""
+
+    merger_price_on_major_start_space: bool = False
+    """RN 8.3, 11.32 — a merged major's price goes on the highest major start space
+    (pink or teal) at or below the sum. Rulebook 9.2A: on the blue or teal section
+    (100–200); on the grid 100 and 110 are blue, not pink (a conversion, 9.1A, is
+    pink or teal on both)."""
+
+    merger_tokens_before_shares: bool = False
+    """RN 8.1, 11.26 — the token reduction (9.2E) comes before the share purchases
+    (9.2C–D), the order the designer confirmed to 18xx.games; while the new major has
+    no president the owner of the active minor chooses. Rulebook 9.2: C, D, then E,
+    chosen by the president."""
+
     national_route_entered_by_player: bool = False
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
+
+    national_buys_into_phase_eight: bool = False
+    """RN 7.12 — the RSR goes on buying the next train while its cash covers it, also
+    after its own purchase has started phase 8. Rulebook 8.13: it ceases operation at
+    the start of phase 8, so it buys nothing more."""
+
+    trade_in_only_for_special_trains: bool = False
+    """RN 11.20 (1867) — a train may be traded in only when buying an 8, 2+2 or 5+5E,
+    so a pool 5, 6 or 7 cannot be bought so. Rulebook 8.11: in phase 8 "a 50% discount
+    of its face value on another train", from the yard or the pool."""
 
     upgrades_by_track_only: bool = False
     """RN 0.4, 2.2 — an upgrade is legal when it keeps the old track, labels and cities;
@@ -97,6 +152,16 @@ class Rules:
     """RN 11.6 (1867) — a major started in a stock round may take a home hex only if no
     city on the whole hex holds a company's token. Rulebook 7.4: an unoccupied city."""
 
+    unconnected_unless_no_stop_reached: bool = False
+    """RN 4.3, 11.6 — a city is "unconnected" (a major's home, 7.4) only if its track
+    reaches no other city, town or off-board. Rulebook glossary: a city that cannot
+    trace a legal route to another city, so track to a town or off-board alone does
+    not connect it."""
+
+    unconnected_judged_per_hex: bool = False
+    """RN 4.3 (1867) — a major's home is preferred unconnected only if every city on
+    its hex is unconnected. Rulebook 7.4: each city is judged by itself."""
+
     national_collects_private_income: bool = False
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in
     phase 6. Rulebook 8.13: the CN keeps no money."""
@@ -106,31 +171,87 @@ class Rules:
     has the priority deal, so a log names no first player. Rulebook 2M: the first
     player is drawn (Troika draws it from the game's seed)."""
 
-    @classmethod
-    def rulebook(cls, **options: Any) -> Rules:
-        """The rulebook's rules, with game options such as ``market="column"``."""
-        return cls(**options)
+    two_player_variant_every_title: bool = False
+    """RN 1.9 — 18xx.games sets up every two-player game as the rulebook's 1861S
+    two-player game (16.1–16.2), 1867 too. Rulebook 16: that variant is 1861's only."""
 
     @classmethod
-    def site(cls, **options: Any) -> Rules:
-        """The rules as 18xx.games applies them, for replaying its logs."""
-        switches = {f.name: True for f in fields(cls) if f.type == "bool"}
-        return cls(**{**switches, **options})
+    def rulebook(cls, *, market: str = "grid", options: Iterable[str] = ()) -> Rules:
+        """The rulebook's rules, with a market and the players' options."""
+        return cls(market=market, options=frozenset(options))
+
+    @classmethod
+    def site(cls, *, market: str = "grid", options: Iterable[str] = ()) -> Rules:
+        """The rules as 18xx.games applies them, for replaying its logs: every switch
+        on, and no option but those given."""
+        return cls(market=market, options=frozenset(options), **{name: True for name in SWITCHES})
+
+    def plays(self, option: str) -> bool:
+        """Whether the game plays the optional rule ``option`` (:mod:`engine.options`)."""
+        return option in self.options
+
+    @property
+    def switches_on(self) -> list[str]:
+        """The 18xx.games switches turned on."""
+        return [name for name in SWITCHES if getattr(self, name)]
+
+    @property
+    def is_site(self) -> bool:
+        """Whether every 18xx.games switch is on (an imported game)."""
+        return len(self.switches_on) == len(SWITCHES)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The stored form: ``{"market", "options": [...], "site": true}``, or with the
+        switches named (``"switches": [...]``) when only some are on."""
+        data: dict[str, Any] = {"market": self.market, "options": sorted(self.options)}
+        if self.is_site:
+            data["site"] = True
+        elif self.switches_on:
+            data["switches"] = self.switches_on
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
-        known = {f.name for f in fields(cls)}
+        """Read :meth:`to_dict`'s form, or the flat form of older games (every field by
+        name: ``{"market": "grid", "price_drop_per_sell_action": true, ...}``)."""
+        rules = cls._from_stored(data) if set(data) <= STORED_KEYS else cls._from_flat(data)
+        if rules.market not in MARKETS:
+            raise InvalidAction(f"market must be 'grid' or 'column', not {rules.market!r}")
+        return rules
+
+    @classmethod
+    def _from_stored(cls, data: dict[str, Any]) -> Rules:
+        options, switches = data.get("options", []), data.get("switches", [])
+        if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
+            raise InvalidAction("the game's options must be a list of option words")
+        if not isinstance(switches, list) or not set(switches) <= set(SWITCHES):
+            raise InvalidAction(f"unknown 18xx.games switches: {switches!r}")
+        market = data.get("market", "grid")
+        if data.get("site") is True:
+            return cls.site(market=market, options=options)
+        return cls(market=market, options=frozenset(options), **{name: True for name in switches})
+
+    @classmethod
+    def _from_flat(cls, data: dict[str, Any]) -> Rules:
+        """A flat dict with every switch it names on was an import (``site()``): the
+        switches added since are on too. Games stored before the two-player switch was
+        set up with two players whatever the title, so it stays on for them."""
+        known = {f.name for f in fields(cls)} - {"options"}
         unknown = set(data) - known
         if unknown:
             raise InvalidAction(f"unknown game options: {', '.join(sorted(unknown))}")
-        rules = cls(**data)
-        if rules.market not in ("grid", "column"):
-            raise InvalidAction(f"market must be 'grid' or 'column', not {rules.market!r}")
-        return rules
+        named = [data[name] for name in SWITCHES if name in data]
+        if named and all(v is True for v in named):
+            return cls.site(market=data.get("market", "grid"))
+        return cls(**{"two_player_variant_every_title": True, **data})
 
     def but(self, **changes: Any) -> Rules:
         """A copy with some switches changed."""
         return replace(self, **changes)
+
+
+SWITCHES = tuple(f.name for f in fields(Rules) if f.type == "bool")
+"""The 18xx.games switches (every boolean field); the options are not among them."""
+
+STORED_KEYS = frozenset({"market", "options", "site", "switches"})
+"""The keys of :meth:`Rules.to_dict`'s form."""

@@ -3,21 +3,26 @@
 A random player picks among the candidate actions (:mod:`engine.legal`); the
 engine accepts or refuses each. After every accepted action the invariants of a
 sound game must hold: no money created or lost, every company's shares add up,
-no limit broken.
+no limit broken, someone seated can act, the game ends at its first end trigger,
+the national buys only while it operates, a merged major starts on its section and
+every lay reaches its new track (the rulebook's rules these games play by).
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import shares, trains
-from .actions import Action, Pass
+from . import graph, shares, trains
+from .actions import Action, LayTile, Pass
 from .game import Game
+from .game_setup import national_keeps_no_money, rulebook_players
 from .legal import legal_actions
-from .rules import Rules
+from .rules import MARKETS, Rules
+from .state import PlacedTile
 from .titles import DEFAULT_TITLE
 
 MAX_ACTIONS = 5000
@@ -34,13 +39,13 @@ class SelfPlayResult:
     finished: bool = False
     failures: list[str] = field(default_factory=list)
     played: list[Action] = field(default_factory=list)
-    rules: str = "rulebook"
+    rules: Rules | None = None
 
     def site_log(self) -> dict[str, Any]:
         """The game as an 18xx.games log (:mod:`engine.exporter`)."""
         from .exporter import Entry, export_game
 
-        seats, rules = _seats(self.players), _rules(self.rules, self.market)
+        seats, rules = _seats(self.players), self.rules or Rules.rulebook(market=self.market)
         entries = [Entry(n, "action", a) for n, a in enumerate(self.played, 1)]
         return export_game(self.seed, self.seed, lambda: Game.new(seats, self.seed, rules, self.title), entries).log
 
@@ -49,30 +54,50 @@ class InvariantError(AssertionError):
     """The state broke a rule that must always hold."""
 
 
+@dataclass
+class Before:
+    """What the invariants need from before an action: the log's length, the phase,
+    the tiles and the end already set."""
+
+    log: int
+    phase: str
+    tiles: dict[str, PlacedTile]
+    game_ends_after: tuple[int, int] | None
+
+    @classmethod
+    def of(cls, game: Game) -> Before:
+        state = game.state
+        return cls(len(state.log), state.phase, dict(state.map.tiles), state.game_ends_after)
+
+
 def _seats(players: int) -> list[tuple[str, str]]:
     return [(f"p{i}", f"Player {i + 1}") for i in range(players)]
 
 
-def _rules(rules: str, market: str) -> Rules:
-    """``rulebook`` or ``site`` (the rules as 18xx.games applies them)."""
-    return (Rules.site if rules == "site" else Rules.rulebook)(market=market)
-
-
 def play_random_game(
-    seed: int, players: int, market: str, title: str = DEFAULT_TITLE, rules: str = "rulebook"
+    seed: int,
+    players: int,
+    market: str,
+    title: str = DEFAULT_TITLE,
+    options: frozenset[str] = frozenset(),
+    site: bool = False,
 ) -> SelfPlayResult:
-    """Play one game of random legal moves to the end, checking invariants."""
+    """Play one game of random legal moves to the end, checking invariants; ``options``
+    are the rulebook's optional rules to play (:mod:`engine.options`); ``site``: by the
+    rules as 18xx.games applies them."""
     rng = random.Random(seed)
-    game = Game.new(_seats(players), seed, _rules(rules, market), title)
+    rules = (Rules.site if site else Rules.rulebook)(market=market, options=options)
+    game = Game.new(_seats(players), seed, rules, title)
     result = SelfPlayResult(seed, players, market, title, rules=rules)
     while not game.state.finished and result.actions < MAX_ACTIONS:
+        before = Before.of(game)
         action = _choose(game, rng)
         if action is None:
             result.failures.append(f"no legal action for {game.actor()} in {game.round_name}: {game.choices()}")
             break
         result.played.append(action)
         try:
-            check_invariants(game, action)
+            check_invariants(game, action, before)
         except InvariantError as exc:
             result.failures.append(f"after {action}: {exc}")
             break
@@ -92,8 +117,9 @@ def _choose(game: Game, rng: random.Random) -> Action | None:
     return game.apply_first(order)
 
 
-def check_invariants(game: Game, last: Action) -> None:
-    """Raise :class:`InvariantError` if the state is unsound."""
+def check_invariants(game: Game, last: Action, before: Before | None = None) -> None:
+    """Raise :class:`InvariantError` if the state is unsound (``before``: the state
+    before ``last``, for the rules about what the action did)."""
     ctx, state = game.ctx, game.state
     total = state.bank + sum(p.cash for p in state.players) + sum(c.cash for c in state.companies.values())
     if total != ctx.board.bank_cash:
@@ -108,7 +134,7 @@ def check_invariants(game: Game, last: Action) -> None:
         if total_pct != 100:
             raise InvariantError(f"{sym}'s shares add up to {total_pct}%")
         placed = [t.hex for t in company.tokens if t.hex]
-        if len(set(placed)) != len(placed) and game.actor() != sym:  # unless reducing tokens now
+        if len(set(placed)) != len(placed) and not _merging_into(game, sym):
             raise InvariantError(f"{sym} has two tokens on one hex")
     for key, slots in state.map.tokens.items():
         tile, _ = ctx.tile_at(state, key[0])
@@ -118,34 +144,107 @@ def check_invariants(game: Game, last: Action) -> None:
     keeps_income = ctx.rules.national_collects_private_income  # RN 11.23
     if not ctx.board.national_operates and (national.trains or (national.cash and not keeps_income)):
         raise InvariantError(f"{national.sym} only exports trains and keeps no money (8.13), yet holds some")
+    if national_keeps_no_money(ctx.board.title, ctx.rules) and (national.cash or national.loans):
+        raise InvariantError(f"{national.sym} has no treasury and no loans (§15.2), yet holds {national.cash}")
     over = trains.over_limit(ctx, state)
-    if over and game.actor() != over[0] and not state.trainless_majors:
+    if over and game.actor() != over[0] and not state.trainless_majors and not _merging_into(game, over[0]):
         raise InvariantError(f"{over[0]} is over its train limit and is not discarding")
     if last.entity in {p.id for p in state.players}:
         player = state.player(last.entity)
         if shares.cert_count(player) > shares.cert_limit(ctx, state) and last.kind in ("buy_share", "par"):
             raise InvariantError(f"{player.name} bought beyond the certificate limit")
+    if not state.finished and game.acting_player() not in {p.id for p in state.players}:
+        raise InvariantError(f"nobody seated may act for {game.actor()} in the {game.round_name} round")
+    if before is not None:
+        _check_what_the_action_did(game, last, before)
 
 
-SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in ("grid", "column")]
+def _merging_into(game: Game, sym: str) -> bool:
+    """``sym`` is the major of the merge in progress: its token reduction and its
+    discards (9.2E, F) wait for the merge's other steps."""
+    return game.round_name == "Merger" and game.state.round.major == sym
+
+
+MERGE_LINE = re.compile(r"^\S+(?: and \S+)+ form (\S+) at \d+$")
+"""The log line of a merge (two or more minors; a conversion is one minor, 9.1A)."""
+
+
+def _check_what_the_action_did(game: Game, last: Action, before: Before) -> None:
+    ctx, state = game.ctx, game.state
+    if before.game_ends_after is not None and (
+        state.game_ends_after is None or state.game_ends_after > before.game_ends_after
+    ):
+        raise InvariantError(f"the end moved from {before.game_ends_after} to {state.game_ends_after} (12.1)")
+    phase = before.phase
+    for line in state.log[before.log:]:
+        if line.startswith("Phase "):
+            phase = line.split()[1]
+        status = ctx.board.phase(phase).status
+        if line.startswith(f"{ctx.board.national()} buys") and "national_operates" not in status:
+            raise InvariantError(f"the national bought a train in phase {phase} (8.13): {line}")
+        if (match := MERGE_LINE.match(line)) and state.companies[match.group(1)].market is not None:
+            cell = ctx.board.market_cell(ctx.rules.market, *state.companies[match.group(1)].market)
+            if not (cell.convert_zone or cell.teal) or not 100 <= cell.price <= 200:
+                raise InvariantError(f"{match.group(1)} formed on {cell} (9.2A: blue or teal, 100-200)")
+    if isinstance(last, LayTile):
+        _check_lay_reaches_new_track(game, last, before)
+
+
+def _check_lay_reaches_new_track(game: Game, lay: LayTile, before: Before) -> None:
+    """8.6: the lay is on a token hex, raises a city's value, or the company now
+    reaches a new track end of the tile."""
+    ctx, state = game.ctx, game.state
+    company = state.companies[lay.entity]
+    if not company.placed_tokens or any(t.hex == lay.hex for t in company.tokens):
+        return  # nationalized when its turn went on without it, or its own token hex
+    old_placed = before.tiles.get(lay.hex)
+    old, old_rotation = (
+        (ctx.board.tiles[old_placed.tile], old_placed.rotation) if old_placed else (ctx.board.hexes[lay.hex], 0)
+    )
+    new, rotation = ctx.tile_at(state, lay.hex)
+    if old.nodes and max((n.revenue for n in new.nodes), default=0) > max((n.revenue for n in old.nodes), default=0):
+        return
+    added = {e for pair in new.edge_pairs(rotation) - old.edge_pairs(old_rotation) for e in pair}
+    added |= set(new.exits(rotation) - old.exits(old_rotation))
+    if added & graph.reachable(ctx, state, company.sym).edges_at(lay.hex):
+        return
+    raise InvariantError(f"{lay.entity}'s lay of {new.name} on {lay.hex} reaches none of its new track (8.6)")
+
+
+SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in MARKETS]
+
+
+def selfplay_setups(title: str) -> list[tuple[int, str]]:
+    """The setups the rulebook seats for ``title``: two players only where it has a
+    two-player game (16)."""
+    seats = rulebook_players(title)
+    return [(players, market) for players, market in SELFPLAY_SETUPS if players in seats]
 
 
 def play_many(
     games: int,
     seed: int,
     title: str = DEFAULT_TITLE,
-    rules: str = "rulebook",
+    options: frozenset[str] = frozenset(),
+    site: bool = False,
     each: Callable[[SelfPlayResult], None] | None = None,
 ) -> dict[str, object]:
-    """Play ``games`` random games of ``title`` over every player count and market
-    (``each`` is handed every game played); a summary."""
+    """Play ``games`` random games of ``title`` (with ``options``; ``site``: by the site's
+    rules) over every player count and market, each handed to ``each``; a summary."""
     actions = 0
     failures: list[str] = []
+    setups = selfplay_setups(title)
+    label = ", ".join([title, *sorted(options)])
     for i in range(games):
-        players, market = SELFPLAY_SETUPS[i % len(SELFPLAY_SETUPS)]
-        result = play_random_game(seed + i, players, market, title, rules)
+        players, market = setups[i % len(setups)]
+        result = play_random_game(seed + i, players, market, title, options, site)
         if each is not None:
             each(result)
         actions += result.actions
-        failures += [f"game {seed + i} ({title}, {players} players, {market}): {f}" for f in result.failures]
-    return {"title": title, "rules": rules, "games": games, "actions": actions, "failures": failures}
+        failures += [f"game {seed + i} ({label}, {players} players, {market}): {f}" for f in result.failures]
+    summary: dict[str, object] = {"title": title, "games": games, "actions": actions, "failures": failures}
+    if options:
+        summary["options"] = sorted(options)
+    if site:
+        summary["rules"] = "site"
+    return summary

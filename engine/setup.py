@@ -46,7 +46,14 @@ def new_state(ctx: Context, players: list[tuple[str, str]], priority: int, seed:
 
 
 def _two_player_setup(ctx: Context, state: GameState, seed: int) -> None:
-    """16.1–16.2: fewer trains, and two privates removed at random before the auction."""
+    """16.1–16.2: fewer trains, and two privates removed at random before the auction.
+    The rulebook offers it for 1861 (1861S) only; an 18xx.games import plays it with
+    any title (RN 1.9)."""
+    if not (ctx.title.two_player_variant or ctx.rules.two_player_variant_every_title):
+        raise IllegalAction(
+            f"the rulebook plays {ctx.board.title} with 3 to 6 players: its two-player game (16) "
+            "is 1861's; only a game imported from 18xx.games seats two"
+        )
     variant = ctx.title.data("two_player.json")
     for name, count in variant["remove_trains"].items():
         copies = [t for t in state.depot.upcoming if t.name == name]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from . import market, shares
 from .actions import Action, Bid, BuyShare, Par, Pass, PlaceToken, SellShares
 from .errors import IllegalAction
+from .options import LEFT_OF_AUCTIONEER
 from .state import Certificate, Context, GameState, Player
 
 MINOR_MIN_BID = 100
@@ -375,6 +376,8 @@ def available_minors(ctx: Context, state: GameState) -> list[str]:
     title's first minor before any other, 7.2.1)."""
     if "minors_cannot_start" in state.events:
         return []
+    if ctx.title.minors_choose_home and not ctx.title.minor_home_cities(ctx, state):
+        return []  # 7.2.1 (1867): no open city left for a minor's home
     first = ctx.title.first_minor
     if first is not None and not state.companies[first].floated and not state.companies[first].closed:
         return [first]
@@ -394,7 +397,7 @@ def _nominate(ctx: Context, state: GameState, sr: StockRound, seat: int, action:
     sym = action.target
     available = available_minors(ctx, state)
     first = ctx.title.first_minor
-    if available == [first] and sym != first:
+    if first is not None and available == [first] and sym != first:
         raise IllegalAction(f"{ctx.board.corporations[first].name} ({first}) must be the first minor auctioned (7.2.1)")
     if sym not in available:
         raise IllegalAction(f"{sym} cannot be auctioned now; available: {', '.join(available) or 'none'}")
@@ -483,7 +486,7 @@ def _minor_sold(ctx: Context, state: GameState, sr: StockRound, auction: MinorAu
         f"its share price is {market.price(ctx, state, auction.minor)}"
     )
     sr.auction = None
-    sr.turn = auction.high_bidder
+    sr.turn = auction.nominator if ctx.rules.plays(LEFT_OF_AUCTIONEER) else auction.high_bidder  # §14
     _end_turn(ctx, state, sr, acted=True)
 
 

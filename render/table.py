@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
 
+from engine.game_setup import describe
 from engine.market import in_price_order
 from engine.scoring import final_values
 from engine.shares import cert_count, cert_limit
@@ -88,6 +89,7 @@ def render_table(
     """
     body = ET.Element("g")
     parts: list[Callable[[float], tuple[float, float]]] = [
+        lambda y: _options(ctx, body, PAD, y),
         lambda y: _table(ctx, body, PAD, y, "Players", *_players(ctx, state, acting)),
         lambda y: _table(ctx, body, PAD, y, "Companies", *_companies(ctx, state, acting)),
         lambda y: _others(ctx, state, body, PAD, y),
@@ -129,6 +131,19 @@ def _header_text(ctx: Context, state: GameState, round_name: str | None, acting:
         parts.append(f"{acting} to act")
     parts += [f"phase {state.phase}", f"bank {money(ctx, state.bank)}"]
     return " · ".join(parts)
+
+
+def _options(ctx: Context, body: ET.Element, x: float, y: float) -> tuple[float, float]:
+    """The rulebook's optional rules in force (§14–16), and 18xx.games' rules for an
+    import, under the header; nothing for a game by the plain rulebook."""
+    shown = describe(ctx.board.title, ctx.rules.options)
+    if ctx.rules.is_site:
+        shown.append("18xx.games rules")
+    if not shown:
+        return 0.0, 0.0
+    line = "Options: " + " · ".join(shown)
+    text(body, x, y + FONT / 2, line, size=FONT, anchor="start", class_="options")
+    return text_width(line, FONT), FONT
 
 
 def _players(ctx: Context, state: GameState, acting: str | None) -> tuple[list[str], list[_Row]]:

@@ -5,6 +5,7 @@ user when run as root. Never for games: it is tuned for speed, not for surviving
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import glob
 import os
@@ -68,10 +69,8 @@ class PostgresServer:
                   str(self.root / "server.log"), "-w", "-t", "60", "start")
 
     def stop(self) -> None:
-        try:
+        with contextlib.suppress(Unavailable):
             self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
-        except Unavailable:
-            pass
         shutil.rmtree(self.root, ignore_errors=True)
 
     def url(self, database: str = "postgres") -> str:

@@ -208,8 +208,9 @@ def test_a_new_game_of_1867_uses_the_column_market_unless_told() -> None:
 
 
 def test_two_players_play_1867_as_18xx_games_sets_it_up() -> None:
-    """RN 1.9 (16.1-16.2 applied to 1867): 420 each, fewer trains, three privates."""
-    game = Game.new([("a", "Anna"), ("b", "Boris")], 11, title="1867")
+    """RN 1.9 (16.1-16.2 applied to 1867 by an import): 420 each, fewer trains, three
+    privates. The rulebook seats two only in 1861 (tests/test_options.py)."""
+    game = Game.new([("a", "Anna"), ("b", "Boris")], 11, title="1867", rules=Rules.site(market="column"))
     state = game.state
     assert [p.cash for p in state.players] == [420, 420]
     assert sum(1 for t in state.depot.upcoming if t.name == "2") == 7
@@ -316,3 +317,25 @@ def test_timmins_pays_double_on_a_route_with_toronto_montreal_or_quebec() -> Non
     bonuses = [ctx.board.private(p) for p in company.privates]
     privates = sum(b.bonus for b in bonuses for h, _ in result.counted if h in b.bonus_hexes)
     assert result.revenue == values + privates + 40
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_trade_in_buys_a_pool_train_too(site: bool) -> None:
+    """8.11 🍁: in phase 8 a major "may exchange a train to get a 50% discount of its
+    face value on another train": S5011's GWR hands in its 6 (325 off) for a 5 in the
+    pool (550). RN 11.20: 18xx.games allows it only for an 8, 2+2 or 5+5E."""
+    from engine.state import Train
+
+    game, _ = before_first_trade_in()
+    game.ctx.rules = Rules.site() if site else Rules.rulebook()
+    state = game.state
+    state.depot.pool.append(Train("5-9", "5"))
+    gwr = state.companies["GWR"]
+    buy = BuyTrain("GWR", "5-9", 550 - 325, "6-0")
+    if site:
+        refused(game, buy, "a 5-train cannot be bought with a trade-in")
+        return
+    cash = gwr.cash
+    play(game, buy)
+    assert [t.id for t in gwr.trains] == ["5-9"] and gwr.cash == cash - 225
+    assert [t.id for t in state.depot.pool] == ["6-0"]

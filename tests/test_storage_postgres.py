@@ -120,7 +120,7 @@ async def test_a_backup_is_a_sqlite_file_of_one_moment(store: PostgresEventStore
     async with SqliteEventStore(tmp_path / "copy.db") as copy:
         seqs = [e.seq for e in await copy.events(game_id)]
         posts = [m.payload["seq"] for m in await copy.outbox_unsent(limit=None)]
-    assert 0 < len(seqs) and seqs == list(range(1, len(seqs) + 1)) and posts == seqs
+    assert len(seqs) > 0 and seqs == list(range(1, len(seqs) + 1)) and posts == seqs
     with pytest.raises(StoreError, match="it exists"):
         await store.backup(tmp_path / "copy.db")
 

@@ -15,6 +15,7 @@ from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
+from ..options import BOTH_TITLES, OptionDef
 
 if TYPE_CHECKING:
     from ..state import Company, Context, GameState
@@ -42,6 +43,13 @@ class Title:
 
     nationalization_steps_per_loan = 1
     """10.1C: extra spaces left per outstanding loan when a company is nationalized."""
+
+    options: tuple[OptionDef, ...] = BOTH_TITLES
+    """The rulebook's optional rules this title offers (§14–16), in the rulebook's order."""
+
+    two_player_variant = False
+    """16: the rulebook has a two-player set-up for this title (1861S); without it, an
+    18xx.games import (RN 1.9) is the only two-player game."""
 
     def data(self, name: str) -> Any:
         """One of the title's data files, parsed."""

@@ -1,0 +1,156 @@
+"""A game's setup (title, market, options, whose rules) and the words that name it.
+
+One parser, :func:`parse_setup`, reads ``new``'s words for the console, Discord and
+self-play; :func:`check_options` refuses what a title does not offer or what cannot be
+played together, saying why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .board import Board, load_board
+from .errors import InvalidAction
+from .options import EXPORT_PER_SET, OptionDef
+from .rules import MARKETS, Rules
+from .titles import DEFAULT_TITLE, TITLES, title_named
+
+
+def declared(title: str) -> dict[str, OptionDef]:
+    """The options ``title`` offers, by word."""
+    return {o.sym: o for o in title_named(title).options}
+
+
+def check_options(title: str, chosen: Iterable[str]) -> frozenset[str]:
+    """The chosen options, refused (with why) unless ``title`` offers each and none
+    conflicts with another."""
+    offered = declared(title)
+    picked = frozenset(chosen)
+    for sym in sorted(picked):
+        if sym not in offered:
+            elsewhere = [t for t in TITLES if t != title and sym in declared(t)]
+            if elsewhere:
+                raise InvalidAction(f"{sym} is an option of {' and '.join(elsewhere)}, not of {title}")
+            raise InvalidAction(f"{title} has no option {sym!r}; its options: {', '.join(offered)}")
+    for sym in sorted(picked):
+        for other in sorted(picked):
+            if other in offered[sym].conflicts or sym in offered[other].conflicts:
+                raise InvalidAction(
+                    f"{offered[sym].name} ({offered[sym].section}) cannot be played with "
+                    f"{offered[other].name} ({offered[other].section}): they set the same rule two ways"
+                )
+    return picked
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a game is, chosen when it starts: title, market, options, whose rules."""
+
+    title: str = DEFAULT_TITLE
+    market: str = ""
+    options: frozenset[str] = frozenset()
+    site: bool = False
+    """Plays by 18xx.games' readings (:meth:`Rules.site`): an imported game."""
+
+    def rules(self) -> Rules:
+        """The game's :class:`Rules` (the options checked against the title)."""
+        market = self.market or load_board(self.title).default_market
+        options = check_options(self.title, self.options)
+        if self.site:
+            return Rules.site(market=market, options=options)
+        return Rules.rulebook(market=market, options=options)
+
+
+def _word(word: str) -> str:
+    return word.lower().replace("_", "-")
+
+
+SITE_WORD = "site"
+"""``new 1867 site``: the game plays by 18xx.games' readings, so its log loads there."""
+
+
+def is_setup_word(word: str) -> bool:
+    """Whether ``word`` names a title, a market, the site's rules or an option (not a
+    player's name)."""
+    return _word(word) in {*TITLES, *MARKETS, SITE_WORD, *(sym for t in TITLES for sym in declared(t))}
+
+
+def parse_setup(words: Iterable[str]) -> Setup:
+    """The setup named by ``new``'s words, in any order: a title (``1867``), a market
+    (``column``), ``site`` (the rules as 18xx.games applies them) and options
+    (``long-game``); each defaults as the box does. Refused (with why) for a word that is
+    none of these or options the title cannot play."""
+    title, market, options, site = DEFAULT_TITLE, "", [], False
+    for word in map(_word, words):
+        if word in TITLES:
+            title = word
+        elif word in MARKETS:
+            market = word
+        elif word == SITE_WORD:
+            site = True
+        elif is_setup_word(word):
+            options.append(word)
+        else:
+            raise InvalidAction(
+                f"`{word[:24]}` is neither a game ({' or '.join(TITLES)}), a market (grid or column), "
+                "`site` nor an option (`options` lists them)"
+            )
+    setup = Setup(title, market or load_board(title).default_market, frozenset(options), site)
+    setup.rules()
+    return setup
+
+
+def describe(title: str, options: Iterable[str]) -> list[str]:
+    """The options in force, by name and section, in the title's order."""
+    chosen = set(options)
+    return [f"{o.name} ({o.section})" for o in title_named(title).options if o.sym in chosen]
+
+
+def rulebook_players(title: str) -> range:
+    """How many players the rulebook seats for ``title``: two only where it has a
+    two-player game (16, 1861S); an 18xx.games import may seat two in any title."""
+    low, high = load_board(title).player_range
+    return range(low if title_named(title).two_player_variant else max(low, 3), high + 1)
+
+
+def national_keeps_no_money(title: str, rules: Rules) -> bool:
+    """§15.2: the national has no treasury and no loans under the options in force."""
+    offered = declared(title)
+    return any(offered[sym].national_keeps_no_money for sym in rules.options if sym in offered)
+
+
+_BOARDS: dict[tuple[str, frozenset[str]], Board] = {}
+
+
+def board_for(title: str, options: frozenset[str]) -> Board:
+    """The title's board with the data the options change (train counts, the phases in
+    which the national exports instead of running)."""
+    key = (title, options)
+    if key not in _BOARDS:
+        board = load_board(title)
+        for sym in sorted(options):
+            board = _patched(board, declared(title)[sym])
+        _BOARDS[key] = board
+    return _BOARDS[key]
+
+
+def _patched(board: Board, option: OptionDef) -> Board:
+    trains = [
+        dataclasses.replace(t, count=option.train_counts[t.name]) if t.name in option.train_counts else t
+        for t in board.trains
+    ]
+    phases = board.phases
+    if option.national_exports_per_set:
+        phases = [
+            dataclasses.replace(p, status=_exporting(p.status)) if "national_operates" in p.status else p
+            for p in phases
+        ]
+    if trains == board.trains and phases == board.phases:
+        return board
+    return dataclasses.replace(board, trains=trains, phases=phases)
+
+
+def _exporting(status: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(EXPORT_PER_SET if s == "national_operates" else s for s in status)

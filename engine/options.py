@@ -1,0 +1,123 @@
+"""The rulebook's optional rules and variants (§14–16), as data, and a game's setup.
+
+A title declares the options it offers (:attr:`engine.titles.Title.options`), each an
+:class:`OptionDef`: the word a player types after ``new``, the rulebook's own words, its
+section, and which options it cannot be played with. A game's :class:`Setup` is its
+title, its market, the options chosen and whether it plays by the rulebook or by
+18xx.games (an import). The chosen options travel in :attr:`engine.rules.Rules.options`,
+apart from the 18xx.games switches: :meth:`Rules.site` never turns an option on.
+
+Rules that an option changes ask ``ctx.rules.plays(LONG_GAME)``; an option that only
+changes data (how many special trains) patches the title's board
+(:func:`engine.game_setup.board_for`). This module holds only the declarations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+LIMITED_SPECIAL_TRAINS = "limited-special-trains"
+NO_FLOOR = "no-floor"
+LONG_GAME = "long-game"
+LEFT_OF_AUCTIONEER = "left-of-auctioneer"
+EXPORTS = "exports"
+RSR_EXPORTS = "rsr-exports"
+SIX_TRAIN_END = "six-train-end"
+
+EXPORT_PER_SET = "national_exports_per_set"
+"""The phase status of 1861's train exports (§14): the RSR does not run; it exports a
+train at the end of each set of operating rounds, just before the second merger round."""
+
+
+@dataclass(frozen=True)
+class OptionDef:
+    """One optional rule of the rulebook, as a title offers it."""
+
+    sym: str
+    """The word a player types after ``new`` (``long-game``)."""
+    name: str
+    """A short name (``Long game``)."""
+    rule: str
+    """The rulebook's words."""
+    section: str
+    """Where the rulebook has it (``§14``)."""
+    default: bool = False
+    """Whether a game plays it unless told otherwise."""
+    conflicts: tuple[str, ...] = ()
+    """Options it cannot be played with (either side may name the other)."""
+    train_counts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    """Trains it limits: train name -> copies in the yard."""
+    national_exports_per_set: bool = False
+    """The national exports a train at the end of each set instead of running (§14)."""
+    national_keeps_no_money: bool = False
+    """The national has no treasury and no loans (§15.2)."""
+
+
+SPECIAL_TRAINS = OptionDef(
+    LIMITED_SPECIAL_TRAINS,
+    "Special trains: only two of each",
+    "Play with unlimited 2+2 and 5+5E trains (recommended). Alternatively, only include "
+    "two 2+2 Trains and two 5+5E trains.",
+    "§14",
+    train_counts=MappingProxyType({"2+2": 2, "5+5E": 2}),
+)
+NO_STOCK_PRICE_FLOOR = OptionDef(
+    NO_FLOOR,
+    "No stock price floor",
+    "When nationalizing, a company's stock price may be reduced below 35. Each time the "
+    "stock price would move left of the 35 space, the amount paid out per share is reduced "
+    "by 5. The stock price cannot fall below 0.",
+    "§14",
+)
+LONG = OptionDef(
+    LONG_GAME,
+    "Long game",
+    "Ignore the game end triggers based on the 8-train's purchase and continue until the "
+    "bank breaks. The Bank size remains $15,000.",
+    "§14",
+)
+LEFT_OF_THE_AUCTIONEER = OptionDef(
+    LEFT_OF_AUCTIONEER,
+    "Left of auctioneer",
+    "At the end of the auction of a Private or Minor Company, the next turn in the Stock "
+    "Round is the player to the left of the player who proposed the auction rather than "
+    "the player to the left of the winner.",
+    "§14",
+)
+TRAIN_EXPORTS = OptionDef(
+    EXPORTS,
+    "1861 train exports",
+    "Instead of running the Russian State Railway at the end of each Operating Round "
+    "between Phases 4 to 7, export 1 train at the end of each set of Operating Rounds "
+    "(just before the second Merger Round). It is recommended that players use this "
+    "variant for their first full play of 1861.",
+    "§14",
+    national_exports_per_set=True,
+)
+
+SHORT_RSR = OptionDef(
+    RSR_EXPORTS,
+    "1861 short: the RSR exports",
+    "The Russian State Railway has no treasury and no loans, just trains and station "
+    "markers. During Phases 4 to 7, at the end of each set of operating rounds, just before "
+    "the second Merger Round, the Russian State Railway exports the next available train "
+    "from the Train Yard.",
+    "§15.2",
+    conflicts=(EXPORTS,),
+    national_exports_per_set=True,
+    national_keeps_no_money=True,
+)
+SHORT_END = OptionDef(
+    SIX_TRAIN_END,
+    "1861 short: game end at the first 6-train",
+    "The end of the game is triggered by the purchase of the first 6-train. Finish the "
+    "Operating Round, and play two more Operating Rounds, with a Stock Round in the usual "
+    "sequence.",
+    "§15.3",
+    conflicts=(LONG_GAME,),
+)
+
+BOTH_TITLES = (SPECIAL_TRAINS, NO_STOCK_PRICE_FLOOR, LONG, LEFT_OF_THE_AUCTIONEER)
+"""The §14 options of either title."""

@@ -1,0 +1,330 @@
+"""The rulebook's optional rules (§14, §16) chosen when a game starts: declared by the
+titles, stored with the game, apart from the 18xx.games switches, each rule on a position."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bot.console import CHANNEL, Console
+from bot.service import TroikaService, option_suggestions
+from engine import nationalization, trains
+from engine.actions import Bid, Pass
+from engine.errors import EngineError, InvalidAction
+from engine.game import Game
+from engine.game_setup import Setup, check_options, parse_setup
+from engine.legal import legal_actions
+from engine.options import (
+    EXPORTS,
+    LEFT_OF_AUCTIONEER,
+    LIMITED_SPECIAL_TRAINS,
+    LONG_GAME,
+    NO_FLOOR,
+    RSR_EXPORTS,
+    SIX_TRAIN_END,
+)
+from engine.rules import SWITCHES, Rules
+from engine.titles import TITLES, title_named
+from storage import SqliteEventStore
+from tests.conftest import PLAYERS3, play
+
+
+def _game(*options: str, title: str = "1861", players: list[tuple[str, str]] = PLAYERS3, seed: int = 1) -> Game:
+    market = "grid" if title == "1861" else "column"
+    return Game.new(players, seed=seed, rules=Rules.rulebook(market=market, options=options), title=title,
+                    first_player=0)
+
+
+def _play_until(game: Game, done: Callable[[Game], bool], seed: int = 1, limit: int = 4000) -> None:
+    """Random legal moves, a pass first a quarter of the time (as self-play makes them),
+    until ``done`` holds."""
+    rng = random.Random(seed)
+    for _ in range(limit):
+        if done(game):
+            return
+        moves = legal_actions(game)
+        passes = [m for m in moves if isinstance(m, Pass)]
+        others = [m for m in moves if not isinstance(m, Pass)]
+        rng.shuffle(others)
+        order = passes + others if passes and rng.random() < 0.25 else others + passes
+        assert game.apply_first(order) is not None, f"stuck: {game.choices()}"
+    pytest.fail("the position never came")
+
+
+# --- options as data, stored with the game -------------------------------------------
+
+
+def test_every_title_declares_the_section_14_options_in_the_rulebooks_words() -> None:
+    for name in TITLES:
+        options = {o.sym: o for o in title_named(name).options}
+        assert {LIMITED_SPECIAL_TRAINS, NO_FLOOR, LONG_GAME, LEFT_OF_AUCTIONEER} <= set(options)
+        assert all(options[sym].section == "§14" for sym in (LIMITED_SPECIAL_TRAINS, NO_FLOOR, LONG_GAME))
+        assert all(o.rule and not o.default for o in options.values())
+    russian = {o.sym: o.section for o in title_named("1861").options}
+    assert russian[EXPORTS] == "§14" and russian[RSR_EXPORTS] == "§15.2" and russian[SIX_TRAIN_END] == "§15.3"
+    assert not {EXPORTS, RSR_EXPORTS, SIX_TRAIN_END} & {o.sym for o in title_named("1867").options}
+
+
+def test_site_rules_turn_on_every_switch_but_no_option() -> None:
+    site = Rules.site(market="column")
+    assert site.options == frozenset() and site.is_site
+    assert all(getattr(site, name) for name in SWITCHES)
+    assert "options" not in SWITCHES and "market" not in SWITCHES
+    assert Rules.site(options=[NO_FLOOR]).options == {NO_FLOOR}
+
+
+@pytest.mark.parametrize("rules", [
+    Rules.rulebook(market="column", options=[LONG_GAME, NO_FLOOR]),
+    Rules.site(market="grid"),
+    Rules.rulebook().but(price_drop_per_sell_action=True),
+])
+def test_the_stored_form_reads_back_the_same_rules(rules: Rules) -> None:
+    assert Rules.from_dict(rules.to_dict()) == rules
+
+
+def test_games_stored_in_the_old_flat_form_still_load() -> None:
+    old_rulebook = {"market": "grid", **{name: False for name in SWITCHES if name != "two_player_variant_every_title"}}
+    assert Rules.from_dict(old_rulebook) == Rules.rulebook().but(two_player_variant_every_title=True)
+    two = [("a", "Anna"), ("b", "Boris")]  # a two-player 1867 game set up before §16 was 1861's only
+    assert len(Game.new(two, 11, Rules.from_dict({**old_rulebook, "market": "column"}), "1867").state.players) == 2
+    old_import = {"market": "column", **{name: True for name in SWITCHES if name != "two_player_variant_every_title"}}
+    assert Rules.from_dict(old_import) == Rules.site(market="column")  # switches added since are on too
+    with pytest.raises(InvalidAction, match="unknown game options: speed"):
+        Rules.from_dict({"market": "grid", "speed": True})
+    with pytest.raises(InvalidAction, match="list of option words"):
+        Rules.from_dict({"market": "grid", "options": "long-game"})
+
+
+def test_setup_words_come_in_any_order_and_refusals_say_why() -> None:
+    assert parse_setup(["no-floor", "1867", "Left_of_Auctioneer"]) == Setup(
+        "1867", "column", frozenset({NO_FLOOR, LEFT_OF_AUCTIONEER}))
+    assert parse_setup([]) == Setup("1861", "grid")
+    with pytest.raises(InvalidAction, match="exports is an option of 1861, not of 1867"):
+        parse_setup(["1867", "exports"])
+    with pytest.raises(InvalidAction, match="neither a game"):
+        parse_setup(["speedy"])
+    with pytest.raises(InvalidAction, match="has no option 'fast'"):
+        check_options("1861", ["fast"])
+    with pytest.raises(InvalidAction, match="option of 1861"):
+        Game.new(PLAYERS3, seed=1, rules=Rules.rulebook(options=[EXPORTS]), title="1867")
+
+
+# --- §14 special trains ---------------------------------------------------------------
+
+
+def test_limited_special_trains_puts_two_of_each_in_the_yard_and_no_more() -> None:
+    game = _game(LIMITED_SPECIAL_TRAINS)
+    ctx, state = game.ctx, game.state
+    for name in ("2+2", "5+5E"):
+        copies = [t for t in state.depot.upcoming if t.name == name]
+        assert len(copies) == 2
+        for train in copies:
+            trains._take_from_yard(ctx, state, train)
+        assert not [t for t in state.depot.upcoming if t.name == name]
+    unlimited = _game()
+    special = next(t for t in unlimited.state.depot.upcoming if t.name == "2+2")
+    trains._take_from_yard(unlimited.ctx, unlimited.state, special)
+    assert [t.id for t in unlimited.state.depot.upcoming if t.name == "2+2"] == ["2+2-1"]  # the next copy
+
+
+# --- §14 no stock price floor ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("title", "floor", "no_floor"), [("1861", 35, 30), ("1867", 35, 25)])
+def test_nationalized_below_35_a_share_pays_5_less_per_space(title: str, floor: int, no_floor: int) -> None:
+    """§14 with 10.1C: one space left, and one (1861) or two (1867) per loan left."""
+    paid = {}
+    for options in ((), (NO_FLOOR,)):
+        game = _game(*options, title=title)
+        _play_until(game, lambda g: any(c.is_minor and c.floated for c in g.state.companies.values()))
+        ctx, state = game.ctx, game.state
+        sym = next(s for s, c in state.companies.items() if c.is_minor and c.floated)
+        forty = next(c for c in ctx.board.market_cells(ctx.rules.market) if c.price == 40)
+        company = state.companies[sym]
+        company.market = None
+        from engine import market
+
+        market.place(state, sym, forty)
+        state.bank += company.cash
+        company.cash, company.loans = 0, 1
+        owner = state.president(sym)
+        assert owner is not None
+        before = owner.cash
+        nationalization.nationalize(ctx, state, sym)
+        paid[options] = (owner.cash - before) // 2  # a minor's certificate is two shares
+    assert paid == {(): floor, (NO_FLOOR,): no_floor}
+
+
+def test_the_payout_never_falls_below_zero() -> None:
+    game = _game(NO_FLOOR, title="1867")
+    _play_until(game, lambda g: any(c.is_minor and c.floated for c in g.state.companies.values()))
+    ctx, state = game.ctx, game.state
+    sym = next(s for s, c in state.companies.items() if c.is_minor and c.floated)
+    state.bank += state.companies[sym].cash
+    state.companies[sym].cash, state.companies[sym].loans = 0, 10  # 21 spaces left
+    owner = state.president(sym)
+    assert owner is not None
+    before = owner.cash
+    nationalization.nationalize(ctx, state, sym)
+    assert owner.cash == before
+
+
+# --- §14 left of auctioneer ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("options", "opens_next"), [((), "c"), ((LEFT_OF_AUCTIONEER,), "b")])
+def test_after_a_private_auction_the_next_opens_left_of_the_proposer(options: tuple[str, ...],
+                                                                    opens_next: str) -> None:
+    game = _game(*options)
+    play(game, Bid("a", "TSR", 20), Bid("b", "TSR", 25), Pass("c"), Pass("a"))  # Anna proposed, Boris won
+    assert game.state.private_owner["TSR"] == "b"
+    assert game.actor() == opens_next
+
+
+@pytest.mark.parametrize(("options", "next_turn"), [((), "b"), ((LEFT_OF_AUCTIONEER,), "a")])
+def test_after_a_minor_auction_the_next_stock_turn_is_left_of_the_proposer(options: tuple[str, ...],
+                                                                          next_turn: str) -> None:
+    game = _game(*options)
+    for opener, private, price in (("a", "TSR", 20), ("b", "BSS", 30), ("c", "MYR", 40), ("a", "MRR", 50),
+                                   ("b", "WVR", 60)):
+        seat = "abc".index(opener)
+        others = ["abc"[(seat + i) % 3] for i in (1, 2)]
+        play(game, Bid(opener, private, price), *(Pass(p) for p in others))
+    assert game.actor() == "c"
+    play(game, Bid("c", "N", 100), Bid("a", "N", 115), Pass("b"), Pass("c"))  # Clara proposed, Anna won
+    assert game.state.player("a").certs[0].company == "N"
+    assert game.actor() == next_turn
+
+
+# --- §14 long game ----------------------------------------------------------------------
+
+
+def test_long_game_ignores_the_first_8_train_and_ends_when_the_bank_breaks() -> None:
+    for options, ends in (((), True), ((LONG_GAME,), False)):
+        game = _game(*options)
+        _play_until(game, lambda g: g.round_name == "Operating")
+        trains.change_phase(game.ctx, game.state, "8")
+        assert (game.state.game_ends_after is not None) == ends
+    assert game.ctx.board.bank_cash == 15000
+    game.state.bank = 0
+    from engine.game_end import check_bank
+
+    check_bank(game.ctx, game.state)
+    assert game.state.game_ends_after == (game.state.round_number, game.state.round.number)
+
+
+# --- §14 1861 train exports -------------------------------------------------------------
+
+
+def test_1861_exports_the_rsr_does_not_run_and_exports_before_the_sets_second_merger_round() -> None:
+    game = _game(EXPORTS)
+    assert game.ctx.board.national_operates  # it still takes nationalized companies' assets (10.1E)
+    _play_until(game, lambda g: g.state.phase == "4" and g.round_name == "Operating" and g.state.round.number == 1)
+    number, start = game.state.round_number, len(game.state.log)
+    _play_until(game, lambda g: g.state.round_number > number)
+    log = game.state.log[start:]
+    second_or = log.index(f"Operating round {number}.2")
+    second_merger = log.index(f"Merger round after operating round {number}.2")
+    exports = [i for i, line in enumerate(log) if line.startswith("RSR exports a ")]
+    assert len(exports) == 1 and second_or < exports[0] < second_merger
+    assert not [line for line in log if line.startswith("RSR runs")]
+    assert game.state.phase in ("4", "5")
+
+
+# --- §15 1861 short -------------------------------------------------------------------------
+
+
+def test_1861_short_rsr_has_no_treasury_and_exports_at_the_end_of_each_set() -> None:
+    game = _game(RSR_EXPORTS)
+    _play_until(game, lambda g: g.state.phase == "4" and g.round_name == "Operating" and g.state.round.number == 1)
+    number, start = game.state.round_number, len(game.state.log)
+    _play_until(game, lambda g: g.state.round_number > number)
+    log = game.state.log[start:]
+    exports = [i for i, line in enumerate(log) if line.startswith("RSR exports a ")]
+    assert len(exports) == 1 and log.index(f"Operating round {number}.2") < exports[0]
+    _play_until(game, lambda g: g.state.companies["RSR"].trains != [] or g.state.finished)
+    rsr = game.state.companies["RSR"]
+    assert rsr.cash == 0 and rsr.loans == 0
+    assert not [line for line in game.state.log if line.startswith("RSR runs")]
+
+
+def test_1861_short_the_first_6_train_bought_ends_the_game_two_operating_rounds_later() -> None:
+    game = _game(SIX_TRAIN_END)
+    _play_until(game, lambda g: any("The first 6-train" in line for line in g.state.log[-20:]) or g.state.finished)
+    log = game.state.log
+    trigger = next(i for i, line in enumerate(log) if "The first 6-train" in line)
+    bought = next(i for i, line in enumerate(log) if "buys a 6-train" in line and line.endswith("from the yard"))
+    round_start = max(i for i, line in enumerate(log[:trigger]) if line.startswith("Operating round "))
+    assert round_start < bought < trigger
+    _play_until(game, lambda g: g.state.finished)
+    after = game.state.log[trigger:]
+    assert len([line for line in after if line.startswith("Operating round ")]) == 2
+    assert game.state.end_reason == "first_6_train"
+    assert game.state.phase == "8"  # the RSR bought up to the 8-train meanwhile: that ends nothing more
+    stock_rounds = [line for line in after if line.startswith("Stock round ")]
+    assert len(stock_rounds) <= 1
+
+
+def test_the_short_game_end_cannot_be_played_with_the_long_game() -> None:
+    with pytest.raises(InvalidAction, match=r"Long game \(§14\) cannot be played with 1861 short: game end"):
+        parse_setup(["long-game", "six-train-end"])
+    with pytest.raises(InvalidAction, match="cannot be played with"):
+        Game.new(PLAYERS3, seed=1, rules=Rules.rulebook(options=[EXPORTS, RSR_EXPORTS]))
+
+
+# --- §16 two players --------------------------------------------------------------------
+
+
+def test_two_players_set_up_1861s_in_1861_and_1867_only_for_an_import() -> None:
+    two = [("a", "Anna"), ("b", "Boris")]
+    russia = Game.new(two, seed=11, title="1861")
+    assert [p.cash for p in russia.state.players] == [420, 420] and len(russia.state.private_owner) == 3
+    with pytest.raises(EngineError, match="two-player game .* is 1861's"):
+        Game.new(two, seed=11, title="1867")
+    imported = Game.new(two, seed=11, title="1867", rules=Rules.site(market="column"))
+    assert len(imported.state.private_owner) == 3
+
+
+# --- at the table ------------------------------------------------------------------------
+
+
+async def test_new_with_options_at_the_console_is_stored_shown_and_listed(store: SqliteEventStore) -> None:
+    out: list[str] = []
+    console = Console(TroikaService(store, pictures=False), Path("unused"), out.append)
+    await console.line("new Anna Boris Clara 1867 no-floor left-of-auctioneer")
+    assert "(column market; No stock price floor (§14); Left of auctioneer (§14))" in out[0]
+    record = await store.active_game_in_channel(CHANNEL)
+    assert record is not None
+    assert Rules.from_dict(record.options).options == {NO_FLOOR, LEFT_OF_AUCTIONEER}
+    out.clear()
+    await console.line("status")
+    assert "Options: No stock price floor (§14) · Left of auctioneer (§14)" in "\n".join(out)
+    out.clear()
+    await console.line("options")
+    listed = "\n".join(out)
+    assert "`no-floor`" in listed and "✓ (this game)" in listed and "exports" not in listed
+    out.clear()
+    await console.line("options 1861")
+    assert "Instead of running the Russian State Railway" in "\n".join(out)
+
+
+async def test_a_refused_setup_says_why(store: SqliteEventStore) -> None:
+    out: list[str] = []
+    console = Console(TroikaService(store, pictures=False), Path("unused"), out.append)
+    await console.line("new Anna Boris Clara 1867 exports")
+    assert "exports is an option of 1861, not of 1867" in out[-1]
+    await console.line("new Anna Boris 1867")
+    assert "two-player game (16) is 1861's" in out[-1]
+    assert await store.active_game_in_channel(CHANNEL) is None
+
+
+def test_slash_new_suggests_the_titles_options_after_what_is_typed() -> None:
+    assert "long-game" in option_suggestions("1867", "")
+    assert option_suggestions("1867", "no-floor lo") == ["no-floor long-game"]
+    assert option_suggestions("1867", "no-floor ") == [
+        "no-floor limited-special-trains", "no-floor long-game", "no-floor left-of-auctioneer"]
+    assert "exports" not in " ".join(option_suggestions("1867", ""))
+    assert "exports" in option_suggestions("1861", "")
