@@ -186,7 +186,7 @@ def _check_what_the_action_did(game: Game, last: Action, before: Before) -> None
             cell = ctx.board.market_cell(ctx.rules.market, *state.companies[match.group(1)].market)
             if not (cell.convert_zone or cell.teal) or not 100 <= cell.price <= 200:
                 raise InvariantError(f"{match.group(1)} formed on {cell} (9.2A: blue or teal, 100-200)")
-    if isinstance(last, LayTile):
+    if isinstance(last, LayTile) and not ctx.rules.lay_connection_unchecked:  # RN 0.4: not on the site
         _check_lay_reaches_new_track(game, last, before)
 
 
