@@ -175,6 +175,8 @@ def _check_what_the_action_did(game: Game, last: Action, before: Before) -> None
         state.game_ends_after is None or state.game_ends_after > before.game_ends_after
     ):
         raise InvariantError(f"the end moved from {before.game_ends_after} to {state.game_ends_after} (12.1)")
+    if ctx.rules.is_site:
+        return  # what follows is the rulebook's reading; the site reads it its own way (RN 0.4, 7, 9)
     phase = before.phase
     for line in state.log[before.log:]:
         if line.startswith("Phase "):
@@ -186,7 +188,7 @@ def _check_what_the_action_did(game: Game, last: Action, before: Before) -> None
             cell = ctx.board.market_cell(ctx.rules.market, *state.companies[match.group(1)].market)
             if not (cell.convert_zone or cell.teal) or not 100 <= cell.price <= 200:
                 raise InvariantError(f"{match.group(1)} formed on {cell} (9.2A: blue or teal, 100-200)")
-    if isinstance(last, LayTile) and not ctx.rules.lay_connection_unchecked:  # RN 0.4: not on the site
+    if isinstance(last, LayTile):
         _check_lay_reaches_new_track(game, last, before)
 
 
