@@ -12,10 +12,12 @@ import difflib
 from dataclasses import dataclass
 
 from engine import notation, trains
-from engine.actions import Action, BuyPrivate, BuyTrain, Merge
+from engine.actions import Action, BuyPrivate, BuyTrain, Merge, RunRoutes
 from engine.errors import EngineError, IllegalAction
 from engine.game import Game
 from engine.notation import shown
+from engine.route_notation import routes_detail
+from engine.routes import RouteResult
 
 from .errors import Refusal
 
@@ -159,18 +161,22 @@ class Parsed:
 
     action: Action
     detail: str = ""
+    routes: tuple[RouteResult, ...] = ()  # a run's routes as the engine priced them while reading it
 
 
 def parse_action(game: Game, verb: str, rest: str) -> Parsed:
     """The action ``verb rest`` stands for, taken by whoever acts now. Raises
     :class:`Refusal` for text the engine cannot read (not for illegal moves)."""
     try:
-        action = notation.parse(game, f"{verb} {rest}")
+        action, priced = notation.parse_priced(game, f"{verb} {rest}")
     except notation.Unreadable:
         raise Refusal(f"Write it as `{VERBS[verb].usage}`.") from None
     except EngineError as exc:
         raise Refusal(str(exc)) from None
-    return Parsed(action, notation.detail(game, action))
+    if not isinstance(action, RunRoutes):
+        return Parsed(action)
+    company = game.state.companies[action.entity]
+    return Parsed(action, routes_detail(game.ctx, game.state, company, list(priced)), priced)
 
 
 def consent_needed(game: Game, action: Action) -> str | None:

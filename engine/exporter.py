@@ -38,6 +38,7 @@ from .actions import (
     PlaceToken,
     RedeemShares,
     RemoveToken,
+    RunBest,
     RunRoutes,
     SellShares,
     action_from_dict,
@@ -252,6 +253,7 @@ SITE_TYPES: dict[type[Action], str] = {
     RemoveToken: "remove_token",
     LayTile: "lay_tile",
     RunRoutes: "run_routes",
+    RunBest: "run_routes",
     Dividend: "dividend",
     BuyTrain: "buy_train",
     DiscardTrain: "discard_train",
@@ -289,14 +291,19 @@ def _city_id(game: Game, state: GameState, hex_id: str, city: int) -> str:
 
 
 def _routes(game: Game, action: RunRoutes) -> list[dict[str, Any]]:
-    from .routes import check_routes
+    """The routes run, each with its train, legs, stops, nodes and revenue (``run best``:
+    the best routes, found as the run found them)."""
+    from .routes import best_routes, check_routes, to_route
 
-    if not action.routes:
-        return []
     company = game.state.companies[action.entity]
-    results = check_routes(game.ctx, game.state, company, action.routes)
+    if isinstance(action, RunBest):
+        results = best_routes(game.ctx, game.state, company)
+        routes = tuple(to_route(r) for r in results)
+    else:
+        routes = action.routes
+        results = check_routes(game.ctx, game.state, company, routes) if routes else []
     written = []
-    for route, result in zip(action.routes, results, strict=True):
+    for route, result in zip(routes, results, strict=True):
         stops = route_stops(route.legs)
         written.append({"train": route.train, "connections": [list(leg) for leg in route.legs],
                         "hexes": stops, "revenue": result.revenue, "revenue_str": "-".join(stops),

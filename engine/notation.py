@@ -33,13 +33,15 @@ from .actions import (
     PlaceToken,
     RedeemShares,
     RemoveToken,
+    RunBest,
     RunRoutes,
     SellShares,
     StandingOrder,
 )
 from .board import TileDef
 from .errors import AmbiguousAction, IllegalAction, InvalidAction
-from .route_notation import parse_routes, route_stops, routes_detail
+from .route_notation import parse_routes, route_stops
+from .routes import RouteResult
 from .state import Train
 
 if TYPE_CHECKING:
@@ -63,6 +65,12 @@ def parse(game: Game, text: str) -> Action:
     :class:`InvalidAction` for words that cannot be read, :class:`AmbiguousAction`
     when they could mean more than one action, :class:`IllegalAction` when nothing
     they could mean is open now."""
+    return parse_priced(game, text)[0]
+
+
+def parse_priced(game: Game, text: str) -> tuple[Action, tuple[RouteResult, ...]]:
+    """:func:`parse`, with a run's routes as they were priced while reading them (so
+    that what they earn is not worked out twice)."""
     actor = game.actor()
     if actor is None:
         raise IllegalAction("The game is over.")
@@ -74,7 +82,7 @@ def parse(game: Game, text: str) -> Action:
     if reader is None:
         raise InvalidAction(f"`{shown(verb)}` is not a move")
     try:
-        return reader(game, actor, rest.split())
+        return reader(game, actor, rest.split()), ()
     except IndexError:
         raise Unreadable(verb) from None
 
@@ -243,16 +251,19 @@ def rotations(game: Game, actor: str, hex_id: str, tile: str) -> list[int]:
     return fits
 
 
-def _run(game: Game, actor: str, rest: str) -> RunRoutes:
+def _run(game: Game, actor: str, rest: str) -> tuple[RunRoutes, tuple[RouteResult, ...]]:
+    """``run`` or ``run best``: the best routes, named (as the players' run is stored);
+    else the routes written."""
     from .routes import best_routes, to_route
 
     company = game.state.companies.get(actor)
     if company is None:
         raise IllegalAction(f"{actor} has no trains to run.")
     if rest.strip().lower() in ("", "best"):
-        return RunRoutes(actor, tuple(to_route(r) for r in best_routes(game.ctx, game.state, company)))
-    action, _ = parse_routes(game.ctx, game.state, company, rest)
-    return action
+        results = best_routes(game.ctx, game.state, company)
+        return RunRoutes(actor, tuple(to_route(r) for r in results)), tuple(results)
+    action, priced = parse_routes(game.ctx, game.state, company, rest)
+    return action, tuple(priced)
 
 
 def _train(game: Game, actor: str, args: list[str]) -> Action:
@@ -404,6 +415,8 @@ def command(game: Game | None, action: Action) -> str:
             return f"token {hex_id} {city}"
         case LayTile(hex=hex_id, tile=tile, rotation=rotation):
             return f"lay {hex_id} {tile} {rotation}"
+        case RunBest():
+            return "run best"
         case RunRoutes(routes=routes, revenue=revenue):
             stops = "; ".join(f"{r.train}: {'-'.join(route_stops(r.legs))}" for r in routes if r.legs)
             return " ".join(w for w in ("run", stops, "" if revenue is None else f"= {revenue}") if w)
@@ -484,7 +497,7 @@ def _in_position(game: Game, action: Action) -> str | None:
     if isinstance(action, LayTile):
         typed = f"lay {action.hex} {action.tile} {action.rotation}"
         return typed + " loan" if loan_needed(game, action) else typed
-    if isinstance(action, RunRoutes):
+    if isinstance(action, RunRoutes) and not isinstance(action, RunBest):
         return _run_command(game, action)
     if isinstance(action, BuyTrain):
         return _train_command(game, action)
@@ -533,18 +546,6 @@ def _train_command(game: Game, action: BuyTrain) -> str | None:
     word = name if first is not None and first.id == train.id else train.id
     listed = game.ctx.board.train(name).price
     return f"train {word}" + (" pool" if pool else "") + ("" if action.price == listed or pool else f" {action.price}")
-
-
-def detail(game: Game, action: Action) -> str:
-    """What is worth telling beside a command before it is applied: for a run, each
-    route with what its stops earn; else ''."""
-    from .routes import check_routes
-
-    if not isinstance(action, RunRoutes) or action.entity not in game.state.companies:
-        return ""
-    company = game.state.companies[action.entity]
-    results = check_routes(game.ctx, game.state, company, action.routes) if action.routes else []
-    return routes_detail(game.ctx, game.state, company, results)
 
 
 def hints(game: Game) -> list[str]:

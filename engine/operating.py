@@ -15,6 +15,7 @@ from .actions import (
     Pass,
     PlaceToken,
     RedeemShares,
+    RunBest,
     RunRoutes,
 )
 from .errors import IllegalAction
@@ -441,9 +442,12 @@ def _national_runs_itself(ctx: Context, state: GameState, rnd: OperatingRound, c
 def _run(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
     if not isinstance(action, RunRoutes):
         raise IllegalAction(f"{company.sym} must run its trains")
-    from .routes import check_routes
+    from .routes import best_routes, check_routes
 
-    results = check_routes(ctx, state, company, action.routes)
+    if isinstance(action, RunBest):
+        results = best_routes(ctx, state, company)
+    else:
+        results = check_routes(ctx, state, company, action.routes)
     revenue = sum(r.revenue for r in results)
     if action.revenue is not None and action.revenue != revenue:
         raise IllegalAction(f"these routes earn {revenue}, not {action.revenue}")
