@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from bot.commands import distinct_rotations
+from engine.notation import distinct_rotations
 from engine.actions import LayTile
 from engine.game import Game
 from engine.legal import legal_lays
