@@ -215,11 +215,16 @@ def loan_needed(game: Game, action: LayTile) -> str:
 
 
 def distinct_rotations(tile: TileDef, fits: list[int]) -> list[int]:
-    """The rotations that lay different track (a straight at 0 and 3 is the same lay)."""
-    seen: set[frozenset[frozenset[int]]] = set()
+    """The rotations that lay different track (a straight at 0 and 3 is the same lay;
+    so is Montreal's X2 at 0 and 3, whose three cities swap places but not track)."""
+    seen: set[tuple[frozenset[frozenset[int]], frozenset[tuple[object, ...]]]] = set()
     result = []
     for rotation in fits:
-        track = frozenset(frozenset(p) for p in tile.rotated_paths(rotation))
+        nodes = frozenset(
+            (node.kind, node.revenue, node.slots, exits)
+            for node, exits in zip(tile.nodes, tile.node_exits(rotation))
+        )
+        track = (tile.edge_pairs(rotation), nodes)
         if track not in seen:
             seen.add(track)
             result.append(rotation)
