@@ -109,7 +109,7 @@ def cmd_routes(args: argparse.Namespace) -> int:
 
 
 def _routes_now(args: argparse.Namespace) -> int:
-    from bot.routes_text import routes_detail
+    from engine.route_notation import routes_detail
     from engine.replay import replay
     from engine.routes import best_routes
 
@@ -179,18 +179,63 @@ def _last_hex(game: Any) -> str | None:
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
-    """Play random games to the end, checking invariants after every action."""
+    """Play random games to the end, checking invariants after every action (with
+    --export, each written as an 18xx.games log, TITLE-selfplay-SEED.json)."""
     from engine.game_setup import check_options
-    from engine.selfplay import play_many
+    from engine.selfplay import SelfPlayResult, play_many
 
     try:
         options = check_options(args.title, (o.lower() for o in args.options))
     except EngineError as exc:
         print(f"troika: {exc}", file=sys.stderr)
         return 2
-    summary = play_many(args.games, args.seed, args.title, options)
+    folder = Path(args.export) if args.export else None
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SystemExit(f"troika: cannot make {folder}: {exc.strerror}") from None
+
+    def write(result: SelfPlayResult) -> None:
+        if folder is not None:
+            path = folder / f"{result.title}-selfplay-{result.seed}.json"
+            path.write_text(json.dumps(result.site_log()), encoding="utf-8")
+
+    summary = play_many(args.games, args.seed, args.title, options, args.rules == "site", write)
     print(json.dumps(summary))
     return 0 if not summary["failures"] else 1
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a stored game as an 18xx.games log, to open on the site."""
+    import asyncio
+
+    from bot.site_games import site_export
+    from storage import StoreError, store_at
+
+    async def export() -> Any:
+        async with store_at(args.db) as store:
+            record = await store.get_game(args.game)
+            return site_export(record, await store.events(args.game))
+
+    problem = _database(args.db)
+    if problem:
+        print(f"troika: {problem}", file=sys.stderr)
+        return 2
+    try:
+        done = asyncio.run(export())
+    except (StoreError, EngineError) as exc:
+        print(f"troika: {exc}", file=sys.stderr)
+        return 1
+    try:
+        Path(args.out).write_text(json.dumps(done.log, ensure_ascii=False), encoding="utf-8")
+    except OSError as exc:
+        print(f"troika: cannot write {args.out}: {exc.strerror}", file=sys.stderr)
+        return 2
+    if done.warning:
+        print(f"troika: warning: {done.warning}", file=sys.stderr)
+    print(f"{args.out}: game {args.game}, {done.actions} actions")
+    return 0
 
 
 def _database(location: str) -> str | None:
@@ -463,6 +508,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--title", default=DEFAULT_TITLE, choices=list(TITLES), help="the game to play (default 1861)")
     p.add_argument("--options", nargs="*", default=[], metavar="OPTION",
                    help="the rulebook's optional rules to play, e.g. long-game (the `options` command lists them)")
+    p.add_argument("--rules", default="rulebook", choices=["rulebook", "site"],
+                   help="the rulebook's, or the rules as 18xx.games applies them")
+    p.add_argument("--export", metavar="DIR", help="write each game as an 18xx.games log into DIR")
     p.set_defaults(func=cmd_selfplay)
 
     database = os.environ.get("TROIKA_DB") or "troika.db"
@@ -478,6 +526,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shards", type=int, default=None, help="Discord: the bot runs as this many processes")
     p.add_argument("--shard-id", type=int, default=None, help="Discord: which of them this is (0, 1, ...)")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("export", help="write a stored game as an 18xx.games log", description=cmd_export.__doc__)
+    p.add_argument("--db", default=database, help=f"the database: {where}")
+    p.add_argument("--game", type=int, required=True, help="the game's number")
+    p.add_argument("--out", required=True, help="the file to write (JSON)")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("backup", help="copy the database while it is in use", description=cmd_backup.__doc__)
     p.add_argument("path", help="where to write the copy (a SQLite file)")

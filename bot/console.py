@@ -44,6 +44,7 @@ class Console:
     def __init__(self, service: TroikaService, pictures_dir: Path, write: Callable[[str], None] = print) -> None:
         self.service = service
         self.pictures_dir = pictures_dir
+        self.files_dir = pictures_dir.parent  # exported games go beside the pictures' folder
         self._write = write
 
     def write(self, text: str) -> None:
@@ -61,6 +62,8 @@ class Console:
                 self.write(NEW_USAGE)
             elif words[0].lower() == "new":
                 self._show(await self._new(words[1:]))
+            elif words[0].lower() == "import" and len(words) > 1:
+                self._show(await self._import(text.split(None, 1)[1]))
             else:
                 account, command = await self._identity(words)
                 self._show(await self.service.handle(CHANNEL, account, command))
@@ -104,16 +107,33 @@ class Console:
             if not command:
                 raise Refusal(f"Write the command for {account.name}: `as {account.name} pass`.")
             return account, " ".join(command)
-        if verb == "replace":
+        if verb in ("replace", "seat"):
             raise Refusal("On the console everyone shares the keyboard: `as NAME ...` types for a player.")
         if verb == "withdraw":
             return await self.service.requesting_account(CHANNEL) or NOBODY, " ".join(words)
         return await self.service.deciding_account(CHANNEL) or NOBODY, " ".join(words)
 
+    async def _import(self, path: str) -> Reply:
+        """``import PATH``: an 18xx.games log from a file, every seat at this keyboard."""
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise Refusal(f"Cannot read {path} ({exc.strerror}).") from None
+        return await self.service.import_site_game(CHANNEL, NOBODY, data, name=Path(path).name, hot_seat=True)
+
     def _show(self, reply: Reply) -> None:
         if reply.text:
             self.write(reply.text)
         self._save(reply.pictures)
+        for attachment in reply.files:
+            path = self.files_dir / attachment.name
+            try:
+                self.files_dir.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(attachment.data)
+            except OSError as exc:
+                self.write(f"✗ Cannot write {path} ({exc.strerror}).")
+                continue
+            self.write(f"  file: {path}")
 
     async def _deliver(self, post: Post) -> None:
         self.write(post.content(

@@ -42,6 +42,7 @@ from storage import Shard, StoreError, store_at
 from .commands import VERBS, split
 from .errors import Refusal
 from .service import TITLES, Account, Post, Reply, TroikaService, option_suggestions
+from .site_games import check_size
 
 log = logging.getLogger("troika.discord")
 
@@ -508,13 +509,14 @@ class GameCog(commands.Cog, name="Game"):
         """Send a command's direct answer: as the reply to it, or by ``send``."""
         send = send or ctx.send
         chunks = _chunks(reply.text)
-        if not chunks and not reply.pictures:
+        if not chunks and not reply.pictures and not reply.files:
             if ctx.interaction is not None:
                 await ctx.send("✓", ephemeral=True)
             return
         for i, chunk in enumerate(chunks or [""]):
-            if i == 0 and reply.pictures:
+            if i == 0 and (reply.pictures or reply.files):
                 files = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in reply.pictures]
+                files += [discord.File(io.BytesIO(f.data), filename=f.name) for f in reply.files]
                 try:
                     await send(chunk or None, files=files)
                 except discord.Forbidden as exc:
@@ -542,6 +544,16 @@ class GameCog(commands.Cog, name="Game"):
     @app_commands.choices(title=[app_commands.Choice(name=t, value=t) for t in TITLES])
     async def options(self, ctx: commands.Context[Any], title: str = "") -> None:
         await self.play(ctx, f"options {title}".strip())
+
+    @game_command("import")
+    async def import_(self, ctx: commands.Context[Any], log: discord.Attachment) -> None:
+        """The game's JSON exported from 18xx.games, attached (checked before it is read)."""
+        await ctx.defer()
+        check_size(log.size, log.filename)
+        guild_id = str(ctx.guild.id) if ctx.guild else None
+        reply = await self.service.import_site_game(str(ctx.channel.id), account(ctx.author), await log.read(),
+                                                    name=log.filename, guild_id=guild_id)
+        await self.answer(ctx, reply)
 
     @game_command("join")
     async def join(self, ctx: commands.Context[Any]) -> None:
@@ -701,6 +713,10 @@ class GameCog(commands.Cog, name="Game"):
     async def holdings(self, ctx: commands.Context[Any]) -> None:
         await self.play(ctx, "holdings")
 
+    @game_command("export")
+    async def export(self, ctx: commands.Context[Any]) -> None:
+        await self.play(ctx, "export")
+
     @game_command("log")
     async def log_(self, ctx: commands.Context[Any], count: int = 15) -> None:
         await self.play(ctx, f"log {count}")
@@ -723,6 +739,12 @@ class GameCog(commands.Cog, name="Game"):
         reply = await self.service.replace_seat(str(ctx.channel.id), account(ctx.author), player, account(member),
                                                 key=request_key(ctx))
         await self.answer(ctx, reply)
+
+    @game_command("seat")
+    @app_commands.autocomplete(player=suggest_player)
+    async def seat(self, ctx: commands.Context[Any], player: str, member: discord.Member) -> None:
+        """``!seat "Player 2" @someone``: an imported game's seat, by the site's name."""
+        await self.replace(ctx, player, member)
 
     @game_command("pause")
     async def pause(self, ctx: commands.Context[Any], *, what: str = "") -> None:

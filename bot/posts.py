@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from engine import market
+from engine import market, notation
 from engine.actions import Action, RunRoutes, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
@@ -30,7 +30,7 @@ from render.table import render_table
 from render.tiles import render_tiles
 from storage import Event, EventKind, GameRecord
 
-from .commands import VERBS, action_text, split
+from .commands import VERBS, split
 from .errors import Refusal
 from .ledger import Ledger
 from .orders_text import orders_text
@@ -45,6 +45,14 @@ PICTURES = ("map", "market", "table")
 class Picture:
     name: str
     png: bytes
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file sent with a reply (an exported game log)."""
+
+    name: str
+    data: bytes
 
 
 def player_name(game: Game, player_id: str | None) -> str:
@@ -350,7 +358,7 @@ def seat_name(record: GameRecord, player_id: str | None) -> str:
 def event_command(event: Event) -> str:
     """A stored action as the command that makes it."""
     try:
-        return action_text(action_from_dict(event.action))
+        return notation.command(None, action_from_dict(event.action))
     except EngineError:
         return str(event.action.get("type"))
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import logging
 import math
 import pickle
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from engine import notation
 from engine.actions import (
     Action,
     EndGame,
@@ -61,6 +63,7 @@ from storage import (
     GameRecord,
     GameRepository,
     GameStatus,
+    InvalidGameLog,
     NewEvent,
     OutboxMessage,
     Seat,
@@ -75,7 +78,6 @@ from storage.store import DuplicateRequest, unstorable, utc_now
 from .commands import (
     VERBS,
     Parsed,
-    command_for,
     consent_needed,
     parse_action,
     shown,
@@ -85,6 +87,7 @@ from .errors import NoGame, NotAllowed, Refusal
 from .ledger import Ledger
 from .orders_text import parse_order
 from .posts import (
+    Attachment,
     Picture,
     changed_pictures,
     choices_text,
@@ -104,6 +107,7 @@ from .posts import (
     who_acts,
 )
 from .stray import LastMove, bind_pass, questioned_pass
+from .site_games import export_name, one_line, read_site_file, site_export, troika_log
 from .track_help import tiles_text, track_options
 
 MAX_PLAYERS = 6
@@ -137,6 +141,7 @@ class Reply:
 
     text: str = ""
     pictures: list[Picture] = field(default_factory=list)
+    files: list[Attachment] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -279,6 +284,9 @@ class TroikaService:
             return Reply(await self._games(account))
         if verb == "options":
             return Reply(await self._options(channel_id, rest))
+        if verb == "import":
+            raise Refusal("Attach the game's JSON exported from 18xx.games to `!import` (or `/import`); "
+                          "on the console, `import PATH`.")
         return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest, at))
 
     async def _in_game(
@@ -296,11 +304,11 @@ class TroikaService:
                 if verb == "remind" and rest.split()[:1] == ["me"]:
                     return await self._remind_me(record, self._seat(record, account), rest[2:])
                 commissioner = self._commissioner(record, account)
-                if verb == "replace":
+                if verb in ("replace", "seat"):
                     name, _, new = rest.rpartition(" ")
                     if DISCORD_MENTION.fullmatch(new):  # an account is resolved by the frontend, not read here
                         raise Refusal("Write it as `replace PLAYER @ACCOUNT`, mentioning the new player.")
-                    return await self._replace(record, commissioner, name, Account(new, new))
+                    return await self._replace(record, commissioner, name.strip('"'), Account(new, new))
                 return await self._admin[verb](record, commissioner, rest)
             if at is not None:  # checked in each attempt: the game may move between attempts
                 await self._check_still_open(record, *at)
@@ -566,7 +574,7 @@ class TroikaService:
         found: list[str] = []
         for action in legal_actions(game):
             try:
-                word, _, rest = command_for(game, action).partition(" ")
+                word, _, rest = notation.command(game, action).partition(" ")
             except EngineError:
                 continue
             named = word == verb or (verb == "home" and word == "token")
@@ -823,7 +831,10 @@ class TroikaService:
         ledger = await self._ledger(record.id, live.seq)
         self._check_open(game, ledger)
         if verb == "auto":  # a standing order: any seated player, at any time
-            order = parse_order(seat.player_id, rest)
+            try:
+                order = notation.parse_order(seat.player_id, rest)
+            except EngineError as exc:
+                raise Refusal(str(exc)) from None
             await self._apply(record, live.seq, game, seat, Parsed(order), f"auto {rest}".strip(),
                               _proxy_note(proxy))
             return Reply()
@@ -1197,6 +1208,8 @@ class TroikaService:
             return Reply(text, pictures)
         if verb == "log":
             return Reply(await self._log(record, rest))
+        if verb == "export":
+            return await self._export(record)
         focus = rest.strip().upper() or None
         if focus is not None and focus not in game.ctx.board.hexes:
             raise Refusal(f"There is no hex {shown(focus)} on the map.")
@@ -1260,6 +1273,44 @@ class TroikaService:
         for event in effective_events(events):
             effects[event.seq] = self.engine.apply(game, event.action, replaying=True)
         return effects
+
+    # --- 18xx.games ------------------------------------------------------------------
+
+    async def _export(self, record: GameRecord) -> Reply:
+        """The game as an 18xx.games log, attached (a whole replay: off the loop)."""
+        events = await self.store.events(record.id)
+        export = await asyncio.to_thread(site_export, record, events)
+        text = f"Game {record.id} as an 18xx.games log: {export.actions} actions."
+        if export.warning:
+            text += f" ⚠ {export.warning}."
+        data = json.dumps(export.log, ensure_ascii=False).encode("utf-8")
+        return Reply(text, files=[Attachment(export_name(record), data)])
+
+    async def import_site_game(
+        self, channel_id: str, account: Account, data: bytes, *, name: str = "the file",
+        guild_id: str | None = None, hot_seat: bool = False,
+    ) -> Reply:
+        """Bring an 18xx.games game into the channel, checked by replaying it, to play on
+        under the site's rules; ``account`` becomes its commissioner and holds the seat
+        of its own name (else the first) until seats are handed out with `seat`
+        (``hot_seat``: the console, where every seat is at one keyboard)."""
+        log = read_site_file(data, name)
+        troika = await asyncio.to_thread(troika_log, log, (account.id, account.name), hot_seat)
+        try:
+            record = await self.repo.import_game(troika, account.id, guild_id=guild_id, channel_id=channel_id)
+        except ChannelBusy as exc:
+            raise Refusal(f"This channel already has game {exc.game_id}; its commissioner can `end` it.") from None
+        except InvalidGameLog as exc:
+            raise Refusal(f"This 18xx.games log does not replay: {one_line(str(exc))}") from None
+        game = (await self.repo.load(record.id)).game
+        mine = next(s for s in record.seats if s.commissioner)
+        where = "The game is over." if game.state.finished else f"{round_title(game)}: {who_acts(game)} {doing(game)}."
+        free = [s.display_name for s in record.seats if s.discord_user_id is None]
+        seats = f" Free seats: {', '.join(free)}; the commissioner gives them with `seat \"{free[0]}\" @someone`." \
+            if free else ""
+        return Reply(f"**{account.name}** imports {log.get('title')} game {log.get('id', '')} from 18xx.games as "
+                     f"game {record.id} ({len(troika['actions'])} actions, the site's rules); the commissioner "
+                     f"holds {mine.display_name}'s seat. {where}{seats}")
 
     # --- posts ---------------------------------------------------------------------
 
@@ -1484,4 +1535,5 @@ def _record_rules(record: GameRecord) -> Rules:
 
 def setup_words(title: str, rules: Rules) -> str:
     """A game's setup as the players chose it: ``grid market; Long game (§14)``."""
-    return "; ".join([f"{rules.market} market", *describe(title, rules.options)])
+    site = ["the rules as on 18xx.games"] if rules.is_site else []
+    return "; ".join([f"{rules.market} market", *site, *describe(title, rules.options)])

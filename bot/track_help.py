@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from engine.game import Game
 from engine.legal import legal_lays
 from engine.loans import borrowing_power
+from engine.notation import distinct_rotations, shown
 from engine.operating import OperatingRound
 from engine.state import Company
 from engine.track import lay_cost
@@ -20,7 +21,6 @@ from engine.trains import cheapest_bank_price
 from render.svg import money
 from render.tiles import Candidate, exits_towards
 
-from .commands import distinct_rotations, shown
 from .errors import Refusal
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from engine.actions import Action, EndGame, LayTile, Pass
-from engine.game import Game
+from engine.actions import EndGame, Pass
 from engine.importer import actions_of, read_log
+from engine.notation import command
 
-from .commands import command_for, consent_needed, loan_needed
+from .commands import consent_needed
 from .stray import LastMove, questioned_pass
 
 
@@ -27,22 +27,15 @@ def log_commands(log: dict[str, Any]) -> Iterator[tuple[str, str]]:
     for entry in logged:
         for action in actions_of(lambda: game.state, entry):
             names = {p.id: p.name for p in game.state.players}
-            # Only the commissioner (the first seat here) may end a game in Troika.
+            # Only the commissioner (the first seat here) may end a game in Troika, with `confirm`.
             typist = game.state.players[0].id if isinstance(action, EndGame) else game.controller(action.entity)
-            command = command_for(game, action) + _agreed(game, action)
+            typed = command(game, action) + (" confirm" if isinstance(action, EndGame) else "")
             if isinstance(action, Pass) and questioned_pass(game, last, typist):
-                command = f"pass {action.entity}"  # meant for the company called now
-            yield names[typist or ""], command
+                typed = f"pass {action.entity}"  # meant for the company called now
+            yield names[typist or ""], typed
             last = LastMove(action.kind, action.entity, typist)
             consenter = consent_needed(game, action)
             if consenter is not None:
                 yield names[consenter], "agree"
             game.apply(action, check=False)
 
-
-def _agreed(game: Game, action: Action) -> str:
-    """What a player adds to say they mean it: `` loan`` after a lay the company must
-    borrow for, `` confirm`` after ``end``."""
-    if isinstance(action, EndGame):
-        return " confirm"
-    return " loan" if isinstance(action, LayTile) and loan_needed(game, action) else ""

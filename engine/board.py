@@ -11,6 +11,7 @@ i-th revenue node (cities, towns and off-boards in the order they are listed).
 from __future__ import annotations
 
 import re
+from typing import Any
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -405,6 +406,9 @@ class Board:
     cert_limit: dict[int, int]
     bank_cash: int
     player_range: tuple[int, int]
+    printed_ids: dict[str, str] = field(default_factory=dict)
+    """Hex -> the id 18xx.games gives what the map prints there (``D16-1``: the hex and
+    its place among the hexes printed alike), which names its cities in site logs."""
     neighbours: dict[str, dict[int, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -631,4 +635,16 @@ def _read_board(title: str) -> Board:
         cert_limit={int(k): v for k, v in raw["cert_limit"].items()},
         bank_cash=raw["bank_cash"],
         player_range=(raw["player_range"][0], raw["player_range"][1]),
+        printed_ids=_printed_ids(raw["hexes"]),
     )
+
+
+def _printed_ids(hexes: dict[str, Any]) -> dict[str, str]:
+    """The site numbers the hexes printed alike (same colour and code) in map order."""
+    seen: dict[tuple[str, str], int] = {}
+    ids = {}
+    for hex_id, printed in hexes.items():
+        key = (printed["color"], printed["code"])
+        ids[hex_id] = f"{hex_id}-{seen.get(key, 0)}"
+        seen[key] = seen.get(key, 0) + 1
+    return ids

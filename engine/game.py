@@ -52,12 +52,13 @@ class Game:
         first_player: int | None = None,
     ) -> Game:
         """A new game. ``players`` are (id, name) in seat order; the first player
-        (priority deal, rule 2M) is drawn from ``seed`` unless given. ``rules`` holds the
-        market, the options (refused unless the title offers them) and the switches."""
+        (priority deal, rule 2M) is drawn from ``seed`` unless given (or the first
+        seat, by the site's rules). ``rules`` holds the market, the options (refused
+        unless the title offers them) and the switches."""
         rules = rules or Rules.rulebook(market=load_board(title).default_market)
         ctx = Context(board_for(title, check_options(title, rules.options)), rules)
         if first_player is None:
-            first_player = random.Random(seed).randrange(len(players))
+            first_player = 0 if ctx.rules.first_seat_starts else random.Random(seed).randrange(len(players))
         state = new_state(ctx, players, first_player, seed)
         auction.start(ctx, state)
         return cls(ctx, state)
@@ -98,7 +99,7 @@ class Game:
 
     def choices(self) -> list[str]:
         """What the actor may do now, in command words."""
-        from .legal import hints
+        from .notation import hints
 
         return hints(self)
 

@@ -67,29 +67,37 @@ def _word(word: str) -> str:
     return word.lower().replace("_", "-")
 
 
+SITE_WORD = "site"
+"""``new 1867 site``: the game plays by 18xx.games' readings, so its log loads there."""
+
+
 def is_setup_word(word: str) -> bool:
-    """Whether ``word`` names a title, a market or an option (not a player's name)."""
-    return _word(word) in {*TITLES, *MARKETS, *(sym for t in TITLES for sym in declared(t))}
+    """Whether ``word`` names a title, a market, the site's rules or an option (not a
+    player's name)."""
+    return _word(word) in {*TITLES, *MARKETS, SITE_WORD, *(sym for t in TITLES for sym in declared(t))}
 
 
 def parse_setup(words: Iterable[str]) -> Setup:
     """The setup named by ``new``'s words, in any order: a title (``1867``), a market
-    (``column``) and options (``long-game``); each defaults as the box does. Refused
-    (with why) for a word that is none of these or options the title cannot play."""
-    title, market, options = DEFAULT_TITLE, "", []
+    (``column``), ``site`` (the rules as 18xx.games applies them) and options
+    (``long-game``); each defaults as the box does. Refused (with why) for a word that is
+    none of these or options the title cannot play."""
+    title, market, options, site = DEFAULT_TITLE, "", [], False
     for word in map(_word, words):
         if word in TITLES:
             title = word
         elif word in MARKETS:
             market = word
+        elif word == SITE_WORD:
+            site = True
         elif is_setup_word(word):
             options.append(word)
         else:
             raise InvalidAction(
-                f"`{word[:24]}` is neither a game ({' or '.join(TITLES)}), a market (grid or column) "
-                "nor an option (`options` lists them)"
+                f"`{word[:24]}` is neither a game ({' or '.join(TITLES)}), a market (grid or column), "
+                "`site` nor an option (`options` lists them)"
             )
-    setup = Setup(title, market or load_board(title).default_market, frozenset(options))
+    setup = Setup(title, market or load_board(title).default_market, frozenset(options), site)
     setup.rules()
     return setup
 

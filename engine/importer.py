@@ -36,7 +36,7 @@ from .actions import (
     SellShares,
 )
 from .board import load_board
-from .errors import InvalidAction
+from .errors import EngineError, InvalidAction
 from .game import Game
 from .history import effective_entries
 from .rules import Rules
@@ -73,6 +73,39 @@ def read_log(log: dict[str, Any]) -> tuple[Game, list[LoggedAction]]:
         entries.append((raw.get("id", 0), raw, LoggedAction(raw.get("id", 0), raw)))
     kept = [a for a in effective_entries(entries) if a.raw["type"] != "message"]
     return game, kept
+
+
+@dataclass
+class ImportedGame:
+    """A site log read and replayed: its set-up, the Troika actions it holds in effect
+    (undone ones, chat and standing orders left out) and the game they lead to."""
+
+    title: str
+    players: list[tuple[str, str]]
+    seed: int
+    rules: Rules
+    actions: list[Action]
+    typists: list[str | None]  # the player who decided each action
+    game: Game
+
+
+def import_log(log: dict[str, Any]) -> ImportedGame:
+    """Read and replay a whole site log; raises :class:`EngineError` naming the action
+    that does not replay."""
+    game, logged = read_log(log)
+    players = [(p.id, p.name) for p in game.state.players]
+    fresh = (game.state.title, players, int((log.get("settings") or {}).get("seed") or 0), game.ctx.rules)
+    actions: list[Action] = []
+    typists: list[str | None] = []
+    for entry in logged:
+        try:
+            for action in actions_of(lambda: game.state, entry):
+                typists.append(game.controller(action.entity))
+                game.apply(action, check=False)
+                actions.append(action)
+        except EngineError as exc:
+            raise type(exc)(f"action {entry.id} ({entry.raw['type']}) does not replay: {exc}") from exc
+    return ImportedGame(*fresh, actions, typists, game)
 
 
 def convert(state: GameState, raw: dict[str, Any]) -> Action | None:

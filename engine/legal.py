@@ -3,7 +3,7 @@
 ``legal_actions`` lists every action the engine accepts now, built from the same
 rule predicates the rounds judge with (``tests/test_legal_moves.py`` checks that
 every offered action applies and no refused one is offered). Amounts (bids,
-prices) are offered at their lowest; ``hints`` folds the list into command words.
+prices) are offered at their lowest; ``engine.notation.hints`` folds them into command words.
 """
 
 from __future__ import annotations
@@ -15,22 +15,17 @@ from .actions import (
     Action,
     Bid,
     BuyPrivate,
-    BuyShare,
     BuyTrain,
     Choose,
-    Convert,
     DiscardTrain,
     Dividend,
     LayTile,
-    Merge,
-    Par,
     Pass,
     PlaceToken,
     RedeemShares,
     RemoveToken,
     RunBest,
     RunRoutes,
-    SellShares,
 )
 from .errors import IllegalAction
 from .game import Game
@@ -192,91 +187,3 @@ ROUND_MOVES: dict[str, Callable[[Game], list[Action]]] = {
     "Operating": _operating,
     "Merger": _merger,
 }
-
-
-def hints(game: Game) -> list[str]:
-    """The legal actions as the short command words a player types, alike ones
-    folded together (``sell NW 1..3``, ``auction RO|KB 100+``)."""
-    actions = legal_actions(game)
-    words: list[str] = []
-    folds: dict[str, list[Action]] = {}
-    for action in actions:
-        key = _fold_key(game, action)
-        if key not in folds:
-            folds[key] = []
-            words.append(key)
-        folds[key].append(action)
-    return [_hint(game, key, folds[key]) for key in words]
-
-
-def _fold_key(game: Game, action: Action) -> str:
-    """Actions told as one hint share a key."""
-    if isinstance(action, SellShares):
-        return f"sell {action.company}"
-    if isinstance(action, Bid):
-        nominating = game.round_name == "Stock" and game.state.round.auction is None
-        return "auction" if nominating else f"bid {action.target}"
-    if isinstance(action, Par):
-        return f"par {action.company}"
-    if isinstance(action, (LayTile, RedeemShares)):
-        return action.kind
-    return repr(action)
-
-
-def _hint(game: Game, key: str, actions: list[Action]) -> str:
-    first = actions[0]
-    if isinstance(first, SellShares):
-        return f"sell {first.company} 1..{max(a.count for a in actions)}"  # type: ignore[attr-defined]
-    if isinstance(first, Bid):
-        if key == "auction":
-            return "auction " + "|".join(a.target for a in actions) + f" {first.price}+"  # type: ignore[attr-defined]
-        if game.round_name == "Auction":  # a private: up to all the bidder's cash (5.1)
-            cash = game.state.player(first.entity).cash
-            return f"bid {first.target} {first.price}..{cash - cash % 5}"
-        return f"bid {first.target} {first.price}+"
-    if isinstance(first, Par):
-        prices = [a.price for a in actions]  # type: ignore[attr-defined]
-        return f"par {first.company} {min(prices)}..{max(prices)}"
-    if isinstance(first, LayTile):
-        return "lay HEX TILE ROTATION"
-    if isinstance(first, RedeemShares):
-        return f"redeem 1..{max(a.count for a in actions)}"  # type: ignore[attr-defined]
-    return _words(game, first)
-
-
-def _words(game: Game, action: Action) -> str:
-    """One action's command words."""
-    if isinstance(action, Pass):
-        return "pass"
-    if isinstance(action, BuyShare):
-        return f"buy {action.company}" + (" pool" if action.source == "pool" else "")
-    if isinstance(action, PlaceToken):
-        return f"token {action.hex} {action.city}"
-    if isinstance(action, RunRoutes):
-        return "run"
-    if isinstance(action, Dividend):
-        return action.choice
-    if isinstance(action, BuyPrivate):
-        return f"private {action.private} 1..{action.price}"
-    if isinstance(action, BuyTrain):
-        return _train_words(game, action)
-    if isinstance(action, DiscardTrain):
-        return f"discard {action.train}"
-    if isinstance(action, Choose):
-        return "nationalize"
-    if isinstance(action, Convert):
-        return "convert"
-    if isinstance(action, Merge):
-        return f"into {action.target}" if game.state.companies[action.target].is_major else f"merge {action.target}"
-    if isinstance(action, RemoveToken):
-        return f"remove {action.hex} {action.city}"
-    return action.kind
-
-
-def _train_words(game: Game, action: BuyTrain) -> str:
-    source, train = trains.find_train(game.ctx, game.state, action.train)
-    if action.exchange:
-        return f"train {train.name} trade {action.exchange}"
-    if source in ("yard", "pool"):
-        return f"train {train.id} {action.price}" + (" pool" if source == "pool" else "")
-    return f"train {train.id} from {source} PRICE"

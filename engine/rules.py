@@ -166,6 +166,11 @@ class Rules:
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in
     phase 6. Rulebook 8.13: the CN keeps no money."""
 
+    first_seat_starts: bool = False
+    """18xx.games orders a game's seats at random when it is made, and the first seat
+    has the priority deal, so a log names no first player. Rulebook 2M: the first
+    player is drawn (Troika draws it from the game's seed)."""
+
     two_player_variant_every_title: bool = False
     """RN 1.9 — 18xx.games sets up every two-player game as the rulebook's 1861S
     two-player game (16.1–16.2), 1867 too. Rulebook 16: that variant is 1861's only."""

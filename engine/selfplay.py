@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import graph, shares, trains
 from .actions import Action, LayTile, Pass
@@ -36,6 +38,16 @@ class SelfPlayResult:
     actions: int = 0
     finished: bool = False
     failures: list[str] = field(default_factory=list)
+    played: list[Action] = field(default_factory=list)
+    rules: Rules | None = None
+
+    def site_log(self) -> dict[str, Any]:
+        """The game as an 18xx.games log (:mod:`engine.exporter`)."""
+        from .exporter import Entry, export_game
+
+        seats, rules = _seats(self.players), self.rules or Rules.rulebook(market=self.market)
+        entries = [Entry(n, "action", a) for n, a in enumerate(self.played, 1)]
+        return export_game(self.seed, self.seed, lambda: Game.new(seats, self.seed, rules, self.title), entries).log
 
 
 class InvariantError(AssertionError):
@@ -58,21 +70,32 @@ class Before:
         return cls(len(state.log), state.phase, dict(state.map.tiles), state.game_ends_after)
 
 
+def _seats(players: int) -> list[tuple[str, str]]:
+    return [(f"p{i}", f"Player {i + 1}") for i in range(players)]
+
+
 def play_random_game(
-    seed: int, players: int, market: str, title: str = DEFAULT_TITLE, options: frozenset[str] = frozenset()
+    seed: int,
+    players: int,
+    market: str,
+    title: str = DEFAULT_TITLE,
+    options: frozenset[str] = frozenset(),
+    site: bool = False,
 ) -> SelfPlayResult:
     """Play one game of random legal moves to the end, checking invariants; ``options``
-    are the rulebook's optional rules to play (:mod:`engine.options`)."""
+    are the rulebook's optional rules to play (:mod:`engine.options`); ``site``: by the
+    rules as 18xx.games applies them."""
     rng = random.Random(seed)
-    seats = [(f"p{i}", f"Player {i + 1}") for i in range(players)]
-    game = Game.new(seats, seed, Rules.rulebook(market=market, options=options), title)
-    result = SelfPlayResult(seed, players, market, title)
+    rules = (Rules.site if site else Rules.rulebook)(market=market, options=options)
+    game = Game.new(_seats(players), seed, rules, title)
+    result = SelfPlayResult(seed, players, market, title, rules=rules)
     while not game.state.finished and result.actions < MAX_ACTIONS:
         before = Before.of(game)
         action = _choose(game, rng)
         if action is None:
             result.failures.append(f"no legal action for {game.actor()} in {game.round_name}: {game.choices()}")
             break
+        result.played.append(action)
         try:
             check_invariants(game, action, before)
         except InvariantError as exc:
@@ -118,7 +141,8 @@ def check_invariants(game: Game, last: Action, before: Before | None = None) -> 
         if len(slots) > tile.nodes[key[1]].slots:
             raise InvariantError(f"{key} holds more tokens than slots")
     national = state.companies[ctx.board.national()]
-    if not ctx.board.national_operates and (national.trains or national.cash):
+    keeps_income = ctx.rules.national_collects_private_income  # RN 11.23
+    if not ctx.board.national_operates and (national.trains or (national.cash and not keeps_income)):
         raise InvariantError(f"{national.sym} only exports trains and keeps no money (8.13), yet holds some")
     if national_keeps_no_money(ctx.board.title, ctx.rules) and (national.cash or national.loans):
         raise InvariantError(f"{national.sym} has no treasury and no loans (§15.2), yet holds {national.cash}")
@@ -151,6 +175,8 @@ def _check_what_the_action_did(game: Game, last: Action, before: Before) -> None
         state.game_ends_after is None or state.game_ends_after > before.game_ends_after
     ):
         raise InvariantError(f"the end moved from {before.game_ends_after} to {state.game_ends_after} (12.1)")
+    if ctx.rules.is_site:
+        return  # what follows is the rulebook's reading; the site reads it its own way (RN 0.4, 7, 9)
     phase = before.phase
     for line in state.log[before.log:]:
         if line.startswith("Phase "):
@@ -198,20 +224,29 @@ def selfplay_setups(title: str) -> list[tuple[int, str]]:
 
 
 def play_many(
-    games: int, seed: int, title: str = DEFAULT_TITLE, options: frozenset[str] = frozenset()
+    games: int,
+    seed: int,
+    title: str = DEFAULT_TITLE,
+    options: frozenset[str] = frozenset(),
+    site: bool = False,
+    each: Callable[[SelfPlayResult], None] | None = None,
 ) -> dict[str, object]:
-    """Play ``games`` random games of ``title`` (with ``options``) over every player count
-    and market; a summary."""
+    """Play ``games`` random games of ``title`` (with ``options``; ``site``: by the site's
+    rules) over every player count and market, each handed to ``each``; a summary."""
     actions = 0
     failures: list[str] = []
     setups = selfplay_setups(title)
     label = ", ".join([title, *sorted(options)])
     for i in range(games):
         players, market = setups[i % len(setups)]
-        result = play_random_game(seed + i, players, market, title, options)
+        result = play_random_game(seed + i, players, market, title, options, site)
+        if each is not None:
+            each(result)
         actions += result.actions
         failures += [f"game {seed + i} ({label}, {players} players, {market}): {f}" for f in result.failures]
     summary: dict[str, object] = {"title": title, "games": games, "actions": actions, "failures": failures}
     if options:
         summary["options"] = sorted(options)
+    if site:
+        summary["rules"] = "site"
     return summary

@@ -256,7 +256,7 @@ def _move_sold_certificates(state: GameState, player: Player, sym: str, action: 
     """Put the sold certificates in the pool, exchanging the president's certificate
     when it is part of the sale (7.3.2, RULES-NOTES 4.7)."""
     units = action.count
-    chosen = _choose_sold(player, sym, units, action.certs)
+    chosen = choose_sold(player, sym, units, action.certs)
     if not any(c.president for c in chosen):
         for cert in chosen:
             player.certs.remove(cert)
@@ -286,7 +286,9 @@ def _move_sold_certificates(state: GameState, player: Player, sym: str, action: 
         player.certs.append(back)
 
 
-def _choose_sold(player: Player, sym: str, units: int, named: tuple[str, ...]) -> list[Certificate]:
+def choose_sold(player: Player, sym: str, units: int, named: tuple[str, ...]) -> list[Certificate]:
+    """The certificates a sale of ``units`` shares hands over: those ``named``, else
+    the plain shares first, then the president's."""
     if named:
         by_id = {c.id: c for c in player.certs}
         missing = [n for n in named if n not in by_id]

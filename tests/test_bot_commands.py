@@ -6,7 +6,8 @@ from itertools import islice
 
 import pytest
 
-from bot.commands import action_text, command_for, consent_needed, parse_action, split
+from bot.commands import consent_needed, parse_action, split
+from engine.notation import command
 from bot.errors import Refusal
 from bot.posts import help_text
 from engine.actions import BuyPrivate, BuyTrain, Dividend, LayTile, Merge, PlaceToken, RunRoutes
@@ -86,7 +87,7 @@ def test_train_purchases_and_the_consent_they_need() -> None:
         parse_action(game, "train", "2 from N")
     assert consent_needed(game, BuyTrain("M-K", "2-0", 60)) == "3058"
     assert consent_needed(game, BuyTrain("M-K", "2-1", 100)) is None
-    assert command_for(game, BuyTrain("M-K", "2-1", 100)) == "train 2"
+    assert command(game, BuyTrain("M-K", "2-1", 100)) == "train 2"
 
 
 def test_deals_with_another_players_private_or_minor_need_their_consent() -> None:
@@ -103,20 +104,19 @@ def test_deals_with_another_players_private_or_minor_need_their_consent() -> Non
 def test_actions_read_back_from_their_text() -> None:
     game = position(82)
     run = parse_action(game, "run", "2-0: H8-G5-E1").action
-    assert action_text(run) == "run 2-0: H8-G5-E1"
-    assert parse_action(game, "run", action_text(run)[4:]).action == run
-    assert action_text(Dividend("NW", "half")) == "half"
+    assert command(None, run) == "run 2-0: H8-G5-E1"
+    assert parse_action(game, "run", command(None, run)[4:]).action == run
+    assert command(None, Dividend("NW", "half")) == "half"
 
 
 def test_a_trade_in_is_typed_as_train_8_trade_and_read_back() -> None:
     """8.11 (1867): the command for a logged trade-in buys the same train, same price."""
-    from bot.commands import command_for, parse_action
     from engine.actions import BuyTrain
     from tests.conftest import before_first_trade_in
 
     game, trade = before_first_trade_in()
     action = BuyTrain(trade["entity"], trade["train"], trade["price"], trade["exchange"])
-    text = command_for(game, action)
+    text = command(game, action)
     assert text.startswith("train 8 trade ")
     verb, _, rest = text.partition(" ")
     assert game.actor() == trade["entity"]
@@ -125,7 +125,7 @@ def test_a_trade_in_is_typed_as_train_8_trade_and_read_back() -> None:
 
 def test_a_typed_run_is_priced_once_while_read_and_once_when_applied(monkeypatch: pytest.MonkeyPatch) -> None:
     import bot.posts
-    import bot.routes_text
+    import engine.route_notation
     import engine.routes
 
     game = position(82)  # a minor's 2-train, one way from H8 to E1
@@ -136,7 +136,7 @@ def test_a_typed_run_is_priced_once_while_read_and_once_when_applied(monkeypatch
         priced.append(1)
         return check(*args, **kwargs)
 
-    for module in (bot.routes_text, bot.posts, engine.routes):
+    for module in (engine.route_notation, bot.posts, engine.routes):
         monkeypatch.setattr(module, "check_routes", counted)
     parsed = parse_action(game, "run", "2-0: H8-G5-E1")
     payload = bot.posts.routes_payload(game, parsed.action, parsed.routes)
@@ -171,6 +171,6 @@ def test_the_run_offered_is_written_run_best_and_reads_back_as_the_best_routes()
     game = position(82)
     offered = legal_actions(game)
     assert offered == [RunBest(game.actor() or "")]
-    assert command_for(game, offered[0]) == action_text(offered[0]) == "run best"
+    assert command(game, offered[0]) == command(None, offered[0]) == "run best"
     best = best_routes(game.ctx, game.state, game.state.companies[game.actor() or ""])
     assert parse_action(game, "run", "best").action == RunRoutes(game.actor() or "", tuple(to_route(r) for r in best))

@@ -421,3 +421,36 @@ async def test_a_game_belongs_to_the_server_it_is_set_up_in(table: Table) -> Non
     record = await table.service.store.active_game_in_channel(str(CHANNEL_ID))
     assert record is not None and record.guild_id == str(server.id)
     assert Shard(987_654 % 3, 3).owns(record.guild_id)
+
+
+@dataclass
+class FakeAttachment:
+    filename: str
+    data: bytes
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    async def read(self) -> bytes:
+        return self.data
+
+
+async def test_a_site_game_is_imported_from_an_attachment_and_exported_as_one(table: Table) -> None:
+    import json
+
+    from tests.conftest import shared_game
+
+    log, _ = shared_game("1867-19792")
+    cut = {**log, "actions": log["actions"][:150]}
+    message = FakeMessage("!import", ANNA, table.channel, next(MESSAGE_IDS),
+                          attachments=[FakeAttachment("19792.json", json.dumps(cut).encode())])
+    ctx = await table.bot.get_context(message, cls=RecordingContext)  # type: ignore[arg-type]
+    await table.bot.invoke(ctx)
+    await settle()
+    answer = table.channel.sent[-1].content or ""
+    assert answer.startswith("**Anna** imports 1867 game hs_ahjzadkh_19792 from 18xx.games as game 1 (150 actions")
+    [sent] = await table.say(BORIS, "!export")
+    assert sent.filenames == ["1867-troika-1.json"] and "as an 18xx.games log" in (sent.content or "")
+    refused = await table.say(ANNA, "!import")  # nothing attached
+    assert refused[0].content and refused[0].content.startswith("✗")

@@ -116,7 +116,7 @@ async def test_the_commissioner_acts_for_an_absent_player_and_it_is_logged(table
 async def test_out_of_turn_and_illegal_moves_are_refused_with_what_is_legal(table: Table) -> None:
     assert "✗ Not your turn: Player 2 for M-K buys trains" in await table.say("as Player 3 pass")
     refused = await table.say("as Player 2 train 3")
-    assert refused == "✗ No 3-train is for sale now. You may: `train 2-1 100`, `train 2-0 from N PRICE`"
+    assert refused == "✗ No 3-train is for sale now. You may: `train 2`, `train 2-0 from N PRICE`"
     assert "✗ I don't know `trian`. Did you mean `train`?" in await table.say("as Player 2 trian 2")
 
 

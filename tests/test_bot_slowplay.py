@@ -8,7 +8,7 @@ import copy
 import re
 
 from bot.console import CHANNEL, banner
-from bot.routes_text import routes_detail
+from engine.route_notation import routes_detail
 from bot.service import TroikaService
 from engine.game import Game
 from engine.routes import best_routes
@@ -194,7 +194,7 @@ async def test_a_newcomer_plays_1867_into_the_second_merger_round_beside_two_sta
     assert "standing order to pass in" not in printed  # neither order was cancelled or ran out
     assert "₽" not in printed  # dollars in Canada, `tiles` included
     homes = [p for p in player.prompts if "places its home token" in p]
-    assert homes and all(re.search(r"`token [A-Z]\d+ \d` [A-Z][a-z]", p) for p in homes)  # names beside ids
+    assert homes and all(re.search(r"`token [A-Z]\d+( \d)?` [A-Z][a-z]", p) for p in homes)  # names beside ids
     assert "Standing orders: Anna: pass in merger rounds" in await table.say("status")
 
 
@@ -235,7 +235,7 @@ GRR_TOKENS = 421
 async def test_token_options_name_the_place_and_cost_and_a_refusal_says_why(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), GRR_TOKENS)
     status = await table.say("status")
-    assert "`token I13 0` Voronezh ₽120" in status and "`token G15 0` Kharkov ₽160" in status
+    assert "`token I13` Voronezh ₽120" in status and "`token G15` Kharkov ₽160" in status  # one city each
     refused = await table.say("token H8")
     assert refused.startswith("✗ GRR cannot token H8 city 0: it already has a token on H8; it may token ")
     assert "I13 city 0 (₽120)" in refused

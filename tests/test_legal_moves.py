@@ -20,12 +20,17 @@ from engine.actions import (
     Par,
     Pass,
     PlaceToken,
+    RunBest,
+    RunRoutes,
     SellShares,
 )
 from engine.errors import EngineError
 from engine.game import Game
 from engine.importer import actions_of, read_log
-from engine.legal import hints, legal_actions
+from engine import notation
+from engine.legal import legal_actions
+from engine.notation import hints
+from engine.routes import best_routes, to_route
 from engine.rules import Rules
 from tests.conftest import shared_game
 
@@ -106,3 +111,25 @@ def test_offered_actions_apply_and_refused_ones_are_not_offered(source: str, nam
                 assert action not in offered, f"{name}: {action} is refused yet offered"
         checked += 1
     assert checked > 50
+
+
+def _as_typed(game: Game, action: Action) -> Action:
+    """The action a player's command stores: ``run best`` (what menus offer, solved when
+    applied) is stored as the routes it names."""
+    if not isinstance(action, RunBest):
+        return action
+    company = game.state.companies[action.entity]
+    return RunRoutes(action.entity, tuple(to_route(r) for r in best_routes(game.ctx, game.state, company)))
+
+
+@pytest.mark.parametrize("source,name", POSITIONS, ids=[f"{s}-{n}" for s, n in POSITIONS])
+def test_every_offered_action_reads_back_from_its_command(source: str, name: str) -> None:
+    """One notation: ``parse(command(a)) == a`` for every action offered."""
+    positions = _real_positions(name) if source == "real" else _selfplay_positions(name, 5)
+    checked = 0
+    for game in positions:
+        for action in legal_actions(game):
+            typed = notation.command(game, action)
+            assert notation.parse(game, typed) == _as_typed(game, action), f"{name}: `{typed}` is not {action}"
+            checked += 1
+    assert checked > 300

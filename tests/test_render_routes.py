@@ -131,7 +131,7 @@ async def test_the_bot_posts_a_run_with_its_routes_picture(tmp_path: Path) -> No
 def test_stops_passed_but_not_counted_are_in_brackets_as_in_the_text(run) -> None:
     """Finding 19: the picture listed passed-but-uncounted stops as if counted; it now
     brackets them exactly as the text reply does."""
-    from bot.routes_text import _stops_text
+    from engine.route_notation import _stops_text
     from engine.routes import RouteResult
 
     seen, _ = run

@@ -8,10 +8,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from bot.commands import distinct_rotations
 from engine.actions import LayTile
 from engine.game import Game
 from engine.legal import legal_lays
+from engine.notation import distinct_rotations
 from engine.replay import replay
 from render.png import svg_to_png
 from render.tiles import Candidate, exits_towards, render_tiles

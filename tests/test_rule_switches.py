@@ -202,3 +202,13 @@ def test_the_private_window_comes_once_a_company_turn_by_the_rulebook(site: bool
     assert game.state.round.step == "trains" and game.actor() == "GRR"
     play(game, Pass("GRR"))
     assert (game.actor() == "GRR" and game.state.round.step == "private_end") is site
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_who_has_the_first_priority_deal(site: bool) -> None:
+    """Rulebook 2M draws the first player (from the seed); 18xx.games seats players at
+    random when a game is made and the first seat starts, so its logs name no first player."""
+    players = [(f"p{i}", f"P{i}") for i in range(4)]
+    firsts = {Game.new(players, seed, Rules.site() if site else Rules.rulebook()).state.priority
+              for seed in range(12)}
+    assert firsts == {0} if site else len(firsts) > 1

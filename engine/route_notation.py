@@ -12,13 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from engine.actions import Route, RunRoutes
-from engine.errors import IllegalAction
-from engine.graph import TrackGraph, track_graph
-from engine.routes import RouteResult, check_routes, route_text, stop_values
-from engine.state import Company, Context, GameState, Train
-
-from .errors import Refusal
+from .actions import Route, RunRoutes
+from .errors import IllegalAction, InvalidAction
+from .graph import TrackGraph, track_graph
+from .routes import RouteResult, check_routes, route_text, stop_values
+from .state import Company, Context, GameState, Train
 
 MAX_READINGS = 64
 """Track readings of one train's stops that are priced (more are very unlikely)."""
@@ -39,6 +37,17 @@ def parse_routes(
     chosen = _combine(ctx, state, company, options, claim)
     action = RunRoutes(company.sym, tuple(Route(r.train, r.legs) for r in chosen), claim)
     return action, chosen
+
+
+def route_stops(legs: tuple[tuple[str, ...], ...]) -> list[str]:
+    """The stop hexes of a route from its legs, each of which may be written either way."""
+    if len(legs) == 1:
+        return [legs[0][0], legs[0][-1]]
+    first, second = legs[0], legs[1]
+    chain = [first[0], first[-1]] if first[-1] in (second[0], second[-1]) else [first[-1], first[0]]
+    for leg in legs[1:]:
+        chain.append(leg[-1] if leg[0] == chain[-1] else leg[0])
+    return chain
 
 
 def routes_detail(ctx: Context, state: GameState, company: Company, results: Sequence[RouteResult]) -> str:
@@ -91,20 +100,20 @@ def _specs(company: Company, body: str) -> list[tuple[Train, list[str]]]:
             train = next((t for t in free if t.id.upper() == word), None) or next(
                 (t for t in free if t.name.upper() == word), None)
             if train is None:
-                raise Refusal(f"{company.sym} has no train {word} that has not run yet")
+                raise InvalidAction(f"{company.sym} has no train {word} that has not run yet")
         else:
             if not free:
-                raise Refusal(f"{company.sym} has more routes than trains to run")
+                raise InvalidAction(f"{company.sym} has more routes than trains to run")
             first, _, after = part.upper().partition(" ")
             named = next((t for t in free if first in (t.id.upper(), t.name.upper())), None)
             train, stops = (named, after) if named is not None and after else (free[0], part.upper())
         free.remove(train)
         hexes = [h for h in re.split(r"[\s\-–>]+", stops) if h]
         if len(hexes) < 2:
-            raise Refusal(f"train {train.id}: write at least two stops, e.g. `{train.id}: H8-G5`")
+            raise InvalidAction(f"train {train.id}: write at least two stops, e.g. `{train.id}: H8-G5`")
         specs.append((train, hexes))
     if not specs:
-        raise Refusal("Write routes as `TRAIN: HEX-HEX-...`, separated by `;`, or just `run` for the best.")
+        raise InvalidAction("Write routes as `TRAIN: HEX-HEX-...`, separated by `;`, or just `run` for the best.")
     return specs
 
 
@@ -123,7 +132,7 @@ def _priced(
             error = error or exc
     if not results:
         assert error is not None
-        raise Refusal(str(error))
+        raise error
     return sorted(results, key=lambda r: -r.revenue)
 
 
@@ -136,7 +145,7 @@ def _check_stop_count(ctx: Context, state: GameState, train: Train, hexes: list[
     cities = [h for h in hexes if h in ctx.board.hexes
               and any(n.kind in ("city", "offboard") for n in ctx.tile_at(state, h)[0].nodes)]
     if len(cities) > kind.pay:
-        raise Refusal(f"train {train.id}: a {kind.name}-train stops at {kind.pay} cities at most, and "
+        raise IllegalAction(f"train {train.id}: a {kind.name}-train stops at {kind.pay} cities at most, and "
                       f"{'-'.join(hexes)} names {len(cities)} ({', '.join(cities)})")
 
 
@@ -166,12 +175,12 @@ def _readings(graph: TrackGraph, hexes: list[str], train_id: str) -> list[_LEGS]
 
     starts = [n for n, (hex_id, _) in enumerate(graph.nodes) if hex_id == hexes[0]]
     if not starts:
-        raise Refusal(f"train {train_id}: {hexes[0]} has no city, town or off-board to start from")
+        raise InvalidAction(f"train {train_id}: {hexes[0]} has no city, town or off-board to start from")
     for start in starts:
         walk(start, 0, 1 << start, 0, [])
     if not found:
         a, b = hexes[reached[0]], hexes[reached[0] + 1]
-        raise Refusal(f"train {train_id}: no track runs from {a} to {b} without passing another stop; "
+        raise InvalidAction(f"train {train_id}: no track runs from {a} to {b} without passing another stop; "
                       "write every stop the train visits")
     return found
 
@@ -211,5 +220,5 @@ def _combine(
         return best
     if claim is not None:
         top = _combine(ctx, state, company, options, None)
-        raise Refusal(f"these routes earn {sum(r.revenue for r in top)}, not {claim}")
-    raise Refusal(str(error) if error else "these routes cannot run together")
+        raise IllegalAction(f"these routes earn {sum(r.revenue for r in top)}, not {claim}")
+    raise error or IllegalAction("these routes cannot run together")
