@@ -85,7 +85,6 @@ from .commands import (
 )
 from .errors import NoGame, NotAllowed, Refusal
 from .ledger import Ledger
-from .orders_text import parse_order
 from .posts import (
     Attachment,
     Picture,

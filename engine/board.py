@@ -15,7 +15,6 @@ from typing import Any
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from .errors import DataError
 from .options import EXPORT_PER_SET

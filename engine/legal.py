@@ -23,9 +23,7 @@ from .actions import (
     Pass,
     PlaceToken,
     RedeemShares,
-    RemoveToken,
     RunBest,
-    RunRoutes,
 )
 from .errors import IllegalAction
 from .game import Game

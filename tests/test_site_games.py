@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.cli import main as troika
-from bot.console import CHANNEL, Console
+from bot.console import Console
 from bot.errors import NotAllowed, Refusal
 from bot.service import Account, TroikaService
 from bot.site_games import read_site_file, site_export
