@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from engine import market, notation
-from engine.actions import Action, RunRoutes, action_from_dict
+from engine.actions import Action, BuyTrain, RunRoutes, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
 from engine.game_setup import describe
@@ -104,11 +104,16 @@ def _token_choice(game: Game, command: str) -> str:
 
 def _loan_mark(game: Game, command: str) -> str:
     """`` (loan)`` after a train the company can only pay for by borrowing (8.11.3)."""
-    words = command.split()
-    if game.round_name != "Operating" or words[0] != "train" or len(words) < 3 or not words[2].isdigit():
+    if game.round_name != "Operating" or not command.startswith("train "):
         return ""
-    company = game.state.companies.get(game.actor() or "")
-    return " (loan)" if company is not None and int(words[2]) > company.cash else ""
+    try:
+        action = notation.parse(game, command)
+    except EngineError:  # a hint with a price still to name (`train 2-0 from N PRICE`)
+        return ""
+    company = game.state.companies.get(action.entity)
+    if not isinstance(action, BuyTrain) or company is None:
+        return ""
+    return " (loan)" if action.price > company.cash else ""
 
 
 def next_line(game: Game) -> str:

@@ -105,8 +105,8 @@ from .posts import (
     status_text,
     who_acts,
 )
-from .stray import LastMove, bind_pass, questioned_pass
 from .site_games import export_name, one_line, read_site_file, site_export, troika_log
+from .stray import LastMove, questioned_pass
 from .track_help import tiles_text, track_options
 
 MAX_PLAYERS = 6
@@ -845,10 +845,8 @@ class TroikaService:
             raise NotAllowed(f"Not your turn: {who_acts(game)} {doing(game)} "
                              f"(may {choices_text(game)}).")
         command = f"{verb} {rest}".strip()
-        if verb == "pass":
-            rest, addressed = bind_pass(game, rest)
-            if not addressed and not rest:
-                await self._question_pass(record, live.seq, game, seat)
+        if verb == "pass" and not rest.strip():  # `pass COMPANY` is addressed: never questioned
+            await self._question_pass(record, live.seq, game, seat)
         try:  # in a worker thread: `run best` solves the routes
             parsed = await asyncio.to_thread(parse_action, game, verb, rest)
         except Refusal as exc:

@@ -15,9 +15,6 @@ from engine.game import Game
 from engine.trains import cheapest_bank_price, train_limit
 from engine.view import turn_view
 
-from .commands import shown
-from .errors import Refusal
-
 
 @dataclass(frozen=True)
 class LastMove:
@@ -56,19 +53,3 @@ def _why_ended(game: Game, last: LastMove) -> str:
     if cheapest is not None and company.cash < cheapest:
         return f": no money left for a train ({company.cash})"
     return ": nothing more it could do"
-
-
-def bind_pass(game: Game, rest: str) -> tuple[str, bool]:
-    """``pass COMPANY``: the words left for the parser and whether the pass was
-    addressed to the company called now. Refused when it names anything else."""
-    word = rest.strip()
-    if not word:
-        return rest, False
-    actor = game.actor() or ""
-    if word.upper() == actor.upper():
-        return "", True
-    if word.upper() in {s.upper() for s in game.state.companies}:
-        raise Refusal(f"It is not {word.upper()}'s turn: now {actor} {turn_view(game).doing}; "
-                      f"`pass` passes {actor}.")
-    raise Refusal(f"`pass` takes no `{shown(word)}`: write it as `pass`. `pass COMPANY` names the company "
-                  "called now.")

@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.actions import EndGame, Pass
 from engine.importer import actions_of, read_log
-from engine.notation import command
+from engine.notation import addressed, command
 
 from .commands import consent_needed
 from .stray import LastMove, questioned_pass
@@ -31,7 +31,7 @@ def log_commands(log: dict[str, Any]) -> Iterator[tuple[str, str]]:
             typist = game.state.players[0].id if isinstance(action, EndGame) else game.controller(action.entity)
             typed = command(game, action) + (" confirm" if isinstance(action, EndGame) else "")
             if isinstance(action, Pass) and questioned_pass(game, last, typist):
-                typed = f"pass {action.entity}"  # meant for the company called now
+                typed = addressed(action)  # meant for the company called now
             yield names[typist or ""], typed
             last = LastMove(action.kind, action.entity, typist)
             consenter = consent_needed(game, action)

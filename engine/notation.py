@@ -43,6 +43,7 @@ from .errors import AmbiguousAction, IllegalAction, InvalidAction
 from .route_notation import parse_routes, route_stops
 from .routes import RouteResult
 from .state import Train
+from .view import turn_view
 
 if TYPE_CHECKING:
     from .game import Game
@@ -368,6 +369,25 @@ def _merge(game: Game, actor: str, args: list[str]) -> Action:
     return Merge(actor, _sym(_words("merge", args, 1)[0]))
 
 
+def _pass(game: Game, actor: str, args: list[str]) -> Action:
+    """``pass``, or ``pass COMPANY`` naming the company called now: a pass so addressed
+    is never taken for one typed for a turn that has just ended."""
+    if not args:
+        return Pass(actor)
+    named = args[0].upper()
+    if len(args) == 1 and named == actor.upper():
+        return Pass(actor)
+    if len(args) == 1 and named in {s.upper() for s in game.state.companies}:
+        raise IllegalAction(f"It is not {named}'s turn: now {actor} {turn_view(game).doing}; `pass` passes {actor}.")
+    raise InvalidAction(f"`pass` takes no `{shown(' '.join(args))}`: write it as `pass`. `pass COMPANY` names the "
+                        "company called now.")
+
+
+def addressed(action: Pass) -> str:
+    """``pass COMPANY``: the pass written with the company it is for (read by :func:`parse`)."""
+    return f"pass {action.entity}"
+
+
 def _bare(make: Callable[[str], Action]) -> Callable[[Game, str, list[str]], Action]:
     """A reader for a command of one word."""
     return lambda game, actor, args: make(actor)
@@ -376,7 +396,7 @@ def _bare(make: Callable[[str], Action]) -> Callable[[Game, str, list[str]], Act
 READERS: dict[str, Callable[[Game, str, list[str]], Action]] = {
     "bid": _bid,
     "auction": _auction,
-    "pass": _bare(Pass),
+    "pass": _pass,
     "keep": _keep,
     "buy": _buy,
     "sell": _sell,
