@@ -184,8 +184,15 @@ def _merger(game: Game) -> list[Action]:
     return merger.moves(game.ctx, game.state)
 
 
+def _bundles(game: Game) -> list[Action]:
+    from .bundles import moves
+
+    return moves(game.ctx, game.state)
+
+
 ROUND_MOVES: dict[str, Callable[[Game], list[Action]]] = {
     "Auction": _auction,
+    "Bundles": _bundles,
     "Stock": _stock,
     "Operating": _operating,
     "Merger": _merger,
@@ -228,7 +235,7 @@ def _hint(game: Game, key: str, actions: list[Action]) -> str:
     if isinstance(first, Bid):
         if key == "auction":
             return "auction " + "|".join(a.target for a in actions) + f" {first.price}+"  # type: ignore[attr-defined]
-        if game.round_name == "Auction":  # a private: up to all the bidder's cash (5.1)
+        if game.round_name in ("Auction", "Bundles"):  # a private or a bundle: up to all the bidder's cash (5.1)
             cash = game.state.player(first.entity).cash
             return f"bid {first.target} {first.price}..{cash - cash % 5}"
         return f"bid {first.target} {first.price}+"

@@ -23,6 +23,7 @@ NO_FLOOR = "no-floor"
 LONG_GAME = "long-game"
 LEFT_OF_AUCTIONEER = "left-of-auctioneer"
 EXPORTS = "exports"
+BUNDLES = "bundles"
 RSR_EXPORTS = "rsr-exports"
 SIX_TRAIN_END = "six-train-end"
 
@@ -53,6 +54,8 @@ class OptionDef:
     """The national exports a train at the end of each set instead of running (§14)."""
     national_keeps_no_money: bool = False
     """The national has no treasury and no loans (§15.2)."""
+    players: range | None = None
+    """The player counts it is for, if not all."""
 
 
 SPECIAL_TRAINS = OptionDef(
@@ -97,6 +100,17 @@ TRAIN_EXPORTS = OptionDef(
     national_exports_per_set=True,
 )
 
+STARTING_BUNDLES = OptionDef(
+    BUNDLES,
+    "1861 short: starting bundles",
+    "Instead of the usual auction of Privates and Minor Companies, the initial setup "
+    "includes bundles of Private and Minor Companies for sale – one to each player during "
+    "the first Stock Round. Once a player has acquired a bundle, they take no further part "
+    "in the Stock Round. All bundles have the same Minimum Bid. (3 to 5 players; with two, "
+    "the 3-player bundles, §16.3.)",
+    "§15.1",
+    players=range(2, 6),
+)
 SHORT_RSR = OptionDef(
     RSR_EXPORTS,
     "1861 short: the RSR exports",
@@ -118,6 +132,10 @@ SHORT_END = OptionDef(
     "§15.3",
     conflicts=(LONG_GAME,),
 )
+
+SHORT = ("short", (BUNDLES, RSR_EXPORTS, SIX_TRAIN_END))
+"""§15: "If this is your first play of 1861, it is recommended to use all three rule
+changes": one word for the three."""
 
 BOTH_TITLES = (SPECIAL_TRAINS, NO_STOCK_PRICE_FLOOR, LONG, LEFT_OF_THE_AUCTIONEER)
 """The §14 options of either title."""

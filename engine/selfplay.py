@@ -112,10 +112,10 @@ def check_invariants(game: Game, last: Action) -> None:
 SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in MARKETS]
 
 
-def selfplay_setups(title: str) -> list[tuple[int, str]]:
-    """The setups the rulebook seats for ``title``: two players only where it has a
-    two-player game (16)."""
-    seats = rulebook_players(title)
+def selfplay_setups(title: str, options: frozenset[str] = frozenset()) -> list[tuple[int, str]]:
+    """The setups the rulebook seats for ``title`` and ``options``: two players only where
+    it has a two-player game (16), bundles for 2 to 5 (15.1, 16.3)."""
+    seats = rulebook_players(title, options)
     return [(players, market) for players, market in SELFPLAY_SETUPS if players in seats]
 
 
@@ -126,7 +126,7 @@ def play_many(
     and market; a summary."""
     actions = 0
     failures: list[str] = []
-    setups = selfplay_setups(title)
+    setups = selfplay_setups(title, options)
     label = ", ".join([title, *sorted(options)])
     for i in range(games):
         players, market = setups[i % len(setups)]

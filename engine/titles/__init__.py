@@ -47,6 +47,9 @@ class Title:
     options: tuple[OptionDef, ...] = BOTH_TITLES
     """The rulebook's optional rules this title offers (§14–16), in the rulebook's order."""
 
+    option_sets: dict[str, tuple[str, ...]] = {}
+    """Words that choose several options at once (1861: ``short``, all of §15)."""
+
     two_player_variant = False
     """16: the rulebook has a two-player set-up for this title (1861S); without it, an
     18xx.games import (RN 1.9) is the only two-player game."""
