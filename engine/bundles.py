@@ -82,6 +82,14 @@ def describe(ctx: Context, state: GameState, name: str) -> str:
     return f"Bundle {name}: " + ", ".join(parts)
 
 
+def bundle_of(ctx: Context, state: GameState, private: str) -> str | None:
+    """The unsold bundle that holds ``private``, during the bundle round."""
+    rnd = state.round
+    if not isinstance(rnd, BundleRound):
+        return None
+    return next((name for name in rnd.unsold if private in bundle(ctx, state, name)["privates"]), None)
+
+
 def moves(ctx: Context, state: GameState) -> list[Action]:
     """The nominations at the minimum bid, or the lowest raise and a pass."""
     rnd: BundleRound = state.round
