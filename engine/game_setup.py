@@ -118,12 +118,6 @@ def rulebook_players(title: str, options: Iterable[str] = ()) -> range:
     return range(low, high + 1)
 
 
-def national_keeps_no_money(title: str, rules: Rules) -> bool:
-    """§15.2: the national has no treasury and no loans under the options in force."""
-    offered = declared(title)
-    return any(offered[sym].national_keeps_no_money for sym in rules.options if sym in offered)
-
-
 _BOARDS: dict[tuple[str, frozenset[str]], Board] = {}
 
 

@@ -52,8 +52,6 @@ class OptionDef:
     """Trains it limits: train name -> copies in the yard."""
     national_exports_per_set: bool = False
     """The national exports a train at the end of each set instead of running (§14)."""
-    national_keeps_no_money: bool = False
-    """The national has no treasury and no loans (§15.2)."""
     players: range | None = None
     """The player counts it is for, if not all."""
 
@@ -121,7 +119,6 @@ SHORT_RSR = OptionDef(
     "§15.2",
     conflicts=(EXPORTS,),
     national_exports_per_set=True,
-    national_keeps_no_money=True,
 )
 SHORT_END = OptionDef(
     SIX_TRAIN_END,

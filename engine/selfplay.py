@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from . import shares, trains
 from .actions import Action, Pass
 from .game import Game
-from .game_setup import national_keeps_no_money, rulebook_players
+from .game_setup import rulebook_players
 from .legal import legal_actions
+from .options import RSR_EXPORTS
 from .rules import MARKETS, Rules
 from .titles import DEFAULT_TITLE
 
@@ -98,7 +99,7 @@ def check_invariants(game: Game, last: Action) -> None:
     national = state.companies[ctx.board.national()]
     if not ctx.board.national_operates and (national.trains or national.cash):
         raise InvariantError(f"{national.sym} only exports trains and keeps no money (8.13), yet holds some")
-    if national_keeps_no_money(ctx.board.title, ctx.rules) and (national.cash or national.loans):
+    if ctx.rules.plays(RSR_EXPORTS) and (national.cash or national.loans):
         raise InvariantError(f"{national.sym} has no treasury and no loans (§15.2), yet holds {national.cash}")
     over = trains.over_limit(ctx, state)
     if over and game.actor() != over[0] and not state.trainless_majors:
