@@ -19,7 +19,7 @@ import discord
 import pytest
 from discord.ext import commands
 
-from bot.discord_bot import BUTTONS, ChoiceView, GameCog, TroikaBot, buttons_for, suggest
+from bot.discord_bot import BUTTONS, ChoiceView, GameCog, TroikaBot, buttons_for, suggest, suggest_options
 from bot.service import Post, TroikaService
 from storage import Shard, SqliteEventStore
 
@@ -372,3 +372,21 @@ async def test_a_game_belongs_to_the_server_it_is_set_up_in(table: Table) -> Non
     record = await table.service.store.active_game_in_channel(str(CHANNEL_ID))
     assert record is not None and record.guild_id == str(server.id)
     assert Shard(987_654 % 3, 3).owns(record.guild_id)
+
+
+async def test_new_takes_the_rulebooks_options_and_slash_new_offers_the_titles_own(table: Table) -> None:
+    reply = await table.say(ANNA, "!new 1867 no-floor left-of-auctioneer")
+    text = reply[0].content or ""
+    assert "sets up game 1 of 1867" in text and "No stock price floor (§14); Left of auctioneer (§14)" in text
+    assert "3 to 6 players" in text  # the rulebook has no two-player 1867 (16)
+    new = table.bot.get_command("new")
+    assert new is not None and new.app_command is not None
+    payload = new.app_command.to_dict(table.bot.tree)
+    options = next(o for o in payload["options"] if o["name"] == "options")
+    assert options.get("autocomplete")
+    interaction = SimpleNamespace(namespace=SimpleNamespace(title="1867"), client=table.bot)
+    choices = await suggest_options(interaction, "no-floor ")  # type: ignore[arg-type]
+    assert [c.value for c in choices] == ["no-floor limited-special-trains", "no-floor long-game",
+                                          "no-floor left-of-auctioneer"]  # no 1861 option for 1867
+    listed = await table.say(BORIS, "!options")
+    assert "✓ (this game)" in "\n".join(m.content or "" for m in listed)
