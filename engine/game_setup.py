@@ -31,7 +31,7 @@ def check_options(title: str, chosen: Iterable[str]) -> frozenset[str]:
     picked = frozenset(sym for word in chosen for sym in sets.get(word, (word,)))
     for sym in sorted(picked):
         if sym not in offered:
-            elsewhere = [t for t in TITLES if t != title and sym in declared(t)]
+            elsewhere = [t for t in TITLES if t != title and (sym in declared(t) or sym in title_named(t).option_sets)]
             if elsewhere:
                 raise InvalidAction(f"{sym} is an option of {' and '.join(elsewhere)}, not of {title}")
             raise InvalidAction(f"{title} has no option {sym!r}; its options: {', '.join(offered)}")

@@ -4,8 +4,9 @@ A title declares the options it offers (:attr:`engine.titles.Title.options`), ea
 :class:`OptionDef`: the word a player types after ``new``, the rulebook's own words, its
 section, and which options it cannot be played with. A game's setup
 (:class:`engine.game_setup.Setup`) is its title, its market, the options chosen and
-whether it plays by the rulebook or by 18xx.games (an import). The chosen options travel in :attr:`engine.rules.Rules.options`,
-apart from the 18xx.games switches: :meth:`Rules.site` never turns an option on.
+whether it plays by the rulebook or by 18xx.games (an import). The chosen options
+travel in :attr:`engine.rules.Rules.options`, apart from the 18xx.games switches:
+:meth:`Rules.site` never turns an option on.
 
 Rules that an option changes ask ``ctx.rules.plays(LONG_GAME)``; an option that only
 changes data (how many special trains) patches the title's board

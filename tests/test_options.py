@@ -105,6 +105,8 @@ def test_setup_words_come_in_any_order_and_refusals_say_why() -> None:
     assert parse_setup([]) == Setup("1861", "grid")
     with pytest.raises(InvalidAction, match="exports is an option of 1861, not of 1867"):
         parse_setup(["1867", "exports"])
+    with pytest.raises(InvalidAction, match="short is an option of 1861, not of 1867"):
+        parse_setup(["1867", "short"])
     with pytest.raises(InvalidAction, match="neither a game"):
         parse_setup(["speedy"])
     with pytest.raises(InvalidAction, match="has no option 'fast'"):
