@@ -195,14 +195,38 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
 def _database(location: str) -> str | None:
     """Why ``location`` cannot be used as an existing database, if it cannot."""
-    from storage.postgres import is_postgres_url
+    from storage.postgres import is_postgres_url, is_url, safe_url
 
-    if is_postgres_url(location) or Path(location.removeprefix("sqlite:")).exists():
+    if is_postgres_url(location):
+        return None
+    if is_url(location):
+        return f"{safe_url(location)} is not a database Troika knows: give a SQLite file or a postgresql:// URL"
+    if Path(location.removeprefix("sqlite:")).exists():
         return None
     return f"no database at {location}"
 
 
+def _database_folder(location: str) -> str | None:
+    """Why a SQLite database cannot be made at ``location``, if its folder is missing."""
+    from storage.postgres import is_postgres_url
+
+    if is_postgres_url(location):
+        return None
+    folder = Path(location.removeprefix("sqlite:")).parent
+    if folder.is_dir():
+        return None
+    return f"the folder {folder} of the database {location} does not exist; create it, or give another --db"
+
+
 RESTORE_HINT = "to restore, stop Troika and copy a backup made with `troika backup` over it"
+
+
+def _store_problem(exc: Exception) -> str:
+    """The one line an operator reads for a store that cannot be used: the hint to
+    restore a backup only for damage SQLite's own check confirms."""
+    from storage import DatabaseDamaged
+
+    return f"troika: {exc}" + (f"; {RESTORE_HINT}" if isinstance(exc, DatabaseDamaged) else "")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -216,6 +240,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         token = load_token()
     except OSError as exc:
         print(f"troika: cannot read DISCORD_TOKEN_FILE: {exc.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print("troika: the token file (DISCORD_TOKEN_FILE) is not UTF-8 text; put the bot's token in it",
+              file=sys.stderr)
         return 2
     except TokenError as exc:
         print(f"troika: {exc}; put the bot's token in it, or unset DISCORD_TOKEN_FILE "
@@ -232,11 +260,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"troika: {exc}", file=sys.stderr)
             return 2
+    problem = _database_folder(args.db)
+    if problem:
+        print(f"troika: {problem}", file=sys.stderr)
+        return 2
     try:
         if token:
-            from bot.discord_bot import run_discord
+            from bot.discord_bot import run_discord, startup_problem
 
-            asyncio.run(run_discord(token, args.db, args.guild, shard))
+            try:
+                asyncio.run(run_discord(token, args.db, args.guild, shard))
+            except Exception as exc:
+                found = startup_problem(exc)
+                if found is None:
+                    raise
+                print(f"troika: {found[1]}", file=sys.stderr)
+                return found[0]
         else:
             from bot.console import run_console
 
@@ -244,7 +283,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     except StoreError as exc:
-        print(f"troika: {exc}; {RESTORE_HINT}", file=sys.stderr)
+        print(_store_problem(exc), file=sys.stderr)
         return 2
     return 0
 
@@ -289,7 +328,7 @@ def cmd_admin_accept(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(accept())
     except StoreError as exc:  # a game that does not replay at all, or no such game
-        print(f"troika: {exc}", file=sys.stderr)
+        print(_store_problem(exc), file=sys.stderr)
         return 1
 
 
@@ -317,7 +356,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
     try:
         asyncio.run(backup())
     except StoreError as exc:
-        print(f"troika: {exc}", file=sys.stderr)
+        print(_store_problem(exc), file=sys.stderr)
         return 1
     print(args.path)
     return 0
@@ -325,17 +364,23 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 def cmd_migrate(args: argparse.Namespace) -> int:
     """Copy every game, event and pending post into an empty database, then replay each
-    game on both sides to prove the copy."""
+    game on both sides to prove the copy; until proved, the target is marked unfinished
+    and refused by every other command. Run again, it finishes an unfinished copy."""
     import asyncio
 
     from storage import StoreError, TroikaEngine, store_at
     from storage.copy import CopyReport, copy_store, verify_copy
     from storage.postgres import safe_url
 
-    async def migrate() -> tuple[CopyReport, CopyReport]:
-        async with store_at(args.source) as source, store_at(args.target) as target:
+    async def migrate() -> tuple[CopyReport, CopyReport | None]:
+        async with store_at(args.source) as source, store_at(args.target, accept_unfinished_copy=True) as target:
             copied = await copy_store(source, target)
-            return copied, await verify_copy(source, target, TroikaEngine())
+            if copied.problems:
+                return copied, None
+            checked = await verify_copy(source, target, TroikaEngine())
+            if not checked.problems:
+                await target.mark_copy(None)
+            return copied, checked
 
     problem = _database(args.source)
     if problem:
@@ -344,14 +389,24 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     try:
         copied, checked = asyncio.run(migrate())
     except StoreError as exc:
-        print(f"troika: {exc}", file=sys.stderr)
+        print(_store_problem(exc), file=sys.stderr)
         return 1
+    kept = f" ({copied.kept} more were there from an unfinished copy)" if copied.kept else ""
     print(f"copied {copied.games} games, {copied.events} events and {copied.posts} pending posts "
-          f"to {safe_url(args.target)}; {checked.replayed} of {checked.games} games replay to the same "
-          "state on both sides, the others are refused alike (not started or not loadable)")
-    for line in checked.problems:
+          f"to {safe_url(args.target)}{kept}")
+    for line in (checked.problems if checked else copied.problems):
         print(f"troika: {line}", file=sys.stderr)
-    return 1 if checked.problems else 0
+    if checked is None:
+        print(f"troika: {len(copied.problems)} rows cannot be copied as they are, so their games were not; mend "
+              "or remove them in the source and run the same `troika migrate` again (the games copied stay); "
+              "until then the target is marked unfinished and Troika refuses it", file=sys.stderr)
+        return 1
+    if checked.problems:
+        print("troika: the copy differs from the source; it stays marked unfinished", file=sys.stderr)
+        return 1
+    print(f"{checked.replayed} of {checked.games} games replay to the same state on both sides, the others are "
+          "refused alike (not started or not loadable); the copy is complete")
+    return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

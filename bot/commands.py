@@ -32,6 +32,7 @@ from engine.actions import (
     RemoveToken,
     RunRoutes,
     SellShares,
+    StandingOrder,
 )
 from engine.board import TileDef
 from engine.errors import IllegalAction
@@ -41,6 +42,7 @@ from engine.state import Train
 from engine.view import turn_view
 
 from .errors import Refusal
+from .orders_text import order_command
 from .routes_text import parse_routes, routes_detail
 
 
@@ -64,7 +66,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("start", "start", "Commissioner: start; seats are fixed and the first player drawn", "setup"),
     Verb("bid", "bid [PRIVATE|MINOR] PRICE", "Bid on the private or minor up for auction", "action"),
     Verb("auction", "auction MINOR [PRICE]", "Put a minor up for auction, opening at PRICE (100+)", "action"),
-    Verb("pass", "pass", "Pass: in an auction, a stock turn or the current operating step", "action"),
+    Verb("pass", "pass", "Pass: in an auction, a stock turn or the current operating step "
+         "(`pass KP` names the company it is for)", "action"),
     Verb("buy", "buy MAJOR [pool]", "Buy a 10% share from the treasury (or the bank pool)", "action"),
     Verb("sell", "sell MAJOR [COUNT]", "Sell shares of a major to the bank pool", "action"),
     Verb("par", "par MAJOR PRICE", "Start a major (phase 4+), then place its home token", "action"),
@@ -89,6 +92,10 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("remove", "remove HEX [CITY]", "After a merge: remove one of the major's tokens", "action"),
     Verb("nationalize", "nationalize", "Nationalize the trainless major you run", "action"),
     Verb("keep", "keep", "Keep the trainless major you run", "action"),
+    Verb("auto", "auto pass merger [this round|until phase N] | auto pass stock [this round] | "
+         "auto buy MAJOR until N% | auto off",
+         "Standing order, at any time: the engine passes (or buys) for you when you are called; "
+         "your own move cancels it", "action"),
     Verb("undo", "undo [REASON]", "Take back your last action (commissioner: any, with a reason)", "turn"),
     Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn"),
     Verb("agree", "agree", "Agree to the deal you were asked about", "turn"),
@@ -125,7 +132,7 @@ ALIASES = {
 """Other words players use; ``dividend KIND`` and ``choose nationalize`` read their argument."""
 
 ARGUMENTS = {
-    "new": 12, "options": 1, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 0, "buy": 2, "sell": 2,
+    "new": 12, "options": 1, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 1, "buy": 2, "sell": 2,
     "par": 2, "token": 2, "home": 2, "lay": 4, "tiles": 1, "payout": 0, "half": 0, "withhold": 0, "train": 5,
     "discard": 1, "private": 2, "redeem": 1, "convert": 0, "merge": 1, "into": 1, "remove": 2,
     "nationalize": 0, "keep": 0, "agree": 0, "refuse": 0, "withdraw": 0, "status": 0, "map": 1, "market": 0,
@@ -279,7 +286,10 @@ def _lay(game: Game, actor: str, args: list[str]) -> Action:
         raise ValueError("too many words")
     hex_id, tile = _sym(args[0]), _tile_name(game, args[1])
     if len(args) > 2:
-        action = LayTile(actor, hex_id, tile, _number(args[2], "the rotation"))
+        rotation = _number(args[2], "the rotation")
+        if rotation > 5:
+            raise Refusal(f"A rotation is 0 to 5, not {rotation}: `tiles {hex_id}` shows the ones that fit")
+        action = LayTile(actor, hex_id, tile, rotation)
     else:
         fits = distinct_rotations(game.ctx.board.tiles[tile], _rotations(game, actor, hex_id, tile))
         if len(fits) > 1:
@@ -515,6 +525,8 @@ def action_text(action: Action) -> str:
             return choice
         case EndGame():
             return "end"
+        case StandingOrder():
+            return order_command(action)
     return action.kind
 
 

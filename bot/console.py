@@ -10,6 +10,7 @@ as the game goes on) and their paths printed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +32,10 @@ from .service import (
 CHANNEL = "console"
 NOBODY = Account("console", "console")
 NEW = "`new Anna Boris Clara` starts a game"
+NEW_USAGE = ("`new [1861|1867] [COUNT] NAME NAME ... [grid|column]`: a game of 1861 (or 1867) for the named "
+             "players, on the title's own market unless one is named; e.g. `new 1867 Anna Boris Clara`.")
+ITALICS = re.compile(r"(?<![\w`])_(\S(?:[^_\n]*\S)?)_(?![\w`])")
+"""Markdown italics (``_(agreed by Anna)_``), which the console prints plain."""
 
 
 class Console:
@@ -42,7 +47,8 @@ class Console:
         self._write = write
 
     def write(self, text: str) -> None:
-        self._write(text.replace("**", ""))
+        """Print plain text: the posts' Markdown (bold, italics) taken out."""
+        self._write(ITALICS.sub(r"\1", text.replace("**", "")))
 
     async def line(self, text: str) -> None:
         """Carry out one line, then deliver the posts it caused."""
@@ -51,7 +57,9 @@ class Console:
             return
         try:
             words = text.split()
-            if words[0].lower() == "new":
+            if [w.lower() for w in words] == ["help", "new"]:
+                self.write(NEW_USAGE)
+            elif words[0].lower() == "new":
                 self._show(await self._new(words[1:]))
             else:
                 account, command = await self._identity(words)
@@ -109,7 +117,8 @@ class Console:
 
     async def _deliver(self, post: Post) -> None:
         self.write(post.content(
-            lambda seat: "▶" if post.next.startswith(seat.display_name) else f"▶ {seat.display_name}:"))
+            lambda seat: "▶" if post.next.startswith(seat.display_name) else f"▶ {seat.display_name}:",
+            recap=False))  # hot seat: everyone saw the moves between
         self._save(post.pictures)
 
     def _save(self, pictures: list[Picture]) -> None:
@@ -126,6 +135,17 @@ class Console:
                        "the game goes on without them.")
 
 
+def banner(running: bool) -> str:
+    """What the console says on starting: how to begin a game, or how to go on with
+    the one under way."""
+    how = ("`help` lists the commands. A command acts for whoever must decide; `as NAME ...` for someone "
+           "else. `quit` leaves; the game is saved as you go.")
+    if running:
+        return f"The game above goes on: type the next move. {how}"
+    return (f"{NEW} of 1861; `new 1867 Anna Boris Clara` one of 1867 (add `grid` or `column` for the other "
+            f"market). {how}")
+
+
 async def run_console(location: str | Path, pictures_dir: Path) -> None:
     """The interactive prompt, until end of input or ``quit``, on the store at
     ``location`` (a SQLite file or a PostgreSQL URL)."""
@@ -135,11 +155,10 @@ async def run_console(location: str | Path, pictures_dir: Path) -> None:
         service = TroikaService(store)
         console = Console(service, pictures_dir)
         print(f"Troika console · database {safe_url(str(location))} · pictures in {pictures_dir}/")
-        if await store.active_game_in_channel(CHANNEL) is not None:
+        running = await store.active_game_in_channel(CHANNEL)
+        if running is not None:
             await console.line("status")
-        print("`new Anna Boris Clara` starts a game (add `column` for the column market); `help` lists "
-              "the commands. A command acts for whoever must decide; `as NAME ...` for someone else. "
-              "`quit` leaves; the game is saved as you go.")
+        print(banner(running is not None))
         while True:
             try:
                 text = input("troika> ")  # blocking on purpose: Ctrl-C then stops at once

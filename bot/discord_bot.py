@@ -3,8 +3,12 @@
 Every command is hybrid (``!bid TSR 25``, ``@Troika bid TSR 25`` or ``/bid TSR 25``)
 and passes its text to the service; argument menus of slash commands are filled from
 the engine's candidate actions. Posts leave through the store's outbox, each sent
-with its outbox id as the message nonce so a retry after a crash is not duplicated.
-Prefix commands need the privileged message-content intent (see deploy/DISCORD.md).
+with its outbox id as the message nonce so a retry after a crash is not duplicated;
+each game's posts go out on their own, so one channel's rate limit holds back no other,
+and a post whose pictures the channel refuses goes out without them. Buttons under a
+post are bound to it: a click once the game has moved on is refused. Prefix commands
+need the privileged message-content intent (see deploy/DISCORD.md); a refused token or
+intent at start-up is one line and exit status 3 (:func:`startup_problem`).
 
 Nobody is mentioned unless a post calls a seated player: replies mention no one, and
 each post allows exactly the seat it calls. Each message or interaction is handed to
@@ -19,11 +23,15 @@ import inspect
 import io
 import logging
 import os
+import re
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+import aiohttp
 import discord
+import yarl
 from discord import app_commands
 from discord.ext import commands
 
@@ -42,11 +50,38 @@ MAX_MESSAGES = 4
 DELIVER_EVERY = 30.0
 REMIND_EVERY = 600.0
 MAX_BACKOFF = 600.0
+CONNECT_BACKOFF = 60.0
+"""The longest wait between tries of the first gateway connection."""
+DEFER_AFTER = 1.5
+"""Seconds an information command may take before its slash command is deferred
+(Discord wants an answer within 3 s); an answer within them can still be private."""
+NO_FILES = ("_(The pictures are not shown: Troika needs the **Attach Files** permission in this channel; "
+            "a moderator can grant it in the channel's settings.)_")
+MISSING_PERMISSIONS = 50013
+EXIT_REFUSED = 3
+"""Exit status when Discord refuses the configuration (the token, the intents): starting
+again cannot help, so deploy/troika.service does not restart on it."""
 Callback = TypeVar("Callback", bound=Callable[..., Coroutine[Any, Any, None]])
 
 
 class TokenError(ValueError):
     """The token file is configured but holds no token."""
+
+
+LOCAL_DISCORD = "TROIKA_TEST_DISCORD_URL"
+"""Tests only: the address of a fake Discord on this machine (``http://127.0.0.1:PORT``)
+to send the bot's REST calls and gateway connection to (see deploy/DISCORD.md)."""
+
+
+def use_local_discord(url: str) -> None:
+    """Point discord.py at a fake Discord at ``url`` on the loopback interface: REST under
+    ``URL/api/v10`` and the gateway at ``ws://HOST:PORT/gateway``. Anything but a
+    loopback address is refused, so the setting cannot send a token elsewhere."""
+    address = yarl.URL(url)
+    if address.scheme != "http" or address.host not in ("127.0.0.1", "localhost", "::1"):
+        raise ValueError(f"{LOCAL_DISCORD} must be an http:// address on this machine, not {url}")
+    discord.http.Route.BASE = str(address.with_path("/api/v10"))
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = address.with_scheme("ws").with_path("/gateway")
 
 
 def load_token() -> str | None:
@@ -89,6 +124,35 @@ def post_mentions(post: Post) -> discord.AllowedMentions:
     return discord.AllowedMentions(everyone=False, roles=False, users=users, replied_user=False)
 
 
+def post_text(post: Post) -> str:
+    """The post as Discord shows it: the called player's mention stands for their name
+    at the head of the last line (``@Boris bids on TSR``, not ``@Boris Boris bids``)."""
+    seat = post.mention
+    if seat is None or not seat.discord_user_id:
+        return post.content(lambda s: s.display_name)
+    name = seat.display_name + " "
+    shown = replace(post, next=post.next[len(name):]) if post.next.startswith(name) else post
+    return shown.content(lambda s: f"<@{s.discord_user_id}>")
+
+
+def startup_problem(error: BaseException) -> tuple[int, str] | None:
+    """The exit status and the one line to print for a mistake that stops the bot at
+    start-up (None for anything else, which is a bug to show in full)."""
+    see = "see deploy/DISCORD.md, Troubleshooting"
+    closed = error.code if isinstance(error, discord.ConnectionClosed) else None
+    if isinstance(error, discord.LoginFailure) or closed == 4004:
+        return EXIT_REFUSED, (f"Discord refused the bot token (401 Unauthorized): copy a new one from the "
+                              f"Developer Portal, Bot, Reset Token, into DISCORD_TOKEN or its file ({see})")
+    if isinstance(error, discord.PrivilegedIntentsRequired) or closed in (4013, 4014):
+        return EXIT_REFUSED, (f"Discord refused the connection: the Message Content intent is off for this bot; "
+                              f"switch it on in the Developer Portal, Bot, Privileged Gateway Intents ({see})")
+    if isinstance(error, (aiohttp.ClientError, ConnectionError, asyncio.TimeoutError, discord.DiscordServerError,
+                          discord.GatewayNotFound)):
+        why = str(error).strip() or type(error).__name__
+        return 1, f"cannot reach Discord ({why}); check this machine's network and discordstatus.com ({see})"
+    return None
+
+
 def request_key(ctx: commands.Context[Any]) -> str | None:
     """The id of the message or interaction a command came in (None if it has none)."""
     source, what = (ctx.interaction, "interaction") if ctx.interaction is not None else (ctx.message, "message")
@@ -105,6 +169,7 @@ class TroikaBot(commands.Bot):
         shard = service.shard
         super().__init__(
             command_prefix=commands.when_mentioned_or("!"),
+            case_insensitive=True,
             intents=intents,
             help_command=None,
             allowed_mentions=discord.AllowedMentions.none(),
@@ -115,7 +180,7 @@ class TroikaBot(commands.Bot):
         self.guild_id = guild_id
 
     async def setup_hook(self) -> None:
-        self.add_view(ChoiceView(BUTTONS))  # buttons on earlier posts keep working after a restart
+        self.add_dynamic_items(ChoiceButton)  # buttons on earlier posts keep working after a restart
         await self.add_cog(GameCog(self))
         if self.service.shard is not None and self.service.shard.index != 0:
             return  # the commands are the bot's, not a shard's: shard 0 registers them
@@ -125,6 +190,22 @@ class TroikaBot(commands.Bot):
             await self.tree.sync(guild=guild)
         else:
             await self.tree.sync()
+
+    async def connect(self, *, reconnect: bool = True) -> None:
+        """discord.py's connection loop, begun again with back-off when the very first
+        gateway connection fails: discord.py 2.7.1 then dies reading the session of a
+        connection it never had (Rapptz/discord.py#10520). Later drops it resumes itself."""
+        delay = 1.0
+        while True:
+            try:
+                await super().connect(reconnect=reconnect)
+                return
+            except AttributeError:
+                if self.ws is not None or self.is_closed():
+                    raise
+            log.warning("Discord's gateway cannot be reached; trying again in %.0f s", delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, CONNECT_BACKOFF)
 
     async def resolve_channel(self, channel_id: str) -> Any:
         """The channel or thread with this id."""
@@ -168,36 +249,56 @@ BUTTONS = ("pass", "payout", "half", "withhold", "agree", "refuse", "keep", "nat
 """Frequent small choices offered as buttons under a post, when the post offers them."""
 
 
-class ChoiceView(discord.ui.View):
-    """Buttons for the choices a post offers; persistent (no timeout, fixed ids), so
-    they work on old posts after a restart. A click is the command typed by the clicker."""
+class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                   template=r"troika:(?P<verb>[a-z]+)(?::(?P<game>[0-9]+):(?P<seq>[0-9]+))?"):
+    """A button for one choice a post offers, bound to the post: its custom id names the
+    game and the event the post was written after (``troika:pass:12:40``). A click is
+    the command typed by the clicker while the game stands there, and is refused once the
+    game has moved past. The ids are matched by pattern, so buttons keep working after a
+    restart; a button of an older Troika (``troika:pass``) names no position and is
+    refused with the command to type."""
 
-    def __init__(self, verbs: tuple[str, ...] | list[str]) -> None:
-        super().__init__(timeout=None)
-        for verb in verbs:
-            button: discord.ui.Button[ChoiceView] = discord.ui.Button(
-                label=verb, custom_id=f"troika:{verb}",
-                style=discord.ButtonStyle.primary if verb != "refuse" else discord.ButtonStyle.secondary,
-            )
-            button.callback = self._clicked(verb)  # type: ignore[method-assign]
-            self.add_item(button)
+    def __init__(self, verb: str, game_id: int | None = None, seq: int | None = None) -> None:
+        where = f":{game_id}:{seq}" if game_id is not None and seq is not None else ""
+        style = discord.ButtonStyle.primary if verb != "refuse" else discord.ButtonStyle.secondary
+        super().__init__(discord.ui.Button(label=verb, custom_id=f"troika:{verb}{where}", style=style))
+        self.verb, self.game_id, self.seq = verb, game_id, seq
 
-    @staticmethod
-    def _clicked(verb: str) -> Callable[[discord.Interaction], Coroutine[Any, Any, None]]:
-        async def click(interaction: discord.Interaction) -> None:
-            await interaction.response.defer(ephemeral=True, thinking=True)
-            bot: Any = interaction.client
-            try:
-                reply = await bot.service.handle(str(interaction.channel_id), account(interaction.user), verb)
-                text = reply.text or "✓"
-            except Refusal as exc:
-                text = f"✗ {exc}"
-            cog = bot.get_cog("Game")
-            if isinstance(cog, GameCog):
-                await cog.deliver()
-            await interaction.followup.send(_fit(text), ephemeral=True)
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ChoiceButton:
+        game, seq = match["game"], match["seq"]
+        return cls(match["verb"], int(game) if game else None, int(seq) if seq else None)
 
-        return click
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        bot: Any = interaction.client
+        channel_id = str(interaction.channel_id)
+        try:
+            if self.verb not in BUTTONS or self.game_id is None or self.seq is None:
+                raise Refusal(f"This button names no point of a game (it is from an older Troika): "
+                              f"type `{self.verb}` instead.")
+            reply = await bot.service.handle(channel_id, account(interaction.user), self.verb,
+                                             key=f"interaction {interaction.id}", at=(self.game_id, self.seq))
+            text = reply.text or "✓"
+        except Refusal as exc:
+            text = f"✗ {exc}"
+        cog = bot.get_cog("Game")
+        if isinstance(cog, GameCog):
+            await cog.deliver(channel_id)
+        await interaction.followup.send(_fit(text), ephemeral=True)
+
+
+def choice_view(post: Post) -> discord.ui.View | None:
+    """The buttons of the choices the post offers, bound to it (None if it offers none)."""
+    verbs = buttons_for(post)
+    if not verbs:
+        return None
+    view = discord.ui.View(timeout=None)
+    for verb in verbs:
+        view.add_item(ChoiceButton(verb, post.game_id, post.seq))
+    return view
 
 
 def buttons_for(post: Post) -> list[str]:
@@ -271,27 +372,45 @@ class GameCog(commands.Cog, name="Game"):
         await self.service.send_reminders()
         await self.deliver()
 
-    async def deliver(self) -> None:
-        """Send the queued posts, then bring each game's pinned status up to date."""
-        for game_id in await self.service.flush(self._send):
-            try:
-                await self._pin_status(game_id)
-            except Exception:
-                log.exception("status of game %s not updated", game_id)
+    async def deliver(self, channel_id: str | None = None) -> None:
+        """Send the queued posts (of one channel's games, or all), each game's on its own
+        so that a slow channel holds back no other, and bring each game's pinned status up
+        to date after its posts."""
+        await self.service.flush(self._send, channel_id=channel_id, then=self._after_posts)
+
+    async def _after_posts(self, game_id: int) -> None:
+        try:
+            await self._pin_status(game_id)
+        except Exception:
+            log.exception("status of game %s not updated", game_id)
 
     async def _send(self, post: Post) -> None:
         if post.channel_id is None:
             return
-        text = post.content(lambda seat: f"<@{seat.discord_user_id}>" if seat.discord_user_id else seat.display_name)
-        files = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in post.pictures]
-        verbs = buttons_for(post)
-        extra: dict[str, Any] = {"view": ChoiceView(verbs)} if verbs else {}
+        view = choice_view(post)
         try:
             channel = await self.bot.resolve_channel(post.channel_id)
-            await channel.send(_fit(text), files=files, nonce=post.outbox_id, allowed_mentions=post_mentions(post),
-                               **extra)
+            try:
+                await self._post(channel, post, view, files=True)
+            except discord.Forbidden as exc:
+                if not post.pictures or exc.code != MISSING_PERMISSIONS:
+                    raise
+                log.warning("post %s to channel %s goes without its pictures: %s", post.outbox_id,
+                            post.channel_id, exc)
+                await self._post(channel, replace(post, text="\n".join(filter(None, (post.text, NO_FILES)))), view,
+                                 files=False)
         except (discord.NotFound, discord.Forbidden) as exc:
             log.warning("post %s to channel %s dropped: %s", post.outbox_id, post.channel_id, exc)
+        finally:
+            if view is not None:
+                view.stop()  # its buttons are answered by ChoiceButton's pattern, not kept per message
+
+    @staticmethod
+    async def _post(channel: Any, post: Post, view: discord.ui.View | None, *, files: bool) -> None:
+        pictures = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in post.pictures] if files else []
+        extra: dict[str, Any] = {"view": view} if view is not None else {}
+        await channel.send(_fit(post_text(post)), files=pictures, nonce=post.outbox_id,
+                           allowed_mentions=post_mentions(post), **extra)
 
     async def _pin_status(self, game_id: int) -> None:
         status = await self.service.status(game_id)
@@ -314,29 +433,47 @@ class GameCog(commands.Cog, name="Game"):
     # --- the shared path --------------------------------------------------------------
 
     async def play(self, ctx: commands.Context[Any], text: str) -> None:
-        """Carry out a command: defer (slash commands must answer within 3 s), hand it
-        to the service, deliver its posts, answer."""
-        await ctx.defer(ephemeral=VERBS[split(text)[0]].kind != "info")
+        """Carry out a command: hand it to the service, deliver its channel's posts, answer.
+
+        A slash command must be answered within 3 s. A move is deferred privately at once
+        (its outcome is a post). Information is for everyone, but its refusal only for the
+        one who asked; since the first answer after a deferral keeps the deferral's
+        visibility, an information command is deferred (publicly) only if it takes longer
+        than :data:`DEFER_AFTER`."""
+        channel_id = str(ctx.channel.id)
+        information = VERBS[split(text)[0]].kind == "info"
+        if not information:
+            await ctx.defer(ephemeral=True)
         guild_id = str(ctx.guild.id) if ctx.guild else None
-        reply = await self.service.handle(str(ctx.channel.id), account(ctx.author), text, key=request_key(ctx),
-                                          guild_id=guild_id)
+        work = asyncio.ensure_future(self.service.handle(channel_id, account(ctx.author), text,
+                                                         key=request_key(ctx), guild_id=guild_id))
+        if information and ctx.interaction is not None:
+            done, _ = await asyncio.wait({work}, timeout=DEFER_AFTER)
+            if not done:
+                await ctx.defer()
+        reply = await work
         try:
-            await self.deliver()
+            await self.deliver(channel_id)
         except Exception:  # the command is stored; the delivery loop sends its posts later
             log.exception("posts after %r not delivered yet", text)
         await self.answer(ctx, reply)
 
     @staticmethod
     async def answer(ctx: commands.Context[Any], reply: Reply) -> None:
-        files = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in reply.pictures]
         chunks = _chunks(reply.text)
-        if not chunks and not files:
+        if not chunks and not reply.pictures:
             if ctx.interaction is not None:
                 await ctx.send("✓", ephemeral=True)
             return
         for i, chunk in enumerate(chunks or [""]):
-            if i == 0 and files:
-                await ctx.send(chunk or None, files=files)
+            if i == 0 and reply.pictures:
+                files = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in reply.pictures]
+                try:
+                    await ctx.send(chunk or None, files=files)
+                except discord.Forbidden as exc:
+                    if exc.code != MISSING_PERMISSIONS:
+                        raise
+                    await ctx.send("\n".join(filter(None, (chunk, NO_FILES))))
             else:
                 await ctx.send(chunk)
 
@@ -587,12 +724,14 @@ async def run_discord(
     """Run the bot (or one shard of it) until it is stopped, on the store at ``location``
     (a SQLite file or a PostgreSQL URL); games load from the store on demand."""
     discord.utils.setup_logging()
+    if os.environ.get(LOCAL_DISCORD):
+        use_local_discord(os.environ[LOCAL_DISCORD])
     async with store_at(location) as store:
         service = TroikaService(store, shard=shard, timestamps=True)
         check = asyncio.create_task(check_other_versions(service))
         try:
             async with TroikaBot(service, guild_id=guild_id) as bot:
-                await bot.start(token)
+                await bot.start(token)  # the start-up's mistakes raise here: see startup_problem
         finally:
             check.cancel()
             await service.close()

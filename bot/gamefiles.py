@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,13 @@ from engine.replay import ReplayReport, replay
 LOG_SUFFIXES = (".json", ".json.gz")
 TRACE_MARK = ".trace.jsonl"
 
+MAX_FILE_BYTES = 64 * 2**20
+"""The most a log or trace may hold, on disk and once decompressed (the longest real
+game's trace is about 5 MB): a gzip bomb stops inflating here."""
+
+MAX_SEED = 2**63
+"""Seeds are stored as 64-bit integers."""
+
 
 class GameFileError(Exception):
     """A log or trace that cannot be read, with the reason."""
@@ -20,25 +28,66 @@ class GameFileError(Exception):
 
 def _text(path: Path) -> str:
     try:
-        data = path.read_bytes()
-        if path.suffix == ".gz":
-            data = gzip.decompress(data)
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise GameFileError(f"{path} is larger than {MAX_FILE_BYTES} bytes")
+        with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise GameFileError(f"{path} inflates to larger than {MAX_FILE_BYTES} bytes")
         return data.decode("utf-8")
     except FileNotFoundError:
         raise GameFileError(f"no such file: {path}") from None
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
         raise GameFileError(f"cannot read {path}: {exc}") from None
 
 
-def read_log(path: Path) -> dict[str, Any]:
-    """A game log exported from 18xx.games (``.json`` or ``.json.gz``)."""
+def _json(text: str, where: str) -> Any:
     try:
-        log = json.loads(_text(path))
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise GameFileError(f"{path} is not valid JSON ({exc})") from None
-    if not isinstance(log, dict) or not isinstance(log.get("actions"), list):
-        raise GameFileError(f"{path} is not an 18xx.games game log (no list of actions)")
+        raise GameFileError(f"{where} is not valid JSON ({exc})") from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting past the stack
+        raise GameFileError(f"{where} cannot be read ({type(exc).__name__}: {str(exc)[:80]})") from None
+
+
+def read_log(path: Path) -> dict[str, Any]:
+    """A game log exported from 18xx.games (``.json`` or ``.json.gz``), checked to have
+    the shape the importer reads (see :func:`log_shape_problem`)."""
+    log = _json(_text(path), str(path))
+    problem = log_shape_problem(log)
+    if problem:
+        raise GameFileError(f"{path} is not an 18xx.games game log that Troika can read: {problem}")
     return log
+
+
+def log_shape_problem(log: Any) -> str | None:
+    """Why ``log`` does not have the shape of an 18xx.games log, if it does not: an object
+    with a list of action objects, players with an id and a name, a known title, a seed
+    that is a 64-bit integer, settings and auto-actions of the right kinds."""
+    from engine.titles import TITLES
+
+    if not isinstance(log, dict) or not isinstance(log.get("actions"), list):
+        return "no list of actions"
+    players = log.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, dict) and "id" in p and "name" in p for p in players):
+        return "its players are not a list of objects with an id and a name"
+    title = log.get("title", "1861")
+    if not isinstance(title, str) or title not in TITLES:
+        return f"its title {str(title)[:40]!r} is not one of {', '.join(TITLES)}"
+    settings = log.get("settings") or {}
+    if not isinstance(settings, dict) or not isinstance(settings.get("optional_rules") or [], list):
+        return "its settings are not an object with a list of optional rules"
+    seed = settings.get("seed") or 0
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < MAX_SEED:
+        return f"its seed {str(seed)[:40]!r} is not a whole number from 0 to 2**63 - 1"
+    for action in log["actions"]:
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            return f"action {str(action)[:40]!r} is not an object with a type"
+        autos = action.get("auto_actions", [])
+        if not isinstance(autos, list) or not all(isinstance(a, dict) and isinstance(a.get("type"), str)
+                                                  for a in autos):
+            return f"the auto_actions of action {action.get('id')!r} are not a list of objects with a type"
+    return None
 
 
 def read_trace(path: Path) -> list[dict[str, Any]]:
@@ -48,10 +97,9 @@ def read_trace(path: Path) -> list[dict[str, Any]]:
     for number, text in enumerate(_text(path).splitlines(), 1):
         if not text.strip():
             continue
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise GameFileError(f"{path} line {number} is not valid JSON ({exc})") from None
+        data = _json(text, f"{path} line {number}")
+        if not isinstance(data, dict):
+            raise GameFileError(f"{path} line {number} is not a JSON object")
         if "header" not in data:
             lines.append(data)
     return lines

@@ -31,6 +31,7 @@ from storage import Event, EventKind, GameRecord
 from .commands import VERBS, action_text, split
 from .errors import Refusal
 from .ledger import Ledger
+from .orders_text import orders_text
 
 CHOICES_LIMIT = 350
 """Characters of "what they may do" shown in a post; ``status`` shows them all."""
@@ -70,10 +71,23 @@ def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
     if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors \
             and not over_limit(game.ctx, game.state):
         return f"{track_hint(game)}, `pass`"
-    text = ", ".join(f"`{c}`" for c in game.choices())
+    text = ", ".join(_token_choice(game, c) if c.startswith("token ") else f"`{c}`" for c in game.choices())
     if limit is not None and len(text) > limit:
         text = text[: text.rfind(",", 0, limit)] + ", … (`status` shows all)"
     return text
+
+
+def _token_choice(game: Game, command: str) -> str:
+    """``token M9 0`` offered with the place's name and, in an operating round, what the
+    token costs: ```token O7 0` Québec $40``."""
+    from engine.tokens import token_cost
+
+    hex_id = command.split()[1]
+    name = game.ctx.board.location_names.get(hex_id, "").partition(" (")[0]
+    cost = ""
+    if game.round_name == "Operating":
+        cost = f" {game.ctx.title.currency}{token_cost(game.state, game.actor() or '', hex_id)}"
+    return f"`{command}`" + (f" {name}" if name else "") + cost
 
 
 def next_line(game: Game) -> str:
@@ -136,6 +150,8 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
             waiting = f" (waiting {duration((now - ledger.turn_began).total_seconds())})"
         lines.append(f"To act: **{who_acts(game)}** {doing(game)}{waiting}")
         lines.append(f"May: {choices_text(game, None)}")
+    if state.orders:
+        lines.append(f"Standing orders: {orders_text(game)} (`auto off` cancels yours)")
     if ledger.ask is not None:
         lines.append(f"Waiting for {player_name(game, ledger.ask.consenter)} to `agree` or `refuse`: "
                      f"{player_name(game, ledger.ask.requester)} asks `{ledger.ask.command}`")
@@ -148,7 +164,8 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
     for seat in record.seats:
         waits = ledger.waits.get(seat.player_id, [])
         if waits:
-            times.append(f"{seat.display_name} {duration(statistics.median(waits))} ({len(waits)} actions)")
+            count = f"{len(waits)} action" + ("s" if len(waits) != 1 else "")
+            times.append(f"{seat.display_name} {duration(statistics.median(waits))} ({count})")
     if times:
         lines.append("Time to act (median): " + " · ".join(times))
     if ledger.remind_hours:

@@ -59,7 +59,17 @@ def _sum_text(ctx: Context, state: GameState, company: Company, result: RouteRes
     values = stop_values(ctx, state, company, result)
     if not values:
         return str(result.revenue)
-    return " + ".join(f"{hex_id} {value}" for hex_id, value in values) + f" = {result.revenue}"
+    return " + ".join(_stop_text(ctx, state, company, h, v) for h, v in values) + f" = {result.revenue}"
+
+
+def _stop_text(ctx: Context, state: GameState, company: Company, hex_id: str, value: int) -> str:
+    """``L12 60``, or with a private's bonus there itemised: ``L12 50+10 (MB)`` (8.8.2)."""
+    bonuses = [(sym, ctx.board.private(sym).bonus) for sym in company.privates
+               if sym not in state.closed_privates and hex_id in ctx.board.private(sym).bonus_hexes]
+    if not bonuses:
+        return f"{hex_id} {value}"
+    extra = "".join(f"+{amount}" for _, amount in bonuses)
+    return f"{hex_id} {value - sum(a for _, a in bonuses)}{extra} ({', '.join(sym for sym, _ in bonuses)})"
 
 
 def _stops_text(result: RouteResult) -> str:
@@ -102,6 +112,7 @@ def _priced(
     ctx: Context, state: GameState, company: Company, graph: TrackGraph, train: Train, hexes: list[str]
 ) -> list[RouteResult]:
     """Every legal reading of one train's stops, best first."""
+    _check_stop_count(ctx, state, train, hexes)
     readings = _readings(graph, hexes, train.id)
     results: list[RouteResult] = []
     error: IllegalAction | None = None
@@ -114,6 +125,19 @@ def _priced(
         assert error is not None
         raise Refusal(str(error))
     return sorted(results, key=lambda r: -r.revenue)
+
+
+def _check_stop_count(ctx: Context, state: GameState, train: Train, hexes: list[str]) -> None:
+    """The first thing wrong with a route that names more cities than its train may
+    stop at (a plain train counts every city it passes, 8.8): say so before the track."""
+    kind = ctx.board.train(train.name)
+    if kind.express or kind.multiplier != 1 or kind.name != str(kind.pay):
+        return
+    cities = [h for h in hexes if h in ctx.board.hexes
+              and any(n.kind in ("city", "offboard") for n in ctx.tile_at(state, h)[0].nodes)]
+    if len(cities) > kind.pay:
+        raise Refusal(f"train {train.id}: a {kind.name}-train stops at {kind.pay} cities at most, and "
+                      f"{'-'.join(hexes)} names {len(cities)} ({', '.join(cities)})")
 
 
 def _readings(graph: TrackGraph, hexes: list[str], train_id: str) -> list[_LEGS]:

@@ -24,6 +24,7 @@ import logging
 import math
 import pickle
 import random
+import re
 import secrets
 import socket
 import threading
@@ -57,6 +58,7 @@ from storage import (
     Event,
     EventKind,
     EventStore,
+    GameNotFound,
     GameRecord,
     GameRepository,
     GameStatus,
@@ -64,12 +66,11 @@ from storage import (
     OutboxMessage,
     Seat,
     Shard,
-    StoreError,
     TroikaEngine,
     UndoError,
 )
-from storage.repository import effective_events, request
-from storage.store import DuplicateRequest, utc_now
+from storage.repository import effective_events, request, undos_to_redo
+from storage.store import DuplicateRequest, unstorable, utc_now
 
 from .commands import (
     VERBS,
@@ -101,6 +102,8 @@ from .posts import (
     status_text,
     who_acts,
 )
+from .orders_text import parse_order
+from .stray import LastMove, bind_pass, questioned_pass
 from .track_help import tiles_text
 
 MAX_PLAYERS = 6
@@ -113,6 +116,7 @@ REPLY_LIMIT = 1900
 REMIND_HOURS = (1, 720)
 LOG_PAGE = 15
 MAX_NAME = 32
+DISCORD_MENTION = re.compile(r"<@!?[0-9]+>")
 
 log = logging.getLogger("troika.service")
 
@@ -144,11 +148,16 @@ class Post:
     next: str
     mention: Seat | None
     pictures: list[Picture]
+    seq: int = 0
+    """The game's event the post was written after: the position its choices are for."""
+    recap: str = ""
+    """For the player called: the moves others made since their last one."""
 
-    def content(self, mention: Callable[[Seat], str]) -> str:
-        """The post as text, the mention written by ``mention`` before the next line."""
+    def content(self, mention: Callable[[Seat], str], *, recap: bool = True) -> str:
+        """The post as text, the mention written by ``mention`` before the next line;
+        without the ``recap`` (hot seat: everyone saw every move)."""
         tail = ((mention(self.mention) + " " if self.mention else "") + self.next) if self.next else ""
-        return "\n".join(part for part in (self.text, tail) if part)
+        return "\n".join(part for part in (self.text, self.recap if recap else "", tail) if part)
 
 
 @dataclass(frozen=True)
@@ -203,9 +212,12 @@ class TroikaService:
         self.pictures = pictures
         self._ledgers: dict[int, Ledger] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._flush_lock = asyncio.Lock()
+        self._flush_locks: dict[int, asyncio.Lock] = {}
+        self._channels: dict[int, str | None] = {}
         self._done: OrderedDict[str, None] = OrderedDict()
         self._sent_unmarked: set[int] = set()
+        self._questioned: dict[int, int] = {}
+        """Per game, the position at which a bare `pass` was last questioned (:mod:`bot.stray`)."""
         self.conflicts_retried = 0
         """How often a command was tried again because another process changed its game."""
         self._setup: dict[str, Callable[[str, Account, str], Awaitable[Reply]]] = {
@@ -222,17 +234,24 @@ class TroikaService:
     # --- entry points ------------------------------------------------------------
 
     async def handle(
-        self, channel_id: str, account: Account, text: str, *, key: str | None = None, guild_id: str | None = None
+        self, channel_id: str, account: Account, text: str, *, key: str | None = None, guild_id: str | None = None,
+        at: tuple[int, int] | None = None,
     ) -> Reply:
         """Carry out one command typed in a channel (of server ``guild_id``, whose shard
         owns the games set up there); raises :class:`Refusal`.
 
         ``key`` identifies the incoming message or interaction: a second delivery of it
-        changes nothing and answers nothing. A command overtaken by another process
-        writing to its game is tried again from the start, so no player sees the clash."""
+        changes nothing and answers nothing. ``at`` (game id, event seq) is where a post
+        offered the command (a button under it): it is refused once that game has moved
+        past. A command overtaken by another process writing to its game is tried again
+        from the start, so no player sees the clash."""
+        for what, value in (("That message", text), ("Your name", account.name)):
+            problem = unstorable(value)
+            if problem:  # N11: refused at the edge, before any store sees it
+                raise Refusal(f"{what} holds {problem}, which Troika cannot store; type it again without.")
         try:
             async with self._command(channel_id, key):
-                return await self._handle(channel_id, account, text, guild_id)
+                return await self._handle(channel_id, account, text, guild_id, at)
         except _AlreadyDone:
             return Reply()
         except Refusal as exc:
@@ -254,7 +273,9 @@ class TroikaService:
                 while len(self._done) > 1000:
                     self._done.popitem(last=False)
 
-    async def _handle(self, channel_id: str, account: Account, text: str, guild_id: str | None) -> Reply:
+    async def _handle(
+        self, channel_id: str, account: Account, text: str, guild_id: str | None, at: tuple[int, int] | None = None
+    ) -> Reply:
         verb, rest = split(text)
         if verb == "help":
             return Reply(help_text(rest))
@@ -271,15 +292,17 @@ class TroikaService:
             return Reply(await self._games(account))
         if verb == "options":
             return Reply(await self._options(channel_id, rest))
-        return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest))
+        return await self._retrying(lambda: self._in_game(channel_id, account, verb, rest, at))
 
-    async def _in_game(self, channel_id: str, account: Account, verb: str, rest: str) -> Reply:
+    async def _in_game(
+        self, channel_id: str, account: Account, verb: str, rest: str, at: tuple[int, int] | None = None
+    ) -> Reply:
         record = await self._game_in(channel_id, finished=True)
         try:
             if VERBS[verb].kind == "info":
                 return await self._info(record, verb, rest)
-            if verb == "undo":
-                await self._reopen_if_ended(channel_id, account)
+            if verb == "undo" and await self._reopen_if_ended(channel_id, account):
+                return await self._undo_the_end(channel_id, account, rest)
             record = await self._game_in(channel_id)
             if VERBS[verb].kind == "admin":
                 if verb == "remind" and rest.split()[:1] == ["me"]:
@@ -287,13 +310,30 @@ class TroikaService:
                 commissioner = self._commissioner(record, account)
                 if verb == "replace":
                     name, _, new = rest.rpartition(" ")
+                    if DISCORD_MENTION.fullmatch(new):  # an account is resolved by the frontend, not read here
+                        raise Refusal("Write it as `replace PLAYER @ACCOUNT`, mentioning the new player.")
                     return await self._replace(record, commissioner, name, Account(new, new))
                 return await self._admin[verb](record, commissioner, rest)
+            if at is not None:  # checked in each attempt: the game may move between attempts
+                await self._check_still_open(record, *at)
             return await self._as_seat(record, self._seat(record, account), verb, rest, None)
         except CorruptEvent as exc:
             if exc.game_id != record.id:
                 raise
             raise Refusal(_broken(exc)) from None
+
+    async def _check_still_open(self, record: GameRecord, game_id: int, seq: int) -> None:
+        """Refuse a choice offered after event ``seq`` of game ``game_id`` if the
+        channel's game (``record``) is another one now, or has moved since: a move, an
+        undo or redo, or a new request for consent."""
+        if record.id != game_id:
+            raise Refusal(f"This choice has passed: it was offered in game {game_id}, which is over.")
+        if record.status is not GameStatus.RUNNING:
+            return
+        ledger = await self._ledger(record.id)
+        if ledger.position > seq or (ledger.ask is not None and ledger.ask.seq > seq):
+            game = (await self.repo.load(record.id)).game
+            raise Refusal(f"This choice has passed: the game has moved on since that post. Now {next_line(game)}")
 
     async def replace_seat(
         self, channel_id: str, account: Account, player: str, new: Account, *, key: str | None = None
@@ -351,50 +391,90 @@ class TroikaService:
                 await self.store.set_status(record.id, GameStatus.ABANDONED)
                 raise
 
-    async def flush(self, deliver: Callable[[Post], Awaitable[None]]) -> set[int]:
-        """Deliver every post not yet sent of this process's games, oldest first per game,
-        marking each sent once ``deliver`` returns; returns the games posted to.
+    async def flush(
+        self, deliver: Callable[[Post], Awaitable[None]], *, channel_id: str | None = None,
+        then: Callable[[int], Awaitable[None]] | None = None,
+    ) -> set[int]:
+        """Deliver every post not yet sent of this process's games (or of the games in
+        ``channel_id``), oldest first per game, marking each sent once ``deliver``
+        returns; ``then(game_id)`` follows a game's posts. Returns the games posted to.
 
-        A game's posts go out under this process's claim on the game, taken or renewed
-        before each post, so no other process sends them too; a post is sent only if it
-        is still unsent once the claim is held. A game's trouble stays with that game: if
-        ``deliver`` raises, that post and the game's later ones wait for the next flush
-        while other games' posts go out. A post whose stored payload cannot be read is
+        Each game's posts go out on their own, side by side with the others', under the
+        game's own lock, so a slow channel (a rate limit, Discord's retries after server
+        errors) holds back no other game. A game's posts go out under this process's
+        claim on it, taken or renewed before each post, so no other process sends them
+        too; a post is sent only if it is still unsent once the claim is held. A game's
+        trouble stays with that game: if ``deliver`` raises, that post and the game's
+        later ones wait for the next flush. A post whose stored payload cannot be read is
         logged and dropped. A post delivered but not marked (the database busy) is marked
         before anything else is sent, never delivered again by this process."""
-        touched: set[int] = set()
-        async with self._flush_lock:
-            await self._mark_delivered()
-            held: set[int] = set()  # games not posted to in this flush: others' or in trouble
-            after = 0
-            while batch := await self.store.outbox_unsent(after_id=after):
-                after = batch[-1].id
-                for message in batch:
-                    if message.game_id in held or message.id in self._sent_unmarked:
-                        continue
-                    if not await self._claim(message.game_id):
-                        held.add(message.game_id)
-                        continue
-                    if not await self._still_unsent(message):
-                        continue
-                    if message.problem is not None:
-                        log.error("post %s of game %s dropped: %s", message.id, message.game_id, message.problem)
-                    else:
-                        try:
-                            await deliver(await self._post(message))
-                        except Exception:
-                            log.exception("post %s of game %s not delivered; retried later",
-                                          message.id, message.game_id)
-                            held.add(message.game_id)
-                            continue
-                        touched.add(message.game_id)
-                    self._sent_unmarked.add(message.id)
-                    await self._mark_delivered()
-        return touched
+        await self._mark_delivered()
+        games: list[int] = []
+        after = 0
+        while batch := await self.store.outbox_unsent(after_id=after):
+            after = batch[-1].id
+            for message in batch:
+                if message.game_id in games:
+                    continue
+                try:
+                    channel = await self._channel_of(message.game_id)
+                except GameNotFound:  # its game was deleted by hand: nowhere to post it
+                    log.error("post %s dropped: there is no game %s", message.id, message.game_id)
+                    await self.store.outbox_mark_sent(message.id)
+                    continue
+                if channel_id is None or channel == channel_id:
+                    games.append(message.game_id)
+        results = await asyncio.gather(*(self._flush_game(g, deliver, then) for g in games), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+        return {g for g, posted in zip(games, results) if posted}
+
+    async def _flush_game(
+        self, game_id: int, deliver: Callable[[Post], Awaitable[None]],
+        then: Callable[[int], Awaitable[None]] | None,
+    ) -> bool:
+        """Deliver one game's unsent posts in order (see :meth:`flush`), then ``then``;
+        whether any went."""
+        async with self._flush_locks.setdefault(game_id, asyncio.Lock()):
+            posted = await self._send_game(game_id, deliver)
+            if posted and then is not None:
+                await then(game_id)
+        return posted
+
+    async def _send_game(self, game_id: int, deliver: Callable[[Post], Awaitable[None]]) -> bool:
+        posted = False
+        after = 0
+        while batch := await self.store.outbox_unsent(after_id=after, game_id=game_id):
+            after = batch[-1].id
+            for message in batch:
+                if message.id in self._sent_unmarked:
+                    continue
+                if not await self._claim(game_id):
+                    return posted
+                if not await self._still_unsent(message):
+                    continue
+                if message.problem is not None:
+                    log.error("post %s of game %s dropped: %s", message.id, game_id, message.problem)
+                else:
+                    try:
+                        await deliver(await self._post(message))
+                    except Exception:
+                        log.exception("post %s of game %s not delivered; retried later", message.id, game_id)
+                        return posted
+                    posted = True
+                self._sent_unmarked.add(message.id)
+                await self._mark_delivered()
+        return posted
+
+    async def _channel_of(self, game_id: int) -> str | None:
+        if game_id not in self._channels:
+            self._channels[game_id] = (await self.store.get_game(game_id)).channel_id
+        return self._channels[game_id]
 
     async def _mark_delivered(self) -> None:
         """Mark sent the posts delivered but not yet marked; raises if the store cannot."""
-        for message_id in sorted(self._sent_unmarked):
+        for message_id in sorted(self._sent_unmarked):  # a copy: other games' flushes add to it meanwhile
             await self.store.outbox_mark_sent(message_id)
             self._sent_unmarked.discard(message_id)
 
@@ -409,7 +489,7 @@ class TroikaService:
                     continue
                 async with self._lock(record.channel_id or f"game {record.id}"):
                     await self._retrying(lambda record=record: self._reminders_for(record, now))
-            except (CorruptEvent, StoreError) as exc:
+            except Exception as exc:  # that game's trouble; later games are still reminded
                 log.warning("no reminders for game %s: %s", record.id, exc)
 
     async def close(self) -> None:
@@ -629,22 +709,32 @@ class TroikaService:
                          "`new` sets up another.")
         raise NoGame("There is no game in this channel: `new` sets one up.")
 
-    async def _reopen_if_ended(self, channel_id: str, account: Account) -> None:
+    async def _reopen_if_ended(self, channel_id: str, account: Account) -> bool:
         """The commissioner's `undo` right after `end`: the game runs again, so the undo
-        can take the end back."""
+        can take the end back; whether it was reopened."""
         if await self.store.active_game_in_channel(channel_id) is not None:
-            return
+            return False
         over = [g for g in await self.store.list_games([GameStatus.FINISHED]) if g.channel_id == channel_id]
         if not over:
-            return
+            return False
         effective = effective_events(await self.store.events(over[-1].id))
         if not effective or effective[-1].action.get("type") != "end_game":
-            return
+            return False
         self._commissioner(over[-1], account)
         try:
             await self.store.set_status(over[-1].id, GameStatus.RUNNING)
         except ChannelBusy:
             raise Refusal("Another game has started here since; the ended one stays ended.") from None
+        return True
+
+    async def _undo_the_end(self, channel_id: str, account: Account, reason: str) -> Reply:
+        """The undo of a reopened game's `end`; refused, the game is finished again (N10)."""
+        record = await self._game_in(channel_id)
+        try:
+            return await self._as_seat(record, self._seat(record, account), "undo", reason, None)
+        except BaseException:
+            await self.store.set_status(record.id, GameStatus.FINISHED)
+            raise
 
     async def _games(self, account: Account) -> str:
         """The games this account has a seat in, across channels."""
@@ -659,7 +749,11 @@ class TroikaService:
             if record.status is GameStatus.SETTING_UP:
                 lines.append(f"Game {record.id} in {where}: being set up")
                 continue
-            game = (await self.repo.load(record.id)).game
+            try:
+                game = (await self.repo.load(record.id)).game
+            except CorruptEvent as exc:  # that game's problem, told in its line only
+                lines.append(f"Game {record.id} in {where}: cannot be loaded ({exc.reason})")
+                continue
             ledger = await self._ledger(record.id)
             seat = next(s for s in record.seats if s.discord_user_id == account.id)
             mine = ledger.ask.consenter if ledger.ask else game.acting_player()
@@ -717,6 +811,11 @@ class TroikaService:
         game = live.game
         ledger = await self._ledger(record.id)
         self._check_open(game, ledger)
+        if verb == "auto":  # a standing order: any seated player, at any time
+            order = parse_order(seat.player_id, rest)
+            await self._apply(record, live.seq, game, seat, Parsed(order), f"auto {rest}".strip(),
+                              _proxy_note(proxy))
+            return Reply()
         if ledger.ask is not None and ledger.ask.requester != seat.player_id:
             ask = ledger.ask
             raise NotAllowed(f"Waiting for {player_name(game, ask.consenter)} to `agree` or `refuse` "
@@ -724,17 +823,34 @@ class TroikaService:
         if game.acting_player() != seat.player_id:
             raise NotAllowed(f"Not your turn: {who_acts(game)} {doing(game)} "
                              f"(may {choices_text(game)}).")
+        command = f"{verb} {rest}".strip()
+        if verb == "pass":
+            rest, addressed = bind_pass(game, rest)
+            if not addressed and not rest:
+                await self._question_pass(record, live.seq, game, seat)
         try:  # in a worker thread: `run best` solves the routes
             parsed = await asyncio.to_thread(parse_action, game, verb, rest)
         except Refusal as exc:
             raise Refusal(f"{_sentence(str(exc))} You may: {choices_text(game)}") from None
-        command = f"{verb} {rest}".strip()
         consenter = consent_needed(game, parsed.action)
         if consenter is not None:
             _try(game, parsed.action)
             return await self._ask(record, live.seq, seat, consenter, parsed, command, proxy)
         await self._apply(record, live.seq, game, seat, parsed, command, _proxy_note(proxy))
         return Reply()
+
+    async def _question_pass(self, record: GameRecord, seq: int, game: Game, seat: Seat) -> None:
+        """Refuse, once at this position, a bare `pass` that may be meant for a turn
+        which has just ended by itself (:mod:`bot.stray`)."""
+        if self._questioned.get(record.id) == seq or game.round_name != "Operating":
+            return
+        moves = [e for e in effective_events(await self.store.events(record.id)) if e.kind is EventKind.ACTION]
+        last = LastMove(str(moves[-1].action.get("type")), str(moves[-1].action.get("entity")), moves[-1].actor) \
+            if moves else None
+        question = questioned_pass(game, last, seat.player_id)
+        if question is not None:
+            self._questioned[record.id] = seq
+            raise Refusal(question)
 
     async def _apply(
         self, record: GameRecord, seq: int, game: Game, seat: Seat, parsed: Parsed, command: str, note: str | None,
@@ -846,11 +962,17 @@ class TroikaService:
 
     async def _redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self._check_paused(await self._ledger(record.id))
-        events = [e for e in await self.store.events(record.id) if e.kind is not EventKind.ADMIN]
-        if not events or events[-1].kind is not EventKind.UNDO:
+        stored = await self.store.events(record.id)
+        undos = undos_to_redo(stored)
+        if not undos:
             raise Refusal("There is nothing to redo.")
-        self._check_travel(record, seat, events[-1].actor, reason, proxy, "redo")
-        return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes", undo=False)
+        self._check_travel(record, seat, undos[-1].actor, reason, proxy, "redo")
+        undo = stored.index(undos[-1])
+        kept = {e.seq for e in effective_events(stored[: undo + 1])}
+        restored = [e for e in effective_events(stored[:undo]) if e.seq not in kept]
+        what = ", ".join(f"#{e.seq} ({seat_name(record, e.actor)}: `{event_command(e)}`)" for e in restored)
+        return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes {what}".rstrip(),
+                                  undo=False)
 
     @staticmethod
     def _check_travel(
@@ -1136,11 +1258,11 @@ class TroikaService:
                 hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
                 pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
                                                  routes=payload.get("routes"))
-        text = payload.get("text", "")
+        since = ""
         if mention is not None and payload.get("kind") == "turn":
             since = await self._since(record, mention.player_id, int(payload["seq"]))
-            text = "\n".join(part for part in (text, since) if part)
-        return Post(message.id, message.game_id, record.channel_id, text, payload.get("next", ""), mention, pictures)
+        return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""), payload.get("next", ""),
+                    mention, pictures, seq=int(payload.get("seq", 0)), recap=since)
 
     async def _since(self, record: GameRecord, player_id: str, seq: int) -> str:
         """The moves others made between ``player_id``'s last move and event ``seq``."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from engine.game import Game
 from engine.legal import legal_lays
 from engine.loans import borrowing_power
+from engine.operating import OperatingRound
 from engine.state import Company
 from engine.track import lay_cost
 from engine.trains import cheapest_bank_price
@@ -66,13 +67,14 @@ def tiles_text(game: Game, rest: str = "") -> str:
         options = {focus: options[focus]}
     if not options:
         return f"{sym} has nowhere to lay track now: `pass`."
-    extra = " (its second lay: yellow only, 20 more)" if state.round.lays else ""
+    extra = _second_action(state.round)
     spare = _spare_for_track(game, company)
-    lines = [f"**{sym}** (₽{company.cash}) may lay{extra}:"]
+    cur = game.ctx.title.currency
+    lines = [f"**{sym}** ({cur}{company.cash}) may lay{extra}:"]
     for hex_id in sorted(options, key=_hex_order):
         parts = []
         for option in sorted(options[hex_id], key=lambda o: _tile_order(o.tile)):
-            cost = f" ₽{option.cost}" if option.cost else ""
+            cost = f" {cur}{option.cost}" if option.cost else ""
             loan = " (loan)" if option.cost > company.cash else ""
             stranded = " (then no train money)" if option.cost > spare else ""
             parts.append(f"{option.tile} ({', '.join(map(str, option.rotations))}){cost}{loan}{stranded}")
@@ -83,6 +85,14 @@ def tiles_text(game: Game, rest: str = "") -> str:
                  f"E.g. `lay {first_hex} {first.tile} {first.rotations[0]}`; `tiles {first_hex}` shows the hex; "
                  "`pass` lays nothing.")
     return "\n".join(lines)
+
+
+def _second_action(rnd: OperatingRound) -> str:
+    """8.6: after an upgrade the extra action only lays yellow; after a yellow lay it may
+    also upgrade. Either way it costs 20 more."""
+    if not rnd.lays:
+        return ""
+    return " (its second action, 20 more: yellow only)" if rnd.upgraded else " (its second action, 20 more)"
 
 
 def _spare_for_track(game: Game, company: Company) -> float:

@@ -12,22 +12,28 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from engine.actions import Action, EndGame, LayTile
+from engine.actions import Action, EndGame, LayTile, Pass
 from engine.game import Game
 from engine.importer import actions_of, read_log
 
 from .commands import command_for, consent_needed, loan_needed
+from .stray import LastMove, questioned_pass
 
 
 def log_commands(log: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """(player name, command) for every action of the log, in order."""
     game, logged = read_log(log)
+    last: LastMove | None = None
     for entry in logged:
         for action in actions_of(lambda: game.state, entry):
             names = {p.id: p.name for p in game.state.players}
             # Only the commissioner (the first seat here) may end a game in Troika.
             typist = game.state.players[0].id if isinstance(action, EndGame) else game.controller(action.entity)
-            yield names[typist or ""], command_for(game, action) + _agreed(game, action)
+            command = command_for(game, action) + _agreed(game, action)
+            if isinstance(action, Pass) and questioned_pass(game, last, typist):
+                command = f"pass {action.entity}"  # meant for the company called now
+            yield names[typist or ""], command
+            last = LastMove(action.kind, action.entity, typist)
             consenter = consent_needed(game, action)
             if consenter is not None:
                 yield names[consenter], "agree"

@@ -1,5 +1,6 @@
 """Troika's rules engine for 1861 and 1867: pure, deterministic, no I/O."""
 
-ENGINE_VERSION = 2
+ENGINE_VERSION = 3
 """Bumped when a rules change would replay an old game differently (2: the rules
-fixed for every 1861 game, 1867, effects written to the log)."""
+fixed for every 1861 game, 1867, effects written to the log; 3: steps with nothing
+to decide passed over, standing orders)."""

@@ -210,6 +210,20 @@ class Choose(Action):
 
 
 @dataclass(frozen=True)
+class StandingOrder(Action):
+    """A player's standing order, carried out whenever they are to act
+    (:mod:`engine.orders`): ``order`` is ``pass_merger``, ``pass_stock``, ``buy``
+    (``company`` until ``percent``) or ``off``; ``until`` is ``round`` (this round
+    only), ``phase N`` or empty (until cancelled)."""
+
+    kind: ClassVar[str] = "standing_order"
+    order: str = ""
+    company: str = ""
+    percent: int = 0
+    until: str = ""
+
+
+@dataclass(frozen=True)
 class EndGame(Action):
     """End the game now (players' agreement or a commissioner)."""
 
@@ -236,6 +250,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         Merge,
         RemoveToken,
         Choose,
+        StandingOrder,
         EndGame,
     )
 }

@@ -289,7 +289,13 @@ class MarketCell:
 
     @property
     def convert_zone(self) -> bool:
+        """The blue zone (9.1)."""
         return "C" in self.flags
+
+    @property
+    def teal(self) -> bool:
+        """The teal section: majors only (7.4, 9.2A)."""
+        return "z" in self.flags
 
     @property
     def minor_ceiling(self) -> bool:

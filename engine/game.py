@@ -9,12 +9,12 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
-from . import auction, bundles, merger, operating, stock_round
-from .actions import Action, EndGame
+from . import auction, bundles, merger, operating, orders, stock_round
+from .actions import Action, EndGame, StandingOrder
 from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
@@ -94,6 +94,8 @@ class Game:
         president = self.state.president(entity)
         if president is None and self.round_name == "Stock":
             return stock_round.home_token_placer(self.state, entity)
+        if president is None and self.round_name == "Merger":
+            return merger.decider_before_president(self.state, entity)
         return president.id if president else None
 
     def choices(self) -> list[str]:
@@ -141,12 +143,52 @@ class Game:
         return None
 
     def _apply(self, action: Action) -> None:
+        kind = self.state.round.kind
         if isinstance(action, EndGame):
             end_game(self.ctx, self.state, "manually_ended")
-        else:
-            ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
+        elif isinstance(action, StandingOrder):
+            orders.set_order(self.ctx, self.state, action)
+        elif not self.state.orders:
+            ROUND_MODULES[kind].apply(self.ctx, self.state, action)
             check_bank(self.ctx, self.state)
+        else:
+            key, controller = orders.round_key(self.state), self.controller(action.entity)
+            ROUND_MODULES[kind].apply(self.ctx, self.state, action)
+            check_bank(self.ctx, self.state)
+            orders.after_move(self.state, action, kind, key, controller)
+        if self.state.orders:
+            self._carry_out_orders()
         self.last_action = action
+
+    def _carry_out_orders(self) -> None:
+        """Whoever is to act with a standing order for it acts at once (one order's
+        actions tried in turn); an order that cannot act is dropped and the player asked."""
+        for _ in range(orders.MAX_IN_A_ROW):
+            if self.state.finished:
+                return
+            found = orders.due(self.ctx, self.state, self.actor(), self.acting_player())
+            if found is None:
+                return
+            order, tries = found
+            key = orders.round_key(self.state)
+            done = self._first_accepted(tries, lambda a, o=order: orders.announcement(self.state, o, a))
+            orders.carried_out(self.state, order, done)
+            orders.round_ended(self.state, key)
+
+    def _first_accepted(self, tries: list[Action], announce: Callable[[Action], str]) -> Action | None:
+        """Apply the first of ``tries`` the round accepts, its announcement logged first."""
+        start = len(self.state.log)
+        before = _snapshot(self.state)
+        for action in tries:
+            self.state.log.append(announce(action))
+            try:
+                ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
+                check_bank(self.ctx, self.state)
+            except EngineError:
+                self.state = _restore(before, self.state, start)
+                continue
+            return action
+        return None
 
     def result(self) -> dict[str, int]:
         """Each player's net worth (12.2); final once the game is finished."""

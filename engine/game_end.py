@@ -9,25 +9,40 @@ FINAL_SET_ROUNDS = 3
 
 def check_bank(ctx: Context, state: GameState) -> None:
     """12.1: the bank breaks when it runs out; finish this operating round (or the
-    next one, if it breaks outside an operating round), unless the 8-train timing
-    already decides the end."""
+    next one, if it breaks outside an operating round)."""
     broken = state.bank < 0 if ctx.rules.bank_breaks_below_zero else state.bank <= 0
     if state.bank_broken or not broken:
         return
     state.bank_broken = True
     state.log.append("The bank has broken")
-    if state.game_ends_after is not None:
-        return
     rnd = state.round
     kind = getattr(rnd, "kind", "")
     if kind == "Operating":
-        state.game_ends_after = (state.round_number, rnd.number)
+        after = (state.round_number, rnd.number)
     elif kind == "Merger" and rnd.after_or < state.operating_rounds:
-        state.game_ends_after = (state.round_number, rnd.after_or + 1)
+        after = (state.round_number, rnd.after_or + 1)
     elif kind == "Merger":
-        state.game_ends_after = (state.round_number + 1, 1)
+        after = (state.round_number + 1, 1)
     else:
-        state.game_ends_after = (state.round_number, 1)
+        after = (state.round_number, 1)
+    end_after(ctx, state, after, "bank")
+
+
+def end_after(ctx: Context, state: GameState, after: tuple[int, int], trigger: str) -> bool:
+    """12.1: a trigger ends the game after operating round ``after`` (set, round);
+    with two triggers the earlier end wins, as each says "and then the game ends".
+    RN 10.1, 11.35: on 18xx.games the 8-train's end wins, before or after the bank's.
+    Returns whether this trigger's end stands."""
+    current = state.game_ends_after
+    if current is not None:
+        if ctx.rules.final_phase_end_wins:
+            if trigger == "bank":
+                return False
+        elif current <= after:
+            return False
+    state.game_ends_after = after
+    state.game_end_trigger = trigger
+    return True
 
 
 def rounds_in_next_set(ctx: Context, state: GameState, set_number: int) -> int:

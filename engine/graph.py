@@ -455,13 +455,16 @@ def has_route(ctx: Context, state: GameState, company: str) -> bool:
 
 
 def city_is_unconnected(ctx: Context, state: GameState, hex_id: str, city: int) -> bool:
-    """True if no walk along track from this city reaches another city, town or off-board
-    (tokens ignored; 18xx.games' test for a major's home, RULES-NOTES 4.3)."""
+    """7.4 and the glossary: "When a city cannot trace a legal route to another city"
+    (tokens ignored): track to a town or an off-board alone leaves it unconnected.
+    RN 4.3: on 18xx.games any other city, town or off-board connects it."""
     graph = track_graph(ctx, state)
     node = graph.node_of((hex_id, city))
     if node is None:
         return True
     others = ((1 << len(graph.nodes)) - 1) & ~(1 << node)
+    if not ctx.rules.unconnected_unless_no_stop_reached:
+        others &= sum(1 << n for n, d in enumerate(graph.defs) if d.kind == "city")
     walk = _Walk(graph, passable_nodes(graph, 0), goal=others).run([node])
     return not walk.nodes & others
 

@@ -20,8 +20,24 @@ def effective_entries(entries: Iterable[tuple[int, dict[str, Any], T]]) -> list[
     ``raw["type"]`` decides: ``undo`` (optional ``action_id``), ``redo``, ``message``
     (kept, never undone, no effect) or anything else (a game action).
     """
-    kept: list[tuple[int, str, T]] = []  # (id, type, payload)
-    undone: list[list[tuple[int, str, T]]] = []
+    kept, _ = _fold(entries)
+    return [payload for _, kind, payload in kept if kind != "message"]
+
+
+def redo_stack(entries: Iterable[tuple[int, dict[str, Any], T]]) -> list[T]:
+    """The payloads of the undo entries a ``redo`` would take back now, the next last
+    (18xx.games keeps a stack: two undos are redone in turn, until another action)."""
+    _, undone = _fold(entries)
+    return [undo for undo, _ in undone]
+
+
+def _fold(
+    entries: Iterable[tuple[int, dict[str, Any], T]],
+) -> tuple[list[tuple[int, str, T]], list[tuple[T, list[tuple[int, str, T]]]]]:
+    """The entries in effect as (id, type, payload), and the stack of undone groups,
+    each with the payload of the undo that took it back."""
+    kept: list[tuple[int, str, T]] = []
+    undone: list[tuple[T, list[tuple[int, str, T]]]] = []
     for entry_id, raw, payload in entries:
         kind = raw.get("type")
         if kind == "undo":
@@ -35,16 +51,16 @@ def effective_entries(entries: Iterable[tuple[int, dict[str, Any], T]]) -> list[
             group = [k for k in kept[cut:] if k[1] != "message"]
             kept = kept[:cut] + [k for k in kept[cut:] if k[1] == "message"]
             if group:
-                undone.append(group)
+                undone.append((payload, group))
         elif kind == "redo":
             if undone:
-                kept.extend(undone.pop())
+                kept.extend(undone.pop()[1])
         elif kind == "message":
             kept.append((entry_id, "message", payload))
         else:
             undone.clear()
             kept.append((entry_id, str(kind), payload))
-    return [payload for _, kind, payload in kept if kind != "message"]
+    return kept, undone
 
 
 def _last_game_action(kept: list[tuple[int, str, Any]]) -> int:

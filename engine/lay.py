@@ -14,6 +14,7 @@ from .track import (
     check_keeps_track,
     check_upgrade,
     check_upgrade_tile,
+    city_mapping,
     exits_are_legal,
     lay_cost,
     new_track_ends,
@@ -110,10 +111,10 @@ def _check_action_allowed(rnd: OperatingRound, hex_id: str, *, upgrade: bool) ->
 
 
 def _check_enhances_route(
-    ctx: Context, state: GameState, company: Company, hex_id: str, tile, rotation: int, reach: graph.Reach | None
+    ctx: Context, state: GameState, company: Company, hex_id: str, tile: TileDef, rotation: int, reach: graph.Reach | None
 ) -> None:
-    """8.6: the lay must be on the company's home hex, extend its route, or raise a
-    city's value on it."""
+    """8.6: the lay must be on the company's home hex, extend its route (new track it
+    reaches), or raise a city's value on it."""
     if any(t.hex == hex_id for t in company.tokens):
         return
     reach = reach or graph.reachable(ctx, state, company.sym)
@@ -125,9 +126,34 @@ def _check_enhances_route(
         return
     if hex_id in reach.hexes and revenue_grows(ctx, state, hex_id, tile):
         return
-    if hex_id in reach.hexes and reached_edges & tile.exits(rotation):
+    if _new_track_from_a_reached_stop(ctx, state, company, hex_id, tile, rotation, reach):
         return
+    if hex_id in reach.hexes:
+        raise IllegalAction(
+            f"{company.sym} cannot reach the new track of tile {tile.name} on {hex_id}: an upgrade must "
+            "connect the company to a new segment or raise a city's value on its route (8.6)"
+        )
     raise IllegalAction(f"{company.sym} cannot reach {hex_id}: a lay must extend its route (8.6)")
+
+
+def _new_track_from_a_reached_stop(
+    ctx: Context, state: GameState, company: Company, hex_id: str, tile: TileDef, rotation: int, reach: graph.Reach
+) -> bool:
+    """8.6: "a company must have connectivity to at least one segment of new track":
+    a new segment that leaves a city or town the company reaches and may pass
+    through (a city of its own or not full of other companies' tokens)."""
+    old, old_rotation = ctx.tile_at(state, hex_id)
+    mapping = city_mapping(old, old_rotation, tile, rotation) or {}
+    old_exits, new_exits = old.node_exits(old_rotation), tile.node_exits(rotation)
+    track = graph.track_graph(ctx, state)
+    blocked = graph.blocked_nodes(state, track, [company.sym])
+    for old_node, new_node in mapping.items():
+        node = track.node_of((hex_id, old_node))
+        if node is None or (hex_id, old_node) not in reach.nodes or blocked >> node & 1:
+            continue
+        if new_exits[new_node] - old_exits[old_node]:
+            return True
+    return False
 
 
 def _check_max_exits(ctx: Context, state: GameState, hex_id: str, tile, rotation: int) -> None:

@@ -137,9 +137,10 @@ def _train_purchases(game: Game, company: Company) -> list[Action]:
     return result
 
 
-def legal_lays(game: Game, company: Company) -> list[LayTile]:
-    """Every tile, hex and rotation the company may lay now (8.6). Hexes and tiles
-    refused whatever the rotation are passed over before the rotations are tried."""
+def legal_lays(game: Game, company: Company, *, first_only: bool = False) -> list[LayTile]:
+    """Every tile, hex and rotation the company may lay now (8.6), or with
+    ``first_only`` just the first found. Hexes and tiles refused whatever the rotation
+    are passed over before the rotations are tried."""
     from .lay import check_hex_open, check_lay, check_tile_available
     from .track import check_upgrade_tile
 
@@ -167,6 +168,8 @@ def legal_lays(game: Game, company: Company) -> list[LayTile]:
                 except IllegalAction:
                     continue
                 result.append(action)
+                if first_only:
+                    return result
     return result
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import graph, market, shares, trains
@@ -33,9 +34,12 @@ class MergerRound:
     major: str | None = None  # the major just formed (tokens, then share sales)
     buyers: list[int] = field(default_factory=list)  # seats still to buy, first acts
     first_buyer: int = 0  # seat of the owner who buys first after a merge (9.2C)
+    proposer: int = 0  # seat of the active minor's owner (the active player, 9.2C)
     buy_phase: int = 0  # 1: any number each; 2: one each
     phase_one_passer: int | None = None  # the seat whose pass was the last phase-1 action
     tokens_removed: bool = False
+    tokens_done: bool = False  # 9.2E settled for the major just formed
+    shares_done: bool = False  # 9.2C–D (9.1D) settled for the major just formed
     undo_point: GameState | None = field(default=None, repr=False, compare=False)  # before the merge
 
 
@@ -60,6 +64,7 @@ def _next_minor(ctx: Context, state: GameState, rnd: MergerRound) -> None:
         rnd.index += 1
         rnd.merging, rnd.converting, rnd.adding_done, rnd.major = [], False, False, None
         rnd.buyers, rnd.buy_phase, rnd.phase_one_passer, rnd.tokens_removed = [], 0, None, False
+        rnd.tokens_done, rnd.shares_done = False, False
         rnd.undo_point = None
         if rnd.index >= len(rnd.order):
             _finish(ctx, state, rnd)
@@ -101,11 +106,20 @@ def actor(ctx: Context, state: GameState) -> str:
     return rnd.merging[0] if rnd.merging else ""
 
 
+def decider_before_president(state: GameState, entity: str) -> str | None:
+    """Who decides for a major just formed that has no president yet (its token
+    reduction on 18xx.games, RN 8.1): the active player, who proposed the merge."""
+    rnd: MergerRound = state.round
+    if rnd.major != entity:
+        return None
+    return state.players[rnd.proposer].id
+
+
 def apply(ctx: Context, state: GameState, action: Action) -> None:
     """Apply one merger-round action."""
     rnd: MergerRound = state.round
-    # The steps in 18xx.games's order, which the designer confirmed (RN 8.1): token
-    # reduction (9.2E) before the share sales (9.2C-D), discards (9.2F) after them.
+    # After a merge: shares (9.2C-D) and tokens (9.2E) in the order of
+    # :func:`_merge_steps`, then discards (9.2F).
     if state.trainless_majors:
         trainless_choice(ctx, state, action)
     elif rnd.major is not None and _tokens_to_remove(state, rnd):
@@ -128,25 +142,69 @@ def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
         return
     if rnd.major is None:
         return
-    if _tokens_to_remove(state, rnd):
-        return
-    if rnd.buy_phase == 0:
-        _finish_tokens(ctx, state, rnd)
-        _start_buying(ctx, state, rnd)
-    _skip_buyers_who_cannot(ctx, state, rnd)
-    if rnd.buyers:
-        return
-    if rnd.buy_phase == 1 and not rnd.converting:
-        if state.president(rnd.major or "") is None:
-            _merge_failed(ctx, state, rnd)
-            return
-        _start_phase_two(ctx, state, rnd)
-        _skip_buyers_who_cannot(ctx, state, rnd)
-        if rnd.buyers:
+    for step in _merge_steps(ctx):
+        if not step(ctx, state, rnd):
             return
     if trains.over_limit(ctx, state):
         return
+    _say_merged(ctx, state, rnd)
     _next_minor(ctx, state, rnd)
+
+
+def _merge_steps(ctx: Context) -> tuple[Callable[[Context, GameState, MergerRound], bool], ...]:
+    """9.2: the share purchases (C, D), then the president's token choice (E); RN 8.1:
+    on 18xx.games the token reduction comes first (the designer's order)."""
+    if ctx.rules.merger_tokens_before_shares:
+        return (_tokens_step, _shares_step)
+    return (_shares_step, _tokens_step)
+
+
+def _tokens_step(ctx: Context, state: GameState, rnd: MergerRound) -> bool:
+    """9.2E, once it is its turn: True when the major's tokens are settled."""
+    if rnd.tokens_done:
+        return True
+    rnd.tokens_done = not _too_many_tokens(state, rnd)
+    if rnd.tokens_done:
+        _finish_tokens(ctx, state, rnd)
+    return rnd.tokens_done
+
+
+def _shares_step(ctx: Context, state: GameState, rnd: MergerRound) -> bool:
+    """9.1D, 9.2C–D: True when nobody is left to buy; a merge that found no president
+    is reversed (9.2 note), which ends this minor's turn."""
+    if rnd.shares_done:
+        return True
+    if rnd.buy_phase == 0:
+        _start_buying(ctx, state, rnd)
+    _skip_buyers_who_cannot(ctx, state, rnd)
+    if rnd.buyers:
+        return False
+    if rnd.buy_phase == 1 and not rnd.converting:
+        if state.president(rnd.major or "") is None:
+            _merge_failed(ctx, state, rnd)
+            return False
+        _start_phase_two(ctx, state, rnd)
+        _skip_buyers_who_cannot(ctx, state, rnd)
+        if rnd.buyers:
+            return False
+    rnd.shares_done = True
+    return True
+
+
+def _say_merged(ctx: Context, state: GameState, rnd: MergerRound) -> None:
+    """Once a merge or conversion is done (9.2): the major's president, tokens kept,
+    treasury and trains in one line."""
+    major = state.companies.get(rnd.major or "")
+    president = state.president(rnd.major or "")
+    if major is None or president is None:
+        return
+    tokens = ", ".join(t.hex for t in major.placed_tokens if t.hex) or "none"
+    spare = sum(1 for t in major.tokens if t.hex is None)
+    trains_held = ", ".join(t.name for t in major.trains) or "none"
+    state.log.append(
+        f"{major.sym}: {president.name} president ({president.percent_of(major.sym)}%), tokens {tokens} "
+        f"(+{spare} to place), treasury {ctx.title.currency}{major.cash}, trains {trains_held}"
+    )
 
 
 # --- the active minor ------------------------------------------------------------
@@ -194,8 +252,9 @@ def _free_majors(state: GameState) -> list[str]:
 
 
 def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
-    """Minors that may join the merge: connected to one already in it (9.2), at most
-    ten in all and six of one player's."""
+    """Minors that may join the merge (9.2): at most ten in all and six of one
+    player's, and "One of the Minor Companies involved must be connected to all other
+    Minor Companies". RN 8.3, 11.30: on 18xx.games, connected to any one in it."""
     if len(rnd.merging) >= MAX_MINORS or not _free_majors(state):
         return []
     owners = [state.president(s) for s in rnd.merging]
@@ -207,9 +266,22 @@ def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
         if sum(1 for o in owners if o is owner) >= MAX_MINORS_PER_PLAYER:
             continue
         merging = set(rnd.merging) | {sym}
-        if any(graph.minors_connected(ctx, state, m, sym, merging) for m in rnd.merging):
+
+        def connected(a: str, b: str) -> bool:
+            return graph.minors_connected(ctx, state, a, b, merging)
+
+        if ctx.rules.merger_connected_to_any_member:
+            joins = any(connected(m, sym) for m in rnd.merging)
+        else:
+            joins = one_connected_to_all([*rnd.merging, sym], connected)
+        if joins:
             result.append(sym)
     return result
+
+
+def one_connected_to_all(members: list[str], connected: Callable[[str, str], bool]) -> bool:
+    """9.2: some member (the hub) is connected to every other member."""
+    return any(all(m == hub or connected(hub, m) for m in members) for hub in members)
 
 
 def _add_minor(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> None:
@@ -233,35 +305,66 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
     rnd.undo_point = copy.deepcopy(state)
     minors = market.in_price_order(ctx, state, rnd.merging)
     rnd.first_buyer = _first_buyer(ctx, state, rnd.merging[0], minors[0])
+    rnd.proposer = _seat_of_owner(state, rnd.merging[0])
     major = state.companies[sym]
     major.floated = True
     market.place(state, sym, cell)
-    for minor in minors:
-        if rnd.converting:
-            _convert_exchange(state, major, minor)
-        else:
+    if rnd.converting:
+        _convert_exchange(state, major, minors[0])
+    else:
+        for minor in _exchange_order(ctx, state, rnd, minors):
             _exchange(state, major, minor)
+    for minor in minors:
         _take_assets(ctx, state, major, minor)
     rnd.merging = minors
     rnd.major = sym
-    state.log.append(f"{' and '.join(minors)} form {sym} at {cell.price}")
+    verb = "form" if len(minors) > 1 else "converts into"
+    state.log.append(f"{' and '.join(minors)} {verb} {sym} at {cell.price}")
 
 
 def _first_buyer(ctx: Context, state: GameState, active: str, highest: str) -> int:
     """9.2C: the owner of the active minor buys first; RN 11.28: on 18xx.games, the
     owner of the highest-priced minor. Taken before the minors close."""
-    owner = state.president(highest if ctx.rules.merger_buying_from_highest_minor else active)
+    return _seat_of_owner(state, highest if ctx.rules.merger_buying_from_highest_minor else active)
+
+
+def _seat_of_owner(state: GameState, minor: str) -> int:
+    owner = state.president(minor)
     return state.players.index(owner) if owner is not None else 0
 
 
+def _exchange_order(ctx: Context, state: GameState, rnd: MergerRound, minors: list[str]) -> list[str]:
+    """9.2C: "Starting with the active player" the owners exchange their minors,
+    clockwise, so the active player is president if they hold two. RN 11.27: on
+    18xx.games, in the minors' stock-price order."""
+    if ctx.rules.merger_exchange_in_price_order:
+        return minors
+    n = len(state.players)
+    return sorted(minors, key=lambda m: (_seat_of_owner(state, m) - rnd.proposer) % n)
+
+
 def _start_cell(ctx: Context, state: GameState, rnd: MergerRound) -> MarketCell:
-    """9.1A, 9.2A: the converting minor's price, or the lowest plus the highest of the
-    merging minors' (100 to 200), on a major start space at or below it."""
+    """9.1A: a conversion keeps the minor's price, on a major start space (pink or
+    teal). 9.2A: a merge takes the lowest plus the highest of the minors' prices
+    (100 to 200), rounded down onto the blue or teal section (RN 11.32: on
+    18xx.games, onto a major start space, as a conversion)."""
     prices = [market.price(ctx, state, m) for m in rnd.merging]
     if rnd.converting:
         return market.major_start_cell(ctx, prices[0], exact=False)
     value = min(max(min(prices) + max(prices), MERGE_PRICE_MIN), MERGE_PRICE_MAX)
-    return market.major_start_cell(ctx, value, exact=False)
+    if ctx.rules.merger_price_on_major_start_space:
+        return market.major_start_cell(ctx, value, exact=False)
+    return _merge_section_cell(ctx, value)
+
+
+def _merge_section_cell(ctx: Context, value: int) -> MarketCell:
+    """9.2A: the blue (conversion zone) or teal (major start) space of the highest
+    price at or below ``value``; where one price has both, the teal one."""
+    cells = [
+        c for c in ctx.board.market_cells(ctx.rules.market)
+        if (c.convert_zone or c.teal) and MERGE_PRICE_MIN <= c.price <= value
+    ]
+    return max(cells, key=lambda c: (c.price, c.teal))
 
 
 def _someone_could_preside(state: GameState, rnd: MergerRound, price: int) -> bool:
@@ -334,9 +437,22 @@ def _convert_exchange(state: GameState, major: Company, minor_sym: str) -> None:
 # --- token reduction (9.2E, RN 8.3) -------------------------------------------------
 
 
+def tokens_to_remove(state: GameState, rnd: MergerRound) -> bool:
+    """Whether the major just formed must still remove station tokens (9.2E)."""
+    return _tokens_to_remove(state, rnd)
+
+
 def _tokens_to_remove(state: GameState, rnd: MergerRound) -> bool:
-    if rnd.major is None or rnd.buy_phase:
+    """The new major must now remove a token: its turn has come (after the share
+    purchases by the rulebook, before them on 18xx.games) and it has too many."""
+    if rnd.major is None or rnd.tokens_done:
         return False
+    if not rnd.shares_done and (rnd.buy_phase or rnd.buyers):
+        return False
+    return _too_many_tokens(state, rnd)
+
+
+def _too_many_tokens(state: GameState, rnd: MergerRound) -> bool:
     placed = state.companies[rnd.major].placed_tokens
     hexes = [t.hex for t in placed]
     return len(placed) > TOKENS_KEPT_ON_MAP or len(set(hexes)) < len(hexes)

@@ -19,7 +19,7 @@ from .actions import (
 )
 from .errors import IllegalAction
 from .nationalization import nationalize, trainless_choice
-from .options import EXPORT_PER_SET, LONG_GAME, RSR_EXPORTS, SIX_TRAIN_END
+from .options import EXPORT_PER_SET, RSR_EXPORTS
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, home_city, put_token, token_cost
 
@@ -49,6 +49,7 @@ class OperatingRound:
     upgraded: bool = False
     tokened: bool = False
     revenue: int = 0
+    privates_offered: bool = False  # this turn's choices have included buying a private (8.12)
 
 
 # --- round flow ------------------------------------------------------------------
@@ -122,6 +123,7 @@ def _next_company(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
     rnd.index += 1
     rnd.step = STEPS[0]
     rnd.lays, rnd.upgraded, rnd.tokened, rnd.revenue = [], False, False, 0
+    rnd.privates_offered = False
     company = current(state)
     if company is None:
         _end(ctx, state, rnd)
@@ -152,7 +154,7 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
     if state.game_ends_after == (state.round_number, rnd.number):
         from .scoring import end_game
 
-        end_game(ctx, state, _end_reason(ctx, state))
+        end_game(ctx, state, state.game_end_trigger or "final_phase")
         return
     if _exports_now(ctx, state, rnd):
         trains.export_train(ctx, state)
@@ -163,13 +165,6 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
         merger.start(ctx, state, rnd.number)
     else:
         after_operating_round(ctx, state, rnd.number)
-
-
-def _end_reason(ctx: Context, state: GameState) -> str:
-    """12.1: the bank, the first 8-train or (§15.3) the first 6-train ended the game."""
-    if state.bank_broken and (state.phase != ctx.board.phases[-1].name or ctx.rules.plays(LONG_GAME)):
-        return "bank"
-    return "first_6_train" if ctx.rules.plays(SIX_TRAIN_END) else "final_phase"
 
 
 def _exports_now(ctx: Context, state: GameState, rnd: OperatingRound) -> bool:
@@ -241,18 +236,30 @@ def _advance(ctx: Context, state: GameState) -> None:
             _next_company(ctx, state, rnd)
             continue
         if NEEDS_ACTION[rnd.step](ctx, state, rnd, company):
+            _note_privates_offered(ctx, state, rnd, company)
             return
-        _say_why_skipped(state, rnd, company)
+        _say_why_skipped(ctx, state, rnd, company)
         AUTOMATIC[rnd.step](ctx, state, rnd, company)
         if state.round is not rnd:
             continue
         _next_step(ctx, state, rnd)
 
 
-def _say_why_skipped(state: GameState, rnd: OperatingRound, company: Company) -> None:
-    """A log line for a company whose run is skipped: it has trains but no route."""
+def _say_why_skipped(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
+    """A log line for a step passed over though the company might have expected it:
+    a run (trains but no route), track or a token (nothing legal or affordable, 8.4)."""
     if rnd.step == "routes" and not company.is_national and any(not t.operated for t in company.trains):
         state.log.append(f"{company.sym} has no route to run (a route needs two stops, one its own token)")
+    if ctx.rules.pass_asked_without_choice or company.is_national:
+        return
+    if rnd.step == "track" and company.placed_tokens and len(rnd.lays) < TRACK_ACTIONS:
+        if loans.borrowing_power(company) >= (SECOND_LAY_COST if rnd.lays else 0):
+            what = "no hex left for a second lay" if rnd.lays else "no hex to lay track on"
+            state.log.append(f"{company.sym} passes its track action: {what}")
+    elif rnd.step == "token" and company.is_major and not rnd.tokened and tokenable_cities(ctx, state, company):
+        unused = next((t for t in company.tokens if t.hex is None), None)
+        if unused is not None and unused.price <= company.cash:
+            state.log.append(f"{company.sym} passes its token: no reachable city it can pay for")
 
 
 def _next_step(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
@@ -306,7 +313,17 @@ def _track_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: 
     if company.is_national or not company.placed_tokens or len(rnd.lays) >= TRACK_ACTIONS:
         return False
     cost = SECOND_LAY_COST if rnd.lays else 0
-    return loans.borrowing_power(company) >= cost
+    if loans.borrowing_power(company) < cost:
+        return False
+    return ctx.rules.pass_asked_without_choice or _some_lay(ctx, state, company)
+
+
+def _some_lay(ctx: Context, state: GameState, company: Company) -> bool:
+    """8.4: whether any lay is legal now (else the track step asks nothing)."""
+    from .game import Game
+    from .legal import legal_lays
+
+    return bool(legal_lays(Game(ctx, state), company, first_only=True))
 
 
 def _track(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
@@ -339,13 +356,31 @@ def tokenable_cities(ctx: Context, state: GameState, company: Company) -> list[t
     return result
 
 
+def _why_not_tokenable(ctx: Context, state: GameState, company: Company, hex_id: str, index: int) -> str:
+    """8.7: what stops the company tokening this city."""
+    if hex_id not in ctx.board.hexes:
+        return f"there is no hex {hex_id}"
+    tile, _ = ctx.tile_at(state, hex_id)
+    if not 0 <= index < len(tile.nodes) or tile.nodes[index].kind != "city":
+        return f"{hex_id} has no city {index}"
+    if any(t.hex == hex_id for t in company.tokens):
+        return f"it already has a token on {hex_id}"
+    if (hex_id, index) not in graph.reachable(ctx, state, company.sym).nodes:
+        return f"its track does not reach {hex_id} city {index}"
+    reserver = state.map.reservations.get((hex_id, index))
+    return f"its last slot is kept for {reserver}" if reserver not in (None, company.sym) else "the city is full"
+
+
 def _token_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
     if not company.is_major or rnd.tokened:
         return False
     unused = next((t for t in company.tokens if t.hex is None), None)
     if unused is None or unused.price > company.cash:
         return False
-    return bool(tokenable_cities(ctx, state, company))
+    cities = tokenable_cities(ctx, state, company)
+    if ctx.rules.pass_asked_without_choice:
+        return bool(cities)
+    return any(token_cost(state, company.sym, h) <= company.cash for h, _ in cities)
 
 
 def _token(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
@@ -356,9 +391,12 @@ def _token(ctx: Context, state: GameState, rnd: OperatingRound, company: Company
         raise IllegalAction(f"{company.sym} may place a station token or pass")
     allowed = tokenable_cities(ctx, state, company)
     if (action.hex, action.city) not in allowed:
+        cur = ctx.title.currency
         raise IllegalAction(
-            f"{company.sym} cannot token {action.hex} city {action.city}; it can reach "
-            + (", ".join(f"{h} city {c}" for h, c in allowed) or "no open city")
+            f"{company.sym} cannot token {action.hex} city {action.city}: "
+            f"{_why_not_tokenable(ctx, state, company, action.hex, action.city)}; it may token "
+            + (", ".join(f"{h} city {c} ({cur}{token_cost(state, company.sym, h)})" for h, c in allowed)
+               or "no open city")
         )
     cost = token_cost(state, company.sym, action.hex)
     if company.cash < cost:
@@ -454,9 +492,18 @@ def can_buy_private(ctx: Context, state: GameState, company: Company) -> bool:
 def _private_window_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
     if not can_buy_private(ctx, state, company):
         return False
+    if ctx.rules.explicit_private_window:
+        return True
     if rnd.step == "private_before_loans":
-        return company.loans > 0 or ctx.rules.explicit_private_window
-    return True
+        return company.loans > 0
+    return not rnd.privates_offered
+
+
+def _note_privates_offered(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
+    """8.12: a company asked before its loans or to buy trains has been offered the
+    privates (they are among its choices there), so the last window is not opened."""
+    if rnd.step in ("private_before_loans", "trains") and can_buy_private(ctx, state, company):
+        rnd.privates_offered = True
 
 
 def _private_window(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
@@ -554,7 +601,8 @@ def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Compan
 
 def _national_buys_on(ctx: Context, state: GameState) -> None:
     """8.13: the RSR buys as many trains as it can afford, so once the majors left
-    trainless by its own purchase are decided (their cash may now be its), it goes on."""
+    trainless by its own purchase are decided (their cash may now be its), it goes on
+    (unless phase 8 has begun, :func:`trains.national_buys_trains`)."""
     rnd: OperatingRound = state.round
     company = current(state)
     if state.trainless_majors or company is None or not company.is_national:

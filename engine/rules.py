@@ -68,10 +68,22 @@ class Rules:
     """RN 11.35 — the bank breaks when a payment would take it below zero. Rulebook
     12.1: when it has run out (nothing left)."""
 
+    final_phase_end_wins: bool = False
+    """RN 10.1, 11.35 — when the bank breaks and the first 8-train is bought, the
+    8-train's end is used, even if the bank broke first. Rulebook 12.1: each trigger
+    ends the game "and then", so the earlier end wins."""
+
     explicit_private_window: bool = False
     """RN 7.2 — a company with no loans is still offered the private-purchase window
-    before loan operations (18xx.games passes it automatically and logs the pass).
-    Rulebook 8.12: buying a private is possible at any time, so no separate window."""
+    before loan operations (18xx.games passes it automatically and logs the pass), and
+    again after buying trains. Rulebook 8.12: buying a private is possible at any time,
+    so the window is offered once a company turn (before loans if it has some, else
+    after its trains, unless the train step already offered the privates)."""
+
+    pass_asked_without_choice: bool = False
+    """RN 7.2 — a company is asked to lay track or place a token even when no lay or
+    token is legal or affordable, and its logs hold the player's pass. Rulebook 8.4:
+    a step with nothing to decide is passed over (and the log says why)."""
 
     national_token_on_gray_moscow: bool = False
     """RN 11.21 — the national's reserved Moscow token is placed when gray 639 is laid
@@ -91,9 +103,40 @@ class Rules:
     cheapest spare tokens up to two (a removed home token stays, free), then a 40.
     Rulebook 9.2E: the tokens left go on the charter's 20/hex and 40/hex spots."""
 
+    merger_connected_to_any_member: bool = False
+    """RN 8.3, 11.30 — a minor may join a merge if it is connected to any minor already
+    in it (a chain). Rulebook 9.2: "One of the Minor Companies involved must be
+    connected to all other Minor Companies" (a hub)."""
+
+    merger_exchange_in_price_order: bool = False
+    """RN 8.3, 11.27 — after a merge the minor certificates are exchanged in the minors'
+    stock-price order. Rulebook 9.2C: starting with the active player, clockwise."""
+
+    merger_price_on_major_start_space: bool = False
+    """RN 8.3, 11.32 — a merged major's price goes on the highest major start space
+    (pink or teal) at or below the sum. Rulebook 9.2A: on the blue or teal section
+    (100–200); on the grid 100 and 110 are blue, not pink (a conversion, 9.1A, is
+    pink or teal on both)."""
+
+    merger_tokens_before_shares: bool = False
+    """RN 8.1, 11.26 — the token reduction (9.2E) comes before the share purchases
+    (9.2C–D), the order the designer confirmed to 18xx.games; while the new major has
+    no president the owner of the active minor chooses. Rulebook 9.2: C, D, then E,
+    chosen by the president."""
+
     national_route_entered_by_player: bool = False
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
+
+    national_buys_into_phase_eight: bool = False
+    """RN 7.12 — the RSR goes on buying the next train while its cash covers it, also
+    after its own purchase has started phase 8. Rulebook 8.13: it ceases operation at
+    the start of phase 8, so it buys nothing more."""
+
+    trade_in_only_for_special_trains: bool = False
+    """RN 11.20 (1867) — a train may be traded in only when buying an 8, 2+2 or 5+5E,
+    so a pool 5, 6 or 7 cannot be bought so. Rulebook 8.11: in phase 8 "a 50% discount
+    of its face value on another train", from the yard or the pool."""
 
     upgrades_by_track_only: bool = False
     """RN 0.4, 2.2 — an upgrade is legal when it keeps the old track, labels and cities;
@@ -108,6 +151,16 @@ class Rules:
     whole_hex_unoccupied_for_major_home: bool = False
     """RN 11.6 (1867) — a major started in a stock round may take a home hex only if no
     city on the whole hex holds a company's token. Rulebook 7.4: an unoccupied city."""
+
+    unconnected_unless_no_stop_reached: bool = False
+    """RN 4.3, 11.6 — a city is "unconnected" (a major's home, 7.4) only if its track
+    reaches no other city, town or off-board. Rulebook glossary: a city that cannot
+    trace a legal route to another city, so track to a town or off-board alone does
+    not connect it."""
+
+    unconnected_judged_per_hex: bool = False
+    """RN 4.3 (1867) — a major's home is preferred unconnected only if every city on
+    its hex is unconnected. Rulebook 7.4: each city is judged by itself."""
 
     national_collects_private_income: bool = False
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in

@@ -3,21 +3,25 @@
 A random player picks among the candidate actions (:mod:`engine.legal`); the
 engine accepts or refuses each. After every accepted action the invariants of a
 sound game must hold: no money created or lost, every company's shares add up,
-no limit broken.
+no limit broken, someone seated can act, the game ends at its first end trigger,
+the national buys only while it operates, a merged major starts on its section and
+every lay reaches its new track (the rulebook's rules these games play by).
 """
 
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
-from . import shares, trains
-from .actions import Action, Pass
+from . import graph, shares, trains
+from .actions import Action, LayTile, Pass
 from .game import Game
 from .game_setup import rulebook_players
 from .legal import legal_actions
 from .options import RSR_EXPORTS
 from .rules import MARKETS, Rules
+from .state import PlacedTile
 from .titles import DEFAULT_TITLE
 
 MAX_ACTIONS = 5000
@@ -39,6 +43,22 @@ class InvariantError(AssertionError):
     """The state broke a rule that must always hold."""
 
 
+@dataclass
+class Before:
+    """What the invariants need from before an action: the log's length, the phase,
+    the tiles and the end already set."""
+
+    log: int
+    phase: str
+    tiles: dict[str, PlacedTile]
+    game_ends_after: tuple[int, int] | None
+
+    @classmethod
+    def of(cls, game: Game) -> Before:
+        state = game.state
+        return cls(len(state.log), state.phase, dict(state.map.tiles), state.game_ends_after)
+
+
 def play_random_game(
     seed: int, players: int, market: str, title: str = DEFAULT_TITLE, options: frozenset[str] = frozenset()
 ) -> SelfPlayResult:
@@ -49,12 +69,13 @@ def play_random_game(
     game = Game.new(seats, seed, Rules.rulebook(market=market, options=options), title)
     result = SelfPlayResult(seed, players, market, title)
     while not game.state.finished and result.actions < MAX_ACTIONS:
+        before = Before.of(game)
         action = _choose(game, rng)
         if action is None:
             result.failures.append(f"no legal action for {game.actor()} in {game.round_name}: {game.choices()}")
             break
         try:
-            check_invariants(game, action)
+            check_invariants(game, action, before)
         except InvariantError as exc:
             result.failures.append(f"after {action}: {exc}")
             break
@@ -74,8 +95,9 @@ def _choose(game: Game, rng: random.Random) -> Action | None:
     return game.apply_first(order)
 
 
-def check_invariants(game: Game, last: Action) -> None:
-    """Raise :class:`InvariantError` if the state is unsound."""
+def check_invariants(game: Game, last: Action, before: Before | None = None) -> None:
+    """Raise :class:`InvariantError` if the state is unsound (``before``: the state
+    before ``last``, for the rules about what the action did)."""
     ctx, state = game.ctx, game.state
     total = state.bank + sum(p.cash for p in state.players) + sum(c.cash for c in state.companies.values())
     if total != ctx.board.bank_cash:
@@ -90,7 +112,7 @@ def check_invariants(game: Game, last: Action) -> None:
         if total_pct != 100:
             raise InvariantError(f"{sym}'s shares add up to {total_pct}%")
         placed = [t.hex for t in company.tokens if t.hex]
-        if len(set(placed)) != len(placed) and game.actor() != sym:  # unless reducing tokens now
+        if len(set(placed)) != len(placed) and not _merging_into(game, sym):
             raise InvariantError(f"{sym} has two tokens on one hex")
     for key, slots in state.map.tokens.items():
         tile, _ = ctx.tile_at(state, key[0])
@@ -102,12 +124,68 @@ def check_invariants(game: Game, last: Action) -> None:
     if ctx.rules.plays(RSR_EXPORTS) and (national.cash or national.loans):
         raise InvariantError(f"{national.sym} has no treasury and no loans (§15.2), yet holds {national.cash}")
     over = trains.over_limit(ctx, state)
-    if over and game.actor() != over[0] and not state.trainless_majors:
+    if over and game.actor() != over[0] and not state.trainless_majors and not _merging_into(game, over[0]):
         raise InvariantError(f"{over[0]} is over its train limit and is not discarding")
     if last.entity in {p.id for p in state.players}:
         player = state.player(last.entity)
         if shares.cert_count(player) > shares.cert_limit(ctx, state) and last.kind in ("buy_share", "par"):
             raise InvariantError(f"{player.name} bought beyond the certificate limit")
+    if not state.finished and game.acting_player() not in {p.id for p in state.players}:
+        raise InvariantError(f"nobody seated may act for {game.actor()} in the {game.round_name} round")
+    if before is not None:
+        _check_what_the_action_did(game, last, before)
+
+
+def _merging_into(game: Game, sym: str) -> bool:
+    """``sym`` is the major of the merge in progress: its token reduction and its
+    discards (9.2E, F) wait for the merge's other steps."""
+    return game.round_name == "Merger" and game.state.round.major == sym
+
+
+MERGE_LINE = re.compile(r"^\S+(?: and \S+)+ form (\S+) at \d+$")
+"""The log line of a merge (two or more minors; a conversion is one minor, 9.1A)."""
+
+
+def _check_what_the_action_did(game: Game, last: Action, before: Before) -> None:
+    ctx, state = game.ctx, game.state
+    if before.game_ends_after is not None and (
+        state.game_ends_after is None or state.game_ends_after > before.game_ends_after
+    ):
+        raise InvariantError(f"the end moved from {before.game_ends_after} to {state.game_ends_after} (12.1)")
+    phase = before.phase
+    for line in state.log[before.log:]:
+        if line.startswith("Phase "):
+            phase = line.split()[1]
+        status = ctx.board.phase(phase).status
+        if line.startswith(f"{ctx.board.national()} buys") and "national_operates" not in status:
+            raise InvariantError(f"the national bought a train in phase {phase} (8.13): {line}")
+        if (match := MERGE_LINE.match(line)) and state.companies[match.group(1)].market is not None:
+            cell = ctx.board.market_cell(ctx.rules.market, *state.companies[match.group(1)].market)
+            if not (cell.convert_zone or cell.teal) or not 100 <= cell.price <= 200:
+                raise InvariantError(f"{match.group(1)} formed on {cell} (9.2A: blue or teal, 100-200)")
+    if isinstance(last, LayTile):
+        _check_lay_reaches_new_track(game, last, before)
+
+
+def _check_lay_reaches_new_track(game: Game, lay: LayTile, before: Before) -> None:
+    """8.6: the lay is on a token hex, raises a city's value, or the company now
+    reaches a new track end of the tile."""
+    ctx, state = game.ctx, game.state
+    company = state.companies[lay.entity]
+    if not company.placed_tokens or any(t.hex == lay.hex for t in company.tokens):
+        return  # nationalized when its turn went on without it, or its own token hex
+    old_placed = before.tiles.get(lay.hex)
+    old, old_rotation = (
+        (ctx.board.tiles[old_placed.tile], old_placed.rotation) if old_placed else (ctx.board.hexes[lay.hex], 0)
+    )
+    new, rotation = ctx.tile_at(state, lay.hex)
+    if old.nodes and max((n.revenue for n in new.nodes), default=0) > max((n.revenue for n in old.nodes), default=0):
+        return
+    added = {e for pair in new.edge_pairs(rotation) - old.edge_pairs(old_rotation) for e in pair}
+    added |= set(new.exits(rotation) - old.exits(old_rotation))
+    if added & graph.reachable(ctx, state, company.sym).edges_at(lay.hex):
+        return
+    raise InvariantError(f"{lay.entity}'s lay of {new.name} on {lay.hex} reaches none of its new track (8.6)")
 
 
 SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in MARKETS]

@@ -126,6 +126,19 @@ class Depot:
 
 
 @dataclass
+class Order:
+    """A player's standing order (:mod:`engine.orders`)."""
+
+    player: str
+    order: str  # "pass_merger", "pass_stock" or "buy"
+    company: str = ""  # buy: the major
+    percent: int = 0  # buy: the holding to reach
+    until_phase: str = ""  # over once this phase begins ("" none)
+    this_round: bool = False  # only for one round of its kind
+    round: str = ""  # that round (``Merger 3.1``), once it is under way
+
+
+@dataclass
 class GameState:
     """Everything that changes during a game."""
 
@@ -147,8 +160,10 @@ class GameState:
     round_number: int = 1  # stock-round number (the "set")
     operating_rounds: int = 2  # operating rounds in the current set
     trainless_majors: list[str] = field(default_factory=list)  # awaiting their president's choice (10)
+    orders: list[Order] = field(default_factory=list)  # players' standing orders, oldest first
     bank_broken: bool = False
     game_ends_after: tuple[int, int] | None = None  # (set, operating round) that ends the game
+    game_end_trigger: str | None = None  # what set game_ends_after: "bank" or "final_phase" (12.1)
     finished: bool = False
     end_reason: str | None = None
     log: list[str] = field(default_factory=list)

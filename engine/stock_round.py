@@ -374,6 +374,8 @@ def available_minors(ctx: Context, state: GameState) -> list[str]:
     title's first minor before any other, 7.2.1)."""
     if "minors_cannot_start" in state.events:
         return []
+    if ctx.title.minors_choose_home and not ctx.title.minor_home_cities(ctx, state):
+        return []  # 7.2.1 (1867): no open city left for a minor's home
     first = ctx.title.first_minor
     if first is not None and not state.companies[first].floated and not state.companies[first].closed:
         return [first]

@@ -66,11 +66,13 @@ def check_upgrade_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef
         raise IllegalAction(f"{hex_id} needs {want}{names}; tile {new.name} is labelled {new.label or 'nothing'}")
     if len(new.town_indexes) != len(old.town_indexes):
         raise IllegalAction(
-            f"{hex_id} has {len(old.town_indexes)} town(s); tile {new.name} has {len(new.town_indexes)}"
+            f"{hex_id} has {_count(len(old.town_indexes), 'town', 'towns')}; "
+            f"tile {new.name} has {len(new.town_indexes)}"
         )
     if label is None and len(new.city_indexes) != len(old.city_indexes):
         raise IllegalAction(
-            f"{hex_id} has {len(old.city_indexes)} city(ies); tile {new.name} has {len(new.city_indexes)}"
+            f"{hex_id} has {_count(len(old.city_indexes), 'city', 'cities')}; "
+            f"tile {new.name} has {len(new.city_indexes)}"
         )
     if not new.city_indexes and old.city_indexes:
         raise IllegalAction(f"{hex_id} has a city; tile {new.name} has none")
@@ -242,3 +244,8 @@ def revenue_grows(ctx: Context, state: GameState, hex_id: str, new: TileDef) -> 
     old, _ = ctx.tile_at(state, hex_id)
     old_best = max((n.revenue for n in old.nodes), default=0)
     return max((n.revenue for n in new.nodes), default=0) > old_best
+
+
+def _count(number: int, one: str, many: str) -> str:
+    """``1 city``, ``2 cities``."""
+    return f"{number} {one if number == 1 else many}"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from . import market
 from .actions import Action, DiscardTrain
-from .board import TrainDef
+from .board import PhaseDef, TrainDef
 from .errors import IllegalAction
+from .game_end import end_after
 from .loans import borrow_for, borrowing_power
 from .nationalization import national, nationalize, nationalize_privates
 from .options import LONG_GAME, SIX_TRAIN_END
@@ -105,7 +106,8 @@ def buy_train(
     if len(buyer.trains) >= room:
         raise IllegalAction(f"{buyer.sym} is at its train limit of {train_limit(ctx, state, buyer)}")
     if source in ("yard", "pool"):
-        list_price = definition.price - (dict(definition.trade_in)[handed_in.name] if handed_in else 0)
+        discount = trade_in_discount(ctx, definition, handed_in) if handed_in else None
+        list_price = definition.price - (discount or 0)
         if price != list_price:
             raise IllegalAction(f"a {train.name}-train from the {source} costs {list_price}")
         if buyer.cash < price:
@@ -138,30 +140,44 @@ SHORT_END_TRAIN = "6"
 
 def _first_6_train_ends_game(ctx: Context, state: GameState, bought: TrainDef) -> None:
     """§15.3: the purchase of the first 6-train ends the game: finish this operating
-    round and play two more, with a stock round in the usual sequence."""
-    if not ctx.rules.plays(SIX_TRAIN_END) or bought.name != SHORT_END_TRAIN or state.game_ends_after is not None:
+    round and play two more, with a stock round in the usual sequence (12.1: with
+    another trigger, the earlier end wins)."""
+    if not ctx.rules.plays(SIX_TRAIN_END) or bought.name != SHORT_END_TRAIN:
         return
     rnd = state.round
     done = rnd.number if rnd.kind == "Operating" else rnd.after_or
     last = done + 2
     if last <= state.operating_rounds:
-        state.game_ends_after = (state.round_number, last)
+        after = (state.round_number, last)
     else:
-        state.game_ends_after = (state.round_number + 1, last - state.operating_rounds)
-    state.log.append("The first 6-train: two more operating rounds after this one, then the game ends (§15.3)")
+        after = (state.round_number + 1, last - state.operating_rounds)
+    if end_after(ctx, state, after, "first_6_train"):
+        state.log.append("The first 6-train: two more operating rounds after this one, then the game ends (§15.3)")
 
 
 def trade_in_prices(ctx: Context, state: GameState, company: Company) -> list[tuple[Train, Train, int]]:
-    """8.11 (1867): (yard train, own train handed in, price) for every trade-in open now."""
+    """8.11 (1867): (bank train, own train handed in, price) for every trade-in open now."""
     if "train_trade_allowed" not in state.events or not company.is_major:
         return []
     result = []
-    for train in yard_trains(ctx, state):
-        discounts = dict(ctx.board.train(train.name).trade_in)
+    for train in bank_trains(ctx, state):
+        definition = ctx.board.train(train.name)
         for own in company.trains:
-            if own.name in discounts:
-                result.append((train, own, ctx.board.train(train.name).price - discounts[own.name]))
+            discount = trade_in_discount(ctx, definition, own)
+            if discount is not None:
+                result.append((train, own, definition.price - discount))
     return result
+
+
+def trade_in_discount(ctx: Context, bought: TrainDef, handed_in: Train) -> int | None:
+    """8.11 (1867): "exchange a train to get a 50% discount of its face value on
+    another train": any train from the yard or the pool, never below nothing (None:
+    no such trade-in). RN 11.20: on 18xx.games only an 8, 2+2 or 5+5E is bought so,
+    at the discounts its train list gives."""
+    if ctx.rules.trade_in_only_for_special_trains:
+        return dict(bought.trade_in).get(handed_in.name)
+    discount = ctx.board.train(handed_in.name).price // 2
+    return discount if discount <= bought.price else None
 
 
 def _trade_in(
@@ -173,14 +189,16 @@ def _trade_in(
         return None
     if "train_trade_allowed" not in state.events or not buyer.is_major:
         raise IllegalAction("trains can be traded in only by majors, from phase 8 (8.11)")
-    if source not in ("yard", "pool") or not bought.trade_in:
+    if source not in ("yard", "pool") or (ctx.rules.trade_in_only_for_special_trains and not bought.trade_in):
         raise IllegalAction(f"a {bought.name}-train cannot be bought with a trade-in")
     handed_in = next((t for t in buyer.trains if t.id == exchange), None)
     if handed_in is None:
         raise IllegalAction(f"{buyer.sym} has no train {exchange} to trade in")
-    if handed_in.name not in dict(bought.trade_in):
-        allowed = ", ".join(name for name, _ in bought.trade_in)
-        raise IllegalAction(f"only a {allowed}-train can be traded in")
+    if trade_in_discount(ctx, bought, handed_in) is None:
+        if ctx.rules.trade_in_only_for_special_trains:
+            allowed = ", ".join(name for name, _ in bought.trade_in)
+            raise IllegalAction(f"only a {allowed}-train can be traded in")
+        raise IllegalAction(f"half a {handed_in.name}-train's price is more than a {bought.name}-train costs")
     return handed_in
 
 
@@ -221,11 +239,12 @@ def _after_yard_sale(ctx: Context, state: GameState, definition: TrainDef) -> No
 def change_phase(ctx: Context, state: GameState, phase: str) -> None:
     """Advance the phase and resolve its events in order (11): rusting, the train's
     events, then nationalization of trainless companies."""
+    before = ctx.board.phase(state.phase)
     state.phase = phase
-    limits = ", ".join(f"{k} {v}" for k, v in ctx.board.phase(phase).train_limit.items())
-    state.log.append(f"Phase {phase} begins (train limits: {limits})")
-    _rust(ctx, state, phase)
     events = ctx.board.train(phase).events
+    changes = phase_changes(ctx, before, ctx.board.phase(phase), events, locks=bool(state.map.blocked_hexes))
+    state.log.append(f"Phase {phase} begins: " + "; ".join(changes))
+    _rust(ctx, state, phase)
     for event in events:
         state.events.add(event)
         EVENTS[event](ctx, state)
@@ -238,6 +257,52 @@ def change_phase(ctx: Context, state: GameState, phase: str) -> None:
             ctx.title.final_phase_reached(ctx, state)
         if not ctx.rules.national_token_on_gray_moscow:
             _national_reserved_tokens(ctx, state)
+
+
+STATUS_WORDS = {
+    "can_buy_companies": ("companies may buy privates from players (8.12)", "companies may no longer buy privates"),
+    "national_operates": ("the {national} operates (8.13)", "the {national} no longer operates"),
+    "export_train": ("the {national} exports a train after each operating round (8.13)",
+                     "no more trains are exported"),
+}
+"""What a phase's status means to a player, on and off."""
+
+EVENT_WORDS = {
+    "green_minors_available": "green minors may be auctioned and the green city spots open (7.2)",
+    "majors_can_ipo": "majors may be started in stock rounds (7.4)",
+    "trainless_nationalization": "trainless companies are nationalized (10)",
+    "train_trade_allowed": "trains may be traded in (8.11)",
+    "minors_cannot_start": "minors not yet started leave the game",
+    "nationalize_companies": "privates are nationalized",
+    "minors_nationalized": "every minor is nationalized (10)",
+}
+"""What each train event (11) does, as the phase change announces it."""
+
+
+def phase_changes(
+    ctx: Context, old: PhaseDef, new: PhaseDef, events: tuple[str, ...], *, locks: bool = False
+) -> list[str]:
+    """Everything a new phase changes (11): tiles, privates, the national, minors,
+    merger rounds, off-board values, operating rounds, locked hexes (``locks``: some
+    are still locked), train limits."""
+    changes = [f"{color} tiles" for color in new.tiles if color not in old.tiles]
+    for status, (on, off) in STATUS_WORDS.items():
+        if (status in new.status) != (status in old.status):
+            changes.append((on if status in new.status else off).format(national=ctx.board.national()))
+    changes += [EVENT_WORDS.get(event, event.replace("_", " ")) for event in events]
+    mergers = {p.name for p in (old, new) if "minor" in p.train_limit and "major" in p.train_limit}
+    if new.name in mergers and old.name not in mergers:
+        changes.append("a merger round follows each operating round (9)")
+    elif old.name in mergers and new.name not in mergers:
+        changes.append("no more merger rounds")
+    if new.color != old.color:
+        changes.append(f"off-board values {new.color}")
+    if new.operating_rounds != old.operating_rounds:
+        changes.append(f"{new.operating_rounds} operating rounds a set")
+    if new.name == LOCKS_OPEN_IN_PHASE and locks:
+        changes.append("locked hexes open (8.6)")
+    limits = ", ".join(f"{k} {v}" for k, v in new.train_limit.items())
+    return changes + [f"train limits {limits}"]
 
 
 LOCKS_OPEN_IN_PHASE = "3"
@@ -340,16 +405,25 @@ def export_train(ctx: Context, state: GameState) -> None:
 
 def national_buys_trains(ctx: Context, state: GameState) -> None:
     """8.13: the RSR buys the cheapest train if it has none (with loans), then every
-    next train from the yard it can afford."""
+    next train from the yard it can afford, while it operates."""
     nat = national(ctx, state)
+    if not _national_still_buys(ctx, state):
+        return
     if not nat.trains:
         options = bank_trains(ctx, state)
         if options:
             cheapest = min(options, key=lambda t: ctx.board.train(t.name).price)
             buy_train(ctx, state, nat, cheapest.id, ctx.board.train(cheapest.name).price, compulsory=True)
-    while state.depot.upcoming and not state.finished:
+    while state.depot.upcoming and not state.finished and _national_still_buys(ctx, state):
         nxt = state.depot.upcoming[0]
         price = ctx.board.train(nxt.name).price
         if nat.cash < price:
             break
         buy_train(ctx, state, nat, nxt.id, price, compulsory=False)
+
+
+def _national_still_buys(ctx: Context, state: GameState) -> bool:
+    """3.4, 8.13: "At the start of Phase 8, the National Railways will cease
+    operation", so the 8-train that starts phase 8 is its last purchase. RN 7.12:
+    18xx.games goes on buying while its cash covers the next train."""
+    return ctx.rules.national_buys_into_phase_eight or "national_operates" in ctx.board.phase(state.phase).status

@@ -64,6 +64,11 @@ def turn_view(game: Game) -> TurnView:
             minor = rnd.auction.minor
             return TurnView(title, kind, f"bids on {minor}", actor, up_for_auction=minor)
         return TurnView(title, kind, "has a stock turn", actor)
+    if kind == "Merger" and rnd.major is not None and actor == rnd.major and not rnd.buyers:
+        from .merger import tokens_to_remove
+
+        if tokens_to_remove(state, rnd):  # 9.2E comes before the discards (RN 8.1)
+            return TurnView(title, kind, "removes station tokens", actor)
     if actor in over_limit(game.ctx, state):
         return TurnView(title, kind, "is over its train limit and discards", actor)
     if kind == "Operating":

@@ -23,6 +23,8 @@ from .store import (
     AppendConflict,
     ChannelBusy,
     CorruptEvent,
+    DatabaseAccess,
+    DatabaseDamaged,
     Event,
     EventKind,
     EventStore,
@@ -36,6 +38,7 @@ from .store import (
     Shard,
     Snapshot,
     StoreError,
+    UnfinishedCopy,
 )
 
 __all__ = [
@@ -43,6 +46,8 @@ __all__ = [
     "AppendConflict",
     "ChannelBusy",
     "CorruptEvent",
+    "DatabaseAccess",
+    "DatabaseDamaged",
     "EngineAdapter",
     "Event",
     "EventKind",
@@ -65,5 +70,6 @@ __all__ = [
     "StoreError",
     "TroikaEngine",
     "store_at",
+    "UnfinishedCopy",
     "UndoError",
 ]

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .store import CorruptEvent, StoreError
+from .store import CorruptEvent, Event, EventKind, GameRecord, GameStatus, OutboxMessage, Seat, StoreError
+
+Row = Mapping[str, Any]
+"""A row as either driver returns it, read by column name."""
+
+ReadTime = Callable[[Any], datetime]
+"""A backend's reading of a stored time; TypeError or ValueError if it cannot."""
+
+UNREADABLE_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+"""The time a record whose stored time cannot be read is given (with its ``problem`` said)."""
 
 
 def to_json(value: Any) -> str:
@@ -14,37 +25,42 @@ def to_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+UNREADABLE = (ValueError, RecursionError, TypeError)
+"""What reading a stored value can raise besides a clean refusal: JSON with a number
+Python will not convert (over 4,300 digits) or nested past the recursion limit, text
+where a time or number belongs."""
+
+
+def _json_object(text: Any, what: str, be: str = "is") -> tuple[dict[str, Any], str | None]:
+    """A JSON object column, and why it cannot be read (then it is empty); the reason
+    starts with ``what`` and ``be``: "its options are not valid JSON (...)"."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return {}, f"{what} {be} not valid JSON ({exc})"
+    except UNREADABLE as exc:
+        return {}, f"{what} cannot be read ({type(exc).__name__}: {str(exc)[:80]})"
+    if not isinstance(value, dict):
+        return {}, f"{what} {be} not a JSON object"
+    return value, None
+
+
 def game_options(text: str) -> tuple[dict[str, Any], str | None]:
     """A game's options column, and why it cannot be read (then the options are empty)."""
-    try:
-        options = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return {}, f"its options are not valid JSON ({exc})"
-    if not isinstance(options, dict):
-        return {}, "its options are not a JSON object"
-    return options, None
+    return _json_object(text, "its options", "are")
 
 
 def event_action(game_id: int, seq: int, text: str) -> dict[str, Any]:
-    """An event's action column, or CorruptEvent if it is not a JSON object."""
-    try:
-        action = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CorruptEvent(game_id, seq, f"its action is not valid JSON ({exc})") from exc
-    if not isinstance(action, dict):
-        raise CorruptEvent(game_id, seq, "its action is not a JSON object")
+    """An event's action column, or CorruptEvent if it is not a readable JSON object."""
+    action, problem = _json_object(text, "its action")
+    if problem is not None:
+        raise CorruptEvent(game_id, seq, problem)
     return action
 
 
 def post_payload(text: str) -> tuple[dict[str, Any], str | None]:
     """An outbox payload column, and why it cannot be read (then the payload is empty)."""
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return {}, f"its payload is not valid JSON ({exc})"
-    if not isinstance(payload, dict):
-        return {}, "its payload is not a JSON object"
-    return payload, None
+    return _json_object(text, "its payload")
 
 
 def migration_scripts(folder: Path) -> list[tuple[int, str, str]]:
@@ -58,3 +74,85 @@ def migration_scripts(folder: Path) -> list[tuple[int, str, str]]:
                 f" expected {version:03d}_*.sql, found {file.name}"
             )
     return [(version, f.name, f.read_text(encoding="utf-8")) for version, f in enumerate(files, 1)]
+
+
+def decode_game(row: Row, seats: Iterable[Row], read_time: ReadTime) -> GameRecord:
+    """A game's record from its row and its seats' rows. Whatever cannot be read is
+    named in the record's ``problem`` (so the game refuses to load and can be ended)
+    instead of raising, so one damaged game never stops a listing of all."""
+    problems: list[str] = []
+
+    def read(column: str, kind: type, default: Any) -> Any:
+        value = row[column]
+        if isinstance(value, kind) and not isinstance(value, bool):
+            return value
+        problems.append(f"its {column} is unreadable ({str(value)[:40]!r})")
+        return default
+
+    options, problem = game_options(row["options"])
+    problems += [problem] if problem else []
+    try:
+        created_at = read_time(row["created_at"])
+    except UNREADABLE:
+        problems.append(f"its time is unreadable ({str(row['created_at'])[:40]!r})")
+        created_at = UNREADABLE_TIME
+    try:
+        status = GameStatus(row["status"])
+    except ValueError:
+        problems.append(f"its status is unreadable ({str(row['status'])[:40]!r})")
+        status = GameStatus.ABANDONED
+    read_seats = []
+    for s in seats:
+        if not (isinstance(s["seat"], int) and isinstance(s["player_id"], str) and isinstance(s["display_name"], str)):
+            problems.append(f"a seat is unreadable ({str(s['seat'])[:20]!r}, {str(s['player_id'])[:20]!r})")
+            continue
+        read_seats.append(Seat(s["seat"], s["player_id"], s["display_name"], s["discord_user_id"],
+                               bool(s["commissioner"])))
+    return GameRecord(
+        id=row["id"],
+        title=read("title", str, "?"),
+        options=options if not problems else {},
+        seed=read("seed", int, 0),
+        created_by=read("created_by", str, "?"),
+        status=status,
+        engine_version=read("engine_version", int, 0),
+        created_at=created_at,
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        seats=tuple(read_seats),
+        problem="; ".join(problems) or None,
+    )
+
+
+def decode_event(game_id: int, expected_seq: int, row: Row, read_time: ReadTime) -> Event:
+    """An event from its row, or :class:`CorruptEvent` naming what cannot be read."""
+    seq = row["seq"]
+    if seq != expected_seq:
+        raise CorruptEvent(game_id, expected_seq, "this event is missing from the log")
+    action = event_action(game_id, seq, row["action"])
+    try:
+        kind = EventKind(row["kind"])
+        created_at = read_time(row["created_at"])
+    except UNREADABLE as exc:
+        raise CorruptEvent(game_id, seq, f"its kind or time is unreadable ({exc})") from exc
+    return Event(
+        game_id=game_id,
+        seq=seq,
+        kind=kind,
+        action=action,
+        actor=row["actor"],
+        created_at=created_at,
+        note=row["note"],
+        state_hash=row["state_hash"],
+        request_key=row["request_key"],
+    )
+
+
+def decode_post(row: Row, read_time: ReadTime) -> OutboxMessage:
+    """A pending post from its row; what cannot be read is its ``problem``."""
+    payload, problem = post_payload(row["payload"])
+    try:
+        created_at = read_time(row["created_at"])
+    except UNREADABLE:
+        created_at, problem = UNREADABLE_TIME, problem or f"its time is unreadable ({str(row['created_at'])[:40]!r})"
+    return OutboxMessage(row["id"], row["game_id"], payload, created_at, problem=problem)

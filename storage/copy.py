@@ -5,11 +5,12 @@ to the same state on both sides."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .repository import EngineAdapter, GameRepository, state_hash
-from .store import CorruptEvent, EventStore, OutboxMessage, StoreError
+from .store import CorruptEvent, Event, EventStore, GameRecord, OutboxMessage, StoreError, utc_now
 
 
 @dataclass
@@ -20,41 +21,89 @@ class CopyReport:
     events: int = 0
     posts: int = 0
     replayed: int = 0
+    kept: int = 0
+    """Games already in the target from an unfinished copy, left as they are."""
     problems: list[str] = field(default_factory=list)
 
 
-def store_at(location: str | Path) -> EventStore:
+def store_at(location: str | Path, *, accept_unfinished_copy: bool = False) -> EventStore:
     """The store a location names: a ``postgresql://`` URL, else a SQLite file given as
     a path or ``sqlite:PATH``. A PostgreSQL password may come from the file named by
     ``TROIKA_DB_PASSWORD_FILE`` rather than the URL."""
-    from .postgres import PostgresEventStore, is_postgres_url
+    from .postgres import PostgresEventStore, is_postgres_url, is_url, safe_url
     from .sqlite import SqliteEventStore
 
     text = str(location)
+    if is_url(text) and not is_postgres_url(text):
+        raise StoreError(f"{safe_url(text)} is not a database Troika knows: give a SQLite file or a postgresql:// URL")
     if is_postgres_url(text):
         secret = os.environ.get("TROIKA_DB_PASSWORD_FILE", "").strip()
-        password = Path(secret).read_text(encoding="utf-8").strip() if secret else None
-        return PostgresEventStore(text, password=password)
-    return SqliteEventStore(text.removeprefix("sqlite:") or "troika.db")
+        try:
+            password = Path(secret).read_text(encoding="utf-8").strip() if secret else None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"cannot read TROIKA_DB_PASSWORD_FILE {secret}: "
+                             f"{getattr(exc, 'strerror', None) or exc}") from exc
+        return PostgresEventStore(text, password=password, accept_unfinished_copy=accept_unfinished_copy)
+    return SqliteEventStore(text.removeprefix("sqlite:") or "troika.db", accept_unfinished_copy=accept_unfinished_copy)
 
 
 async def copy_store(source: EventStore, target: EventStore) -> CopyReport:
     """Copy every game (record, seats, events) and every pending post of ``source`` into
-    ``target``, which must hold no games; ids and times are kept."""
-    if await target.list_games():
+    ``target``, ids and times kept, one game per transaction. ``target`` must hold no
+    games, or be the target of an unfinished copy (whose games are kept, the rest
+    follow). It is marked as a copy under way until :meth:`EventStore.mark_copy` with
+    None, which the caller does once the copy is proved; opened otherwise, it refuses.
+
+    A game with a row that cannot be copied as it is (unreadable, or a NUL character
+    where the target cannot hold one) is not copied: the report names each such row."""
+    started = await target.copy_started()
+    if started is None and await target.list_games():
         raise StoreError("the target already holds games; copy into an empty database")
+    await target.mark_copy(started or utc_now())
+    kept = {record.id for record in await target.list_games()}
     pending: dict[int, list[OutboxMessage]] = {}
     for message in await source.outbox_unsent(limit=None):
         pending.setdefault(message.game_id, []).append(message)
     report = CopyReport()
     for record in await source.list_games():
-        events = await source.events(record.id)
+        if record.id in kept:
+            report.kept += 1
+            continue
         posts = pending.get(record.id, [])
+        try:
+            events = await source.events(record.id)
+        except CorruptEvent as exc:
+            report.problems.append(f"game {record.id}, event {exc.seq}: {exc.reason}")
+            continue
+        unfit = list(_unfit_rows(record, events, posts, nul=target.refuses_nul))
+        if unfit:
+            report.problems += unfit
+            continue
         await target.restore_game(record, events, posts)
         report.games += 1
         report.events += len(events)
         report.posts += len(posts)
     return report
+
+
+def _unfit_rows(
+    record: GameRecord, events: Sequence[Event], posts: Sequence[OutboxMessage], *, nul: bool
+) -> Iterator[str]:
+    """The rows of a game that cannot be copied as they are, each named."""
+    if record.problem is not None:
+        yield f"game {record.id}: {record.problem}"
+    for post in posts:
+        if post.problem is not None:
+            yield f"game {record.id}, post {post.id}: {post.problem}"
+    if not nul:
+        return
+    # JSON columns write a NUL as the escape \u0000; plain text columns hold it as it is
+    where = [("its record", [record.title, record.created_by, record.guild_id, record.channel_id])]
+    where += [(f"seat {s.seat}", [s.player_id, s.display_name, s.discord_user_id]) for s in record.seats]
+    where += [(f"event {e.seq}", [e.actor, e.note, e.request_key, e.state_hash]) for e in events]
+    for row, texts in where:
+        if any("\0" in text for text in texts if text):
+            yield f"game {record.id}, {row}: it holds a NUL character, which the target cannot store"
 
 
 async def verify_copy(source: EventStore, target: EventStore, engine: EngineAdapter) -> CopyReport:

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .store import Event, EventKind, GameRecord, GameStatus, NewEvent, Seat
+from .store import Event, EventKind, GameRecord, GameStatus, NewEvent, Seat, unstorable
+
+MAX_NAME = 100
+"""The longest player name a log may give (Discord's display names are at most 32)."""
+
+LATEST_TIME = datetime(9999, 1, 1, tzinfo=UTC).timestamp()
 
 _ENVELOPE = ("id", "user", "created_at", "troika")  # action keys that are not the action's own
 _DERIVED_KINDS = {"undo": EventKind.UNDO, "redo": EventKind.REDO}
@@ -89,7 +94,7 @@ def parse_log(data: Any) -> ParsedLog:
     actions = _get(data, "actions", list, "actions")
     return ParsedLog(
         title=_get(data, "title", str, "title"),
-        seed=_get(settings, "seed", int, "settings.seed"),
+        seed=_seed(settings),
         options=options,
         seats=[_parse_player(i, p) for i, p in enumerate(players)],
         events=[_parse_action(seq, a) for seq, a in enumerate(actions, 1)],
@@ -105,10 +110,13 @@ def _parse_player(index: int, player: Any) -> Seat:
     if not isinstance(player_id, (str, int)) or isinstance(player_id, bool):
         raise InvalidGameLog(f"{where}.id must be text or a number")
     discord_id = player.get("discord_user_id")
+    seat = _get(player, "seat", int, f"{where}.seat") if "seat" in player else index
+    if seat < 0:
+        raise InvalidGameLog(f"{where}.seat must be 0 or more, not {seat}")
     return Seat(
-        seat=_get(player, "seat", int, f"{where}.seat") if "seat" in player else index,
-        player_id=str(player_id),
-        display_name=_get(player, "name", str, f"{where}.name"),
+        seat=seat,
+        player_id=_text(str(player_id), f"{where}.id"),
+        display_name=_text(_get(player, "name", str, f"{where}.name"), f"{where}.name"),
         discord_user_id=None if discord_id is None else str(discord_id),
         commissioner=bool(player.get("commissioner", False)),
     )
@@ -128,16 +136,35 @@ def _parse_action(seq: int, entry: Any) -> NewEvent:
         kind = EventKind(extra.get("kind", _DERIVED_KINDS.get(kind_name, EventKind.ACTION)))
     except ValueError:
         raise InvalidGameLog(f"{where}: unknown event kind {extra.get('kind')!r}") from None
-    user, created = entry.get("user"), entry.get("created_at")
-    if created is not None and not isinstance(created, (int, float)):
-        raise InvalidGameLog(f"{where}.created_at must be seconds since 1970")
+    user, created, note = entry.get("user"), entry.get("created_at"), extra.get("note")
+    if created is not None and (not isinstance(created, (int, float)) or not 0 <= created < LATEST_TIME):
+        raise InvalidGameLog(f"{where}.created_at must be seconds since 1970, not {created!r:.40}")
+    if note is not None and not isinstance(note, str):
+        raise InvalidGameLog(f"{where}.troika.note must be text")
     return NewEvent(
         action={k: v for k, v in entry.items() if k not in _ENVELOPE},
         kind=kind,
-        actor=None if user is None else str(user),
-        note=extra.get("note"),
+        actor=None if user is None else _text(str(user), f"{where}.user"),
+        note=None if note is None else _text(note, f"{where}.troika.note", limit=2000),
         created_at=None if created is None else datetime.fromtimestamp(created, UTC),
     )
+
+
+def _seed(settings: dict[str, Any]) -> int:
+    seed: int = _get(settings, "seed", int, "settings.seed")
+    if not -(2**63) <= seed < 2**63:
+        raise InvalidGameLog(f"settings.seed must fit in 64 bits, not {seed:.3g}")
+    return seed
+
+
+def _text(value: str, where: str, *, limit: int = MAX_NAME) -> str:
+    """Text the store can hold, of at most ``limit`` characters."""
+    problem = unstorable(value)
+    if problem:
+        raise InvalidGameLog(f"{where} holds {problem}")
+    if len(value) > limit:
+        raise InvalidGameLog(f"{where} is longer than {limit} characters")
+    return value
 
 
 def _get(data: dict[str, Any], key: str, kind: type, where: str) -> Any:

@@ -24,10 +24,14 @@ real one, :class:`storage.fake_engine.FakeEngine` stands in for it in tests.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import enum
 import hashlib
+import io
 import json
 import logging
 import pickle
+import sys
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -36,7 +40,7 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol
 
-from engine.history import effective_entries
+from engine.history import effective_entries, redo_stack
 
 from .gamelog import InvalidGameLog, export_log, parse_log
 from .store import (
@@ -58,6 +62,9 @@ from .store import (
 
 SNAPSHOT_EVERY = 100
 """Events between a game's snapshots: a cold load replays at most about this many."""
+
+SNAPSHOT_MAX_BYTES = 64 * 2**20
+"""The most a snapshot may decompress to (a real state is well under 1 MB)."""
 
 log = logging.getLogger("troika.storage")
 
@@ -121,9 +128,50 @@ class TroikaEngine:
         return zlib.compress(pickle.dumps(game.state, pickle.HIGHEST_PROTOCOL), 1)
 
     def restore(self, meta: GameRecord, data: bytes) -> Any:
+        """The saved state, read as data: see :func:`load_engine_state`."""
         game = self.new_game(meta)
-        game.state = pickle.loads(zlib.decompress(data))  # our store's own bytes, hash-checked
+        game.state = load_engine_state(data)
         return game
+
+
+class SnapshotRefused(ValueError):
+    """A snapshot holds something other than the engine's state, or too much of it."""
+
+
+def load_engine_state(data: bytes) -> Any:
+    """A state saved by :meth:`TroikaEngine.snapshot`, decompressed to at most
+    :data:`SNAPSHOT_MAX_BYTES` and unpickled with only the engine's own dataclasses and
+    enums allowed, so a hostile row (in a "backup" handed to an operator, say) can build
+    nothing that runs code. Raises :class:`SnapshotRefused`."""
+    inflate = zlib.decompressobj()
+    try:
+        raw = inflate.decompress(data, SNAPSHOT_MAX_BYTES)
+    except zlib.error as exc:
+        raise SnapshotRefused(f"not a compressed snapshot ({exc})") from exc
+    if inflate.unconsumed_tail:
+        raise SnapshotRefused(f"it would decompress to larger than {SNAPSHOT_MAX_BYTES} bytes")
+    try:
+        return _EngineUnpickler(io.BytesIO(raw)).load()
+    except SnapshotRefused:
+        raise
+    except Exception as exc:  # truncated or garbled pickle data
+        raise SnapshotRefused(f"unreadable ({type(exc).__name__}: {exc})") from exc
+
+
+class _EngineUnpickler(pickle.Unpickler):
+    """Builds only classes defined in the ``engine`` package that are dataclasses or
+    enums: no functions, no attributes reached through dots, nothing from elsewhere."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = getattr(sys.modules.get(module), name, None) if module.startswith("engine.") else None
+        if (
+            "." not in name
+            and isinstance(found, type)
+            and found.__module__ == module
+            and (dataclasses.is_dataclass(found) or issubclass(found, enum.Enum))
+        ):
+            return found
+        raise SnapshotRefused(f"it names {module}.{name}, which is not engine state")
 
 
 class ReplayMismatch(CorruptEvent):
@@ -204,6 +252,11 @@ def state_hash(dump: dict[str, Any]) -> str:
 def effective_events(events: Sequence[Event]) -> list[Event]:
     """The action events in effect once undo and redo are accounted for, in order."""
     return effective_entries((e.seq, _history_view(e), e) for e in events)
+
+
+def undos_to_redo(events: Sequence[Event]) -> list[Event]:
+    """The undo events a redo would take back now, the next last."""
+    return redo_stack((e.seq, _history_view(e), e) for e in events)
 
 
 def _seqs(events: Sequence[Event]) -> list[int]:
@@ -348,7 +401,8 @@ class GameRepository:
         note: str | None = None,
         outbox: GamePosts | None = None,
     ) -> LiveGame:
-        """Restore what the last undo took back (possible until a new action is taken)."""
+        """Restore what the latest undo not yet redone took back: undos are redone in
+        turn, latest first, until a new action is taken (18xx.games's redo stack)."""
         marker = NewEvent({"type": "redo"}, EventKind.REDO, actor, note)
         return await self._travel(game_id, expected_seq, marker, outbox)
 
@@ -477,7 +531,7 @@ class GameRepository:
                 self._cache.pop(record.id, None)
                 try:
                     self._remember(record.id, await self._rebuild(record.id, from_snapshot=False))
-                except CorruptEvent as exc:
+                except Exception as exc:  # that game's problem: the others are still checked
                     problems.append(ReplayProblem(record.id, record.title, str(exc)))
                     continue
             if record.engine_version != self.engine.version:

@@ -9,6 +9,7 @@ events run 1, 2, 3, ... without gaps; a game without events is at sequence 0.
 from __future__ import annotations
 
 import enum
+import unicodedata
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -21,6 +22,25 @@ from typing import Any, Self
 
 class StoreError(Exception):
     """The store could not do what was asked (database unreadable, locked, misused...)."""
+
+
+class DatabaseDamaged(StoreError):
+    """SQLite's own check finds the database damaged: only a backup can help."""
+
+
+class DatabaseAccess(StoreError):
+    """The database is there but this user may not use it as Troika must: it is
+    read-only, permission is denied, or the server refuses the login. The message names which."""
+
+
+class UnfinishedCopy(StoreError):
+    """A copy into this database (``troika migrate``) began and was never proved complete."""
+
+    def __init__(self, where: str, started: datetime) -> None:
+        super().__init__(
+            f"a copy into the database {where} began {started:%Y-%m-%d %H:%M} UTC and did not finish: it may lack "
+            "games; run the same `troika migrate` again to finish it"
+        )
 
 
 class AppendConflict(StoreError):
@@ -120,6 +140,18 @@ class Shard:
 
     def owns(self, guild_id: str | None) -> bool:
         return shard_of(guild_id, self.count) == self.index
+
+
+def unstorable(text: str) -> str | None:
+    """What in ``text`` no store can keep faithfully, if anything: a lone UTF-16 surrogate
+    (not encodable as UTF-8), a NUL (PostgreSQL refuses it) or another control character
+    (tabs and line breaks are fine)."""
+    for char in text:
+        if "\ud800" <= char <= "\udfff":
+            return "broken Unicode (a lone surrogate)"
+        if unicodedata.category(char) == "Cc" and char not in "\t\n\r":
+            return f"a control character (U+{ord(char):04X})"
+    return None
 
 
 def utc_now() -> datetime:
@@ -268,7 +300,13 @@ class OutboxMessage:
 
 
 class EventStore(ABC):
-    """Durable storage of games and their event logs. Use as ``async with Store(...)``."""
+    """Durable storage of games and their event logs. Use as ``async with Store(...)``.
+
+    A store that is the target of an unfinished copy refuses to open with
+    :class:`UnfinishedCopy` unless made with ``accept_unfinished_copy`` (the copy itself)."""
+
+    refuses_nul = False
+    """Whether the backend cannot hold a NUL character in text (PostgreSQL cannot)."""
 
     @abstractmethod
     async def open(self) -> None:
@@ -399,6 +437,14 @@ class EventStore(ABC):
         """Store a game exactly as another store holds it: its id, times, seats, events
         and posts (sent or not), all or nothing. For copies between stores; raises
         :class:`StoreError` if the id is taken."""
+
+    async def copy_started(self) -> datetime | None:
+        """When a copy into this store began, if it is not yet marked finished."""
+        return None
+
+    async def mark_copy(self, started: datetime | None) -> None:
+        """Mark this store the target of a copy under way since ``started``; None: finished."""
+        raise StoreError(f"{type(self).__name__} cannot be the target of a copy")
 
     @abstractmethod
     async def backup(self, path: str | Path) -> None:

@@ -317,3 +317,25 @@ def test_timmins_pays_double_on_a_route_with_toronto_montreal_or_quebec() -> Non
     bonuses = [ctx.board.private(p) for p in company.privates]
     privates = sum(b.bonus for b in bonuses for h, _ in result.counted if h in b.bonus_hexes)
     assert result.revenue == values + privates + 40
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_trade_in_buys_a_pool_train_too(site: bool) -> None:
+    """8.11 🍁: in phase 8 a major "may exchange a train to get a 50% discount of its
+    face value on another train": S5011's GWR hands in its 6 (325 off) for a 5 in the
+    pool (550). RN 11.20: 18xx.games allows it only for an 8, 2+2 or 5+5E."""
+    from engine.state import Train
+
+    game, _ = before_first_trade_in()
+    game.ctx.rules = Rules.site() if site else Rules.rulebook()
+    state = game.state
+    state.depot.pool.append(Train("5-9", "5"))
+    gwr = state.companies["GWR"]
+    buy = BuyTrain("GWR", "5-9", 550 - 325, "6-0")
+    if site:
+        refused(game, buy, "a 5-train cannot be bought with a trade-in")
+        return
+    cash = gwr.cash
+    play(game, buy)
+    assert [t.id for t in gwr.trains] == ["5-9"] and gwr.cash == cash - 225
+    assert [t.id for t in state.depot.pool] == ["6-0"]

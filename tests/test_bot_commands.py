@@ -63,7 +63,7 @@ def test_what_a_player_leaves_out_is_filled_in() -> None:
     assert game.state.round.step == "token"
     assert parse_action(game, "token", "I13").action == PlaceToken("GRR", "I13", 0)
     moscow = parse_action(game, "token", "H8").action  # no open city there: the engine says why
-    with pytest.raises(EngineError, match="GRR cannot token H8 city 0; it can reach .*I13 city 0"):
+    with pytest.raises(EngineError, match=r"GRR cannot token H8 city 0: .*; it may token .*I13 city 0 \(₽\d+\)"):
         game.apply(moscow)
     tracks = position(63)  # SPW lays tile 4 on B8
     action = tracks.actor()
@@ -74,6 +74,8 @@ def test_what_a_player_leaves_out_is_filled_in() -> None:
         assert "rotations" in str(exc) and "1" in str(exc)
     with pytest.raises(Refusal, match="There is no tile 99"):
         parse_action(tracks, "lay", "B8 99 1")
+    with pytest.raises(Refusal, match="A rotation is 0 to 5, not 7"):  # not taken as 1
+        parse_action(tracks, "lay", "B8 4 7")
 
 
 def test_train_purchases_and_the_consent_they_need() -> None:
@@ -119,3 +121,20 @@ def test_a_trade_in_is_typed_as_train_8_trade_and_read_back() -> None:
     verb, _, rest = text.partition(" ")
     assert game.actor() == trade["entity"]
     assert parse_action(game, verb, rest).action == action
+
+
+def test_tiles_says_what_the_second_track_action_may_be() -> None:
+    """8.6: after a yellow lay the extra action may upgrade (green tiles listed); after
+    an upgrade it lays yellow only (1861-29683, RO in OR 3.1)."""
+    from bot.track_help import tiles_text
+    from engine.rules import Rules
+    from tests.conftest import replayed
+
+    game = replayed("1861-29683", 229, Rules.rulebook())
+    game.apply(LayTile("RO", "D6", "9", 2))
+    text = tiles_text(game)
+    assert "(its second action, 20 more):" in text and "B6: 23" in text
+    game = replayed("1861-29683", 229, Rules.rulebook())
+    game.apply(LayTile("RO", "B6", "23", 2))
+    text = tiles_text(game)
+    assert "yellow only" in text and "B8" not in text and "D6: 7" in text

@@ -19,7 +19,7 @@ import discord
 import pytest
 from discord.ext import commands
 
-from bot.discord_bot import BUTTONS, ChoiceView, GameCog, TroikaBot, buttons_for, suggest, suggest_options
+from bot.discord_bot import ChoiceButton, GameCog, TroikaBot, buttons_for, suggest, suggest_options
 from bot.service import Post, TroikaService
 from storage import Shard, SqliteEventStore
 
@@ -311,8 +311,9 @@ async def test_the_frequent_choices_come_as_buttons_that_survive_a_restart(table
         await table.say(user, text)
     first = await table.acting()
     started = [m for m in table.channel.sent if m.content and "begins" in m.content][0]
-    assert [b.custom_id for b in started.view.children] == ["troika:pass"]  # `bid TSR ...` needs typing
-    assert ChoiceView(BUTTONS).is_persistent()  # no timeout, fixed ids: registered again at start-up
+    (item,) = started.view.children  # `bid TSR ...` needs typing
+    assert re.fullmatch(r"troika:pass:1:[0-9]+", item.custom_id)  # bound to game 1 at the post's event
+    assert started.view.is_finished()  # not kept per message: the id's pattern answers it, after a restart too
     trainless = Post(1, 1, "500", "", "Boris for NW has no train: nationalize or keep?: `nationalize`, `keep`",
                      None, [])
     assert buttons_for(trainless) == ["keep", "nationalize"]
@@ -338,8 +339,9 @@ async def test_the_frequent_choices_come_as_buttons_that_survive_a_restart(table
         user: FakeUser
         response: Response = field(default_factory=Response)
         followup: Followup = field(default_factory=Followup)
+        id: int = field(default_factory=lambda: next(MESSAGE_IDS))
 
-    button = next(b for b in ChoiceView(["pass"]).children if isinstance(b, discord.ui.Button))
+    button = await ChoiceButton.from_custom_id(None, item.item, item.template.fullmatch(item.custom_id))  # type: ignore[arg-type]
     wrong = Click(table.bot, CHANNEL_ID, next(u for u in (ANNA, BORIS, CLARA) if u is not first))
     await button.callback(wrong)  # type: ignore[arg-type]
     assert wrong.response.deferred == [True] and wrong.followup.sent[0].startswith("✗ Not your turn")
@@ -347,6 +349,13 @@ async def test_the_frequent_choices_come_as_buttons_that_survive_a_restart(table
     await button.callback(right)  # type: ignore[arg-type]
     assert right.followup.sent == ["✓"] and await table.acting() != first
     assert f"**{first.display_name}**: `pass`" in (table.channel.sent[-1].content or "")
+    again = Click(table.bot, CHANNEL_ID, await table.acting())  # the same post's button, the game moved on
+    await button.callback(again)  # type: ignore[arg-type]
+    assert again.followup.sent[0].startswith("✗ This choice has passed")
+    legacy = ChoiceButton("pass")  # a button posted by an older Troika names no position
+    old = Click(table.bot, CHANNEL_ID, await table.acting())
+    await legacy.callback(old)  # type: ignore[arg-type]
+    assert old.followup.sent[0].startswith("✗ This button names no point") and await table.acting() == old.user
 
 
 async def test_times_are_discord_timestamps_and_reminders_are_per_player(table: Table) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from bot.cli import main
 from bot.console import CHANNEL, Console, run_console
-from bot.service import Account, TroikaService
+from bot.service import Account, Post, TroikaService
 from engine.replay import replay
 from render.table import render_table
 from storage import GameStatus, SqliteEventStore
@@ -67,7 +67,7 @@ async def test_1_end_asks_for_confirmation_and_the_ended_game_can_still_be_read(
     assert await _stored(store) == before  # nothing happened
     assert "Only the commissioner (Anna) may do that." in await hot_seat.say("as Boris end confirm")
     ended = await hot_seat.say("as Anna end confirm enough for today")
-    assert "Game over (manually ended)" in ended and "_(`enough for today`)_" in ended
+    assert "Game over (manually ended)" in ended and "(`enough for today`)" in ended
     assert "✗ Game 1 here is over (`status` and `log` still show it); `new` sets up another." in \
         await hot_seat.say("as Boris pass")
     assert "Game over" in await hot_seat.say("status")
@@ -400,12 +400,22 @@ async def test_a_post_that_calls_a_player_says_what_happened_since_their_last_mo
     game = await hot_seat.game()
     order = [game.state.players[(game.state.priority + i) % 3].name for i in range(3)]
     first, second, third = order
+    posts: list[Post] = []
+    deliver = hot_seat.console._deliver
+
+    async def keep(post: Post) -> None:
+        posts.append(post)
+        await deliver(post)
+
+    hot_seat.console._deliver = keep  # type: ignore[method-assign]
     await hot_seat.say("bid TSR 20")
     for _ in range(3):  # TSR goes to the first bidder; the next private opens with the second player
         await hot_seat.say("pass")
     back = await hot_seat.say("pass")
     assert f"▶ {first} bids on BSS" in back
-    assert f"_Since your last move:_ {second} `pass` · {third} `pass` · {second} `pass` (`log` shows" in back
+    assert posts[-1].recap == f"_Since your last move:_ {second} `pass` · {third} `pass` · {second} `pass` " \
+        "(`log` shows what each did)"  # on Discord
+    assert "Since your last move" not in back  # hot seat: everyone at the console saw those moves
 
 
 async def test_games_lists_my_games_across_channels_and_anyone_may_look(store: SqliteEventStore) -> None:

@@ -49,7 +49,8 @@ async def start_shared(service: TroikaService, commands: int, name: str = "1861-
     table = Table(service)
     rules = read_log(log)[0].ctx.rules
     players = [(str(p["id"]), p["name"]) for p in log["players"]]
-    await service.start_local_game(CHANNEL, players, rules=rules, first_player=0, seed=log["settings"]["seed"])
+    await service.start_local_game(CHANNEL, players, rules=rules, first_player=0, seed=log["settings"]["seed"],
+                                   title=log["title"])
     for name, command in islice(log_commands(log), commands):
         assert "✗" not in await table.say(f"as {name} {command}")
     return table
@@ -71,7 +72,7 @@ async def test_buying_another_players_train_waits_for_their_agreement(
     # The request lives in the store: a restarted service still knows it.
     restarted = Table(TroikaService(store, pictures=False))
     agreed = await restarted.say("as Player 3 agree")
-    assert "Player 2 for M-K: `train 2-0 from N 60` _(agreed by Player 3)_" in agreed
+    assert "Player 2 for M-K: `train 2-0 from N 60` (agreed by Player 3)" in agreed
     game = await restarted.game()
     assert [t.id for t in game.state.companies["M-K"].trains] == ["2-0"]
     assert game.state.companies["N"].trains == []
@@ -97,18 +98,18 @@ async def test_players_take_back_only_their_own_last_move(table: Table) -> None:
     assert "↷ Player 2 redoes" in await table.say("as Player 2 redo")
     # The commissioner (the first seat) may take back anyone's move, saying why.
     assert "Say why" in await table.say("as Player 1 undo")
-    assert "_(`misclick`)_" in await table.say("as Player 1 undo misclick")
+    assert "(`misclick`)" in await table.say("as Player 1 undo misclick")
     log = (await table.say("log 4")).split("\n")
     assert log[0].endswith("Player 2 for M-K: `train 2-1 100` — undone")
     assert log[1].endswith("↶ Player 2 takes back #59 `train 2-1 100`")
-    assert log[3].endswith("↶ Player 1 takes back #59 `train 2-1 100` _(misclick)_")
+    assert log[3].endswith("↶ Player 1 takes back #59 `train 2-1 100` (misclick)")
 
 
 async def test_the_commissioner_acts_for_an_absent_player_and_it_is_logged(table: Table) -> None:
     refused = await table.say("as Player 3 as Player 2 train 2")
     assert "Only the commissioner (Player 1) may do that. On the console, `as NAME COMMAND` types" in refused
     post = await table.say("as Player 1 as Player 2 train 2")
-    assert "_(entered by Player 1 (commissioner))_" in post
+    assert "(entered by Player 1 (commissioner))" in post
     assert "entered by Player 1 (commissioner)" in await table.say("log 1")
 
 
@@ -134,7 +135,7 @@ async def test_the_commissioner_ends_the_game(store: SqliteEventStore, table: Ta
     assert "nothing can take that back" in asked and "`end confirm`" in asked
     assert (await table.game()).state.finished is False
     ended = await table.say("as Player 1 end confirm we stop here")
-    assert "Game over (manually ended): " in ended and "_(`we stop here`)_" in ended
+    assert "Game over (manually ended): " in ended and "(`we stop here`)" in ended
     assert (await store.list_games())[0].status is GameStatus.FINISHED
     assert "Game over (manually ended)" in await table.say("status")  # anyone may still look
     assert "✗ Game 1 here is over" in await table.say("as Player 1 pass")

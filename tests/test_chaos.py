@@ -1,17 +1,19 @@
-"""Chaos: games played at once from two processes, one game's rows corrupted, a writer
-killed again and again with SIGKILL (issue 15).
+"""Chaos: games played at once from two processes, rows corrupted, a writer killed again
+and again with SIGKILL (issues 15 and 26), and a disk that fills up under the bot.
 
 Three copies of the real game 1861-29683 and a fourth, the victim, are played command by
 command by two worker processes that race for the same games; each command carries a
 request key (``channel#index``), as a Discord message carries its id. Mixed in are
-commands from someone without a seat. Part way through, the victim's log and one of its
-posts are corrupted. The parent kills a worker with SIGKILL every second or two and
-starts another. Posts go to a fake Discord channel that, like Discord, drops a message
-whose nonce it has already seen.
+commands from someone without a seat. Part way through, rows are damaged the ways the
+reliability probe of 2026-12-01 found (N2, N3): the victim's log (a 5,000-digit number)
+and posts (not JSON, nested 100,000 deep, a time that is not one), a fifth game's
+options, a post of a game deleted by hand, and later the healthy games' snapshots. The
+parent kills a worker with SIGKILL every second or two and starts another. Posts go to
+a fake Discord channel that, like Discord, drops a message whose nonce it has already seen.
 
 Afterwards: every acknowledged command is in the log once and in order; each healthy
 game replays to the state a sequential run reaches; every post was delivered once; the
-victim's channel can be cleared and reused. The figures are printed (``pytest -s``).
+damaged games' channels can be cleared and reused. The figures are printed (``pytest -s``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ from tests.test_bot_service import start_shared
 SPAWN = multiprocessing.get_context("spawn")
 HEALTHY = ["g1", "g2", "g3"]
 VICTIM = "victim"
+BROKEN_SETUP = "broken-setup"
+"""A fifth game, not played: its options are damaged."""
 COMMANDS = 120
 """Commands of the real game each healthy game plays."""
 MALLORY = Account("666", "Mallory")
@@ -134,17 +138,38 @@ def _worker(db_path: str, name: str, games: dict[str, int], work_dir: str, seed:
     asyncio.run(run())
 
 
-def corrupt(db_path: Path, game_id: int) -> None:
-    """A bad row in the victim's log and one of its posts that is not JSON."""
+HUGE = "1" * 5000  # valid JSON that Python refuses to read as an int
+DEEP = "[" * 100_000 + "]" * 100_000  # valid JSON nested past Python's recursion limit
+T = "2026-01-01T00:00:00+00:00"
+
+
+def corrupt(db_path: Path, games: dict[str, int]) -> set[int]:
+    """Damage rows of the victim and of the fifth game, and leave a post of a game deleted
+    by hand (foreign keys are off in a plain sqlite3 shell); the ids of the posts that
+    cannot be delivered."""
     db = sqlite3.connect(db_path, timeout=30, isolation_level=None)
     db.execute("BEGIN IMMEDIATE")
-    seq = db.execute("SELECT MAX(seq) FROM events WHERE game_id = ?", (game_id,)).fetchone()[0] + 1
+    victim = games[VICTIM]
+    seq = db.execute("SELECT MAX(seq) FROM events WHERE game_id = ?", (victim,)).fetchone()[0] + 1
     db.execute("INSERT INTO events (game_id, seq, kind, action, created_at) VALUES (?, ?, 'action', ?, ?)",
-               (game_id, seq, '{"type": "par", ', "2026-01-01T00:00:00+00:00"))
-    db.execute("INSERT INTO outbox (game_id, payload, created_at) VALUES (?, '[\"half a post', ?)",
-               (game_id, "2026-01-01T00:00:00+00:00"))
+               (victim, seq, '{"type": "par", "price": ' + HUGE + "}", T))
+    posts = [(victim, '["half a post', T), (victim, '{"text": ' + DEEP + "}", T),
+             (victim, '{"text": "hi", "seq": 1}', "not a time"), (999, '{"text": "orphan", "seq": 1}', T)]
+    ids = {db.execute("INSERT INTO outbox (game_id, payload, created_at) VALUES (?, ?, ?) RETURNING id",
+                      post).fetchone()[0] for post in posts}
+    db.execute("UPDATE games SET options = ? WHERE id = ?", ('{"market": ' + DEEP + "}", games[BROKEN_SETUP]))
     db.execute("COMMIT")
     db.close()
+    return ids
+
+
+def damage_snapshots(db_path: Path) -> int:
+    """Text where the healthy games' snapshots hold a number or bytes; how many rows."""
+    db = sqlite3.connect(db_path, timeout=30, isolation_level=None)
+    changed = db.execute("UPDATE snapshots SET seq = 'abc' WHERE game_id % 2 = 1").rowcount
+    changed += db.execute("UPDATE snapshots SET data = 'abc' WHERE game_id % 2 = 0").rowcount
+    db.close()
+    return changed
 
 
 async def set_up(db_path: Path) -> dict[str, int]:
@@ -155,7 +180,7 @@ async def set_up(db_path: Path) -> dict[str, int]:
     games = {}
     async with SqliteEventStore(db_path) as store:
         service = TroikaService(store, pictures=False)
-        for game in [*HEALTHY, VICTIM]:
+        for game in [*HEALTHY, VICTIM, BROKEN_SETUP]:
             await service.start_local_game(game, players, rules=rules, first_player=0, seed=log["settings"]["seed"])
             record = await store.active_game_in_channel(game)
             assert record is not None
@@ -188,15 +213,17 @@ def test_chaos(tmp_path: Path) -> None:
     spawn("b")
     reader = sqlite3.connect(db_path, timeout=30)
     started = time.monotonic()
-    corrupted = False
+    undeliverable: set[int] = set()
+    snapshots_damaged = 0
     next_kill = started + rng.uniform(1.5, 2.5)
     try:
-        while min(done_upto(reader, games[g]) for g in HEALTHY) < COMMANDS or kills < KILLS:
+        while min(done_upto(reader, games[g]) for g in HEALTHY) < COMMANDS or kills < KILLS or not snapshots_damaged:
             assert time.monotonic() - started < TIME_LIMIT, "the games did not finish in time"
             now = time.monotonic()
-            if not corrupted and done_upto(reader, games[VICTIM]) >= 10:
-                corrupt(db_path, games[VICTIM])
-                corrupted = True
+            if not undeliverable and done_upto(reader, games[VICTIM]) >= 10:
+                undeliverable = corrupt(db_path, games)
+            if not snapshots_damaged and min(done_upto(reader, games[g]) for g in HEALTHY) >= 105:
+                snapshots_damaged = damage_snapshots(db_path)
             if now >= next_kill:
                 victim = workers["a"]  # the writer killed again and again
                 assert victim.pid is not None and victim.is_alive()
@@ -211,7 +238,7 @@ def test_chaos(tmp_path: Path) -> None:
             if worker.is_alive() and worker.pid is not None:
                 os.kill(worker.pid, signal.SIGKILL)
             worker.join()
-    assert corrupted
+    assert undeliverable and snapshots_damaged
 
     channel = Channel(tmp_path / "channel.jsonl")
 
@@ -225,19 +252,20 @@ def test_chaos(tmp_path: Path) -> None:
             await service.flush(deliver)  # what a restarted bot does first
             unsent = await store.outbox_unsent()
             outbox = [row[0] for row in reader.execute("SELECT id FROM outbox ORDER BY id")]
-            unreadable = [row[0] for row in reader.execute("SELECT id FROM outbox WHERE json_valid(payload) = 0")]
             logs = {g: await store.events(games[g]) for g in HEALTHY}
             states = {g: dict((await service.repo.load(games[g])).game.dump()) for g in HEALTHY}
-            victim_refusal = ""
-            try:
-                await service.handle(VICTIM, Account("5522", "x"), "status")
-            except Refusal as exc:
-                victim_refusal = str(exc)
-            commissioner = next(s for s in (await store.get_game(games[VICTIM])).seats if s.commissioner)
-            ended = await service.handle(VICTIM, Account(commissioner.player_id, "c"), "end confirm")
-            renewed = await service.handle(VICTIM, Account(commissioner.player_id, "c"), "new")
-            return {"unsent": unsent, "outbox": outbox, "unreadable": unreadable, "logs": logs, "states": states,
-                    "victim": victim_refusal, "ended": ended.text, "renewed": renewed.text}
+            await service.repo.verify_running_games()  # the start-up check goes past the damaged games
+            told, ended, renewed = [], [], []
+            for broken in (VICTIM, BROKEN_SETUP):
+                try:
+                    await service.handle(broken, Account("5522", "x"), "status")
+                except Refusal as exc:
+                    told.append(str(exc))
+                commissioner = next(s for s in (await store.get_game(games[broken])).seats if s.commissioner)
+                ended.append((await service.handle(broken, Account(commissioner.player_id, "c"), "end confirm")).text)
+                renewed.append((await service.handle(broken, Account(commissioner.player_id, "c"), "new")).text)
+            return {"unsent": unsent, "outbox": outbox, "logs": logs, "states": states,
+                    "told": told, "ended": ended, "renewed": renewed}
 
     end = asyncio.run(finish())
     acked = set((tmp_path / "acks.txt").read_text().split())
@@ -254,8 +282,9 @@ def test_chaos(tmp_path: Path) -> None:
     delivered = channel.posts()
     nonces = [p["nonce"] for p in delivered]
     assert end["unsent"] == [] and sorted(nonces) == sorted(set(nonces))
-    assert set(nonces) == set(end["outbox"]) - set(end["unreadable"])  # that one is logged and dropped
-    assert "cannot be loaded" in end["victim"] and "is ended" in end["ended"] and "sets up game" in end["renewed"]
+    assert set(nonces) == set(end["outbox"]) - undeliverable  # those are logged and dropped
+    assert len(end["told"]) == 2 and all("cannot be loaded" in told for told in end["told"])
+    assert all("is ended" in text for text in end["ended"]) and all("sets up game" in t for t in end["renewed"])
 
     tally = [line for path in tmp_path.glob("tally-*.txt") for line in path.read_text().splitlines()]
     figures = {
@@ -266,6 +295,7 @@ def test_chaos(tmp_path: Path) -> None:
         "events lost": len(lost),
         "posts delivered": len(delivered),
         "posts duplicated": len(nonces) - len(set(nonces)),
+        "damaged rows": len(undeliverable) + 2 + snapshots_damaged,
         "re-sends dropped by nonce": tally.count("resend dropped by nonce"),
         "seconds": round(time.monotonic() - started, 1),
     }

@@ -8,7 +8,8 @@ import pytest
 from helpers_map import TRACES, context, final_positions, position
 
 from engine.graph import city_is_unconnected, minors_connected, reachable, track_graph
-from engine.state import Company
+from engine.rules import Rules
+from engine.state import Company, Context
 
 CTX = context()
 
@@ -114,14 +115,18 @@ def test_red_hexes_join_only_through_their_own_track() -> None:
     assert all(graph.crossing[end] is None for end in a9)
 
 
-def test_city_is_unconnected() -> None:
+@pytest.mark.parametrize("site", [False, True])
+def test_city_is_unconnected(site: bool) -> None:
+    """7.4, glossary: unconnected = "cannot trace a legal route to another city"; RN 4.3:
+    on 18xx.games a town or an off-board connects it too."""
+    ctx = Context(CTX.board, Rules.site() if site else Rules.rulebook())
     empty = position()
-    assert city_is_unconnected(CTX, empty, "E9", 0)  # no track at all
-    assert city_is_unconnected(CTX, empty, "H8", 0)  # its track stops at empty H10
-    assert not city_is_unconnected(CTX, empty, "H8", 1)  # reaches Tver (G5)
-    assert city_is_unconnected(CTX, empty, "Q3", 0)  # gray track into empty hexes
-    laid = position(tiles={"H10": "58@1"})  # Tula joined to Moscow's first city
-    assert not city_is_unconnected(CTX, laid, "H8", 0)
+    assert city_is_unconnected(ctx, empty, "E9", 0)  # no track at all
+    assert city_is_unconnected(ctx, empty, "H8", 0)  # its track stops at empty H10
+    assert not city_is_unconnected(ctx, empty, "H8", 1)  # through Tver (G5) to St Petersburg
+    assert city_is_unconnected(ctx, empty, "Q3", 0)  # gray track into empty hexes
+    laid = position(tiles={"H10": "58@1"})  # Tula, a town, joined to Moscow's first city
+    assert city_is_unconnected(ctx, laid, "H8", 0) is not site
 
 
 # Moscow's third city east to Voronezh (MV, I13) and on to Kharkov (KR, G15).

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import market
+from engine import graph, market
 from engine.actions import BuyShare, DiscardTrain, Merge, Pass, RemoveToken
 from engine.game import Game
+from engine.merger import one_connected_to_all
 from engine.replay import replay
 from engine.rules import Rules
 from tests.conftest import play, refused, replayed, shared_game
@@ -101,12 +102,67 @@ def test_after_a_token_reduction_the_major_keeps_three_tokens(site: bool) -> Non
     """9.2E: MNN and N (both in Moscow) form SE, which keeps one token there; the
     tokens left go on the 20/hex and 40/hex spots. RN 8.3: 18xx.games keeps the
     cheapest spare tokens, so removing the free home token makes the next one free."""
-    game = replayed("1861-gen-P6-grid-S4015", 284, Rules.site() if site else Rules.rulebook())
+    game = replayed("1861-gen-P6-grid-S4015", 283, Rules.site() if site else Rules.rulebook())
+    play(game, Merge("MNN", "SE"))
+    if not site:  # by the rulebook the share purchases come first
+        play(game, BuyShare("2", "SE", "treasury"))
+        while game.actor() != "SE":
+            play(game, Pass(game.actor()))
     se = game.state.companies["SE"]
     assert [(t.hex, t.price) for t in se.tokens] == [("H8", 0), ("H8", 20), (None, 40)]
     play(game, RemoveToken("SE", "H8", 0))
     assert [(t.hex, t.city) for t in se.placed_tokens] == [("H8", 1)]
     assert [t.price for t in se.tokens if t.hex is None] == ([0, 40] if site else [20, 40])
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_the_token_reduction_is_decided_by_a_seated_player(site: bool) -> None:
+    """9.2E: "The President now chooses", after the share purchases (C, D). RN 8.1:
+    18xx.games reduces first, when nobody may hold two shares of SE yet (Player 1 has
+    N, Player 2 MNN): then the active player, MNN's owner, chooses."""
+    game = replayed("1861-gen-P6-grid-S4015", 283, Rules.site() if site else Rules.rulebook())
+    state = game.state
+    play(game, Merge("MNN", "SE"))
+    if site:
+        assert game.actor() == "SE" and state.president("SE") is None
+        assert game.acting_player() == "2"
+        return
+    assert game.actor() == "2" and game.acting_player() == "2"  # Player 2 buys first
+    play(game, BuyShare("2", "SE", "treasury"))  # then has too little cash for more
+    while game.actor() != "SE":
+        play(game, Pass(game.actor()))
+    assert state.president("SE").name == "Player 2" and game.acting_player() == "2"
+
+
+def test_by_the_rulebook_the_active_player_exchanges_first() -> None:
+    """9.2C: "Starting with the active player, exchange every Minor Certificate": V
+    and KR of Player 1 (70, 65) merge with MB and OK of Player 3 (100, 90); V is the
+    active minor, so Player 1 holds two shares first and is NW's president. RN 11.27:
+    18xx.games exchanges in price order (MB, OK first: Player 3)."""
+    for rules, president in ((Rules.rulebook(), "Player 1"), (Rules.site(), "Player 3")):
+        game = _merger_round(rules)
+        state = game.state
+        rnd = state.round
+        rnd.index = rnd.order.index("V")
+        rnd.merging, rnd.adding_done = ["V", "KR", "MB", "OK"], True
+        play(game, Merge("V", "NW"))
+        assert state.president("NW").name == president
+        assert state.player(state.president("NW").id).percent_of("NW") == 20
+
+
+def test_a_merged_major_starts_on_the_blue_or_teal_section() -> None:
+    """9.2A: KK (55) and Y (45) form SE at 100, "on the blue or teal section": the blue
+    100 on the grid (row 5, column 6). RN 11.32: 18xx.games puts it on the pink 100
+    (row 4, column 5), a major start space as for a conversion (9.1A)."""
+    for rules, cell in ((Rules.rulebook(), (5, 6)), (Rules.site(), (4, 5))):
+        game = replayed("1861-29683", 311, rules)
+        state = game.state
+        rnd = state.round
+        rnd.index = rnd.order.index("KK")
+        rnd.merging, rnd.adding_done = ["KK", "Y"], True
+        play(game, Merge("KK", "SE"))
+        assert market.price(game.ctx, state, "SE") == 100
+        assert state.companies["SE"].market == cell
 
 
 def test_buying_more_than_the_president_after_a_merge_takes_the_presidency() -> None:
@@ -139,3 +195,28 @@ def test_the_merger_round_waits_for_a_company_over_its_train_limit() -> None:
     play(game, DiscardTrain("C&O", "4-0"))
     assert game.round_name == "Stock"
     assert [t.name for t in co.trains] == ["5", "7"]
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_minor_joins_a_merge_through_one_connected_to_all(site: bool) -> None:
+    """9.2: "One of the Minor Companies involved must be connected to all other Minor
+    Companies". S4017: SPW and MV merge; M-K reaches MV but not SPW, and MV reaches
+    both, so M-K may join. RN 11.30: 18xx.games asks only for a link to any member."""
+    rules = Rules.site(market="column") if site else Rules.rulebook(market="column")
+    game = replayed("1861-gen-P3-column-S4017", 365, rules)
+    rnd = game.state.round
+    assert rnd.merging == ["SPW", "MV"]
+    assert not graph.minors_connected(game.ctx, game.state, "SPW", "M-K", {"SPW", "MV", "M-K"})
+    play(game, Merge("SPW", "M-K"))
+    assert rnd.merging == ["SPW", "MV", "M-K"]
+
+
+def test_a_chain_of_minors_needs_a_hub() -> None:
+    """9.2: A-B, B-C and C-D linked only in a chain have no member connected to all."""
+    links = {("A", "B"), ("B", "C"), ("C", "D")}
+
+    def connected(a: str, b: str) -> bool:
+        return (a, b) in links or (b, a) in links
+
+    assert one_connected_to_all(["A", "B", "C"], connected)  # B is the hub
+    assert not one_connected_to_all(["A", "B", "C", "D"], connected)

@@ -178,3 +178,50 @@ def test_the_rsr_buys_on_with_the_cash_of_majors_its_purchase_nationalized() -> 
     play(game, Choose("MVR", "nationalize"))
     assert state.phase == "7"
     assert "7" in [t.name for t in rsr.trains]
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_the_rsr_stops_buying_at_the_start_of_phase_eight(site: bool) -> None:
+    """3.4, 8.13: "At the start of Phase 8, the National Railways will cease operation":
+    in 1861-29683's OR 5.2 a rich RSR buys the 7 and the first 8, then stops. RN 7.12:
+    18xx.games goes on buying 8-trains while its cash lasts."""
+    log, _ = shared_game("1861-29683")
+    buy = next(a for a in log["actions"] if a["type"] == "buy_train" and a["entity"] == "SE" and a["train"] == "4-1")
+    game = replayed("1861-29683", buy["id"] - 1, Rules.rulebook().but(national_buys_into_phase_eight=site))
+    state = game.state
+    state.companies["RSR"].cash += 4000
+    state.bank -= 4000
+    start = len(state.log)
+    play(game, BuyTrain("SE", "4-1", 25))
+    bought = [line.split(" for ")[0] for line in state.log[start:] if line.startswith("RSR buys")]
+    assert state.phase == "8"
+    assert bought[:2] == ["RSR buys a 7-train", "RSR buys a 8-train"]
+    assert (len(bought) > 2) is site
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_the_earlier_of_two_game_ends_wins(site: bool) -> None:
+    """12.1: each trigger ends the game "and then", so the earlier end wins. In
+    1861-29683 the first 8-train came in OR 6.1 (the game ends after OR 6.3); the bank
+    breaking in OR 6.2 ends it after OR 6.2. And a bank broken in OR 6.1 before the
+    8-train ends the game after OR 6.1. RN 11.35: 18xx.games keeps the 8-train's end."""
+    rules = Rules.site() if site else Rules.rulebook()
+    log, _ = shared_game("1861-29683")
+    lay = next(a for a in log["actions"] if a["type"] == "lay_tile" and a["entity"] == "NW" and a["hex"] == "J6")
+    game = replayed("1861-29683", lay["id"] - 1, rules)
+    state = game.state
+    assert (state.round_number, state.round.number, state.game_ends_after) == (6, 2, (6, 3))
+    state.players[0].cash += state.bank + 1
+    state.bank = -1  # broken by both readings
+    check_bank(game.ctx, state)
+    assert state.game_ends_after == ((6, 3) if site else (6, 2))
+
+    game = replayed("1861-29683", 676, rules)  # OR 6.1, before the first 8-train
+    state = game.state
+    state.players[0].cash += state.bank + 1
+    state.bank = -1  # broken by both readings
+    check_bank(game.ctx, state)
+    assert state.game_ends_after == (6, 1) and state.operating_rounds == 2
+    game.ctx.title.final_phase_reached(game.ctx, state)
+    assert state.game_ends_after == ((6, 3) if site else (6, 1))
+    assert state.operating_rounds == (3 if site else 2)

@@ -133,3 +133,72 @@ def test_who_is_offered_to_start_a_major(site: bool) -> None:
     for cash, offered in ((99, False), (100, site), (139, site), (140, True)):
         player.cash = cash
         assert may_start_a_major(game.ctx, state, player) is offered, cash
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_an_upgrade_must_reach_its_new_track(site: bool) -> None:
+    """8.6: "a company must have connectivity to at least one segment of new track":
+    in 1861-29683's OR 3.1 RO reaches B6's curve 0-2 (tile 8); tile 17 adds the curve
+    3-5, which RO cannot reach. Tile 23 adds a straight from RO's edge 2. RN 0.4:
+    18xx.games does not check the connection when it loads a log."""
+    game = _at(229, Rules.site() if site else Rules.rulebook())
+    assert game.actor() == "RO" and game.state.map.tiles["B6"].tile == "8"
+    if site:
+        play(game, LayTile("RO", "B6", "17", 2))
+        return
+    refused(game, LayTile("RO", "B6", "17", 2), "cannot reach the new track of tile 17 on B6")
+    play(game, LayTile("RO", "B6", "23", 2))
+    assert game.state.map.tiles["B6"].tile == "23"
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_city_whose_track_reaches_only_an_off_board_is_unconnected(site: bool) -> None:
+    """7.4, glossary: "cannot trace a legal route to another city". S4018, stock round 7:
+    Kiev's city 2 (D14) has track only to Poland (A11), an off-board, so by the rulebook
+    a major may start there. RN 4.3: on 18xx.games the off-board connects it."""
+    game = replayed("1861-gen-P4-column-S4018", 563, (Rules.site if site else Rules.rulebook)(market="column"))
+    homes = game.ctx.title.major_home_cities(game.ctx, game.state)
+    assert ("D14", 1) in homes and (("D14", 2) in homes) is not site
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_1867_judges_each_city_of_a_hex_by_itself(site: bool) -> None:
+    """7.4 (1867): "a city spot that is unconnected". S5006, stock round 7: Montreal's
+    city 1 (L12) is unconnected, its other cities are not; by the rulebook it is
+    offered with Trois-Rivières (M9). RN 4.3: 18xx.games judges the whole hex, so only M9."""
+    rules = Rules.site(market="grid") if site else Rules.rulebook(market="grid").but(
+        unconnected_unless_no_stop_reached=True
+    )
+    game = replayed("1867-gen-P2-grid-S5006", 335, rules)
+    homes = sorted(game.ctx.title.major_home_cities(game.ctx, game.state))
+    assert homes == ([("M9", 0)] if site else [("L12", 1), ("M9", 0)])
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_track_step_with_no_legal_lay_is_asked_only_on_18xx_games(site: bool) -> None:
+    """RN 7.2: the site asks for track whenever a lay could be paid for, even with no
+    legal lay (Moscow's N in operating round 1.2); the rulebook passes it over and says so."""
+    log, _ = shared_game("1861-29683")
+    game = _at(55, Rules.site() if site else Rules.rulebook())
+    from engine.importer import convert
+
+    game.apply(convert(game.state, {a["id"]: a for a in log["actions"]}[56]))
+    assert game.actor() == "N"
+    assert (game.state.round.step == "track") is site
+    assert ("N passes its track action: no hex to lay track on" in game.state.log) is not site
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_the_private_window_comes_once_a_company_turn_by_the_rulebook(site: bool) -> None:
+    """8.12 / RN 7.2: GRR, offered the privates with its trains, is not asked again at
+    the end of its turn by the rulebook; the site opens the last window all the same."""
+    game = _at(460, Rules.site() if site else Rules.rulebook())
+    play(game, Pass("GRR"))
+    grr = game.state.companies["GRR"]
+    routes = tuple(to_route(r) for r in best_routes(game.ctx, game.state, grr))
+    play(game, RunRoutes("GRR", routes), Dividend("GRR", "payout"))
+    if site:
+        play(game, Pass("GRR"))  # the window before loans
+    assert game.state.round.step == "trains" and game.actor() == "GRR"
+    play(game, Pass("GRR"))
+    assert (game.actor() == "GRR" and game.state.round.step == "private_end") is site

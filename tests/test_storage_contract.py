@@ -499,3 +499,22 @@ async def test_a_restored_game_keeps_its_ids_times_and_posts(store: EventStore) 
     assert later.id == 8 and await store.outbox_add(later.id, {"text": "new"}) == 41
     await store.append(7, 3, action(4))  # the restored log goes on
     assert [e.seq for e in await store.events(7)] == [1, 2, 3, 4]
+
+
+async def test_snapshots_are_kept_per_engine_version(store: EventStore, backend: Backend) -> None:
+    """SQLite and PostgreSQL both keep the latest snapshot of each engine version (N14);
+    the in-memory fake keeps none, which the contract allows."""
+    from storage.store import Snapshot
+
+    game = await store.create_game(new_game())
+    await store.append_many(game.id, 0, [action(n) for n in range(3)])
+    keeps = not isinstance(store, MemoryEventStore)
+    await store.put_snapshot(game.id, Snapshot(1, 3, "h1", b"one"))
+    await store.put_snapshot(game.id, Snapshot(3, 3, "h3", b"\x00three"))
+    await store.put_snapshot(game.id, Snapshot(2, 4, "h2", b"two"))
+    assert await store.get_snapshot(game.id, 3) == (Snapshot(3, 3, "h3", b"\x00three") if keeps else None)
+    assert await store.get_snapshot(game.id, 4) == (Snapshot(2, 4, "h2", b"two") if keeps else None)
+    assert await store.get_snapshot(game.id, 5) is None
+    if keeps:
+        with pytest.raises(GameNotFound):
+            await store.put_snapshot(999, Snapshot(1, 3, "h", b"x"))

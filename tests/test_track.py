@@ -11,7 +11,7 @@ from engine.replay import replay
 from engine.rules import Rules
 from engine.state import PlacedTile
 from engine.track import check_upgrade, lay_cost
-from tests.conftest import play, refused, shared_game
+from tests.conftest import play, refused, replayed, shared_game
 
 
 def _first_operating_round() -> Game:
@@ -124,3 +124,42 @@ def test_passing_ends_the_track_step() -> None:
     game = _first_operating_round()
     play(game, Pass("M-K"))
     assert game.state.round.step != "track"
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_ottawas_water_is_paid_once_by_its_first_tile(site: bool) -> None:
+    """8.6.2: a cost printed on a hex "is incurred when a tile is placed or upgraded in
+    that hex", and 8.6 (Preservation) keeps "track, cities, towns, and hex letters but
+    not printed costs": the first tile on Ottawa (J12, water 20) pays it and covers it,
+    so in 1867-21268 CV's upgrade to green 622 costs nothing (18xx.games alike)."""
+    rules = Rules.site() if site else Rules.rulebook()
+    first = replayed("1867-21268", 97, rules)  # AE lays yellow 202 there next
+    assert lay_cost(first.ctx, first.state, "J12", first.ctx.board.tiles["202"], second=False) == 20
+    game = replayed("1867-21268", 183, rules)
+    state = game.state
+    assert state.map.tiles["J12"].tile == "202" and game.actor() == "CV"
+    assert lay_cost(game.ctx, state, "J12", game.ctx.board.tiles["622"], second=False) == 0
+    cash = state.companies["CV"].cash
+    log, _ = shared_game("1867-21268")
+    lay = next(a for a in log["actions"] if a["id"] == 184)
+    play(game, LayTile("CV", "J12", "622", lay["rotation"]))
+    assert state.companies["CV"].cash == cash
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_the_two_track_actions_in_either_order(site: bool) -> None:
+    """8.6: a free lay or upgrade plus a yellow lay for 20, "in any order": in
+    1861-29683's OR 3.1 RO lays yellow on D6, then upgrades B6 (the 20 is paid by the
+    second action); an upgrade first leaves only a yellow lay. 18xx.games alike
+    (RN 7.3: the second action may upgrade when the first did not)."""
+    rules = Rules.site() if site else Rules.rulebook()
+    game = replayed("1861-29683", 229, rules)
+    ro = game.state.companies["RO"]
+    cash = ro.cash
+    play(game, LayTile("RO", "D6", "9", 2), LayTile("RO", "B6", "23", 2))
+    assert ro.cash == cash - 20 and game.state.map.tiles["B6"].tile == "23"
+    game = replayed("1861-29683", 229, rules)
+    play(game, LayTile("RO", "B6", "23", 2))
+    refused(game, LayTile("RO", "B8", "88", 0), "the extra track action may only lay a yellow tile")
+    play(game, LayTile("RO", "D6", "9", 2))
+    assert game.state.companies["RO"].cash == cash - 20

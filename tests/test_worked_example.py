@@ -49,7 +49,7 @@ def test_the_nikolaev_from_auction_to_conversion() -> None:
     # Operating round 1.1: no train, so nothing earned and one space left; buys a 2-train.
     while game.round_name == "Stock":
         play(game, Pass(game.actor() or ""))
-    play(game, Pass("N"))  # no track
+    assert "N passes its track action: no hex to lay track on" in game.state.log  # nothing to ask (8.4)
     assert market.price(game.ctx, game.state, "N") == 65
     play(game, BuyTrain("N", "2-0", 100))
     assert _figures(game) == (175, 40, 65)

@@ -39,15 +39,14 @@ class Russia(Title):
     def final_phase_reached(self, ctx: Context, state: GameState) -> None:
         """12.1 (1861): bought in the first operating round of a set, two more operating
         rounds follow; otherwise a stock round and three operating rounds."""
-        from ...game_end import FINAL_SET_ROUNDS
+        from ...game_end import FINAL_SET_ROUNDS, end_after
 
         rnd = state.round
         if getattr(rnd, "kind", "") == "Operating" and rnd.number == 1:
-            state.operating_rounds = FINAL_SET_ROUNDS
-            state.game_ends_after = (state.round_number, FINAL_SET_ROUNDS)
-            state.log.append("The first 8-train: two more operating rounds after this one, then the game ends")
-        else:
-            state.game_ends_after = (state.round_number + 1, FINAL_SET_ROUNDS)
+            if end_after(ctx, state, (state.round_number, FINAL_SET_ROUNDS), "final_phase"):
+                state.operating_rounds = FINAL_SET_ROUNDS
+                state.log.append("The first 8-train: two more operating rounds after this one, then the game ends")
+        elif end_after(ctx, state, (state.round_number + 1, FINAL_SET_ROUNDS), "final_phase"):
             state.log.append("The first 8-train: one more stock round and three operating rounds")
 
 

@@ -48,8 +48,9 @@ class Canada(Title):
 
     def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.4 (1867): an unconnected city if there is one, else a connected unoccupied
-        one; with the 18xx.games switch a hex qualifies when no city on it holds a
-        company's token (RN 11.6)."""
+        one, each city judged by itself; with the 18xx.games switches a hex qualifies
+        when no city on it holds a company's token (RN 11.6) and is unconnected when
+        all its cities are (RN 4.3)."""
         from ...graph import city_is_unconnected
         from ...tokens import cities, city_slots, free_slot_for
 
@@ -67,11 +68,14 @@ class Canada(Title):
             elif occupied(hex_id, city):
                 continue
             open_cities.append((hex_id, city))
-        unconnected_hexes = {
-            h for h, _ in open_cities
-            if all(city_is_unconnected(ctx, state, h, c) for c in ctx.tile_at(state, h)[0].city_indexes)
-        }
-        unconnected = [(h, c) for h, c in open_cities if h in unconnected_hexes]
+        if ctx.rules.unconnected_judged_per_hex:
+            unconnected_hexes = {
+                h for h, _ in open_cities
+                if all(city_is_unconnected(ctx, state, h, c) for c in ctx.tile_at(state, h)[0].city_indexes)
+            }
+            unconnected = [(h, c) for h, c in open_cities if h in unconnected_hexes]
+        else:
+            unconnected = [(h, c) for h, c in open_cities if city_is_unconnected(ctx, state, h, c)]
         return unconnected or open_cities
 
     def national_takes_assets(self, ctx: Context, state: GameState, company: Company) -> None:
@@ -87,10 +91,10 @@ class Canada(Title):
     def final_phase_reached(self, ctx: Context, state: GameState) -> None:
         """12.1 (1867): finish this set of operating rounds, a stock round, then three
         operating rounds."""
-        from ...game_end import FINAL_SET_ROUNDS
+        from ...game_end import FINAL_SET_ROUNDS, end_after
 
-        state.game_ends_after = (state.round_number + 1, FINAL_SET_ROUNDS)
-        state.log.append("The first 8-train: after this set, one more stock round and three operating rounds")
+        if end_after(ctx, state, (state.round_number + 1, FINAL_SET_ROUNDS), "final_phase"):
+            state.log.append("The first 8-train: after this set, one more stock round and three operating rounds")
 
 
 TITLE = Canada()

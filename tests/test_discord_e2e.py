@@ -1,0 +1,356 @@
+"""The real ``troika run`` against a fake Discord on 127.0.0.1 (:mod:`tests.fake_discord`).
+
+Nothing of the bot is replaced: it is started as a process with a token, pointed at the
+fake by ``TROIKA_TEST_DISCORD_URL``, and talks to it through discord.py's own HTTP
+client and gateway. Users type, run slash commands and click buttons as Discord
+delivers them; the tests read what arrives at the fake: posts, files, mentions,
+buttons, pins and interaction responses.
+
+The tests of this module share one bot process and one server, and run in order (a
+game is set up, played, interrupted, restarted); each test says what it relies on.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.fake_discord import Channel, FakeDiscord, Interaction, Message, User
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:aiohttp")  # the fake's multipart reader
+REPO = Path(__file__).resolve().parent.parent
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+class Troika:
+    """``troika run`` as a process, with its own log file."""
+
+    def __init__(self, fake: FakeDiscord, db: Path, *, token: str | None = None, url: str | None = None,
+                 logs: Path | None = None) -> None:
+        self.log = (logs or db.parent) / f"troika-{time.monotonic_ns()}.log"
+        env = {**os.environ, "DISCORD_TOKEN": token or fake.token, "TROIKA_TEST_DISCORD_URL": url or fake.url,
+               "PYTHONUNBUFFERED": "1"}
+        env.pop("DISCORD_TOKEN_FILE", None)
+        with self.log.open("wb") as out:
+            self.process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--db", str(db)],
+                                            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def wait(self, timeout: float = 30) -> int:
+        return self.process.wait(timeout)
+
+    def stop(self) -> int:
+        """SIGINT, as Ctrl-C or ``systemctl stop`` (SIGTERM is the unit's; both end cleanly)."""
+        if self.alive():
+            self.process.send_signal(signal.SIGINT)
+        return self.wait(15)
+
+    @property
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@dataclass
+class World:
+    fake: FakeDiscord
+    db: Path
+    bot: Troika
+    anna: User
+    boris: User
+    clara: User
+    dmitri: User
+    one: Channel
+    two: Channel
+    thread: Channel
+
+    def restart(self) -> None:
+        assert self.bot.stop() == 0
+        self.fake.call(lambda: setattr(self.fake, "ready", False))
+        self.bot = Troika(self.fake, self.db)
+        self.fake.wait(lambda: self.fake.ready, 30, "the restarted bot's READY")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    fake = FakeDiscord().start()
+    db = tmp_path_factory.mktemp("e2e") / "troika.db"
+    one, two = fake.call(lambda: fake.channel("game-one")), fake.call(lambda: fake.channel("game-two"))
+    thread = fake.call(lambda: fake.channel("a-thread", parent=one))
+    anna, boris, clara, dmitri = (fake.call(lambda n=n: fake.user(n)) for n in ("Anna", "Boris", "Clara", "Dmitri"))
+    fake.gateway_refusals = 1  # the first connection meets an outage (D3)
+    fake.bucket_limit = 50  # a channel's own limit is met once, by a 429 below: the rest run at speed
+    bot = Troika(fake, db)
+    world = World(fake, db, bot, anna, boris, clara, dmitri, one, two, thread)
+    try:
+        fake.wait(lambda: fake.ready or not bot.alive(), 45, "READY")
+        yield world
+    finally:
+        world.bot.stop()
+        fake.stop()
+
+
+def reply(fake: FakeDiscord, channel: Channel, after: int, text: str = "", timeout: float = 15) -> Message:
+    """The bot's first message in ``channel`` after message ``after`` containing ``text``."""
+    return fake.wait(lambda: next((m for m in fake.messages.values() if m.channel_id == channel.id
+                                   and m.author is fake.bot and m.id > after and text in m.content), None),
+                     timeout, f"a reply with {text!r}")
+
+
+def answered(fake: FakeDiscord, interaction: Interaction, text: str = "") -> Message:
+    """The interaction's response or follow-up containing ``text``."""
+    return fake.wait(lambda: next((m for m in interaction.answers if text in m.content), None), 15,
+                     f"an answer with {text!r}")
+
+
+def turn_post(world: World, channel: Channel, after: int) -> Message:
+    """The next post in ``channel`` that calls a player."""
+    fake = world.fake
+    return fake.wait(lambda: next((m for m in fake.messages.values() if m.channel_id == channel.id
+                                   and m.author is fake.bot and m.id > after and m.interaction_id is None
+                                   and (m.allowed_mentions or {}).get("users")), None), 15, "a turn post")
+
+
+def called(world: World, post: Message) -> User:
+    """The player a post calls (the one user it may ping)."""
+    (user_id,) = (post.allowed_mentions or {})["users"]
+    return next(u for u in (world.anna, world.boris, world.clara, world.dmitri) if str(u.id) == str(user_id))
+
+
+def button(post: Message, verb: str) -> str:
+    return next(c for c in post.custom_ids if c.split(":")[1] == verb)
+
+
+def set_up(world: World, channel: Channel, *players: User) -> Message:
+    """``!new``, ``!join`` for the others, ``!start``: the start post."""
+    fake = world.fake
+    mark = fake.last_id()
+    fake.say(players[0], channel, "!new")
+    reply(fake, channel, mark, "sets up game")
+    for player in players[1:]:
+        mark = fake.last_id()
+        fake.say(player, channel, "!join")
+        reply(fake, channel, mark, "joins")
+    mark = fake.last_id()
+    fake.say(players[0], channel, "!start")
+    return turn_post(world, channel, mark)
+
+
+def test_it_logs_in_syncs_its_commands_and_survives_an_outage_at_the_first_connection(world: World) -> None:
+    fake = world.fake
+    assert world.bot.alive(), world.bot.output
+    assert fake.call(lambda: fake.gateway_refusals) == 0  # refused once, connected after
+    assert fake.syncs == 1 and len(fake.commands) >= 40
+    assert {"bid", "pass", "map", "replace", "new"} <= {c["name"] for c in fake.commands}
+    assert fake.identifies[-1]["intents"] & (1 << 15)  # the message content intent
+    paths = [path for _, method, path, status in fake.requests if status == 200]
+    assert "/users/@me" in paths and "/oauth2/applications/@me" in paths
+
+
+def test_a_game_is_set_up_and_started_with_pictures_a_mention_and_a_pinned_status(world: World) -> None:
+    fake = world.fake
+    post = set_up(world, world.one, world.anna, world.boris, world.clara)
+    assert "begins" in post.content
+    assert [name for name, _ in post.files] == ["map.png", "table.png"]
+    assert all(data.startswith(PNG) for _, data in post.files)
+    first = called(world, post)
+    assert post.allowed_mentions == {"users": [first.id], "parse": []}
+    assert f"<@{first.id}> bids on" in post.content  # the mention stands for the name: not "@Boris Boris"
+    assert button(post, "pass")
+    status = fake.wait(lambda: next((m for m in fake.messages.values() if m.channel_id == world.one.id
+                                     and m.pinned), None), 10, "the pinned status")
+    assert "To act" in status.content and first.name in status.content
+
+
+def test_typed_slash_and_clicked_moves(world: World) -> None:
+    fake = world.fake
+    start = turn_post(world, world.one, 0)
+    mark = fake.last_id()
+    fake.say(called(world, start), world.one, "!pass")
+    typed = turn_post(world, world.one, mark)
+    assert "`pass`" in typed.content
+
+    mark = fake.last_id()
+    slash = fake.slash(called(world, typed), world.one, "pass")
+    slashed = turn_post(world, world.one, mark)
+    assert answered(fake, slash, "✓").ephemeral
+    assert slash.acknowledged is not None and slash.acknowledged < 3
+
+    mark = fake.last_id()
+    click = fake.click(called(world, slashed), slashed, button(slashed, "pass"))
+    clicked = turn_post(world, world.one, mark)
+    assert answered(fake, click, "✓").ephemeral
+    assert clicked.id > slashed.id
+
+
+def test_a_button_on_a_post_the_game_has_moved_past_is_refused(world: World) -> None:
+    fake = world.fake
+    post = max((m for m in fake.posts(world.one) if m.custom_ids and m.interaction_id is None), key=lambda m: m.id)
+    mark = fake.last_id()
+    first = fake.click(called(world, post), post, button(post, "pass"))
+    moved = turn_post(world, world.one, mark)
+    answered(fake, first, "✓")
+    second = fake.click(called(world, moved), post, button(post, "pass"))  # the old post's button, clicked again
+    refusal = answered(fake, second, "✗")
+    assert refusal.ephemeral and "This choice has passed" in refusal.content
+    time.sleep(0.3)
+    assert not [m for m in fake.posts(world.one, moved.id) if m.interaction_id is None and m.allowed_mentions
+                and m.allowed_mentions.get("users")], "the old button moved the game again"
+
+
+def test_a_refused_information_command_is_answered_privately(world: World) -> None:
+    fake = world.fake
+    shown = fake.slash(world.anna, world.one, "map", what="Z99")
+    refusal = answered(fake, shown, "Z99")
+    assert refusal.ephemeral, "the refusal was shown to the whole channel"
+    table = fake.slash(world.clara, world.one, "table")
+    picture = answered(fake, table)
+    assert not picture.ephemeral and picture.files
+
+
+def test_a_reconnect_resumes_the_session(world: World) -> None:
+    fake = world.fake
+    fake.reconnect()
+    fake.wait(lambda: fake.resumes == 1, 15, "RESUME")
+    mark = fake.last_id()
+    fake.say(world.dmitri, world.one, "!status")
+    status = reply(fake, world.one, mark).content
+    assert "To act" in status and "(1 action)" in status and "(1 actions)" not in status
+    assert len(fake.identifies) == 1  # resumed, not identified again
+
+
+def test_a_rate_limited_channel_holds_no_other_channel(world: World) -> None:
+    fake = world.fake
+    post = set_up(world, world.two, world.boris, world.clara)
+    fake.fail("POST", rf"/channels/{world.one.id}/messages", 429, retry_after=2.5)
+    busy = max((m for m in fake.posts(world.one) if m.interaction_id is None and (m.allowed_mentions or {})
+                .get("users")), key=lambda m: m.id)
+    mark_one = fake.last_id()
+    fake.say(called(world, busy), world.one, "!pass")
+    fake.wait(lambda: not fake.failures and any(s == 429 for *_, s in fake.requests), 10, "the 429")
+    said = time.monotonic()
+    mark_two = fake.last_id()
+    fake.say(called(world, post), world.two, "!pass")
+    idle = turn_post(world, world.two, mark_two)
+    idle_delay = idle.at - said
+    limited = turn_post(world, world.one, mark_one)
+    assert idle_delay < 1.0, f"the idle channel's post took {idle_delay:.2f} s"
+    assert limited.at - said > 2.0  # discord.py waited as Discord asked, then posted once
+    assert len([m for m in fake.posts(world.one, mark_one) if m.interaction_id is None and "`pass`" in m.content
+                and (m.allowed_mentions or {}).get("users")]) == 1
+    print(f"\nidle channel beside a rate-limited one: posted after {idle_delay * 1000:.0f} ms; "
+          f"the rate-limited one after {(limited.at - said) * 1000:.0f} ms")
+
+
+def test_a_502_after_discord_created_the_post_makes_no_duplicate(world: World) -> None:
+    fake = world.fake
+    post = max((m for m in fake.posts(world.two) if m.interaction_id is None and (m.allowed_mentions or {})
+                .get("users")), key=lambda m: m.id)
+    fake.fail("POST", rf"/channels/{world.two.id}/messages", 502, after_create=True)
+    mark = fake.last_id()
+    fake.say(called(world, post), world.two, "!pass")
+    fake.wait(lambda: any(s == 502 for *_, s in fake.requests), 10, "the 502")
+    turn_post(world, world.two, mark)
+    time.sleep(1.5)  # discord.py's retry comes after 1 s
+    moves = [m for m in fake.posts(world.two, mark) if m.interaction_id is None and "`pass`" in m.content]
+    assert len(moves) == 1
+
+
+def test_replace_takes_the_mentioned_account_whatever_the_capitalisation(world: World) -> None:
+    fake = world.fake
+    mark = fake.last_id()
+    fake.say(world.boris, world.two, f"!Replace Clara <@{world.dmitri.id}>", mentions=(world.dmitri,))
+    assert "**Dmitri** takes Clara's seat" in reply(fake, world.two, mark, "takes").content
+    mark = fake.last_id()
+    fake.say(world.dmitri, world.two, "!status")
+    assert "Dmitri" in reply(fake, world.two, mark, "To act").content
+
+
+def test_pictures_refused_in_a_thread_still_post_the_move(world: World) -> None:
+    fake = world.fake
+    fake.call(lambda: setattr(world.thread, "refuse_files", True))
+    post = set_up(world, world.thread, world.clara, world.anna)
+    assert not post.files and "begins" in post.content
+    assert "Attach Files" in post.content
+    assert button(post, "pass")
+    mark = fake.last_id()
+    fake.say(world.anna, world.thread, "!map")
+    answer = reply(fake, world.thread, mark)
+    assert "Attach Files" in answer.content and "Something went wrong" not in answer.content
+
+
+def test_after_a_restart_the_buttons_of_earlier_posts_still_work(world: World) -> None:
+    fake = world.fake
+    post = max((m for m in fake.posts(world.one) if m.interaction_id is None and m.custom_ids),
+               key=lambda m: m.id)
+    world.restart()
+    assert fake.syncs == 2
+    mark = fake.last_id()
+    click = fake.click(called(world, post), post, button(post, "pass"))
+    assert answered(fake, click, "✓").ephemeral
+    turn_post(world, world.one, mark)
+
+
+def test_every_message_was_well_formed_and_every_interaction_answered_in_time(world: World) -> None:
+    fake = world.fake
+    messages = fake.call(lambda: [m for m in fake.messages.values() if m.author is fake.bot])
+    posts = [m for m in messages if m.interaction_id is None]
+    files = [data for m in messages for _, data in m.files]
+    assert all(len(m.content) <= 2000 for m in messages)
+    assert all(data.startswith(PNG) for data in files)
+    assert all(len((m.allowed_mentions or {}).get("users", [])) <= 1 for m in messages)
+    assert all((m.allowed_mentions or {}).get("parse") == [] for m in messages if m.allowed_mentions)
+    interactions = fake.call(lambda: list(fake.interactions.values()))
+    assert all(i.acknowledged is not None and i.acknowledged < 3 for i in interactions)
+    print(f"\n{len(posts)} posts and replies, {len(messages) - len(posts)} interaction answers, "
+          f"{len(files)} attachments (largest {max(map(len, files)) // 1024} KiB), "
+          f"longest message {max(len(m.content) for m in messages)} characters, "
+          f"{len(interactions)} interactions acknowledged, slowest "
+          f"{max(i.acknowledged or 0 for i in interactions) * 1000:.0f} ms")
+
+
+# --- start-up mistakes: one line and an exit code each, never a traceback ---------------------
+
+
+def _one_line(bot: Troika, code: int, *words: str) -> None:
+    assert bot.wait(45) == code, bot.output
+    assert "Traceback" not in bot.output, bot.output
+    last = bot.output.strip().splitlines()[-1]
+    assert last.startswith("troika: ") and all(w in last for w in words), last
+
+
+def test_a_refused_token_is_one_line_and_no_restart(tmp_path: Path) -> None:
+    fake = FakeDiscord().start()
+    try:
+        _one_line(Troika(fake, tmp_path / "t.db", token="wrong"), 3, "token", "DISCORD.md")
+    finally:
+        fake.stop()
+
+
+def test_the_message_content_intent_switched_off_is_one_line_and_no_restart(tmp_path: Path) -> None:
+    fake = FakeDiscord().start()
+    fake.message_content_enabled = False
+    try:
+        _one_line(Troika(fake, tmp_path / "t.db"), 3, "Message Content", "DISCORD.md")
+    finally:
+        fake.stop()
+
+
+def test_discord_unreachable_is_one_line(tmp_path: Path) -> None:
+    fake = FakeDiscord()  # never started: nothing listens at its address
+    _one_line(Troika(fake, tmp_path / "t.db", url="http://127.0.0.1:9"), 1, "cannot reach Discord")
+
+
+def test_a_database_in_a_missing_folder_is_one_line(tmp_path: Path) -> None:
+    fake = FakeDiscord()
+    bot = Troika(fake, tmp_path / "missing" / "t.db", url="http://127.0.0.1:9", logs=tmp_path)
+    _one_line(bot, 2, "folder", "missing")

@@ -1,0 +1,184 @@
+"""Standing orders (engine/orders.py): each order set, carried out when its player is
+called, cancelled or run out as the issue says, on a 1867 game played by a fixed policy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from engine import trains
+from engine.actions import (
+    Action,
+    Bid,
+    BuyTrain,
+    Convert,
+    DiscardTrain,
+    Dividend,
+    LayTile,
+    Merge,
+    Pass,
+    PlaceToken,
+    RunRoutes,
+    StandingOrder,
+    action_from_dict,
+)
+from engine.errors import IllegalAction
+from engine.game import Game
+from engine.legal import legal_actions
+from engine.rules import Rules
+from engine.trains import change_phase
+
+PLAYERS = [("a", "Anna"), ("b", "Boris"), ("c", "Clara"), ("d", "Dmitri")]
+
+
+def _rank(game: Game, action: Action) -> int:
+    """A plain player: run, pay out, buy yard trains, lay, bid; pass in merger rounds."""
+    if isinstance(action, (RunRoutes, DiscardTrain)) or (isinstance(action, Dividend) and action.choice == "payout"):
+        return 0
+    if isinstance(action, BuyTrain):
+        return 1 if trains.find_train(game.ctx, game.state, action.train)[0] in ("yard", "pool") else 99
+    if isinstance(action, (LayTile, PlaceToken)):
+        return 2
+    if isinstance(action, Bid):
+        return 3
+    return 5 if isinstance(action, Pass) else 99
+
+
+def _move(game: Game) -> Action:
+    options = legal_actions(game)
+    if game.round_name == "Merger" and any(isinstance(a, Pass) for a in options):
+        return next(a for a in options if isinstance(a, Pass))
+    plain = [a for a in options if _rank(game, a) < 99]
+    return min(plain, key=lambda a: _rank(game, a)) if plain else options[0]
+
+
+def _no_auctions(game: Game) -> Action:
+    """The plain player, who starts no minor and bids on none."""
+    move = _move(game)
+    return Pass(move.entity) if isinstance(move, Bid) and game.round_name == "Stock" else move
+
+
+def _play_until(game: Game, done: Callable[[Game], bool], *, watch: Callable[[Game], None] = lambda g: None,
+                move: Callable[[Game], Action] = _move) -> None:
+    for _ in range(2000):
+        if done(game):
+            return
+        game.apply(move(game))
+        watch(game)
+    raise AssertionError("the game never got there")
+
+
+@pytest.fixture
+def game() -> Game:
+    """A 4-player 1867 game at the start of operating round 1.1."""
+    game = Game.new(PLAYERS, 7, Rules.rulebook(market="column"), "1867", first_player=0)
+    _play_until(game, lambda g: g.round_name == "Operating")
+    return game
+
+
+@pytest.fixture
+def with_major(game: Game) -> tuple[Game, str]:
+    """The game once a minor has converted into a major (a merger round)."""
+    _play_until(game, lambda g: g.round_name == "Merger" and any(isinstance(a, Convert) for a in legal_actions(g)))
+    game.apply(Convert(game.actor() or ""))
+    major = next(a.target for a in legal_actions(game) if isinstance(a, Merge))
+    game.apply(Merge(game.actor() or "", major))
+    return game, major
+
+
+def _anna_not_called_in(kind: str, player: str = "a") -> Callable[[Game], None]:
+    def watch(game: Game) -> None:
+        assert not (game.round_name == kind and game.acting_player() == player), game.state.log[-3:]
+    return watch
+
+
+def test_pass_stock_passes_for_the_player_whenever_called(game: Game) -> None:
+    richest = max(game.state.players, key=lambda p: p.cash)
+    game.apply(StandingOrder(richest.id, "pass_stock"))
+    assert game.state.log[-1] == f"{richest.name}'s standing order: pass in stock rounds"
+    _play_until(game, lambda g: g.state.round_number == 4, watch=_anna_not_called_in("Stock", richest.id))
+    assert game.state.log.count(f"{richest.name}'s standing order: passes") >= 2
+    assert [o.order for o in game.state.orders] == ["pass_stock"]  # until cancelled
+
+
+def test_an_order_for_this_round_lasts_one_round_of_its_kind(game: Game) -> None:
+    game.apply(StandingOrder("a", "pass_stock", until="round"))  # set in an OR: the next stock round
+    _play_until(game, lambda g: g.round_name == "Stock", watch=_anna_not_called_in("Stock"))
+    assert game.state.orders[0].round == "Stock 2"
+    _play_until(game, lambda g: g.round_name != "Stock", watch=_anna_not_called_in("Stock"))
+    assert game.state.orders == []
+    assert "Anna's standing order to pass in stock rounds (Stock 2) is over with the round" in game.state.log
+    _play_until(game, lambda g: g.round_name == "Stock" and g.acting_player() == "a")  # asked again
+
+
+def test_pass_merger_until_a_phase_runs_out_when_it_begins(game: Game) -> None:
+    with pytest.raises(IllegalAction, match="phase 2 is under way: name a later phase"):
+        game.apply(StandingOrder("a", "pass_merger", until="phase 2"))
+    game.apply(StandingOrder("a", "pass_merger", until="phase 4"))
+    assert game.state.log[-1] == "Anna's standing order: pass in merger rounds until phase 4"
+    change_phase(game.ctx, game.state, "4")
+    game.apply(_move(game))
+    assert game.state.orders == [] and "Anna's standing order to pass in merger rounds until phase 4 is over: " \
+        "phase 4" in game.state.log
+
+
+def test_pass_merger_passes_the_players_minors_and_ends_when_another_player_converts(game: Game) -> None:
+    game.apply(StandingOrder("a", "pass_merger"))
+    _play_until(game, lambda g: g.round_name == "Merger" and any(
+        isinstance(a, Convert) for a in legal_actions(g)), watch=_anna_not_called_in("Merger"))
+    game.apply(Convert(game.actor() or ""))
+    assert game.state.orders == []
+    assert "Anna's standing order to pass in merger rounds is cancelled: another player converts" in game.state.log
+
+
+def test_a_players_own_move_cancels_their_order_for_that_round(with_major: tuple[Game, str]) -> None:
+    game, major = with_major
+    _play_until(game, lambda g: g.round_name == "Stock" and g.state.round.auction is not None
+                and g.state.round.home_token is None)
+    bidder = game.state.player(game.acting_player() or "")
+    game.apply(StandingOrder(bidder.id, "buy", company=major, percent=50))  # buys on stock turns, not in auctions
+    assert game.acting_player() == bidder.id  # still asked about the auction
+    game.apply(Pass(bidder.id))
+    assert not any(o.player == bidder.id and o.order == "buy" for o in game.state.orders)
+    assert f"{bidder.name}'s standing order to buy {major} until 50% is cancelled by their own move" \
+        in game.state.log
+
+
+def test_auto_buy_buys_each_turn_until_the_holding_then_is_done(with_major: tuple[Game, str]) -> None:
+    game, major = with_major
+    with pytest.raises(IllegalAction, match="BO is not a major company"):
+        game.apply(StandingOrder("d", "buy", company="BO", percent=30))
+    rich = max(game.state.players, key=lambda p: p.cash)
+    held = rich.percent_of(major)
+    game.apply(StandingOrder(rich.id, "buy", company=major, percent=held + 20))
+    assert game.state.log[-1] == f"{rich.name}'s standing order: buy {major} until {held + 20}%"
+    _play_until(game, lambda g: not any(o.player == rich.id for o in g.state.orders), move=_no_auctions)
+    assert game.state.player(rich.id).percent_of(major) == held + 20
+    assert game.state.log.count(f"{rich.name}'s standing order: buys {major}") == 2
+    assert f"{rich.name}'s standing order to buy {major} until {held + 20}% is done ({held + 20}% of {major})" \
+        in game.state.log
+
+
+def test_auto_off_cancels_and_refused_orders_change_nothing(game: Game) -> None:
+    before = game.dump()
+    for bad, said in [(StandingOrder("a", "off"), "Anna has no standing order"),
+                      (StandingOrder("a", "sell_all"), "there is no standing order 'sell_all'"),
+                      (StandingOrder("a", "pass_stock", until="phase 9"), "there is no phase 9"),
+                      (StandingOrder("a", "buy", company="GTR", percent=45), "in tens of percent")]:
+        with pytest.raises(IllegalAction, match=said):
+            game.apply(bad)
+        assert game.dump() == before
+    game.apply(StandingOrder("a", "pass_stock"))
+    game.apply(StandingOrder("a", "pass_merger", until="phase 5"))
+    game.apply(StandingOrder("a", "off"))
+    assert game.state.orders == []
+    assert game.state.log[-2:] == ["Anna's standing order to pass in stock rounds is cancelled",
+                                   "Anna's standing order to pass in merger rounds until phase 5 is cancelled"]
+
+
+def test_a_standing_order_has_a_stable_json_form() -> None:
+    order = StandingOrder("a", "buy", company="GTR", percent=40)
+    assert order.to_dict() == {"type": "standing_order", "entity": "a", "order": "buy", "company": "GTR",
+                               "percent": 40, "until": ""}
+    assert action_from_dict(order.to_dict()) == order

@@ -1,0 +1,101 @@
+"""One damaged row at a time is its own game's problem only (N2, N3 of the reliability
+probe of 2026-12-01): the other games play, their posts go out, later games are
+reminded, `games` and the start-up check work, and the damaged game's channel is told
+why and freed by `end confirm`."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.errors import Refusal
+from bot.service import Account, TroikaService
+from storage import SqliteEventStore
+from storage.store import Snapshot, utc_now
+from tests.test_reliability import ANNA, BORIS, CLARA, Outbox, three_player_game
+
+T = "2026-01-01T00:00:00+00:00"
+HUGE = "1" * 5000  # valid JSON that Python refuses to read as an int
+DEEP = "[" * 100_000 + "]" * 100_000  # valid JSON nested past Python's recursion limit
+EVENT = ("INSERT INTO events (game_id, seq, kind, action, created_at) VALUES"
+         " (1, (SELECT MAX(seq) + 1 FROM events WHERE game_id = 1), 'action', ?, ?)")
+POST = "INSERT INTO outbox (game_id, payload, created_at) VALUES (1, ?, ?)"
+GAME = "UPDATE games SET {} WHERE id = 1"
+
+# variant: (SQL steps, whether game 1 can still be played)
+DAMAGES: dict[str, tuple[list[tuple[str, tuple[object, ...]]], bool]] = {
+    "event with a 5,000-digit number": ([(EVENT, ('{"type": "bid", "price": ' + HUGE + "}", T))], False),
+    "event nested 100,000 deep": ([(EVENT, ('{"type": "bid", "x": ' + DEEP + "}", T))], False),
+    "event time garbage": ([(EVENT, ('{"type": "pass", "entity": "a"}', "yesterday"))], False),
+    "options with a 5,000-digit number": ([(GAME.format("options = ?"), ('{"market": ' + HUGE + "}",))], False),
+    "options nested deep": ([(GAME.format("options = ?"), ('{"market": ' + DEEP + "}",))], False),
+    "game time garbage": ([(GAME.format("created_at = 'garbage'"), ())], False),
+    "game seed text": ([(GAME.format("seed = 'abc'"), ())], False),
+    "game engine version text": ([(GAME.format("engine_version = 'v2'"), ())], False),
+    "seat number text": ([("UPDATE seats SET seat = 'x' WHERE game_id = 1 AND seat = 1", ())], False),
+    "snapshot seq text": ([("UPDATE snapshots SET seq = 'abc' WHERE game_id = 1", ())], True),
+    "snapshot data text": ([("UPDATE snapshots SET data = 'abc' WHERE game_id = 1", ())], True),
+    "post with a 5,000-digit number": ([(POST, ('{"text": "hi", "seq": ' + HUGE + "}", T))], True),
+    "post nested deep": ([(POST, ('{"text": ' + DEEP + "}", T))], True),
+    "post time garbage": ([(POST, ('{"text": "hi", "seq": 1}', "not a time"))], True),
+    "post of a game deleted in the sqlite3 shell": ([
+        ("PRAGMA foreign_keys = OFF", ()), ("DELETE FROM seats WHERE game_id = 1", ()),
+        ("DELETE FROM snapshots WHERE game_id = 1", ()), ("DROP TRIGGER events_no_delete", ()),
+        ("DELETE FROM events WHERE game_id = 1", ()), ("DELETE FROM games WHERE id = 1", ()),
+        (POST, ('{"text": "orphan", "seq": 1}', T))], False),
+}
+
+
+async def acting(service: TroikaService, channel: str) -> Account:
+    record = await service.store.active_game_in_channel(channel)
+    assert record is not None
+    actor = (await service.repo.load(record.id)).game.actor()
+    seat = next(s for s in record.seats if s.player_id == actor)
+    return Account(str(seat.discord_user_id), seat.display_name)
+
+
+@pytest.mark.parametrize("variant", list(DAMAGES))
+async def test_a_damaged_row_is_its_own_games_problem(tmp_path: Path, variant: str) -> None:
+    path = tmp_path / "games.db"
+    async with SqliteEventStore(path) as store:
+        service = TroikaService(store, pictures=False)
+        for channel in ("victim", "healthy", "late"):
+            await three_player_game(service, channel)
+            await service.handle(channel, ANNA, "remind 1")
+        record = await store.get_game(1)
+        live = await service.repo.load(1)
+        await store.put_snapshot(1, Snapshot(live.seq, service.repo.engine.version, live.state_hash,
+                                             service.repo.engine.snapshot(live.game)))
+        await service.flush(Outbox().deliver)
+    steps, playable = DAMAGES[variant]
+    with sqlite3.connect(path, isolation_level=None) as db:
+        for sql, params in steps:
+            db.execute(sql, params)
+
+    async with SqliteEventStore(path) as store:
+        service = TroikaService(store, pictures=False)
+        await service.repo.verify_running_games(other_versions_only=True)  # the start-up check, as the bot runs it
+        await service.handle("healthy", await acting(service, "healthy"), "pass")
+        out = Outbox()
+        await service.flush(out.deliver)
+        assert 2 in {p.game_id for p in out.posts}  # the healthy game's post went out
+        assert not [m for m in await store.outbox_unsent(limit=None) if m.game_id != 1]
+        service.clock = lambda: utc_now() + timedelta(hours=3)
+        await service.send_reminders()
+        assert any(e.action.get("type") == "reminder" for e in await store.events(3))  # a later game
+        assert "Game 2" in (await service.handle("elsewhere", ANNA, "games")).text
+        if record.id not in {g.id for g in await store.list_games()}:
+            return  # the victim is gone (deleted in the shell); its post was dropped
+        if playable:
+            await service.handle("victim", await acting(service, "victim"), "pass")
+            return
+        for who in (ANNA, BORIS, CLARA):  # refused, naming the damage (Boris: his seat is the damage)
+            with pytest.raises(Refusal, match="cannot be loaded|could not be loaded|no seat"):
+                await service.handle("victim", who, "pass")
+        with pytest.raises(Refusal, match="cannot be loaded|could not be loaded"):
+            await service.handle("victim", ANNA, "status")
+        reply = await service.handle("victim", ANNA, "end confirm broken")
+        assert "is ended" in reply.text and await store.active_game_in_channel("victim") is None
