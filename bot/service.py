@@ -83,6 +83,7 @@ from .commands import (
 )
 from .errors import NoGame, NotAllowed, Refusal
 from .ledger import Ledger
+from .orders_text import parse_order
 from .posts import (
     Picture,
     changed_pictures,
@@ -102,7 +103,6 @@ from .posts import (
     status_text,
     who_acts,
 )
-from .orders_text import parse_order
 from .stray import LastMove, bind_pass, questioned_pass
 from .track_help import tiles_text
 

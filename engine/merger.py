@@ -267,7 +267,7 @@ def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
             continue
         merging = set(rnd.merging) | {sym}
 
-        def connected(a: str, b: str) -> bool:
+        def connected(a: str, b: str, merging: set[str] = merging) -> bool:
             return graph.minors_connected(ctx, state, a, b, merging)
 
         if ctx.rules.merger_connected_to_any_member:

@@ -14,8 +14,8 @@ writes events, seats, status and posts in one transaction. Rows are decoded by
 
 from __future__ import annotations
 
-from abc import abstractmethod
 import logging
+from abc import abstractmethod
 from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timedelta
@@ -138,7 +138,8 @@ class SqlEventStore(EventStore):
         async with self._transaction("upgrading the database schema") as db:
             await self._lock_migrations(db)
             await db.execute(
-                f"CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at {time_type} NOT NULL)"
+                "CREATE TABLE IF NOT EXISTS schema_version "
+                f"(version INTEGER PRIMARY KEY, applied_at {time_type} NOT NULL)"
             )
             current = await db.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version")
             if current > len(scripts):
@@ -316,8 +317,9 @@ class SqlEventStore(EventStore):
 
     async def get_snapshot(self, game_id: int, engine_version: int) -> Snapshot | None:
         async with self._connection(f"reading game {game_id}'s snapshot") as db:
-            rows = await db.fetch("SELECT seq, state_hash, data FROM snapshots WHERE game_id = ? AND engine_version = ?",
-                                  game_id, engine_version)
+            rows = await db.fetch(
+                "SELECT seq, state_hash, data FROM snapshots WHERE game_id = ? AND engine_version = ?",
+                game_id, engine_version)
         if not rows:
             return None
         seq, digest, data = rows[0]

@@ -99,8 +99,9 @@ class SqliteEventStore(SqlEventStore):
             await self.close()
             if type(exc.__cause__) is sqlite3.DatabaseError:  # corrupt, not merely busy
                 raise DatabaseDamaged(f"the database {self.path} is damaged: {exc.__cause__}") from exc
-            if isinstance(exc.__cause__, sqlite3.Error):
-                raise _access_problem(self.path, exc.__cause__) or exc
+            problem = _access_problem(self.path, exc.__cause__) if isinstance(exc.__cause__, sqlite3.Error) else None
+            if problem is not None:
+                raise problem from exc
             raise
         except BaseException:
             await self.close()

@@ -61,12 +61,11 @@ def attempt(world: World, channel: Channel, post: Message, text: str, n: int) ->
     player = acting[channel.id]
     mark = fake.last_id()
     verb, _, rest = text.partition(" ")
-    interaction = None
     command = next((c for c in fake.commands if c["name"] == verb), None)
     if n % 3 == 2 and any(c.split(":")[1] == verb for c in post.custom_ids):
-        interaction = fake.click(player, post, next(c for c in post.custom_ids if c.split(":")[1] == verb))
+        fake.click(player, post, next(c for c in post.custom_ids if c.split(":")[1] == verb))
     elif n % 3 == 1 and command is not None and (not rest or "what" in {o["name"] for o in command.get("options", [])}):
-        interaction = fake.slash(player, channel, verb, **({"what": rest} if rest else {}))
+        fake.slash(player, channel, verb, **({"what": rest} if rest else {}))
     else:
         fake.say(player, channel, f"!{text}")
 
@@ -114,7 +113,7 @@ def main() -> None:
     for user in users[:2]:
         mark = fake.last_id()
         fake.say(user, two, "!join")
-        fake.wait(lambda: any(m.id > mark and "joins" in m.content for m in fake.messages.values()), 15)
+        fake.wait(lambda mark=mark: any(m.id > mark and "joins" in m.content for m in fake.messages.values()), 15)
     mark = fake.last_id()
     fake.say(users[3], two, "!start")
     posts[two.id] = turn_post(world, two, mark)

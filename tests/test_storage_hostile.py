@@ -70,8 +70,9 @@ def test_snapshots_hold_only_engine_data() -> None:
     engine = TroikaEngine()
     game = new_game()
     data = engine.snapshot(game)
-    from storage.store import GameRecord, GameStatus
     from datetime import UTC, datetime
+
+    from storage.store import GameRecord, GameStatus
 
     meta = GameRecord(1, "1861", {"first_player": 0}, 1, "a", GameStatus.RUNNING, 1, datetime.now(UTC),
                       seats=(Seat(0, "a", "Anna"), Seat(1, "b", "Boris"), Seat(2, "c", "Clara")))
