@@ -13,21 +13,24 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import gzip
 import json
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from engine.actions import Action, LayTile, RunRoutes
 from engine.game import Game
 from engine.importer import actions_of, read_log
 from engine.replay import replay
 from engine.routes import best_routes
 from engine.routes_check import check_logged_routes
 from engine.selfplay import SELFPLAY_SETUPS, play_many
-from engine.state import Train
-from render.bench import bench_render
+from engine.state import Company, Context, GameState, Train
+from render.bench import bench_render, bench_tiles
 from storage import SqliteEventStore, TroikaEngine
 from storage.bench import bench_store
 from storage.pg_temp import PostgresServer, Unavailable
@@ -35,6 +38,7 @@ from storage.pg_temp import PostgresServer, Unavailable
 from .bench_scale import bench_scale
 from .console import CHANNEL, Console
 from .service import TroikaService
+from .track_help import sheet_candidates
 from .transcript import log_commands
 
 SCRIPTED_COMMANDS = 150
@@ -51,19 +55,48 @@ def run_bench(shared: Path) -> dict[str, Any]:
     canada = logs[paths[-1].stem]
     finished = replay(first, None).game
     finished_1867 = replay(canada, None).game
+    load_before, cpu_before = os.getloadavg(), time.process_time()
     with tempfile.TemporaryDirectory() as tmp:
-        return {
+        figures = {
             "replay": {stem: _replay(log, _trace(path)) for (stem, log), path in zip(logs.items(), paths)},
             "routes": {stem: _routes(log) for stem, log in logs.items()},
-            "routes_national": _national(finished),
+            "routes_national": _national(finished, shared),
             "selfplay_s_per_game": {title: _selfplay(title) for title in ("1861", "1867")},
             "store": _store(first, Path(tmp)),
             "render": bench_render(finished.ctx, finished.state),
             "render_1867": bench_render(finished_1867.ctx, finished_1867.state),
+            "render_tiles_1867": _tile_sheet(canada, "L12"),
             "command": asyncio.run(command_latency(first, Path(tmp))),
             "command_1867": asyncio.run(command_latency(canada, Path(tmp))),
             **bench_scale(first, troika_log(first), finished, Path(tmp)),  # startup, concurrent, memory
         }
+    return {"machine": _machine(load_before, cpu_before), **figures}
+
+
+def _machine(load_before: tuple[float, float, float], cpu_before: float) -> dict[str, Any]:
+    """The load the figures ran under: other work on the machine slows every figure, so a
+    run is compared with another only at a like load (1, 5 and 15 minute load averages)."""
+    return {
+        "cores": os.cpu_count(),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "bench_cpu_s": round(time.process_time() - cpu_before, 1),
+    }
+
+
+def _tile_sheet(log: dict[str, Any], hex_id: str) -> dict[str, float]:
+    """The tile sheet (``tiles HEX``) of the first green upgrade of ``hex_id`` in the
+    game ``log`` (Montreal's: the most lays one hex offers in the shared games)."""
+    found: list[Game] = []
+
+    def before(game: Game, action: Action) -> None:
+        if not found and isinstance(action, LayTile) and action.hex == hex_id \
+                and game.ctx.board.tiles[action.tile].color == "green":
+            found.append(copy.deepcopy(game))
+
+    replay(log, None, before=before)
+    game = found[0]
+    return bench_tiles(game.ctx, game.state, hex_id, sheet_candidates(game, hex_id))
 
 
 def _trace(path: Path) -> list[dict[str, Any]] | None:
@@ -97,16 +130,47 @@ NATIONAL_TRAINS = (("4", "4", "5", "5"), ("4", "4", "4", "5", "5", "6", "6"))
 route searches a national railway can meet (it runs in phases 4 to 7)."""
 
 
-def _national(game: Game) -> dict[str, Any]:
+WORST_NATIONAL = ("generated/1861-gen-P4-column-S4018.json.gz", "7", ("4", "5", "5", "6", "7"))
+"""The slowest national run met in play: of every RSR run in the shared 1861 games and in
+self-play, the one whose best routes took longest to find (game, phase, trains)."""
+
+
+def _national(game: Game, shared: Path) -> dict[str, Any]:
     state = copy.deepcopy(game.state)  # the trains given are the bench's own
     rsr = state.companies["RSR"]
     figures: dict[str, Any] = {}
     for names in NATIONAL_TRAINS:
         rsr.trains = [Train(f"{name}-{i}", name) for i, name in enumerate(names)]
-        started = time.perf_counter()
-        revenue = sum(r.revenue for r in best_routes(game.ctx, state, rsr))
-        figures[",".join(names)] = {"ms": round((time.perf_counter() - started) * 1000, 1), "revenue": revenue}
+        figures[",".join(names)] = _timed_national(game.ctx, state, rsr)
+    path, phase, trains = WORST_NATIONAL
+    worst = _national_run(shared / "games" / path, phase, trains)
+    figures[f"worst: {Path(path).name.split('.')[0]} phase {phase} {','.join(trains)}"] = _timed_national(*worst)
     return figures
+
+
+def _timed_national(ctx: Context, state: GameState, company: Company) -> dict[str, Any]:
+    started = time.perf_counter()
+    revenue = sum(r.revenue for r in best_routes(ctx, state, company, remember=False))
+    return {"ms": round((time.perf_counter() - started) * 1000, 1), "revenue": revenue}
+
+
+def _national_run(path: Path, phase: str, trains: tuple[str, ...]) -> tuple[Context, GameState, Company]:
+    """The position of a logged game just before its national railway first runs these
+    trains in this phase."""
+    log = json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes())
+    found: list[tuple[Context, GameState, Company]] = []
+
+    def before(game: Game, action: Action) -> None:
+        company = game.state.companies.get(action.entity)
+        if (not found and isinstance(action, RunRoutes) and company is not None and company.is_national
+                and game.state.phase == phase and sorted(t.name for t in company.trains) == sorted(trains)):
+            state = game.state.copy()
+            found.append((game.ctx, state, state.companies[action.entity]))
+
+    replay(log, None, before=before)
+    if not found:
+        raise FileNotFoundError(f"{path} has no national run in phase {phase} with trains {','.join(trains)}")
+    return found[0]
 
 
 def _selfplay(title: str) -> float:
@@ -157,7 +221,9 @@ def troika_log(log: dict[str, Any]) -> dict[str, Any]:
 
 
 async def command_latency(log: dict[str, Any], tmp: Path, count: int = SCRIPTED_COMMANDS) -> dict[str, Any]:
-    """Milliseconds from a command's arrival to its reply and posts being ready."""
+    """Milliseconds from a command's arrival to its reply and posts being ready
+    (``p50_ms``, ``p95_ms``), and to its reply alone (``reply_*``: the event and its post
+    stored, the text known, before the post's pictures are drawn)."""
     rules = read_log(log)[0].ctx.rules
     title = str(log.get("title", "1861"))
     async with SqliteEventStore(tmp / f"latency-{title}.sqlite3") as store:
@@ -166,14 +232,25 @@ async def command_latency(log: dict[str, Any], tmp: Path, count: int = SCRIPTED_
         players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
         await service.start_local_game(CHANNEL, players, rules=rules, first_player=0,
                                        seed=int(log["settings"].get("seed") or 0), title=title)
-        timings = []
+        flushing: list[float] = []
+        flush = service.flush
+
+        async def timed_flush(deliver: Any) -> set[int]:
+            flushing.append(time.perf_counter())
+            return await flush(deliver)
+
+        service.flush = timed_flush  # type: ignore[method-assign]
+        timings, replies = [], []
         for (name, command), _ in zip(log_commands(log), range(count)):
             started = time.perf_counter()
             await console.line(f"as {name} {command}")
             timings.append((time.perf_counter() - started) * 1000)
+            replies.append((flushing[-1] - started) * 1000)
     return {
         "commands": len(timings),
         "p50_ms": round(statistics.median(timings), 1),
         "p95_ms": round(statistics.quantiles(timings, n=20)[-1], 1),
         "max_ms": round(max(timings), 1),
+        "reply_p50_ms": round(statistics.median(replies), 1),
+        "reply_p95_ms": round(statistics.quantiles(replies, n=20)[-1], 1),
     }

@@ -30,6 +30,7 @@ from engine.actions import (
     PlaceToken,
     RedeemShares,
     RemoveToken,
+    RunBest,
     RunRoutes,
     SellShares,
     StandingOrder,
@@ -38,6 +39,7 @@ from engine.board import TileDef
 from engine.errors import IllegalAction
 from engine.game import Game
 from engine.legal import legal_actions
+from engine.routes import RouteResult
 from engine.state import Train
 from engine.view import turn_view
 
@@ -185,6 +187,7 @@ class Parsed:
 
     action: Action
     detail: str = ""
+    routes: tuple[RouteResult, ...] = ()  # a run's routes as the engine priced them while reading it
 
 
 def parse_action(game: Game, verb: str, rest: str) -> Parsed:
@@ -323,11 +326,16 @@ def loan_needed(game: Game, action: LayTile) -> str:
 
 
 def distinct_rotations(tile: TileDef, rotations: list[int]) -> list[int]:
-    """The rotations that lay different track (a straight at 0 and 3 is the same lay)."""
-    seen: set[frozenset[frozenset[int]]] = set()
+    """The rotations that lay different track (a straight at 0 and 3 is the same lay;
+    so is Montreal's X2 at 0 and 3, whose three cities swap places but not track)."""
+    seen: set[tuple[frozenset[frozenset[int]], frozenset[tuple[object, ...]]]] = set()
     result = []
     for rotation in rotations:
-        track = frozenset(frozenset(p) for p in tile.rotated_paths(rotation))
+        nodes = frozenset(
+            (node.kind, node.revenue, node.slots, exits)
+            for node, exits in zip(tile.nodes, tile.node_exits(rotation))
+        )
+        track = (tile.edge_pairs(rotation), nodes)
         if track not in seen:
             seen.add(track)
             result.append(rotation)
@@ -369,7 +377,7 @@ def _run(game: Game, actor: str, rest: str) -> Parsed:
         action = RunRoutes(actor, tuple(to_route(r) for r in results))
     else:
         action, results = parse_routes(game.ctx, game.state, company, rest)
-    return Parsed(action, routes_detail(game.ctx, game.state, company, results))
+    return Parsed(action, routes_detail(game.ctx, game.state, company, results), tuple(results))
 
 
 def _train(game: Game, actor: str, args: list[str]) -> Action:
@@ -503,6 +511,8 @@ def action_text(action: Action) -> str:
             return f"token {hex_id} {city}"
         case LayTile(hex=hex_id, tile=tile, rotation=rotation):
             return f"lay {hex_id} {tile} {rotation}"
+        case RunBest():
+            return "run best"
         case RunRoutes(routes=routes):
             return "run " + "; ".join(f"{r.train}: {'-'.join(route_stops(r.legs))}" for r in routes if r.legs)
         case Dividend(choice=choice):
@@ -546,6 +556,8 @@ def command_for(game: Game, action: Action) -> str:
         tile, _ = game.ctx.tile_at(state, action.hex)
         cities = [n for n in tile.nodes if n.kind == "city"]
         return f"token {action.hex}" + (f" {action.city}" if len(cities) > 1 else "")
+    if isinstance(action, RunBest):
+        return "run best"
     if isinstance(action, RunRoutes):
         return "run " + "; ".join(f"{r.train}: {'-'.join(route_stops(r.legs))}" for r in action.routes)
     if isinstance(action, BuyTrain):

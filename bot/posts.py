@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,12 +27,14 @@ from render.market import render_market
 from render.png import svg_to_png
 from render.routes import render_routes
 from render.table import render_table
+from render.tiles import render_tiles
 from storage import Event, EventKind, GameRecord
 
 from .commands import VERBS, action_text, split
 from .errors import Refusal
 from .ledger import Ledger
 from .orders_text import orders_text
+from .track_help import sheet_candidates
 
 CHOICES_LIMIT = 350
 """Characters of "what they may do" shown in a post; ``status`` shows them all."""
@@ -71,7 +74,8 @@ def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
     if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors \
             and not over_limit(game.ctx, game.state):
         return f"{track_hint(game)}, `pass`"
-    text = ", ".join(_token_choice(game, c) if c.startswith("token ") else f"`{c}`" for c in game.choices())
+    text = ", ".join(_token_choice(game, c) if c.startswith("token ") else f"`{c}`{_loan_mark(game, c)}"
+                     for c in game.choices())
     if limit is not None and len(text) > limit:
         text = text[: text.rfind(",", 0, limit)] + ", … (`status` shows all)"
     return text
@@ -88,6 +92,15 @@ def _token_choice(game: Game, command: str) -> str:
     if game.round_name == "Operating":
         cost = f" {game.ctx.title.currency}{token_cost(game.state, game.actor() or '', hex_id)}"
     return f"`{command}`" + (f" {name}" if name else "") + cost
+
+
+def _loan_mark(game: Game, command: str) -> str:
+    """`` (loan)`` after a train the company can only pay for by borrowing (8.11.3)."""
+    words = command.split()
+    if game.round_name != "Operating" or words[0] != "train" or len(words) < 3 or not words[2].isdigit():
+        return ""
+    company = game.state.companies.get(game.actor() or "")
+    return " (loan)" if company is not None and int(words[2]) > company.cash else ""
 
 
 def next_line(game: Game) -> str:
@@ -248,25 +261,31 @@ def changed_pictures(before: dict[str, int], after: dict[str, int]) -> list[str]
     return [name for name in PICTURES if before[name] != after[name]]
 
 
-def routes_payload(game: Game, action: Action) -> dict[str, Any] | None:
+def routes_payload(game: Game, action: Action, priced: Sequence[RouteResult] = ()) -> dict[str, Any] | None:
     """For a run, before it is applied: the company and each train's route as the
-    engine prices it, as JSON for the post's routes picture; None for other actions
-    (and for a run the engine refuses)."""
+    engine prices it (``priced`` if the routes were priced while the command was read),
+    as JSON for the post's routes picture; None for other actions (and for a run the
+    engine refuses)."""
     if not isinstance(action, RunRoutes) or not action.routes:
         return None
-    try:
-        results = check_routes(game.ctx, game.state, game.state.companies[action.entity], action.routes)
-    except EngineError:
-        return None
-    return {"company": action.entity, "trains": [
+    results = list(priced)
+    if not results:
+        try:
+            results = check_routes(game.ctx, game.state, game.state.companies[action.entity], action.routes)
+        except EngineError:
+            return None
+    ran = {r.train for r in results}
+    idle = [t.id for t in game.state.companies[action.entity].trains if not t.operated and t.id not in ran]
+    return {"company": action.entity, "idle": idle, "trains": [
         {"train": r.train, "stops": [list(s) for s in r.stops], "legs": [list(leg) for leg in r.legs],
-         "revenue": r.revenue} for r in results
+         "revenue": r.revenue, "counted": [list(s) for s in r.counted]} for r in results
     ]}
 
 
 def _route_results(payload: dict[str, Any]) -> list[RouteResult]:
     return [RouteResult(t["train"], tuple((h, int(n)) for h, n in t["stops"]),
-                        tuple(tuple(leg) for leg in t["legs"]), int(t["revenue"]))
+                        tuple(tuple(leg) for leg in t["legs"]), int(t["revenue"]),
+                        tuple((h, int(n)) for h, n in t.get("counted", [])))  # older posts have none
             for t in payload["trains"]]
 
 
@@ -294,7 +313,10 @@ def _draw(
         elif name == "market":
             svgs[name] = render_market(ctx, state)
         elif name == "routes" and routes:
-            svgs[name] = render_routes(ctx, state, routes["company"], _route_results(routes))
+            svgs[name] = render_routes(ctx, state, routes["company"], _route_results(routes),
+                                       routes.get("idle", []))
+        elif name == "tiles" and focus:
+            svgs[name] = render_tiles(ctx, state, focus, sheet_candidates(game, focus))
         elif name == "table":
             actor = game.actor()
             acting = player_name(game, actor) if actor == game.acting_player() else actor

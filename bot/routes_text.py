@@ -196,11 +196,12 @@ def _combine(
             if claim is None and total + result.revenue + sum(tops[i + 1:]) <= best_total:
                 break
             attempt = chosen + [result]
-            try:
-                check_routes(ctx, state, company, [Route(r.train, r.legs) for r in attempt])
-            except IllegalAction as exc:
-                error = error or exc
-                continue
+            if len(attempt) > 1:  # a route alone was checked when it was priced
+                try:
+                    check_routes(ctx, state, company, [Route(r.train, r.legs) for r in attempt])
+                except IllegalAction as exc:
+                    error = error or exc
+                    continue
             if choose(i + 1, attempt, total + result.revenue):
                 return True
         return False

@@ -27,7 +27,6 @@ import random
 import re
 import secrets
 import socket
-import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -104,11 +103,13 @@ from .posts import (
     who_acts,
 )
 from .stray import LastMove, bind_pass, questioned_pass
-from .track_help import tiles_text
+from .track_help import tiles_text, track_options
 
 MAX_PLAYERS = 6
 SINCE_SHOWN = 6
 """Others' moves listed in "since your last move" (older ones are counted)."""
+DRAWN_KEPT = 64
+"""States kept for posts whose pictures are not drawn yet (one per game and event)."""
 MAX_TRIES = 30
 """Times a command is tried when other processes keep changing its game meanwhile."""
 REPLY_LIMIT = 1900
@@ -169,23 +170,6 @@ class Status:
     text: str
 
 
-class _Engine(TroikaEngine):
-    """The real engine, remembering the game its last ``apply`` in this thread changed,
-    so a post built with the action (in the same worker thread) reads the state after it."""
-
-    def __init__(self) -> None:
-        self._applied = threading.local()
-
-    @property
-    def last_game(self) -> Any:
-        return self._applied.game
-
-    def apply(self, game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
-        lines = super().apply(game, action, replaying=replaying)
-        self._applied.game = game
-        return lines
-
-
 class TroikaService:
     """Commands in, stored events and outbox posts out. One per process."""
 
@@ -206,7 +190,7 @@ class TroikaService:
         self.owner = owner or _process_name(shard)
         self._guilds: dict[int, str | None] = {}
         self.timestamps = timestamps
-        self.engine = _Engine()
+        self.engine = TroikaEngine()
         self.repo = GameRepository(store, self.engine, cache_size=64)
         self.clock = clock
         self.pictures = pictures
@@ -215,6 +199,8 @@ class TroikaService:
         self._flush_locks: dict[int, asyncio.Lock] = {}
         self._channels: dict[int, str | None] = {}
         self._done: OrderedDict[str, None] = OrderedDict()
+        self._drawn: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        """(game, event) -> the state the event left, saved as it was stored, for its post's pictures."""
         self._sent_unmarked: set[int] = set()
         self._questioned: dict[int, int] = {}
         """Per game, the position at which a bare `pass` was last questioned (:mod:`bot.stray`)."""
@@ -303,7 +289,8 @@ class TroikaService:
                 return await self._info(record, verb, rest)
             if verb == "undo" and await self._reopen_if_ended(channel_id, account):
                 return await self._undo_the_end(channel_id, account, rest)
-            record = await self._game_in(channel_id)
+            if record.status is GameStatus.FINISHED:
+                record = await self._game_in(channel_id)  # "it is over"
             if VERBS[verb].kind == "admin":
                 if verb == "remind" and rest.split()[:1] == ["me"]:
                     return await self._remind_me(record, self._seat(record, account), rest[2:])
@@ -809,7 +796,7 @@ class TroikaService:
     async def _act(self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None) -> Reply:
         live = await self.repo.load(record.id)
         game = live.game
-        ledger = await self._ledger(record.id)
+        ledger = await self._ledger(record.id, live.seq)
         self._check_open(game, ledger)
         if verb == "auto":  # a standing order: any seated player, at any time
             order = parse_order(seat.player_id, rest)
@@ -862,28 +849,32 @@ class TroikaService:
         shown = _notes(_code(reason), note)
         note = _notes(reason.strip(), note)
         entity = parsed.action.entity
-        ran = routes_payload(game, parsed.action)  # priced on the state before the run
+        ran = routes_payload(game, parsed.action, parsed.routes)  # priced on the state before the run
 
-        def posts(lines: list[str]) -> list[dict[str, Any]]:
-            after: Game = self.engine.last_game
+        def posts(after: Game, lines: list[str]) -> list[dict[str, Any]]:
             head = f"**{seat.display_name}**" + (f" for {entity}" if entity != seat.player_id else "")
             text = "\n".join([f"{head}: {_code(command)}" + (f" _({shown})_" if shown else ""),
                               *([parsed.detail] if parsed.detail else []), *lines])
+            pictures = changed_pictures(before, fingerprints(after)) + (["routes"] if ran else [])
+            if pictures and self.pictures:
+                self._keep_drawn(record.id, seq + 1, after)
             return [{
                 "kind": "turn", "seq": seq + 1, "text": text, "next": next_line(after),
                 "mention": _turn_changed(after, acting_before),
-                "pictures": changed_pictures(before, fingerprints(after)) + (["routes"] if ran else []),
-                "highlight": _hex_of(parsed), **({"routes": ran} if ran else {}),
+                "pictures": pictures, "highlight": _hex_of(parsed), **({"routes": ran} if ran else {}),
             }]
 
         def status(after: Game) -> GameStatus | None:
             return GameStatus.FINISHED if after.state.finished else None
 
         try:
-            await self.repo.act(record.id, seq, parsed.action.to_dict(), seat.player_id,
+            await self.repo.act(record.id, seq, parsed.action, seat.player_id,
                                 note=note, outbox=posts, status=status)
-        except EngineError as exc:
-            raise Refusal(f"{_sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
+        except BaseException as exc:
+            self._drawn.pop((record.id, seq + 1), None)  # not stored: another event may take its place
+            if isinstance(exc, EngineError):
+                raise Refusal(f"{_sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
+            raise
 
     async def _ask(
         self, record: GameRecord, seq: int, seat: Seat, consenter: str, parsed: Parsed, command: str,
@@ -1173,7 +1164,8 @@ class TroikaService:
         if verb == "tiles":
             text = tiles_text(game, rest)
             focus = rest.strip().upper()
-            pictures = await render_pictures(game, ["map"], highlight=focus, focus=focus) \
+            sheet = ["tiles"] if focus in track_options(game) else ["map"]  # else the hex as it is
+            pictures = await render_pictures(game, sheet, highlight=focus, focus=focus) \
                 if focus and self.pictures else []
             return Reply(text, pictures)
         if verb == "log":
@@ -1276,10 +1268,21 @@ class TroikaService:
         earlier = f"{len(others) - SINCE_SHOWN} earlier moves · " if len(others) > SINCE_SHOWN else ""
         return f"_Since your last move:_ {earlier}{' · '.join(shown)} (`log` shows what each did)"
 
+    def _keep_drawn(self, game_id: int, seq: int, game: Game) -> None:
+        """Save the state event ``seq`` leaves (called as it is stored) for its post's pictures."""
+        self._drawn[(game_id, seq)] = pickle.dumps(game.state, pickle.HIGHEST_PROTOCOL)
+        while len(self._drawn) > DRAWN_KEPT:
+            self._drawn.popitem(last=False)
+
     async def _game_at(self, game_id: int, seq: int) -> Game:
-        """The game as it was after event ``seq``, the caller's own: a copy of the live
-        one (its next command may change it while the post's pictures are drawn) unless
-        it has moved on."""
+        """The game as it was after event ``seq``, the caller's own: the state saved as
+        the event was stored if this process stored it, else a copy of the live one (its
+        next command may change it while the post's pictures are drawn) unless it has
+        moved on."""
+        saved = self._drawn.pop((game_id, seq), None)
+        if saved is not None:
+            live = (await self.repo.load(game_id)).game
+            return Game(live.ctx, pickle.loads(saved))
         later = await self.store.events(game_id, after_seq=seq)
         if not any(e.kind is not EventKind.ADMIN and e.kind is not EventKind.SEAT for e in later):
             live = (await self.repo.load(game_id)).game
@@ -1310,9 +1313,10 @@ class TroikaService:
     def _owns(self, record: GameRecord) -> bool:
         return self.shard is None or self.shard.owns(record.guild_id)
 
-    async def _ledger(self, game_id: int) -> Ledger:
+    async def _ledger(self, game_id: int, last_seq: int | None = None) -> Ledger:
+        """The game's ledger up to its last event (``last_seq`` if just read)."""
         ledger = self._ledgers.setdefault(game_id, Ledger())
-        if ledger.seq < await self.store.last_seq(game_id):
+        if ledger.seq < (await self.store.last_seq(game_id) if last_seq is None else last_seq):
             ledger.fold(await self.store.events(game_id, after_seq=ledger.seq))
         return ledger
 

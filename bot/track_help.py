@@ -17,6 +17,9 @@ from engine.state import Company
 from engine.track import lay_cost
 from engine.trains import cheapest_bank_price
 
+from render.svg import money
+from render.tiles import Candidate, exits_towards
+
 from .commands import distinct_rotations, shown
 from .errors import Refusal
 
@@ -69,22 +72,61 @@ def tiles_text(game: Game, rest: str = "") -> str:
         return f"{sym} has nowhere to lay track now: `pass`."
     extra = _second_action(state.round)
     spare = _spare_for_track(game, company)
-    cur = game.ctx.title.currency
-    lines = [f"**{sym}** ({cur}{company.cash}) may lay{extra}:"]
-    for hex_id in sorted(options, key=_hex_order):
+    lines = [f"**{sym}** ({money(game.ctx, company.cash)}) may lay{extra}:"]
+    if focus:
+        lines.extend(_exit_lines(game, focus, options[focus], company, spare))
+    for hex_id in sorted(options, key=_hex_order) if not focus else ():
         parts = []
         for option in sorted(options[hex_id], key=lambda o: _tile_order(o.tile)):
-            cost = f" {cur}{option.cost}" if option.cost else ""
-            loan = " (loan)" if option.cost > company.cash else ""
-            stranded = " (then no train money)" if option.cost > spare else ""
-            parts.append(f"{option.tile} ({', '.join(map(str, option.rotations))}){cost}{loan}{stranded}")
+            cost = f" {money(game.ctx, option.cost)}" if option.cost else ""
+            parts.append(f"{option.tile} ({', '.join(map(str, option.rotations))}){cost}"
+                         f"{_cost_note(option.cost, company, spare, brackets=True)}")
         lines.append(f"{hex_id}: " + " · ".join(parts))
     first_hex = min(options, key=_hex_order)
     first = min(options[first_hex], key=lambda o: _tile_order(o.tile))
+    if focus:
+        lines.append("Each lay, then the hexes its track leads to; the picture draws them on the map. "
+                     "`pass` lays nothing.")
+        return "\n".join(lines)
     lines.append(f"Tile (rotations) cost; rotation 0 is the tile as printed, each step turns it 60° clockwise. "
-                 f"E.g. `lay {first_hex} {first.tile} {first.rotations[0]}`; `tiles {first_hex}` shows the hex; "
-                 "`pass` lays nothing.")
+                 f"E.g. `lay {first_hex} {first.tile} {first.rotations[0]}`; `tiles {first_hex}` draws each "
+                 "of them on the hex; `pass` lays nothing.")
     return "\n".join(lines)
+
+
+def sheet_candidates(game: Game, hex_id: str) -> list[Candidate]:
+    """The lays on ``hex_id`` for its tile sheet (``tiles HEX``), in the order the
+    text lists them: tile by tile, each distinct rotation, with its cost and note."""
+    company = game.state.companies[game.actor() or ""]
+    spare = _spare_for_track(game, company)
+    return [
+        Candidate(option.tile, rotation, option.cost, _cost_note(option.cost, company, spare))
+        for option in sorted(track_options(game).get(hex_id, []), key=lambda o: _tile_order(o.tile))
+        for rotation in option.rotations
+    ]
+
+
+def _exit_lines(
+    game: Game, hex_id: str, options: list[TileOption], company: Company, spare: float
+) -> list[str]:
+    """One line per lay on ``hex_id``: "201 r4 → F16, F18 ₽20"."""
+    lines = []
+    for option in sorted(options, key=lambda o: _tile_order(o.tile)):
+        for rotation in option.rotations:
+            towards = ", ".join(exits_towards(game.ctx, hex_id, option.tile, rotation)) or "no hex"
+            cost = f" {money(game.ctx, option.cost)}" if option.cost else ""
+            note = _cost_note(option.cost, company, spare, brackets=True)
+            lines.append(f"`lay {hex_id} {option.tile} {rotation}` → {towards}{cost}{note}")
+    return lines
+
+
+def _cost_note(cost: int, company: Company, spare: float, *, brackets: bool = False) -> str:
+    """"loan" where the company must borrow for the lay, "then no train money" where
+    it would leave too little for the train it must buy."""
+    notes = [n for n, due in (("loan", cost > company.cash), ("then no train money", cost > spare)) if due]
+    if brackets:
+        return "".join(f" ({n})" for n in notes)
+    return ", ".join(notes)
 
 
 def _second_action(rnd: OperatingRound) -> str:

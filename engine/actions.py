@@ -134,6 +134,17 @@ class RunRoutes(Action):
 
 
 @dataclass(frozen=True)
+class RunBest(RunRoutes):
+    """A company runs its trains on the best routes, found when the run is applied:
+    what ``legal_actions`` offers, so a menu or a prompt never waits for a route search."""
+
+    kind: ClassVar[str] = "run_best"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.kind, "entity": self.entity}
+
+
+@dataclass(frozen=True)
 class Dividend(Action):
     """A major chooses ``payout``, ``half`` or ``withhold``."""
 
@@ -241,6 +252,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         PlaceToken,
         LayTile,
         RunRoutes,
+        RunBest,
         Dividend,
         BuyTrain,
         DiscardTrain,
@@ -275,7 +287,7 @@ def action_from_dict(data: dict[str, Any]) -> Action:
             if revenue is not None and not isinstance(revenue, int):
                 raise InvalidAction(f"run_routes: revenue must be a whole number, not {revenue!r}")
             return RunRoutes(str(values["entity"]), routes, revenue)
-        allowed = {f.name: f for f in fields(cls)}
+        allowed = {"entity"} if cls is RunBest else {f.name for f in fields(cls)}
         unknown = set(values) - set(allowed)
         if unknown:
             raise InvalidAction(f"{kind}: unknown fields {', '.join(sorted(unknown))}")

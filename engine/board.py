@@ -147,6 +147,14 @@ class TileDef:
         """Paths with every edge end turned clockwise by ``rotation`` sixths."""
         return self._turned[rotation % 6].paths
 
+    def numbered_paths(
+        self, rotation: int
+    ) -> tuple[tuple[int, ...], tuple[tuple[tuple[bool, int], tuple[bool, int]], ...]]:
+        """The edges the paths end on at ``rotation`` (in the order the paths first reach
+        them), and each path's two ends as (is a node, node index or that edge's position)."""
+        turned = self._turned[rotation % 6]
+        return turned.edge_order, turned.numbered
+
     def exits(self, rotation: int) -> frozenset[int]:
         """Hex edges that track on this tile leaves by, at ``rotation``."""
         return self._turned[rotation % 6].exits
@@ -172,6 +180,8 @@ class _Turned:
     exits: frozenset[int]
     node_exits: tuple[frozenset[int], ...]
     edge_pairs: frozenset[frozenset[int]]
+    edge_order: tuple[int, ...]  # the edges the paths end on, in the order they first do
+    numbered: tuple[tuple[tuple[bool, int], tuple[bool, int]], ...]  # see TileDef.numbered_paths
 
     @classmethod
     def of(cls, tile: TileDef, rotation: int) -> _Turned:
@@ -185,8 +195,18 @@ class _Turned:
                 node_exits[node_index(a)].add(b)
             elif is_edge(a) and not is_edge(b):
                 node_exits[node_index(b)].add(a)
+        edge_order: list[int] = []
+        for e in (e for p in paths for e in p if is_edge(e)):
+            if e not in edge_order:
+                edge_order.append(e)
+
+        def numbered(end: int) -> tuple[bool, int]:
+            return (False, edge_order.index(end)) if is_edge(end) else (True, node_index(end))
+
         return cls(
             paths=paths,
+            edge_order=tuple(edge_order),
+            numbered=tuple((numbered(a), numbered(b)) for a, b in paths),
             exits=frozenset(e for p in paths for e in p if is_edge(e)),
             node_exits=tuple(frozenset(found) for found in node_exits),
             edge_pairs=frozenset(frozenset(p) for p in paths if is_edge(p[0]) and is_edge(p[1])),
@@ -397,6 +417,19 @@ class Board:
             if other in self.hexes:
                 result[edge] = other
         return result
+
+    @cached_property
+    def across(self) -> dict[tuple[str, int], tuple[str, int]]:
+        """For each hex edge that track may cross, the hex edge on the other side of the
+        border (edges on impassable borders, and off the map, have none)."""
+        closed = {(h, b.edge) for h, tile in self.hexes.items() for b in tile.borders if b.type == "impassable"}
+        found: dict[tuple[str, int], tuple[str, int]] = {}
+        for hex_id, sides in self.neighbours.items():
+            for edge, other in sides.items():
+                back = (edge + 3) % 6
+                if (hex_id, edge) not in closed and (other, back) not in closed:
+                    found[(hex_id, edge)] = (other, back)
+        return found
 
     @property
     def national_operates(self) -> bool:

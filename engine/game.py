@@ -197,7 +197,7 @@ class Game:
     def dump(self) -> dict[str, Any]:
         """The whole state as plain JSON data: equal dumps mean equal states."""
         # The round may hold a merge's undo point (a whole state): dump it on its own.
-        rest = dataclasses.asdict(dataclasses.replace(self.state, round=None))
+        rest = {name: getattr(self.state, name) for name in _field_names(type(self.state))}
         plain: dict[str, Any] = _plain(rest | {"round": _round_dump(self.state)})
         return plain
 
@@ -236,20 +236,36 @@ def _restore(snapshot: bytes, state: GameState, length: int) -> GameState:
 def _round_dump(state: GameState) -> Any:
     if state.round is None:
         return None
-    hidden = [f.name for f in dataclasses.fields(state.round) if not f.compare]
-    visible = dataclasses.replace(state.round, **{name: None for name in hidden})
-    data = dataclasses.asdict(visible)
-    return {"kind": state.round.kind} | {k: v for k, v in data.items() if k not in hidden}
+    shown = [f.name for f in dataclasses.fields(state.round) if f.compare]
+    return {"kind": state.round.kind} | {name: getattr(state.round, name) for name in shown}
 
 
 def _plain(value: Any) -> Any:
+    """``value`` as JSON data: a dataclass as the dict of its fields, dict keys as text
+    and sorted, tuples as lists, sets sorted (what ``dataclasses.asdict`` and a sort give,
+    in one pass)."""
     if isinstance(value, dict):
         return {_key(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: _key(kv[0]))}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, set):
         return sorted(_plain(v) for v in value)
+    names = _FIELDS.get(type(value))
+    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = _field_names(type(value))
+    if names is not None:
+        return _plain({name: getattr(value, name) for name in names})
     return value
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def _key(key: Any) -> str:

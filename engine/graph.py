@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .board import Board, Node, TileDef, is_edge, node_index
+from .board import Board, Node, TileDef
 from .tokens import NEUTRAL
 
 if TYPE_CHECKING:
@@ -85,13 +85,17 @@ class TrackGraph:
         end_ids: dict[TrackEnd, int] = {}
         hex_paths: dict[str, list[tuple[_Key, _Key]]] = {}
         for hex_id, (tile, rotation) in layout.items():
-            first = len(nodes)
+            first_node, first_end = len(nodes), len(ends)
             for i, node in enumerate(tile.nodes):
                 nodes.append((hex_id, i))
                 defs.append(node)
+            edges, numbered = tile.numbered_paths(rotation)
+            for edge in edges:  # a hex's edge ends are its own: numbered in a run
+                end_ids[(hex_id, edge)] = len(ends)
+                ends.append((hex_id, edge))
             hex_paths[hex_id] = [
-                (_key(hex_id, a, first, ends, end_ids), _key(hex_id, b, first, ends, end_ids))
-                for a, b in tile.rotated_paths(rotation)
+                ((a_node, a + (first_node if a_node else first_end)), (b_node, b + (first_node if b_node else first_end)))
+                for (a_node, a), (b_node, b) in numbered
             ]
         self.nodes: tuple[NodeRef, ...] = tuple(nodes)
         self.node_ids: dict[NodeRef, int] = {ref: i for i, ref in enumerate(nodes)}
@@ -132,6 +136,8 @@ class TrackGraph:
             adjacent[seg.b].append(i)
         self.adjacent: tuple[tuple[int, ...], ...] = tuple(map(tuple, adjacent))
         self._along: dict[tuple[str, ...], list[int]] | None = None
+        # the nodes a walk may pass through while no city is blocked: all but off-boards
+        self.through = sum(1 << node for node, d in enumerate(defs) if d.kind != "offboard")
 
     def node_of(self, ref: NodeRef) -> int | None:
         """The id of a node, or None if the hex has no such node."""
@@ -152,50 +158,24 @@ class TrackGraph:
 _Key = tuple[bool, int]  # (is a node, node id or end id)
 
 
-def _key(
-    hex_id: str, end: int, first_node: int, ends: list[TrackEnd], end_ids: dict[TrackEnd, int]
-) -> _Key:
-    if not is_edge(end):
-        return (True, first_node + node_index(end))
-    ref = (hex_id, end)
-    if ref not in end_ids:
-        end_ids[ref] = len(ends)
-        ends.append(ref)
-    return (False, end_ids[ref])
-
-
 def _crossings(
     board: Board, ends: list[TrackEnd], end_ids: dict[TrackEnd, int], bit_hexes: list[tuple[str, str]]
 ) -> tuple[tuple[int, int] | None, ...]:
     """For each track end, the border bit and the end it meets across the border."""
     crossing: list[tuple[int, int] | None] = [None] * len(ends)
-    for end_id, (hex_id, edge) in enumerate(ends):
+    across = board.across
+    for end_id, end in enumerate(ends):
         if crossing[end_id] is not None:
             continue
-        other = _across(board, hex_id, edge)
+        other = across.get(end)
         if other is None or other not in end_ids:
             continue
         other_id = end_ids[other]
         bit = 1 << len(bit_hexes)
-        bit_hexes.append((hex_id, other[0]))
+        bit_hexes.append((end[0], other[0]))
         crossing[end_id] = (bit, other_id)
         crossing[other_id] = (bit, end_id)
     return tuple(crossing)
-
-
-def _across(board: Board, hex_id: str, edge: int) -> TrackEnd | None:
-    """The track end that meets (hex_id, edge) across the border, unless the border is cut."""
-    other = board.neighbours.get(hex_id, {}).get(edge)
-    if other is None:
-        return None
-    back = (edge + 3) % 6
-    if _impassable(board, hex_id, edge) or _impassable(board, other, back):
-        return None
-    return (other, back)
-
-
-def _impassable(board: Board, hex_id: str, edge: int) -> bool:
-    return any(b.edge == edge and b.type == "impassable" for b in board.hexes[hex_id].borders)
 
 
 def _segments(g: TrackGraph) -> list[Segment]:
@@ -235,7 +215,7 @@ _CACHE_SIZE = 32
 
 def track_graph(ctx: Context, state: GameState) -> TrackGraph:
     """The track graph of the map as it is now (cached per tile layout)."""
-    key = (id(ctx.board), tuple(sorted((h, p.tile, p.rotation) for h, p in state.map.tiles.items())))
+    key = (id(ctx.board), frozenset((h, p.tile, p.rotation) for h, p in state.map.tiles.items()))
     graph = _CACHE.get(key)
     if graph is None:
         layout = {h: ctx.tile_at(state, h) for h in ctx.board.hexes}
@@ -262,11 +242,7 @@ def blocked_nodes(state: GameState, graph: TrackGraph, friends: Iterable[str]) -
 
 def passable_nodes(graph: TrackGraph, blocked: int) -> int:
     """Mask of the nodes a walk may pass through: towns and unblocked cities (never off-boards)."""
-    mask = 0
-    for node, d in enumerate(graph.defs):
-        if d.kind != "offboard":
-            mask |= 1 << node
-    return mask & ~blocked
+    return graph.through & ~blocked
 
 
 def token_nodes(state: GameState, graph: TrackGraph, company: str) -> list[int]:

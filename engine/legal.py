@@ -28,6 +28,7 @@ from .actions import (
     PlaceToken,
     RedeemShares,
     RemoveToken,
+    RunBest,
     RunRoutes,
     SellShares,
 )
@@ -89,9 +90,7 @@ def _operating(game: Game) -> list[Action]:
         cities = operating.tokenable_cities(ctx, state, company)
         result += [PlaceToken(actor, h, c) for h, c in cities if token_cost(state, actor, h) <= company.cash]
     elif step == "routes":
-        from .routes import best_routes, to_route
-
-        return [RunRoutes(actor, tuple(to_route(r) for r in best_routes(ctx, state, company)))]
+        return [RunBest(actor)]  # solved only if applied
     elif step == "dividend":
         return [Dividend(actor, c) for c in ("payout", "half", "withhold")]
     elif step == "trains":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -302,7 +301,7 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
     cell = _start_cell(ctx, state, rnd)
     if not _someone_could_preside(state, rnd, cell.price):
         raise IllegalAction(f"nobody in this merge could become president of {sym} at {cell.price} (9.2)")
-    rnd.undo_point = copy.deepcopy(state)
+    rnd.undo_point = state.copy()
     minors = market.in_price_order(ctx, state, rnd.merging)
     rnd.first_buyer = _first_buyer(ctx, state, rnd.merging[0], minors[0])
     rnd.proposer = _seat_of_owner(state, rnd.merging[0])
@@ -514,7 +513,7 @@ def _merge_failed(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     major = rnd.major
     restored = rnd.undo_point
     assert restored is not None
-    state.__dict__.update(copy.deepcopy(restored).__dict__)
+    state.__dict__.update(restored.copy().__dict__)
     state.log.append(f"Nobody can be president of {major}: the merge is reversed")
     _next_minor(ctx, state, state.round)
 

@@ -15,6 +15,7 @@ from .actions import (
     Pass,
     PlaceToken,
     RedeemShares,
+    RunBest,
     RunRoutes,
 )
 from .errors import IllegalAction
@@ -440,9 +441,12 @@ def _national_runs_itself(ctx: Context, state: GameState, rnd: OperatingRound, c
 def _run(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
     if not isinstance(action, RunRoutes):
         raise IllegalAction(f"{company.sym} must run its trains")
-    from .routes import check_routes
+    from .routes import best_routes, check_routes
 
-    results = check_routes(ctx, state, company, action.routes)
+    if isinstance(action, RunBest):
+        results = best_routes(ctx, state, company)
+    else:
+        results = check_routes(ctx, state, company, action.routes)
     revenue = sum(r.revenue for r in results)
     if action.revenue is not None and action.revenue != revenue:
         raise IllegalAction(f"these routes earn {revenue}, not {action.revenue}")
@@ -501,7 +505,10 @@ def _private_window_needed(ctx: Context, state: GameState, rnd: OperatingRound, 
 
 def _note_privates_offered(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
     """8.12: a company asked before its loans or to buy trains has been offered the
-    privates (they are among its choices there), so the last window is not opened."""
+    privates (they are among its choices there, unless it must buy a train first), so
+    the last window is not opened."""
+    if rnd.step == "trains" and must_buy(ctx, state, company):
+        return
     if rnd.step in ("private_before_loans", "trains") and can_buy_private(ctx, state, company):
         rnd.privates_offered = True
 
@@ -590,6 +597,8 @@ def _trains(ctx: Context, state: GameState, rnd: OperatingRound, company: Compan
         _next_step(ctx, state, rnd)
         return
     if not isinstance(action, BuyTrain):
+        if must_buy(ctx, state, company):
+            raise IllegalAction(f"{company.sym} has no train and must buy one (8.11.3)")
         raise IllegalAction(f"{company.sym} may buy a train or pass")
     trains.buy_train(
         ctx, state, company, action.train, action.price, compulsory=not company.trains, exchange=action.exchange

@@ -108,24 +108,34 @@ def replay(
 def trace_view(ctx: Context, state: GameState) -> dict[str, Any]:
     """Our state in the shape of a trace line (the fields that are compared)."""
     names = {p.id: p.name for p in state.players}
+    holdings: dict[str, dict[str, int]] = {}  # company -> player name -> percent, in player order
+    presidents: dict[str, str] = {}
+    for p in state.players:
+        for c in p.certs:
+            held = holdings.setdefault(c.company, {})
+            held[p.name] = held.get(p.name, 0) + c.percent
+            if (c.president or c.percent == 100) and c.company not in presidents:
+                presidents[c.company] = p.name
+    pool: dict[str, int] = {}
+    for c in state.pool:
+        pool[c.company] = pool.get(c.company, 0) + c.percent
     corporations: dict[str, Any] = {}
     for sym, company in state.companies.items():
         if not (company.floated or company.is_national) or company.closed:
             continue
-        president = state.president(sym)
+        president = presidents.get(sym)
         if company.is_national:
-            president = state.player(state.national_operator) if state.national_operator else None
-        holdings = {p.name: p.percent_of(sym) for p in state.players if p.percent_of(sym)}
+            president = state.player(state.national_operator).name if state.national_operator else None
         corporations[sym] = {
             "type": company.type,
             "cash": company.cash,
             "price": market.price(ctx, state, sym) if company.market else None,
-            "trains": sorted(t.name for t in company.trains),
+            "trains": [t.name for t in company.trains],  # in the order bought, like the site's
             "loans": company.loans,
-            "president": president.name if president else None,
-            "shares": holdings,
+            "president": president,
+            "shares": {name: pct for name, pct in holdings.get(sym, {}).items() if pct},
             "treasury_pct": sum(c.percent for c in company.treasury) if company.is_major else 0,
-            "pool_pct": state.pool_percent(sym),
+            "pool_pct": pool.get(sym, 0),
             "tokens": sorted(t.hex for t in company.tokens if t.hex),
         }
     owners: dict[str, str | None] = {}
@@ -157,6 +167,8 @@ def first_difference(line: dict[str, Any], ours: dict[str, Any]) -> tuple[str, A
         if key == "round" and (line.get("finished") or ours.get("finished")):
             continue
         if key == "corporations":
+            if want == got:
+                continue
             diff = _corporations_difference(want or {}, got or {})
             if diff:
                 return diff
@@ -173,8 +185,8 @@ def _corporations_difference(want: dict[str, Any], got: dict[str, Any]) -> tuple
             return f"corporations.{sym}", w, g
         for key in ("cash", "price", "trains", "loans", "president", "shares", "treasury_pct", "pool_pct", "tokens"):
             wv, gv = w.get(key), g.get(key)
-            if key in ("trains", "tokens") and isinstance(wv, list):
-                wv = sorted(wv)
+            if key in ("trains", "tokens") and isinstance(wv, list) and isinstance(gv, list):
+                wv, gv = sorted(wv), sorted(gv)
             if wv != gv:
                 return f"corporations.{sym}.{key}", wv, gv
     return None

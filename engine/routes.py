@@ -20,7 +20,9 @@ adds Ekaterinburg's value again, times the train's multiplier.
 from __future__ import annotations
 
 import math
-from collections import Counter
+import pickle
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -990,11 +992,38 @@ def _lows(mask: int) -> Iterable[int]:
         mask ^= low
 
 
+SOLVED_KEPT = 16
+"""Positions whose best routes are remembered (see :func:`best_routes`)."""
+
+_SOLVED: OrderedDict[tuple[object, ...], list[RouteResult]] = OrderedDict()
+_SOLVED_LOCK = threading.Lock()
+
+
 def best_routes(
-    ctx: Context, state: GameState, company: Company, quick_steps: int | None = None
+    ctx: Context, state: GameState, company: Company, quick_steps: int | None = None, *, remember: bool = True
 ) -> list[RouteResult]:
     """The routes that earn ``company`` the most this turn, one per train that can run,
     in the company's train order. Exact: the total is proven to be the maximum.
+
+    Solved once per position: asked again for an equal state (the bot's ``run``, then a
+    consent or a retry) the answer is remembered, unless ``remember`` is off (a benchmark).
+    """
+    if quick_steps is not None or not remember or state.companies.get(company.sym) is not company:
+        return _solve(ctx, state, company, quick_steps)
+    key = (id(ctx.board), ctx.rules, company.sym, pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    with _SOLVED_LOCK:
+        known = _SOLVED.get(key)
+    if known is None:
+        known = _solve(ctx, state, company, None)
+        with _SOLVED_LOCK:
+            _SOLVED[key] = known
+            while len(_SOLVED) > SOLVED_KEPT:
+                _SOLVED.popitem(last=False)
+    return list(known)
+
+
+def _solve(ctx: Context, state: GameState, company: Company, quick_steps: int | None) -> list[RouteResult]:
+    """The search behind :func:`best_routes`.
 
     For up to :data:`SEARCH_TRAINS` trains, the search over trains
     (:class:`_Optimizer`) runs first: quickest for a few big trains on a dense map.

@@ -20,10 +20,11 @@ def train_limit(ctx: Context, state: GameState, company: Company) -> int:
 
 def over_limit(ctx: Context, state: GameState) -> list[str]:
     """Companies holding more trains than the limit (must discard, 8.11.2)."""
+    limits = ctx.board.phase(state.phase).train_limit
     return [
         sym
         for sym, c in state.companies.items()
-        if not c.is_national and not c.closed and len(c.trains) > train_limit(ctx, state, c)
+        if c.trains and len(c.trains) > limits.get(c.type, 0) and not c.is_national and not c.closed
     ]
 
 

@@ -65,7 +65,8 @@ TRACK = 0.15 * SIZE
 CASING = TRACK + 5
 CITY_R = 0.29 * SIZE
 """Radius of one city slot (and of a station token)."""
-TOWN_DOT_R = 0.11 * SIZE
+TOWN_DOT_R = 0.15 * SIZE
+"""Radius of a town dot: wider than the track, so a dot on crossing track (87, 88) shows."""
 TOWN_BAR = (0.42 * SIZE, 0.13 * SIZE)
 """Length and thickness of the bar of a town on through track."""
 NODE_OFFSET = 0.5 * SIZE
@@ -108,7 +109,12 @@ CSS = f"""
 .casing {{ fill: none; stroke: {PAPER}; stroke-width: {fmt(CASING)}; }}
 .rail {{ fill: none; stroke: {INK}; stroke-width: {fmt(TRACK)}; }}
 .town-bar {{ stroke: {INK}; stroke-width: {fmt(TOWN_BAR[1])}; }}
-.town-dot, .arrow {{ fill: {INK}; }}
+.town-dot {{ fill: {INK}; stroke: {PAPER}; stroke-width: 2.5; }}
+.arrow {{ fill: {INK}; }}
+.stub {{ fill: {PHASE_COLORS["yellow"]}; stroke: {INK}; stroke-width: 1.5; }}
+.slot.closed {{ fill: {PHASE_COLORS["green"]}; }}
+.slot-number {{ fill: #8a8a8a; }}
+text.closed {{ fill: {INK}; }}
 .slot {{ fill: {PAPER}; stroke: {INK}; stroke-width: 2; }}
 .city-back {{ fill: {PAPER}; stroke: {INK}; stroke-linejoin: round; }}
 .city-fill {{ fill: {PAPER}; stroke: {PAPER}; stroke-linejoin: round; }}
@@ -243,7 +249,7 @@ def _layout(tile: TileDef) -> _Layout:
         for i, node in enumerate(tile.nodes)
         if node.kind == "town" and node.loc is None and len(exits[i]) == 2
     }
-    layout.nodes = [_node_position(tile, i, exits) for i in range(len(tile.nodes))]
+    layout.nodes = _spread([_node_position(tile, i, exits) for i in range(len(tile.nodes))], tile, exits)
     pieces: list[tuple[set[int | str], str, list[Point]]] = []
     arrows: list[str] = []
     for i in sorted(barred):
@@ -312,6 +318,70 @@ def _node_position(tile: TileDef, index: int, exits: tuple[frozenset[int], ...])
     if math.hypot(vx, vy) < 0.1:
         return _polar(_edge_angle(6 * index / len(tile.nodes)), NODE_OFFSET)
     return _polar(math.degrees(math.atan2(vy, vx)), NODE_OFFSET)
+
+
+SPREAD_SPOTS = ((0.0, 0.0),) + tuple(
+    _polar(30.0 * k, r * SIZE) for r in (0.25, 0.4, 0.5, 0.6) for k in range(12)
+)
+"""Where :func:`_spread` may move a city: the centre and rings around it."""
+
+
+def _spread(positions: list[Point], tile: TileDef, exits: tuple[frozenset[int], ...]) -> list[Point]:
+    """The nodes' centres, moved apart where two would overlap or one would sit on
+    another's track (Montreal's X1-X4, whose cities lie on straights through the
+    centre). Nodes with a printed place (``loc``) stay; the others move, one at a
+    time, to the spot that clears the others and strays least from where they were."""
+    movable = [i for i, n in enumerate(tile.nodes) if n.loc is None and n.kind != "offboard"]
+    if len(tile.nodes) < 2 or not movable or not _crowding(positions, tile, exits):
+        return positions
+    placed = list(positions)
+    for _ in range(2):
+        for i in movable:
+            placed[i] = min(
+                SPREAD_SPOTS,
+                key=lambda spot: _crowding(placed[:i] + [spot] + placed[i + 1 :], tile, exits, only=i)
+                + 0.05 * math.dist(spot, positions[i]),
+            )
+    return placed
+
+
+def _crowding(
+    positions: list[Point], tile: TileDef, exits: tuple[frozenset[int], ...], only: int | None = None
+) -> float:
+    """How badly nodes overlap each other, sit on each other's track or leave the hex
+    (for node ``only``, just its own part)."""
+    radius = [_reach(n) for n in tile.nodes]
+    segments = [[(edge_middle(e), positions[j]) for e in exits[j]] for j in range(len(positions))]
+    cost = 0.0
+    for i, (x, y) in enumerate(positions):
+        if math.hypot(x, y) + radius[i] > APOTHEM and only in (None, i):
+            cost += 100.0
+        for j, other in enumerate(positions):
+            if j == i or only not in (None, i, j):
+                continue
+            if j > i and math.dist((x, y), other) < radius[i] + radius[j] + 4:
+                cost += 100.0
+            if any(_to_segment((x, y), a, b) < radius[i] + 1 for a, b in segments[j]):
+                cost += 50.0
+    return cost
+
+
+def _reach(node: Node) -> float:
+    """How far a node's drawing reaches from its centre."""
+    if node.kind == "town":
+        return TOWN_DOT_R
+    if node.slots <= 1:
+        return CITY_R
+    return CITY_R / math.sin(math.pi / node.slots) + CITY_R
+
+
+def _to_segment(p: Point, a: Point, b: Point) -> float:
+    """Distance from ``p`` to the segment from ``a`` to ``b``."""
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    dx, dy = bx - ax, by - ay
+    length = dx * dx + dy * dy
+    t = 0.0 if length == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length))
+    return math.hypot(px - ax - t * dx, py - ay - t * dy)
 
 
 def _slot_offsets(slots: int) -> list[Point]:
@@ -386,12 +456,13 @@ def render_map(
         if focus not in board.hexes:
             raise ValueError(f"{focus} is not a hex of the {board.title} map")
         shown = [h for h in shown if hex_distance(h, focus) <= FOCUS_RADIUS]
+    rows = [] if focus else _legend_rows(ctx, state, _view_of(shown).width - 2 * MARGIN)
     drawn = draw_map(
         ctx,
         state,
         shown,
         zoom=FOCUS_ZOOM if focus else 1.0,
-        below=0.0 if focus else LEGEND_HEIGHT,
+        below=LEGEND_HEIGHT * len(rows),
         data_focus=focus,
     )
     for hex_id in [highlight] if isinstance(highlight, str) else highlight:
@@ -406,8 +477,8 @@ def render_map(
                 points=HEX_POINTS,
                 transform=translate,
             )
-    if focus is None:
-        _legend(drawn.root, ctx, state, drawn.view.x + MARGIN, drawn.below_y + LEGEND_HEIGHT / 2)
+    if rows:
+        _legend(drawn.root, rows, drawn.view.x + MARGIN, drawn.below_y)
     return to_string(drawn.root)
 
 
@@ -480,6 +551,20 @@ def draw_map(
     return DrawnMap(root, overlay, view, view.y + view.height)
 
 
+def draw_hexes(
+    ctx: Context, state: GameState, parent: ET.Element, hex_ids: Iterable[str], labelled: Iterable[str]
+) -> None:
+    """The hexes ``hex_ids`` drawn in full into ``parent`` at their places on the map
+    (colour, track, cities, tokens, borders), with the upright texts of those in
+    ``labelled`` (for pictures made of a few hexes, such as the tile sheet)."""
+    layers = _Layers(*(el(parent, "g", class_=c) for c in ("ground", "hexes", "borders", "labels")))
+    phase_color = ctx.phase_color(state)
+    texts = [_draw_hex(ctx, state, h, hex_center(h), phase_color, layers) for h in hex_ids]
+    layers.fill_ground()
+    named = set(labelled)
+    _place_texts([t for t in texts if t.hex_id in named], ctx.board.neighbours, layers.labels)
+
+
 def node_center(ctx: Context, state: GameState, hex_id: str, node: int) -> Point:
     """Where a revenue node of a hex is drawn on the full map."""
     tile, rotation = ctx.tile_at(state, hex_id)
@@ -511,43 +596,107 @@ def edge_middle(edge: int) -> Point:
     return _polar(_edge_angle(edge), APOTHEM)
 
 
-def _legend(root: ET.Element, ctx: Context, state: GameState, x: float, cy: float) -> None:
-    """A strip under the map saying what its marks mean: water costs, the off-board
-    value in use, locked hexes (while there are any) and tile numbers."""
+Entry = tuple[float, Callable[[ET.Element, float, float], None]]
+"""A legend entry: its width and how to draw it from (x, middle y)."""
+
+
+def _legend_rows(ctx: Context, state: GameState, width: float) -> list[list[Entry]]:
+    """The legend's entries in rows that fit ``width``."""
+    rows: list[list[Entry]] = [[]]
+    used = 0.0
+    for entry in _legend_entries(ctx, state):
+        if rows[-1] and used + entry[0] > width:
+            rows.append([])
+            used = 0.0
+        rows[-1].append(entry)
+        used += entry[0] + LEGEND_GAP
+    return rows
+
+
+def _legend(root: ET.Element, rows: list[list[Entry]], x: float, top: float) -> None:
+    """The strip under the map saying what its marks mean, row by row."""
     group = el(root, "g", class_="legend")
-    costs = sorted({h.upgrade_cost for h in ctx.board.hexes.values() if h.terrain == "water"})
+    for i, row in enumerate(rows):
+        left, cy = x, top + LEGEND_HEIGHT * (i + 0.5)
+        for width, draw in row:
+            draw(group, left, cy)
+            left += width + LEGEND_GAP
+
+
+def _legend_entries(ctx: Context, state: GameState) -> list[Entry]:
+    """Water costs, river and impassable sides, the off-board value in use, locked
+    hexes, must-connect triangles, green spots and city numbers (those the map has
+    now), and tile numbers."""
+    board = ctx.board
+    entries: list[Entry] = []
+
+    def words_entry(lead: float, words: str, mark: Callable[[ET.Element, float, float], None]) -> Entry:
+        def draw(parent: ET.Element, x: float, cy: float) -> None:
+            mark(parent, x, cy)
+            text(parent, x + lead + 6, cy, words, size=SMALL_FONT, anchor="start")
+
+        return lead + 6 + text_width(words, SMALL_FONT), draw
+
+    costs = sorted({h.upgrade_cost for h in board.hexes.values() if h.terrain == "water"})
     if costs:
-        wave = f"translate({fmt(x + 11)},{fmt(cy)})"
-        el(group, "path", class_="water", d=WATER_PATH, transform=wave)
         words = " / ".join(money(ctx, c) for c in costs) + ": cost to lay track across water"
-        x = _legend_words(group, x + 26, cy, words)
-    for color, framed in (("yellow", False), ("green", True)):
-        el(
-            group,
-            "rect",
-            x=x,
-            y=cy - 11,
-            width=22.0,
-            height=22.0,
-            fill=PHASE_COLORS[color],
-            stroke=INK,
-            stroke_width=3.5 if framed else 1.0,
-        )
-        x += 22
-    x = _legend_words(group, x + 6, cy, "off-board: the framed value is the one in use")
+        entries.append(words_entry(22, words, lambda g, x, cy: el(
+            g, "path", class_="water", d=WATER_PATH, transform=f"translate({fmt(x + 11)},{fmt(cy)})")))
+    sides = {b.type: b.cost for h in board.hexes.values() for b in h.borders if b.type}
+    for kind, words in (("water", "river: {cost} to build across"), ("impassable", "no track across")):
+        if kind in sides:
+            cost = money(ctx, sides[kind]) if sides[kind] else "free"
+            entries.append(words_entry(28, words.format(cost=cost), partial(_side_mark, color=BORDER_COLORS[kind])))
+
+    def values(parent: ET.Element, x: float, cy: float) -> None:
+        for i, (color, framed) in enumerate((("yellow", False), ("green", True))):
+            el(parent, "rect", x=x + 22 * i, y=cy - 11, width=22.0, height=22.0, fill=PHASE_COLORS[color],
+               stroke=INK, stroke_width=3.5 if framed else 1.0)
+
+    entries.append(words_entry(44, "off-board: the framed value is the one in use", values))
     if state.map.blocked_hexes:
-        width = text_width(LOCK_TEXT, SMALL_FONT, True) + 12
-        el(group, "rect", class_="lock", x=x, y=cy - 11, width=width, height=22.0, rx=4.0)
-        text(group, x + width / 2, cy, LOCK_TEXT, size=SMALL_FONT, bold=True, class_="lock")
-        x = _legend_words(group, x + width + 6, cy, f"hatched: no track until phase {LOCKS_OPEN_IN_PHASE}")
-    text(group, x, cy, "801", size=TILE_NUMBER_FONT, anchor="start", class_="tile-number")
-    _legend_words(group, x + text_width("801", TILE_NUMBER_FONT) + 6, cy, "tile number")
+        badge = text_width(LOCK_TEXT, SMALL_FONT, True) + 12
+
+        def lock(parent: ET.Element, x: float, cy: float) -> None:
+            el(parent, "rect", class_="lock", x=x, y=cy - 11, width=badge, height=22.0, rx=4.0)
+            text(parent, x + badge / 2, cy, LOCK_TEXT, size=SMALL_FONT, bold=True, class_="lock")
+
+        entries.append(words_entry(badge, f"hatched: no track until phase {LOCKS_OPEN_IN_PHASE}", lock))
+    if any(tile.stubs and h not in state.map.tiles for h, tile in board.hexes.items()):
+        def triangle(parent: ET.Element, x: float, cy: float) -> None:
+            points = ((x, cy + 9), (x + 24, cy + 9), (x + 12, cy - 9))
+            el(parent, "polygon", class_="stub", points=" ".join(f"{fmt(a)},{fmt(b)}" for a, b in points))
+
+        entries.append(words_entry(24, "the first tile must join the edge with the triangle", triangle))
+    opens = ctx.title.spots_open_in_phase
+    if ctx.title.closed_spots(ctx, state):
+        def spot(parent: ET.Element, x: float, cy: float) -> None:
+            el(parent, "circle", class_="slot closed", cx=x + 12, cy=cy, r=12.0)
+            text(parent, x + 12, cy, opens, size=SMALL_FONT, bold=True, class_="closed")
+
+        entries.append(words_entry(24, f"green spot: opens in phase {opens}", spot))
+    if state.map.reservations:
+        def reserved(parent: ET.Element, x: float, cy: float) -> None:
+            el(parent, "circle", cx=x + 12, cy=cy, r=11.0, fill=PAPER, stroke=INK, stroke_width=2.5,
+               stroke_dasharray="5 3")
+
+        entries.append(words_entry(24, "dashed ring: a company's reserved home", reserved))
+    if any(len(tile.city_indexes) > 1 for tile in board.hexes.values()):
+        def number(parent: ET.Element, x: float, cy: float) -> None:
+            el(parent, "circle", class_="slot", cx=x + 12, cy=cy, r=12.0)
+            text(parent, x + 12, cy, "1", size=SMALL_FONT, bold=True, class_="slot-number")
+
+        entries.append(words_entry(24, "city number (token HEX 1)", number))
+    entries.append(words_entry(
+        text_width("801", TILE_NUMBER_FONT),
+        "tile number",
+        lambda g, x, cy: text(g, x, cy, "801", size=TILE_NUMBER_FONT, anchor="start", class_="tile-number"),
+    ))
+    return entries
 
 
-def _legend_words(parent: ET.Element, x: float, cy: float, words: str) -> float:
-    """Words of the legend from ``x``; returns where the next entry starts."""
-    text(parent, x, cy, words, size=SMALL_FONT, anchor="start")
-    return x + text_width(words, SMALL_FONT) + LEGEND_GAP
+def _side_mark(parent: ET.Element, x: float, cy: float, *, color: str) -> None:
+    el(parent, "line", x1=x, y1=cy, x2=x + 28, y2=cy, stroke=color, stroke_width=6.0)
 
 
 def _view_of(hex_ids: list[str]) -> _View:
@@ -645,12 +794,18 @@ def _draw_hex(
         transform=translate,
     )
     _draw_track(group, layout, angle)
+    if not placed:
+        _draw_stubs(group, tile)
     track = [(*_rotate(p, angle), CASING / 2) for p in layout.samples]
     nodes: list[tuple[float, float, float]] = []
+    numbered = len(tile.city_indexes) > 1
+    closed = {c for h, c in ctx.title.closed_spots(ctx, state) if h == hex_id}
     for i, node in enumerate(tile.nodes):
         position = _rotate(layout.nodes[i], angle)
         if node.kind == "city":
-            slots = _draw_city(ctx, state, group, hex_id, i, node, position)
+            slots = _draw_city(
+                ctx, state, group, hex_id, i, node, position, numbered=numbered, closed=i in closed
+            )
             nodes.extend((position[0] + x, position[1] + y, CITY_R + 2) for x, y in slots)
             if len(slots) > 1:
                 nodes.append((*position, CITY_R + 2))  # the band joining the slots
@@ -660,7 +815,7 @@ def _draw_hex(
         layers.hexes.append(group)
     _draw_borders(layers.borders, tile, center)
     entries = sorted(_items(ctx, state, hex_id, tile, phase_color), key=_hardest_first)
-    return _HexTexts(hex_id, center, (tile.name, rotation), nodes, track, entries)
+    return _HexTexts(hex_id, center, (tile.name, rotation), nodes, track, entries, tile.exits(rotation))
 
 
 @dataclass
@@ -674,29 +829,50 @@ class _HexTexts:
     nodes: list[tuple[float, float, float]]
     track: list[tuple[float, float, float]]
     entries: list[tuple[str, Item]]
+    exits: frozenset[int] = frozenset()
 
 
 def _place_texts(
     hexes: list[_HexTexts], neighbours: dict[str, dict[int, str]], parent: ET.Element
 ) -> None:
     """Place every hex's texts, clear also of any city of a neighbour that reaches
-    into the hex (a city near an edge with slots side by side)."""
+    into the hex (a city near an edge with slots side by side) and of the edges where
+    a neighbour's track ends against the hex (so a name never hides that junction)."""
     by_hex = {h.hex_id: h for h in hexes}
+    names: dict[str, list[tuple[float, float, float, float]]] = {}  # on the map, placed so far
     for here in hexes:
         obstacles = list(here.nodes)
-        for there in (by_hex[n] for n in neighbours[here.hex_id].values() if n in by_hex):
+        track = list(here.track)
+        junctions = []
+        for edge, there in ((e, by_hex[n]) for e, n in neighbours[here.hex_id].items() if n in by_hex):
             dx, dy = there.center[0] - here.center[0], there.center[1] - here.center[1]
             for x, y, r in there.nodes:
                 if math.hypot(x + dx, y + dy) < SIZE + r:
                     obstacles.append((x + dx, y + dy, r))
+            if (edge + 3) % 6 in there.exits:
+                junctions.append(edge)
+                track.extend([(*edge_middle(edge), JUNCTION_R)] * JUNCTION_WEIGHT)
         items = [item for _, item in here.entries]
-        spots = place_all(SIZE, obstacles, here.track, items, (here.tile, tuple(obstacles)))
+        cx, cy = here.center
+        near = [
+            (x0 - cx - NAME_MARGIN, y0 - cy - NAME_MARGIN, x1 - cx + NAME_MARGIN, y1 - cy + NAME_MARGIN)
+            for n in neighbours[here.hex_id].values()
+            for x0, y0, x1, y1 in names.get(n, ())
+        ]
+        spots = place_all(
+            SIZE, obstacles, track, items, (here.tile, tuple(obstacles), tuple(junctions)), near
+        )
         translate = f"translate({fmt(here.center[0])},{fmt(here.center[1])})"
         texts = el(None, "g", class_="hex-labels", data_hex=here.hex_id, transform=translate)
         for (kind, _), spot in zip(here.entries, spots):
             if spot is not None:
                 shape, (x, y) = spot
                 shape.draw(el(texts, "g", class_="label", data_kind=kind), x, y)
+                if kind in ("name", "name-note"):
+                    names.setdefault(here.hex_id, []).append(
+                        (cx + x - shape.width / 2, cy + y - shape.height / 2,
+                         cx + x + shape.width / 2, cy + y + shape.height / 2)
+                    )
         if len(texts):
             parent.append(texts)
 
@@ -735,8 +911,15 @@ def _draw_city(
     index: int,
     node: Node,
     at: Point,
+    *,
+    numbered: bool = False,
+    closed: bool = False,
 ) -> list[Point]:
-    """A city with its slots, tokens and reservation; returns the slot centres."""
+    """A city with its slots, tokens and reservation; returns the slot centres.
+
+    ``numbered``: the hex has several cities, so the city's number (as typed in
+    ``token HEX N``) goes in its first free slot. ``closed``: a green spot of the
+    board (open from phase 3), drawn green with a 3, its neutral token too."""
     holders = state.map.tokens.get((hex_id, index), [])
     count = max(node.slots, len(holders))
     offsets = _slot_offsets(count)
@@ -755,14 +938,42 @@ def _draw_city(
     reserver = state.map.reservations.get((hex_id, index))
     for slot, (x, y) in enumerate(offsets):
         holder = holders[slot] if slot < len(holders) else None
-        if holder is not None:
+        if closed and holder in (None, NEUTRAL):
+            opens = ctx.title.spots_open_in_phase
+            el(city, "circle", class_="slot closed", cx=x, cy=y, r=CITY_R, data_opens=opens)
+            text(city, x, y, opens, size=TOKEN_FONT + 4, bold=True, class_="closed")
+        elif holder is not None:
             _draw_token(ctx, city, holder, x, y, hex_id, index, slot)
         elif reserver is not None:
             _draw_reservation(ctx, city, reserver, x, y)
             reserver = None
         else:
             el(city, "circle", class_="slot", cx=x, cy=y, r=CITY_R)
+            if numbered:
+                text(city, x, y, str(index), size=TOKEN_FONT + 4, bold=True, class_="slot-number",
+                     data_city=index)
+                numbered = False
     return offsets
+
+
+NAME_MARGIN = 12.0
+"""Texts keep this far from a neighbouring hex's name where they can (finding 20:
+"Guelph" over "Hamilton" read as one name)."""
+JUNCTION_R = 0.2 * SIZE
+JUNCTION_WEIGHT = 8
+"""Texts keep this far from the middle of an edge that a neighbour's track reaches:
+covering it costs as much as this many points of track (less than a city)."""
+
+STUB_TRIANGLE = ((-0.2 * SIZE, APOTHEM - 1), (0.2 * SIZE, APOTHEM - 1), (0.0, APOTHEM - 0.3 * SIZE))
+"""A must-connect triangle on edge 0 (8.6.2, 1867), pointing into the hex."""
+
+
+def _draw_stubs(group: ET.Element, tile: TileDef) -> None:
+    """The yellow triangles of a printed hex: its first tile must join those edges."""
+    for edge in tile.stubs:
+        corners = [_rotate(p, 60.0 * edge) for p in STUB_TRIANGLE]
+        el(group, "polygon", class_="stub", data_edge=edge,
+           points=" ".join(f"{fmt(x)},{fmt(y)}" for x, y in corners))
 
 
 NEUTRAL_SWATCH = Swatch("#9a9a9a", "#ffffff")
@@ -889,11 +1100,24 @@ def _items(
     laid = hex_id in state.map.tiles
     if tile.upgrade_cost and (not laid or ctx.rules.tile_cost_paid_on_replace):
         items.append(("cost", _cost_item(ctx, tile, bool(tile.nodes or tile.paths))))
+    elif not ctx.rules.tile_cost_paid_on_replace and (cost := _next_tile_cost(ctx, tile)):
+        items.append(("cost", _cost_item(ctx, replace(tile, upgrade_cost=cost), True)))
     if hex_id in state.map.blocked_hexes:
         items.append(("lock", _lock_item()))
     if laid:
         items.append(("tile-number", _tile_number_item(state.map.tiles[hex_id].tile)))
     return items
+
+
+def _next_tile_cost(ctx: Context, tile: TileDef) -> int:
+    """What laying the next tile costs where every upgrade (the tiles of the next
+    colour with the hex's label) carries the same printed cost: Kiev's ₽40 for 635
+    (8.6.2: paid when that tile is placed); 0 elsewhere."""
+    if tile.label is None or tile.color not in COLORS[:-1]:
+        return 0
+    following = COLORS[COLORS.index(tile.color) + 1]
+    costs = {t.upgrade_cost for t in ctx.board.tiles.values() if t.color == following and t.label == tile.label}
+    return costs.pop() if len(costs) == 1 else 0
 
 
 def _name_item(name: str) -> Item:

@@ -10,6 +10,7 @@ space are listed top of the stack first, which is the order they operate in (4.2
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 
 from engine.board import MarketCell
 from engine.state import Context, GameState
@@ -27,8 +28,13 @@ from .svg import (
     to_string,
 )
 
-CELL = {"grid": (92.0, 110.0), "column": (64.0, 230.0)}
-"""Width and height of a market space in each market."""
+CELL = {"grid": (92.0, 132.0), "column": (64.0, 230.0)}
+"""Width and height of a market space in each market: a grid space holds four
+tokens in one column at a readable size."""
+BAND_COLUMNS = 10
+"""A one-row market (the column market's 28 spaces) is set in bands of this many
+spaces, one under the other, so the picture reads on a phone."""
+BAND_GAP = 16.0
 PAD = 20.0
 PRICE_FONT = 17.0
 CHIP_FONT = 18.0
@@ -72,10 +78,14 @@ def render_market(ctx: Context, state: GameState) -> str:
     grid = ctx.board.markets[kind]
     cell_w, cell_h = CELL[kind]
     cols = max(len(row) for row in grid)
+    bands = -(-cols // BAND_COLUMNS) if len(grid) == 1 else 1
+    place = _banded(cell_w, cell_h) if bands > 1 else _gridded(cell_w, cell_h)
     legend_w, legend_h = _legend_size(kind)
-    spot = _legend_spot(grid, cols, cell_w, cell_h, legend_w, legend_h)
-    width = 2 * PAD + max(cols * cell_w, legend_w)
-    height = 2 * PAD + len(grid) * cell_h + (0.0 if spot else legend_h + PAD)
+    spot = _legend_spot(grid, cols, cell_w, cell_h, legend_w, legend_h) if bands == 1 else None
+    shown_cols = BAND_COLUMNS if bands > 1 else cols
+    grid_h = len(grid) * cell_h if bands == 1 else bands * (cell_h + BAND_GAP) - BAND_GAP
+    width = 2 * PAD + max(shown_cols * cell_w, legend_w)
+    height = 2 * PAD + grid_h + (0.0 if spot else legend_h + PAD)
     root = svg_root(width, height, CSS, class_="market", data_market=kind)
     el(root, "rect", width=width, height=height, fill=PAPER)
     spaces = el(root, "g", class_="spaces")
@@ -83,7 +93,7 @@ def render_market(ctx: Context, state: GameState) -> str:
     for row in grid:
         for cell in row:
             if cell is not None:
-                x, y = PAD + cell.col * cell_w, PAD + cell.row * cell_h
+                x, y = place(cell)
                 _draw_space(ctx, state, spaces, cell, x, y, cell_w, cell_h)
                 if cell.minor_ceiling:
                     el(
@@ -95,9 +105,22 @@ def render_market(ctx: Context, state: GameState) -> str:
                         x2=x + cell_w,
                         y2=y + cell_h,
                     )
-    lx, ly = spot or (PAD, PAD + len(grid) * cell_h + PAD)
+    lx, ly = spot or (PAD, PAD + grid_h + PAD)
     _draw_legend(root, kind, lx, ly)
     return to_string(root)
+
+
+def _gridded(cell_w: float, cell_h: float) -> Callable[[MarketCell], tuple[float, float]]:
+    """Top-left corner of each space where the market's rows and columns put it."""
+    return lambda cell: (PAD + cell.col * cell_w, PAD + cell.row * cell_h)
+
+
+def _banded(cell_w: float, cell_h: float) -> Callable[[MarketCell], tuple[float, float]]:
+    """Top-left corner of each space of a one-row market set in bands."""
+    return lambda cell: (
+        PAD + (cell.col % BAND_COLUMNS) * cell_w,
+        PAD + (cell.col // BAND_COLUMNS) * (cell_h + BAND_GAP),
+    )
 
 
 def _draw_space(
@@ -153,16 +176,14 @@ def _draw_space(
 def _draw_stack(
     ctx: Context, parent: ET.Element, stack: list[str], x: float, y: float, w: float, h: float
 ) -> None:
-    """Tokens top of the stack first: one column, or two when one does not fit."""
-    per_column = max(1, int((h + CHIP_GAP) // (CHIP_HEIGHT + CHIP_GAP)))
-    columns = 1 if len(stack) <= per_column else 2
-    rows = -(-len(stack) // columns)
-    chip_h = min(CHIP_HEIGHT, (h + CHIP_GAP) / rows - CHIP_GAP)
-    chip_w = (w - CHIP_GAP * (columns - 1)) / columns
+    """Tokens in one column, top of the stack (the first to operate, 4.2) at the top;
+    a tall stack sets its chips thinner."""
+    chip_h = min(CHIP_HEIGHT, (h + CHIP_GAP) / len(stack) - CHIP_GAP)
+    chip_w = w
     for i, sym in enumerate(stack):
         colors = swatch(ctx.board, sym)
-        cx = x + (i % columns) * (chip_w + CHIP_GAP)
-        cy = y + (i // columns) * (chip_h + CHIP_GAP)
+        cx = x
+        cy = y + i * (chip_h + CHIP_GAP)
         chip = el(parent, "g", class_="token", data_company=sym, data_stack_index=i)
         el(chip, "rect", x=cx, y=cy, width=chip_w, height=chip_h, rx=4.0, fill=colors.fill)
         size = fit_size(sym, chip_w - 2, min(CHIP_FONT, chip_h - 4))

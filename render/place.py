@@ -30,6 +30,9 @@ WRAPPED = 1.0
 SMALLER = 4.0
 """Penalty of a shape for each step smaller: a little track is better covered than
 the text set much smaller."""
+NEAR_TEXT = 30.0
+"""Cost of reaching into the margin kept round a neighbouring hex's name (so two
+names either side of a border do not read as one); less than covering anything."""
 RANK_STEP = 0.001
 """Cost of each step down the list of anchors: ties go to the preferred one."""
 INSET = 1.5
@@ -64,11 +67,13 @@ class Placer:
         size: float,
         obstacles: Sequence[tuple[float, float, float]],
         track: Sequence[tuple[float, float, float]],
+        near: Sequence[tuple[float, float, float, float]] = (),
     ):
         self.size = size
         self.obstacles = list(obstacles)  # (x, y, radius): cities, slots, towns
         self.track = track  # (x, y, radius) along the track
         self.boxes: list[tuple[float, float, float, float]] = []
+        self.near = list(near)  # (x0, y0, x1, y1): margins round neighbours' names
 
     def block(self, x: float, y: float, w: float, h: float) -> None:
         """Keep texts off a box centred on (x, y)."""
@@ -111,7 +116,10 @@ class Placer:
                 cost += BLOCKED
         if cost:
             return cost
-        return TRACK_HIT * _covered(self.track, x0, y0, x1, y1)
+        for bx0, by0, bx1, by1 in self.near:
+            if x0 < bx1 and bx0 < x1 and y0 < by1 and by0 < y1:
+                cost += NEAR_TEXT
+        return cost + TRACK_HIT * _covered(self.track, x0, y0, x1, y1)
 
     def _grid_best(self, shape: Shape) -> tuple[float, Shape, Point]:
         """The cheapest grid point for ``shape``, computed for all points at once."""
@@ -132,8 +140,9 @@ class Placer:
                 dx = np.maximum(x0 - cx, 0.0) + np.maximum(cx - x1, 0.0)
                 dy = np.maximum(y0 - cy, 0.0) + np.maximum(cy - y1, 0.0)
                 cost += weight * (dx * dx + dy * dy < r * r).sum(axis=0)
-        for bx0, by0, bx1, by1 in self.boxes:
-            cost += BLOCKED * ((x0 < bx1) & (bx0 < x1) & (y0 < by1) & (by0 < y1))
+        for boxes, weight in ((self.boxes, BLOCKED), (self.near, NEAR_TEXT)):
+            for bx0, by0, bx1, by1 in boxes:
+                cost += weight * ((x0 < bx1) & (bx0 < x1) & (y0 < by1) & (by0 < y1))
         best = int(np.argmin(cost))
         return float(cost[best]), shape, (float(xs[best]), float(ys[best]))
 
@@ -144,14 +153,16 @@ def place_all(
     track: Sequence[tuple[float, float, float]],
     items: Sequence[Item],
     key: Hashable,
+    near: Sequence[tuple[float, float, float, float]] = (),
 ) -> list[tuple[Shape, Point] | None]:
-    """Where each item goes, in order (see :meth:`Placer.place`). The answer is kept
-    under ``key`` plus the items' shapes and anchors, so a hex that has not changed
-    since the last picture is not worked out again."""
-    full_key = (key, tuple((i.anchors, i.optional, _sizes(i)) for i in items))
+    """Where each item goes, in order (see :meth:`Placer.place`); ``near`` are boxes
+    texts had better keep out of (round the names of neighbouring hexes). The answer
+    is kept under ``key`` plus the items' shapes and anchors and ``near``, so a hex that
+    has not changed since the last picture is not worked out again."""
+    full_key = (key, tuple(near), tuple((i.anchors, i.optional, _sizes(i)) for i in items))
     spots = _PLACED.get(full_key)
     if spots is None:
-        placer = Placer(size, obstacles, track)
+        placer = Placer(size, obstacles, track, near)
         spots = []
         for item in items:
             spot = placer.place(item)

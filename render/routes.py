@@ -44,15 +44,20 @@ close-up zoom."""
 
 
 def render_routes(
-    ctx: Context, state: GameState, company: str, routes: Sequence[RouteResult]
+    ctx: Context,
+    state: GameState,
+    company: str,
+    routes: Sequence[RouteResult],
+    idle: Sequence[str] = (),
 ) -> str:
     """The map around ``company``'s routes, each train's route in its own colour,
-    with the revenue of each train and their total below."""
+    with the revenue of each train and their total below; the trains in ``idle``
+    (train ids) are listed as running no route."""
     near = {h for r in routes for leg in r.legs for h in leg} or {
         t.hex for t in state.companies[company].placed_tokens if t.hex
     }
     shown = [h for h in ctx.board.hexes if any(hex_distance(h, n) <= 1 for n in near)]
-    below = ROW * (len(routes) + 1) + 16
+    below = ROW * (len(routes) + len(idle) + 1) + 16
     xs, ys = zip(*(hex_center(h) for h in shown))
     span = max(max(xs) - min(xs), max(ys) - min(ys) + below) + 2 * (SIZE + MARGIN)
     zoom = max(1.0, min(FOCUS_ZOOM, MAX_SIZE / span))
@@ -77,7 +82,7 @@ def render_routes(
             x, y = node_center(ctx, state, hex_id, node)
             r = node_radius(ctx, state, hex_id, node) + RING
             el(group, "circle", class_="stop", cx=x, cy=y, r=r, fill="none", stroke_width=RING)
-    _revenue_strip(drawn.root, ctx, state, company, routes, drawn.view.x + MARGIN, drawn.below_y)
+    _revenue_strip(drawn.root, ctx, state, company, routes, idle, drawn.view.x + MARGIN, drawn.below_y)
     return to_string(drawn.root)
 
 
@@ -140,10 +145,12 @@ def _revenue_strip(
     state: GameState,
     company: str,
     routes: Sequence[RouteResult],
+    idle: Sequence[str],
     x: float,
     top: float,
 ) -> None:
-    """One line per train: its colour, name, stops and revenue; then the total."""
+    """One line per train: its colour, name, stops and revenue; a line for each train
+    without a route; then the total."""
     names = {t.id: t.name for t in state.companies[company].trains}
     strip = el(root, "g", class_="route-revenues", data_company=company)
     for i, route in enumerate(routes):
@@ -151,8 +158,7 @@ def _revenue_strip(
         color = TRAIN_COLORS[i % len(TRAIN_COLORS)]
         el(strip, "line", x1=x, y1=cy, x2=x + 40, y2=cy, stroke=color, stroke_width=LINE,
            stroke_linecap="round")
-        stops = " - ".join(hex_id for hex_id, _ in route.stops)
-        words = f"{names.get(route.train, route.train)}-train: {stops}"
+        words = f"{names.get(route.train, route.train)}-train: {stops_text(route)}"
         text(strip, x + 54, cy, words, size=FONT, anchor="start")
         text(
             strip,
@@ -165,7 +171,23 @@ def _revenue_strip(
             class_="train-revenue",
             data_train=route.train,
         )
+    for i, train in enumerate(idle, start=len(routes)):
+        cy = top + 8 + ROW * (i + 0.5)
+        text(strip, x + 54, cy, f"{train}: no route", size=FONT, anchor="start",
+             class_="idle", data_train=train)
     total = sum(r.revenue for r in routes)
-    cy = top + 8 + ROW * (len(routes) + 0.5)
-    text(strip, x + 54, cy, f"{company} runs for {money(ctx, total)}", size=FONT, bold=True,
-         anchor="start", fill=INK, class_="total")
+    cy = top + 8 + ROW * (len(routes) + len(idle) + 0.5)
+    summary = f"{company} runs for {money(ctx, total)}"
+    text(strip, x + 54, cy, summary, size=FONT, bold=True, anchor="start", fill=INK, class_="total")
+    if any(r.counted and len(r.counted) < len(r.stops) for r in routes):
+        text(strip, x + 54 + text_width(summary, FONT, True) + 16, cy,
+             "(stops in brackets are passed but not counted)", size=FONT, anchor="start", class_="note")
+
+
+def stops_text(route: RouteResult) -> str:
+    """A train's stops in route order, a stop passed but not counted in brackets,
+    as the text reply writes them: "(A17) - B18 - C17"."""
+    counted = set(route.counted)
+    return " - ".join(
+        h if not route.counted or (h, i) in counted else f"({h})" for h, i in route.stops
+    )

@@ -51,8 +51,15 @@ STRIPE = "#f3f1ea"
 HEAD_BACK = "#dcd8cc"
 ACTING = "#fff1a8"
 TYPE_ORDER = {"minor": 0, "major": 1, "national": 2}
-OTHERS = {"auction": "May be auctioned:", "unstarted": "Not started:", "merged": "Merged:", "closed": "Closed:"}
-"""Companies listed as chips rather than table rows, by status."""
+OTHERS = {
+    ("auction", None): "May be auctioned:",
+    ("unstarted", "major"): "Majors not started:",
+    ("unstarted", "minor"): "Minors not started:",
+    ("merged", None): "Merged:",
+    ("closed", None): "Closed:",
+}
+"""Companies listed as chips rather than table rows, by status (and type, so 1867's
+majors and green minors waiting to start are told apart)."""
 CHIP_LINE = 900.0
 """Width at which those chips wrap."""
 
@@ -181,18 +188,14 @@ def _players(ctx: Context, state: GameState, acting: str | None) -> tuple[list[s
 
 
 def _status(ctx: Context, state: GameState, sym: str) -> str:
-    """'running', 'auction' (a minor open to auction), 'unstarted', 'merged' or 'closed'."""
+    """'running', 'auction' (a minor open to auction), 'unstarted', 'merged' or 'closed'.
+    The state railway always has a row (1861's RSR before it operates as 1867's CN)."""
     company = state.companies[sym]
     if company.merged_into is not None:
         return "merged"
     if company.closed:
         return "closed"
-    if company.is_national:
-        operates = "national_operates" in ctx.board.phase(state.phase).status
-        started = operates or bool(company.placed_tokens) or bool(company.trains)
-    else:
-        started = company.floated or company.market is not None
-    if started:
+    if company.is_national or company.floated or company.market is not None:
         return "running"
     selling_bundles = getattr(state.round, "kind", "") == "Bundles"  # 15.1: no minor auctions then
     return "auction" if not selling_bundles and sym in available_minors(ctx, state) else "unstarted"
@@ -250,11 +253,14 @@ def _others(
     lines = 0
     width = 0.0
     indent = max(text_width(label, FONT, True) for label in OTHERS.values()) + CELL_PAD
-    for status, label in OTHERS.items():
-        syms = [s for s in state.companies if _status(ctx, state, s) == status]
+    for (status, kind), label in OTHERS.items():
+        syms = [
+            s for s in state.companies
+            if _status(ctx, state, s) == status and kind in (None, state.companies[s].type)
+        ]
         if not syms:
             continue
-        group = el(parent, "g", class_="companies-" + status)
+        group = el(parent, "g", class_="companies-" + status + (f"-{kind}" if kind else ""))
         text(group, x, y + lines * ROW + ROW / 2, label, size=FONT, bold=True, anchor="start")
         left = x + indent
         for sym in syms:

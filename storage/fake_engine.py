@@ -56,6 +56,10 @@ class FakeEngine:
             scores={s.player_id: 0 for s in meta.seats},
         )
 
+    def encode(self, action: dict[str, Any]) -> dict[str, Any]:
+        """The points game's actions are their stored form already."""
+        return dict(action)
+
     def apply(
         self, game: FakeGame, action: dict[str, Any], *, replaying: bool = False
     ) -> list[str]:

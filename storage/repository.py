@@ -79,9 +79,13 @@ class EngineAdapter(Protocol):
     def new_game(self, meta: GameRecord) -> Any:
         """A fresh game for the record's title, options, seed and seats (in seat order)."""
 
-    def apply(self, game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
-        """Apply an action and return its log lines. On refusal raise, leaving ``game`` as
-        it was; when ``replaying`` a refused game is thrown away, so that may be skipped."""
+    def apply(self, game: Any, action: Any, *, replaying: bool = False) -> list[str]:
+        """Apply an action (the engine's own value, or its stored form) and return its log
+        lines. On refusal raise, leaving ``game`` as it was; when ``replaying`` a refused
+        game is thrown away, so that may be skipped."""
+
+    def encode(self, action: Any) -> dict[str, Any]:
+        """An action's stored form (JSON-able), which :meth:`apply` reads back."""
 
     def dump(self, game: Any) -> dict[str, Any]:
         """The whole state as JSON-able data; equal dumps mean equal states."""
@@ -116,10 +120,17 @@ class TroikaEngine:
         rules = Rules.from_dict(options)
         return Game.new(players, meta.seed, rules, meta.title, first_player=first_player)
 
-    def apply(self, game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
-        from engine.actions import action_from_dict
+    def apply(self, game: Any, action: Any, *, replaying: bool = False) -> list[str]:
+        from engine.actions import Action, action_from_dict
 
-        return list(game.apply(action_from_dict(action), check=not replaying))
+        if not isinstance(action, Action):
+            action = action_from_dict(action)
+        return list(game.apply(action, check=not replaying))
+
+    def encode(self, action: Any) -> dict[str, Any]:
+        from engine.actions import Action
+
+        return action.to_dict() if isinstance(action, Action) else dict(action)
 
     def dump(self, game: Any) -> dict[str, Any]:
         return dict(game.dump())
@@ -215,8 +226,8 @@ class _Entry:
     """The event the game's stored snapshot was taken after (0: none known)."""
 
 
-PostBuilder = Callable[[list[str]], Sequence[dict[str, Any]]]
-"""Given an action's log lines, the outbox posts to queue with it."""
+PostBuilder = Callable[[Any, list[str]], Sequence[dict[str, Any]]]
+"""Given the game after an action and the action's log lines, the outbox posts to queue with it."""
 
 GamePosts = Callable[[Any, int], Sequence[dict[str, Any]]]
 """Given the game after an event and the event's sequence number, the posts to queue with it."""
@@ -340,14 +351,15 @@ class GameRepository:
         self,
         game_id: int,
         expected_seq: int,
-        action: dict[str, Any],
+        action: Any,
         actor: str | None,
         *,
         note: str | None = None,
         outbox: PostBuilder | None = None,
         status: StatusAfter | None = None,
     ) -> ActResult:
-        """Apply ``action`` to the game as last seen at ``expected_seq`` and log it.
+        """Apply ``action`` (the engine's value, or its stored form) to the game as last
+        seen at ``expected_seq`` and log it (encoded only for the store).
 
         The engine's error if illegal; :class:`AppendConflict` if the game moved on. Posts
         built by ``outbox`` from the log lines, and the status ``status`` gives the game
@@ -362,7 +374,7 @@ class GameRepository:
                 )
                 event = await self.store.append(
                     game_id, expected_seq,
-                    _keyed(NewEvent(action, EventKind.ACTION, actor, note, digest)),
+                    _keyed(NewEvent(self.engine.encode(action), EventKind.ACTION, actor, note, digest)),
                     outbox=posts, status=new_status,
                 )
             except Exception:
@@ -688,11 +700,11 @@ class GameRepository:
         entry.snapshot_seq = entry.seq
 
     def _step(
-        self, game: Any, action: dict[str, Any], outbox: PostBuilder | None, status: StatusAfter | None
+        self, game: Any, action: Any, outbox: PostBuilder | None, status: StatusAfter | None
     ) -> tuple[list[str], str, list[dict[str, Any]], GameStatus | None]:
         """Apply an action and read what :meth:`act` stores with it (run in a worker thread)."""
         lines = self.engine.apply(game, action)
-        return lines, self._hash(game), list(outbox(lines)) if outbox else [], status(game) if status else None
+        return lines, self._hash(game), list(outbox(game, lines)) if outbox else [], status(game) if status else None
 
     def _replay_hashed(self, record: GameRecord, events: Sequence[Event]) -> tuple[Any, str]:
         game = self._replay(record, events)

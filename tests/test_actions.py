@@ -12,11 +12,13 @@ from engine.actions import (
     BuyShare,
     LayTile,
     Route,
+    RunBest,
     RunRoutes,
     SellShares,
     action_from_dict,
 )
 from engine.errors import InvalidAction
+from storage import TroikaEngine
 
 EXAMPLES = [
     Bid("a", "TSR", 25),
@@ -53,8 +55,17 @@ def test_the_stored_form_names_its_type_and_fields() -> None:
         ({"type": "bid"}, "malformed"),
         (["bid"], "JSON object"),
         ({"type": "run_routes", "entity": "N", "routes": [{"train": "2-0"}]}, "malformed"),
+        ({"type": "run_best", "entity": "N", "routes": []}, "unknown fields"),  # the best: no routes given
     ],
 )
 def test_bad_stored_actions_are_refused_clearly(data, message) -> None:
     with pytest.raises(InvalidAction, match=message):
         action_from_dict(data)
+
+
+def test_the_store_gets_an_action_in_its_stored_form_and_the_engine_the_action() -> None:
+    adapter = TroikaEngine()
+    run = RunRoutes("N", (Route("2-0", (("H8", "G7", "G5"),)),), 40)
+    assert adapter.encode(run) == run.to_dict()
+    assert adapter.encode(run.to_dict()) == run.to_dict()  # a stored form passes through
+    assert RunBest("N").to_dict() == {"type": "run_best", "entity": "N"} and RunBest("N") != RunRoutes("N")

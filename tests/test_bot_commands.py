@@ -123,6 +123,29 @@ def test_a_trade_in_is_typed_as_train_8_trade_and_read_back() -> None:
     assert parse_action(game, verb, rest).action == action
 
 
+def test_a_typed_run_is_priced_once_while_read_and_once_when_applied(monkeypatch: pytest.MonkeyPatch) -> None:
+    import bot.posts
+    import bot.routes_text
+    import engine.routes
+
+    game = position(82)  # a minor's 2-train, one way from H8 to E1
+    priced: list[int] = []
+    check = engine.routes.check_routes
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        priced.append(1)
+        return check(*args, **kwargs)
+
+    for module in (bot.routes_text, bot.posts, engine.routes):
+        monkeypatch.setattr(module, "check_routes", counted)
+    parsed = parse_action(game, "run", "2-0: H8-G5-E1")
+    payload = bot.posts.routes_payload(game, parsed.action, parsed.routes)
+    assert len(priced) == 1 and payload is not None
+    assert payload["trains"][0]["revenue"] == parsed.routes[0].revenue
+    game.apply(parsed.action)
+    assert len(priced) == 2  # the engine checks what it applies
+
+
 def test_tiles_says_what_the_second_track_action_may_be() -> None:
     """8.6: after a yellow lay the extra action may upgrade (green tiles listed); after
     an upgrade it lays yellow only (1861-29683, RO in OR 3.1)."""
@@ -138,3 +161,16 @@ def test_tiles_says_what_the_second_track_action_may_be() -> None:
     game.apply(LayTile("RO", "B6", "23", 2))
     text = tiles_text(game)
     assert "yellow only" in text and "B8" not in text and "D6: 7" in text
+
+
+def test_the_run_offered_is_written_run_best_and_reads_back_as_the_best_routes() -> None:
+    from engine.actions import RunBest
+    from engine.legal import legal_actions
+    from engine.routes import best_routes, to_route
+
+    game = position(82)
+    offered = legal_actions(game)
+    assert offered == [RunBest(game.actor() or "")]
+    assert command_for(game, offered[0]) == action_text(offered[0]) == "run best"
+    best = best_routes(game.ctx, game.state, game.state.companies[game.actor() or ""])
+    assert parse_action(game, "run", "best").action == RunRoutes(game.actor() or "", tuple(to_route(r) for r in best))

@@ -218,13 +218,21 @@ async def test_8_tiles_lists_hexes_tiles_distinct_rotations_and_costs(store: Sql
     assert tiles.startswith("**KR**") or tiles.startswith("KR (")
     assert "G15: 201 (0, 1, 2, 3, 4, 5) · 202 (0, 1, 2, 3, 4, 5) · 621 (0, 1, 2)" in tiles  # 621 is symmetric
     assert await table.say("lay") == tiles
-    assert (await table.say("tiles G15")).split("\n")[1].startswith("G15: 201")
-    drawing = TroikaService(store)  # with pictures: `tiles HEX` shows the hex close up
-    close_up = await drawing.handle(CHANNEL, Account("0", "Zoe"), "tiles G15")  # anyone may look
-    assert [p.name for p in close_up.pictures] == ["map"]
+    one_hex = (await table.say("tiles G15")).split("\n")
+    assert one_hex[1] == "`lay G15 201 0` → G17, F16"  # edges 0 (south) and 1 (south-west)
+    assert "`lay G15 621 1` → F16, H14" in one_hex  # 621, a straight: edges 1 and 4
+    assert len(one_hex) == 2 + 6 + 6 + 3
+    drawing = TroikaService(store)  # with pictures: `tiles HEX` draws every lay on the hex
+    sheet = await drawing.handle(CHANNEL, Account("0", "Zoe"), "tiles G15")  # anyone may look
+    assert [p.name for p in sheet.pictures] == ["tiles"]
+    nothing = await drawing.handle(CHANNEL, Account("0", "Zoe"), "tiles H8")  # Moscow: no lay now
+    assert "may lay nothing on H8" in nothing.text and [p.name for p in nothing.pictures] == ["map"]
     named = await table.say("lay G15 57")
     assert "G15 needs a tile labelled Y (yellow: 201, 202, 621); tile 57 is labelled nothing" in named
     assert "say which" in await table.say("lay G15 621")  # three distinct rotations: which?
+    before = await table.game()
+    assert "A rotation is 0 to 5" in await table.say("lay G15 621 7")  # finding 5: was taken as 1
+    assert (await table.game()).state.map.tiles == before.state.map.tiles
     assert "KR lays tile 621 on G15" in await table.say("lay G15 621 1")
 
 

@@ -279,3 +279,12 @@ async def test_redo_says_what_it_restored(store: SqliteEventStore) -> None:
     await table.say("bid TSR 20")
     await table.say(f"as {bidder} undo")
     assert f"↷ {bidder} redoes #2 ({bidder}: `bid TSR 20`)" in await table.say(f"as {bidder} redo")
+
+
+async def test_a_train_only_a_loan_pays_for_is_marked(store: SqliteEventStore) -> None:
+    table = await start_shared(TroikaService(store, pictures=False), 69)
+    game = await table.game()
+    assert game.actor() == "KR" and game.state.round.step == "trains" and game.state.companies["KR"].cash == 85
+    may = (await table.say("status")).split("May: ")[1]
+    assert re.search(r"`train 2-\d+ 100` \(loan\)", may), may
+    assert "has no train and must buy one (8.11.3)" in await table.say("run")

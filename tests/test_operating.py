@@ -3,13 +3,16 @@ on positions from a real game of 1861."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from engine import market
-from engine.actions import BuyTrain, Choose, Dividend, Pass, PlaceToken, RunRoutes
+from engine.actions import BuyTrain, Choose, Dividend, Pass, PlaceToken, RunBest, RunRoutes
 from engine.dividends import distribute
 from engine.game import Game
 from engine.game_end import check_bank
+from engine.legal import legal_actions
 from engine.loans import pay_interest, repay_loans
 from engine.nationalization import nationalize
 from engine.replay import replay
@@ -41,6 +44,26 @@ def test_routes_are_checked_and_the_best_ones_accepted() -> None:
     cash = game.state.player("3058").cash
     play(game, RunRoutes("SPW", tuple(to_route(r) for r in best), total))
     assert game.state.player("3058").cash == cash + total - total // 2  # a minor always half pays
+
+
+def test_the_run_offered_is_solved_only_when_applied_and_earns_the_best() -> None:
+    game = _at(280)  # SPW about to run its 2-train
+    spw = game.state.companies["SPW"]
+    assert legal_actions(game) == [RunBest("SPW")]  # offered without a route search
+    total = sum(r.revenue for r in best_routes(game.ctx, game.state, spw, remember=False))
+    play(game, RunBest("SPW"))
+    assert game.state.round.revenue == total == spw.last_revenue
+    assert all(t.operated for t in spw.trains)
+
+
+def test_a_position_is_solved_once() -> None:
+    game = _at(280)
+    spw = game.state.companies["SPW"]
+    first = best_routes(game.ctx, game.state, spw)
+    assert first and best_routes(game.ctx, game.state, spw) == first
+    assert best_routes(game.ctx, pickle.loads(pickle.dumps(game.state)), spw) == first  # an equal state
+    spw.trains.pop()  # another position: solved afresh
+    assert best_routes(game.ctx, game.state, spw) == []
 
 
 def test_half_pay_keeps_half_rounded_down_to_ten() -> None:

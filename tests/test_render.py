@@ -433,6 +433,10 @@ def test_market_tokens_stack_top_first(ctx: Context, middle_state: GameState) ->
             for c in chips
         ]
         assert spots == sorted(spots)  # reading order: top to bottom, left to right
+        assert len({x for _, x in spots}) == 1  # one column: "top operates first" is the order read
+    space = root.find(".//s:g[@class='space'][@data-row='6'][@data-col='2']", NS)
+    heights = {float(c.find("s:rect", NS).get("height")) for c in space.findall("s:g[@class='token']", NS)}
+    assert min(heights) >= 14  # five chips still carry readable symbols
 
 
 def test_market_zones_and_minor_border(ctx: Context, middle_state: GameState) -> None:
@@ -471,6 +475,14 @@ def test_column_market(ctx: Context, middle_state: GameState) -> None:
         c.get("data-company") for c in find(root, ".//s:g[@data-col='5']/s:g[@class='token']")
     ] == ["KR", "MV"]
     assert len(find(root, ".//s:line[@class='ceiling']")) == 1
+    # Finding 21: the 28 spaces come in bands of ten, one under the other (was 1832 x 508).
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert width < 700 and height < 1.6 * width
+    tops = {float(s.find("s:rect", NS).get("y")) for s in find(root, ".//s:g[@class='space']")}
+    assert len(tops) == 3
+    lefts = [float(find(root, f".//s:g[@class='space'][@data-col='{c}']")[0].find("s:rect", NS).get("x"))
+             for c in (0, 10, 20)]
+    assert lefts[0] == lefts[1] == lefts[2]
 
 
 # --- table ------------------------------------------------------------------------------
@@ -725,3 +737,49 @@ def test_market_legend_has_the_pink_space_with_a_blue_band(
     assert any("blue band" in t for t in texts(legend))
     bands = [r for r in legend.findall("s:rect", NS) if r.get("height") == "5"]
     assert len(bands) == 1
+
+
+def test_kiev_shows_what_its_green_upgrade_costs_by_the_rulebook(
+    ctx: Context, early_state: GameState
+) -> None:
+    """8.6.2: the ₽40 printed on tile 635 is paid when it is laid on Kiev (D14), so the
+    yellow Kiev shows it; with the site's reading (paid when 635 is replaced) it shows
+    on the laid 635 instead."""
+    assert "D14" not in early_state.map.tiles
+    root = parse(render_map(ctx, early_state))
+    kiev = root.find(".//s:g[@class='hex-labels'][@data-hex='D14']", NS)
+    assert kiev is not None
+    assert [t.text for t in kiev.findall(".//s:text[@class='cost']", NS)] == ["₽40"]
+    site = Context(ctx.board, Rules.site())
+    kiev_site = parse(render_map(site, early_state)).find(".//s:g[@class='hex-labels'][@data-hex='D14']", NS)
+    assert kiev_site is not None and not kiev_site.findall(".//s:text[@class='cost']", NS)
+
+
+def test_map_legend_explains_the_marks_the_map_has(ctx: Context, early_state: GameState) -> None:
+    legend = " ".join(texts(parse(render_map(ctx, early_state)).find(".//s:g[@class='legend']", NS)))
+    assert "dashed ring: a company's reserved home" in legend
+    assert "city number (token HEX 1)" in legend
+    game = Game.new([("1", "A"), ("2", "B"), ("3", "C")], seed=1, title="1867")
+    words = " ".join(texts(parse(render_map(game.ctx, game.state)).find(".//s:g[@class='legend']", NS)))
+    for entry in ("river: $80 to build across", "no track across", "the first tile must join the edge",
+                  "green spot: opens in phase 3"):
+        assert entry in words
+
+
+def test_table_tells_majors_from_minors_not_started_and_rows_the_state_railway(
+    ctx: Context, early_state: GameState
+) -> None:
+    """Finding 22: "Not started" mixed 1867's 8 majors and 6 green minors; 1861 listed
+    the RSR there while 1867 gave the CN a row."""
+    canada = Game.new([("1", "A"), ("2", "B"), ("3", "C")], seed=1, title="1867")
+    for context, state in ((ctx, early_state), (canada.ctx, canada.state)):
+        root = parse(render_table(context, state))
+        majors = {c.get("data-company") for c in find(root, ".//s:g[@class='companies-unstarted-major']/s:g")}
+        minors = {c.get("data-company") for c in find(root, ".//s:g[@class='companies-unstarted-minor']/s:g")}
+        assert majors and all(state.companies[s].is_major for s in majors)
+        assert all(state.companies[s].type == "minor" for s in minors)
+        national = context.board.national()
+        assert root.find(f".//s:g[@class='row'][@data-company='{national}']", NS) is not None
+        if context is canada.ctx:
+            assert minors == set(context.board.green_minors)  # waiting for phase 3
+            assert len(majors) == 8

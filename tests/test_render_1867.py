@@ -11,6 +11,7 @@ import pytest
 from engine.game import Game
 from engine.replay import replay
 from render import render_map, render_market, render_table
+from render.map import TRACK
 from tests.conftest import shared_game
 
 NS = {"s": "http://www.w3.org/2000/svg"}
@@ -47,13 +48,51 @@ def test_every_tile_and_company_token_is_drawn_where_the_engine_has_it(replayed:
     assert ("F16", "0", "CN") in drawn or any(h == "F16" and s == "CN" for h, _, s in drawn)
 
 
-def test_the_green_spots_show_their_neutral_tokens_until_phase_three(replayed: Game) -> None:
+def test_the_green_spots_are_drawn_green_with_their_phase_until_phase_three(replayed: Game) -> None:
+    """7.2.1: Timmins and Montreal's third city are green spots on the board, open
+    from phase 3 (with the site's switch they hold neutral tokens until then)."""
     ctx, state = replayed.ctx, replayed.state
     root = ET.fromstring(render_map(ctx, state))
-    neutral = {t.get("data-hex") for t in _find(root, ".//s:g[@class='token']") if t.get("data-company") == "neutral"}
-    expected = {h for (h, _), slots in state.map.tokens.items() if "neutral" in slots}
-    assert neutral == expected
-    assert bool(expected) is (state.phase == "2")
+    spots = {
+        (city.get("data-hex") or hexes.get("data-hex"), city.get("data-node"))
+        for hexes in _find(root, ".//s:g[@data-hex]")
+        for city in hexes.findall("s:g[@class='city']", NS)
+        if city.find("s:circle[@class='slot closed']", NS) is not None
+    }
+    neutral = {(h, str(c)) for (h, c), slots in state.map.tokens.items() if "neutral" in slots}
+    assert spots == neutral
+    assert spots == ({("D2", "0"), ("L12", "2")} if state.phase == "2" else set())
+    legend = " ".join(t.text or "" for t in root.iter(f"{{{NS['s']}}}text"))
+    assert ("green spot: opens in phase 3" in legend) is (state.phase == "2")
+    assert not [t for t in _find(root, ".//s:g[@class='token']") if t.get("data-company") == "neutral"]
+
+
+def test_must_connect_triangles_town_dots_and_city_numbers_on_the_real_map(replayed: Game) -> None:
+    """8.6.2: G15, K13 and L10 show a yellow triangle on the edge their first tile must
+    join, until a tile is laid; a green town tile (88) shows its town; a free city of a
+    hex with several cities shows its number, as typed in ``token HEX N``."""
+    ctx, state = replayed.ctx, replayed.state
+    root = ET.fromstring(render_map(ctx, state))
+    triangles = {(g.get("data-hex"), p.get("data-edge")) for g in _find(root, ".//s:g[@data-hex]")
+                 for p in g.findall("s:polygon[@class='stub']", NS)}
+    expected = {("G15", "1"), ("K13", "4"), ("L10", "0")}
+    assert triangles == {t for t in expected if t[0] not in state.map.tiles}
+    for hex_id, placed in state.map.tiles.items():
+        tile = ctx.board.tiles[placed.tile]
+        group = root.find(f".//s:g[@class='tile'][@data-hex='{hex_id}']", NS)
+        assert group is not None
+        dots = group.findall(".//s:circle[@class='town-dot']", NS) + group.findall(".//s:line[@class='town-bar']", NS)
+        assert len(dots) == len(tile.town_indexes), hex_id
+        for dot in group.findall(".//s:circle[@class='town-dot']", NS):
+            assert float(dot.get("r") or 0) > TRACK / 2 + 2  # wider than the rails crossing it
+    for hex_id in ctx.board.hexes:
+        tile, _ = ctx.tile_at(state, hex_id)
+        group = root.find(f".//s:g[@data-hex='{hex_id}']", NS)
+        numbers = [] if group is None else [t.text for t in group.findall(".//s:text[@class='slot-number']", NS)]
+        free = [str(c) for c in tile.city_indexes
+                if None in state.map.tokens.get((hex_id, c), [None]) and (hex_id, c) not in state.map.reservations
+                and (hex_id, c) not in ctx.title.closed_spots(ctx, state)]
+        assert numbers == (free if len(tile.city_indexes) > 1 else []), hex_id
 
 
 def test_the_market_and_table_show_every_company(replayed: Game) -> None:

@@ -124,3 +124,22 @@ def test_geometry_check_finds_a_crossing() -> None:
     assert box_meets_segment((0, 0, 10, 10), (5, -5), (5, 15))
     assert not box_meets_segment((0, 0, 10, 10), (12, -5), (12, 15))
     assert box_meets_segment((0, 0, 10, 10), (-5, -5), (15, 15))
+
+
+def test_names_of_neighbouring_hexes_keep_apart(finished: tuple[Context, GameState]) -> None:
+    """Finding 20: "Guelph" at the foot of its hex over "Hamilton" at the top of the
+    next read as one name. Names either side of a border now keep a gap wherever the
+    hexes have room."""
+    ctx, state = finished
+    geometry = map_geometry(ET.fromstring(render_map(ctx, state)))
+    names = [label for label in geometry.labels if label.kind in ("name", "name-note")]
+    close = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            if a.hex == b.hex or hex_distance(a.hex, b.hex) != 1:
+                continue
+            gap_x = max(a.box[0] - b.box[2], b.box[0] - a.box[2])
+            gap_y = max(a.box[1] - b.box[3], b.box[1] - a.box[3])
+            if max(gap_x, gap_y) < 12:
+                close.append((a.hex, b.hex))
+    assert close == []

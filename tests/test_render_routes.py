@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -42,6 +43,7 @@ def run() -> tuple[dict[str, Any], dict[str, Any]]:
             ctx, state, sym = game.ctx, game.state, action.entity
             results = check_routes(ctx, state, state.companies[sym], action.routes)
             seen.update(
+                position=(ctx, copy.deepcopy(state), sym),
                 results=results,
                 svg=render_routes(ctx, state, sym, results),
                 png=render_routes_png(ctx, state, sym, results),
@@ -124,3 +126,36 @@ async def test_the_bot_posts_a_run_with_its_routes_picture(tmp_path: Path) -> No
         await console.line(f"as {name} {command}")
     assert f"  picture: {tmp_path / 'pictures' / 'routes.png'}" in out
     assert (tmp_path / "pictures" / "routes.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_stops_passed_but_not_counted_are_in_brackets_as_in_the_text(run) -> None:
+    """Finding 19: the picture listed passed-but-uncounted stops as if counted; it now
+    brackets them exactly as the text reply does."""
+    from bot.routes_text import _stops_text
+    from engine.routes import RouteResult
+
+    seen, _ = run
+    root = ET.fromstring(seen["svg"])
+    strip = [t.text or "" for t in root.findall(".//s:g[@class='route-revenues']/s:text", NS)]
+    for result in seen["results"]:
+        assert any(line.endswith(": " + _stops_text(result).replace("-", " - ")) for line in strip)
+    passed = seen["results"][0]
+    short = RouteResult(passed.train, passed.stops, passed.legs, passed.revenue, passed.stops[1:])
+    svg = render_routes(*seen["position"], [short])
+    words = [t.text or "" for t in ET.fromstring(svg).findall(".//s:g[@class='route-revenues']/s:text", NS)]
+    first = passed.stops[0][0]
+    assert any(f": ({first}) - " in w for w in words)
+    assert "(stops in brackets are passed but not counted)" in words
+
+
+def test_a_train_without_a_route_is_named_as_in_the_text(run) -> None:
+    """Finding 19: a train left without a route ("2-0: no route" in the text) was not
+    mentioned in the picture."""
+    seen, _ = run
+    ctx, state, sym = seen["position"]
+    results = seen["results"]
+    svg = render_routes(ctx, state, sym, results[:-1], [results[-1].train])
+    root = ET.fromstring(svg)
+    idle = root.findall(".//s:text[@class='idle']", NS)
+    assert [t.text for t in idle] == [f"{results[-1].train}: no route"]
+    assert len(root.findall(".//s:g[@class='route']", NS)) == len(results) - 1

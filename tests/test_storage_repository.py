@@ -139,10 +139,10 @@ async def test_posts_are_queued_with_their_action(
     repo: GameRepository, store: SqliteEventStore
 ) -> None:
     game_id = await running_game(repo)
-    await repo.act(game_id, 0, score(4), "111", outbox=lambda lines: [{"text": t} for t in lines])
+    await repo.act(game_id, 0, score(4), "111", outbox=lambda game, lines: [{"text": t} for t in lines])
     assert [m.payload for m in await store.outbox_unsent()] == [{"text": "p1 scores 4"}]
 
-    def failing(lines: list[str]) -> list[dict[str, Any]]:
+    def failing(game: Any, lines: list[str]) -> list[dict[str, Any]]:
         raise ValueError("cannot render")
 
     with pytest.raises(ValueError, match="cannot render"):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from importlib import import_module
-from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
@@ -43,6 +43,9 @@ class Title:
     """7.2.1: the nominating player places the minor's token in an unoccupied city
     (1867); otherwise every minor has a reserved home on the map (1861)."""
 
+    spots_open_in_phase = ""
+    """7.2.1: the phase from which the spots of :meth:`closed_spots` open (1867: 3)."""
+
     nationalization_steps_per_loan = 1
     """10.1C: extra spaces left per outstanding loan when a company is nationalized."""
 
@@ -59,7 +62,7 @@ class Title:
     def data(self, name: str) -> Any:
         """One of the title's data files, parsed."""
         try:
-            return json.loads((files(__package__) / self.folder / name).read_text(encoding="utf-8"))
+            return json.loads((Path(__file__).parent / self.folder / name).read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
             raise DataError(f"{self.name} has no data file {name}") from exc
 
@@ -68,6 +71,11 @@ class Title:
 
     def green_spots_open(self, ctx: Context, state: GameState) -> None:
         """Phase 3: city spots the title keeps closed until then open up."""
+
+    def closed_spots(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
+        """Cities (hex, city) the title keeps closed to homes until phase 3, while they
+        are closed (the map draws them as the board's green spots)."""
+        return []
 
     def minor_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.2.1: where a nominated minor may put its token (titles whose minors choose)."""

@@ -18,6 +18,7 @@ class Canada(Title):
     folder = "t1867"
     currency = "$"
     minors_choose_home = True
+    spots_open_in_phase = "3"
     nationalization_steps_per_loan = 2
 
     def setup_map(self, ctx: Context, state: GameState) -> None:
@@ -39,12 +40,16 @@ class Canada(Title):
         for key, slots in state.map.tokens.items():
             state.map.tokens[key] = [None if s == NEUTRAL else s for s in slots]
 
+    def closed_spots(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
+        """7.2.1: the green spots, until the green minors become available (phase 3)."""
+        return [] if "green_minors_available" in state.events else list(GREEN_SPOTS)
+
     def minor_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.2.1: any unoccupied city with a free spot (the green spots from phase 3)."""
         from ...tokens import open_unreserved_cities
 
-        green_open = "green_minors_available" in state.events
-        return [c for c in open_unreserved_cities(ctx, state) if green_open or c not in GREEN_SPOTS]
+        closed = self.closed_spots(ctx, state)
+        return [c for c in open_unreserved_cities(ctx, state) if c not in closed]
 
     def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.4 (1867): an unconnected city if there is one, else a connected unoccupied
