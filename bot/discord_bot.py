@@ -4,7 +4,7 @@ Every command is hybrid (``!bid TSR 25``, ``@Troika bid TSR 25`` or ``/bid TSR 2
 and passes its text to the service; argument menus of slash commands are filled from
 the engine's candidate actions. Posts leave through the store's outbox, each sent
 with its outbox id as the message nonce so a retry after a crash is not duplicated;
-each game's posts go out on their own, so one channel's rate limit holds back no other,
+each channel's posts go out on their own, so one channel's rate limit holds back no other,
 and a post whose pictures the channel refuses goes out without them. Buttons under a
 post are bound to it: a click once the game has moved on is refused. Prefix commands
 need the privileged message-content intent (see deploy/DISCORD.md); a refused token or
@@ -24,6 +24,7 @@ import io
 import logging
 import os
 import re
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
@@ -58,6 +59,8 @@ DEFER_AFTER = 1.5
 NO_FILES = ("_(The pictures are not shown: Troika needs the **Attach Files** permission in this channel; "
             "a moderator can grant it in the channel's settings.)_")
 MISSING_PERMISSIONS = 50013
+FETCHED_CHANNELS = 1000
+"""Threads kept once fetched (the oldest fetched is forgotten first)."""
 EXIT_REFUSED = 3
 """Exit status when Discord refuses the configuration (the token, the intents): starting
 again cannot help, so deploy/troika.service does not restart on it."""
@@ -73,12 +76,16 @@ LOCAL_DISCORD = "TROIKA_TEST_DISCORD_URL"
 to send the bot's REST calls and gateway connection to (see deploy/DISCORD.md)."""
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
 def use_local_discord(url: str) -> None:
     """Point discord.py at a fake Discord at ``url`` on the loopback interface: REST under
-    ``URL/api/v10`` and the gateway at ``ws://HOST:PORT/gateway``. Anything but a
-    loopback address is refused, so the setting cannot send a token elsewhere."""
+    ``URL/api/v10``, and the gateway that its ``GET /gateway/bot`` names (asked before
+    connecting, see :meth:`TroikaBot.connect`), else ``ws://HOST:PORT/gateway``. Anything
+    but a loopback address is refused, so the setting cannot send a token elsewhere."""
     address = yarl.URL(url)
-    if address.scheme != "http" or address.host not in ("127.0.0.1", "localhost", "::1"):
+    if address.scheme != "http" or address.host not in LOOPBACK:
         raise ValueError(f"{LOCAL_DISCORD} must be an http:// address on this machine, not {url}")
     discord.http.Route.BASE = str(address.with_path("/api/v10"))
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = address.with_scheme("ws").with_path("/gateway")
@@ -146,6 +153,9 @@ def startup_problem(error: BaseException) -> tuple[int, str] | None:
     if isinstance(error, discord.PrivilegedIntentsRequired) or closed in (4013, 4014):
         return EXIT_REFUSED, (f"Discord refused the connection: the Message Content intent is off for this bot; "
                               f"switch it on in the Developer Portal, Bot, Privileged Gateway Intents ({see})")
+    if isinstance(error, discord.HTTPException) and error.status == 429:  # Cloudflare's ban: no Via header
+        return 1, (f"Discord refuses this machine for now (429 Too Many Requests, often after many failed "
+                   f"starts); wait an hour before starting again ({see})")
     if isinstance(error, (aiohttp.ClientError, ConnectionError, asyncio.TimeoutError, discord.DiscordServerError,
                           discord.GatewayNotFound)):
         why = str(error).strip() or type(error).__name__
@@ -178,6 +188,7 @@ class TroikaBot(commands.Bot):
         )
         self.service = service
         self.guild_id = guild_id
+        self._fetched: OrderedDict[int, Any] = OrderedDict()
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(ChoiceButton)  # buttons on earlier posts keep working after a restart
@@ -195,6 +206,8 @@ class TroikaBot(commands.Bot):
         """discord.py's connection loop, begun again with back-off when the very first
         gateway connection fails: discord.py 2.7.1 then dies reading the session of a
         connection it never had (Rapptz/discord.py#10520). Later drops it resumes itself."""
+        if os.environ.get(LOCAL_DISCORD):
+            await self._ask_local_gateway()
         delay = 1.0
         while True:
             try:
@@ -207,9 +220,28 @@ class TroikaBot(commands.Bot):
             await asyncio.sleep(delay)
             delay = min(delay * 2, CONNECT_BACKOFF)
 
+    async def _ask_local_gateway(self) -> None:
+        """A fake Discord's gateway, as its ``GET /gateway/bot`` names it, if it does
+        (discord.py itself goes straight to Discord's well-known gateway)."""
+        try:
+            _, url, _ = await self.http.get_bot_gateway()
+        except discord.GatewayNotFound:
+            return
+        gateway = yarl.URL(url)
+        if gateway.host not in LOOPBACK:
+            raise ValueError(f"the fake Discord's gateway must be on this machine, not {url}")
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
+
     async def resolve_channel(self, channel_id: str) -> Any:
-        """The channel or thread with this id."""
-        return self.get_channel(int(channel_id)) or await self.fetch_channel(int(channel_id))
+        """The channel or thread with this id. A thread discord.py has not cached (one it
+        never heard of, or archived) is fetched once and kept, not fetched for each post."""
+        number = int(channel_id)
+        found = self.get_channel(number) or self._fetched.get(number)
+        if found is None:
+            found = self._fetched[number] = await self.fetch_channel(number)
+            while len(self._fetched) > FETCHED_CHANNELS:
+                self._fetched.popitem(last=False)
+        return found
 
     async def on_command_error(self, ctx: commands.Context[Any], error: commands.CommandError) -> None:
         """The one error handler: refusals and bad input are answered, crashes logged."""
@@ -285,8 +317,11 @@ class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         except Refusal as exc:
             text = f"✗ {exc}"
         cog = bot.get_cog("Game")
-        if isinstance(cog, GameCog):
-            await cog.deliver(channel_id)
+        try:
+            if isinstance(cog, GameCog):
+                await cog.deliver(channel_id)
+        except Exception:  # the click is stored; the delivery loop sends its posts later
+            log.exception("posts after a click on %s not delivered yet", self.verb)
         await interaction.followup.send(_fit(text), ephemeral=True)
 
 
@@ -373,9 +408,9 @@ class GameCog(commands.Cog, name="Game"):
         await self.deliver()
 
     async def deliver(self, channel_id: str | None = None) -> None:
-        """Send the queued posts (of one channel's games, or all), each game's on its own
-        so that a slow channel holds back no other, and bring each game's pinned status up
-        to date after its posts."""
+        """Send the queued posts (of one channel's games, or all), each channel's on its
+        own so that a slow channel holds back no other, and bring each game's pinned status
+        up to date after its posts."""
         await self.service.flush(self._send, channel_id=channel_id, then=self._after_posts)
 
     async def _after_posts(self, game_id: int) -> None:
@@ -437,9 +472,10 @@ class GameCog(commands.Cog, name="Game"):
 
         A slash command must be answered within 3 s. A move is deferred privately at once
         (its outcome is a post). Information is for everyone, but its refusal only for the
-        one who asked; since the first answer after a deferral keeps the deferral's
-        visibility, an information command is deferred (publicly) only if it takes longer
-        than :data:`DEFER_AFTER`."""
+        one who asked, and the first answer after a deferral keeps the deferral's
+        visibility: so information is answered directly if it is ready within
+        :data:`DEFER_AFTER`; if not, the deferral is private, and the answer goes to the
+        channel as a message of its own."""
         channel_id = str(ctx.channel.id)
         information = VERBS[split(text)[0]].kind == "info"
         if not information:
@@ -447,19 +483,30 @@ class GameCog(commands.Cog, name="Game"):
         guild_id = str(ctx.guild.id) if ctx.guild else None
         work = asyncio.ensure_future(self.service.handle(channel_id, account(ctx.author), text,
                                                          key=request_key(ctx), guild_id=guild_id))
+        late = False
         if information and ctx.interaction is not None:
             done, _ = await asyncio.wait({work}, timeout=DEFER_AFTER)
             if not done:
-                await ctx.defer()
+                await ctx.defer(ephemeral=True)
+                late = True
         reply = await work
-        try:
-            await self.deliver(channel_id)
-        except Exception:  # the command is stored; the delivery loop sends its posts later
-            log.exception("posts after %r not delivered yet", text)
-        await self.answer(ctx, reply)
+        if not information:  # information queues no post, and must not wait behind the channel's
+            try:
+                await self.deliver(channel_id)
+            except Exception:  # the command is stored; the delivery loop sends its posts later
+                log.exception("posts after %r not delivered yet", text)
+        if late:
+            if reply.text or reply.pictures:
+                await self.answer(ctx, reply, send=ctx.channel.send)
+            await ctx.send("✓", ephemeral=True)
+        else:
+            await self.answer(ctx, reply)
 
     @staticmethod
-    async def answer(ctx: commands.Context[Any], reply: Reply) -> None:
+    async def answer(ctx: commands.Context[Any], reply: Reply,
+                     send: Callable[..., Awaitable[Any]] | None = None) -> None:
+        """Send a command's direct answer: as the reply to it, or by ``send``."""
+        send = send or ctx.send
         chunks = _chunks(reply.text)
         if not chunks and not reply.pictures:
             if ctx.interaction is not None:
@@ -469,13 +516,13 @@ class GameCog(commands.Cog, name="Game"):
             if i == 0 and reply.pictures:
                 files = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in reply.pictures]
                 try:
-                    await ctx.send(chunk or None, files=files)
+                    await send(chunk or None, files=files)
                 except discord.Forbidden as exc:
                     if exc.code != MISSING_PERMISSIONS:
                         raise
-                    await ctx.send("\n".join(filter(None, (chunk, NO_FILES))))
+                    await send("\n".join(filter(None, (chunk, NO_FILES))))
             else:
-                await ctx.send(chunk)
+                await send(chunk)
 
     # --- set-up ------------------------------------------------------------------------
 

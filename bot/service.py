@@ -196,7 +196,7 @@ class TroikaService:
         self.pictures = pictures
         self._ledgers: dict[int, Ledger] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._flush_locks: dict[int, asyncio.Lock] = {}
+        self._flush_locks: dict[str, asyncio.Lock] = {}
         self._channels: dict[int, str | None] = {}
         self._done: OrderedDict[str, None] = OrderedDict()
         self._drawn: OrderedDict[tuple[int, int], bytes] = OrderedDict()
@@ -303,6 +303,8 @@ class TroikaService:
                 return await self._admin[verb](record, commissioner, rest)
             if at is not None:  # checked in each attempt: the game may move between attempts
                 await self._check_still_open(record, *at)
+                if verb == "pass" and not rest.strip():  # the post called the company: not a stray pass
+                    rest = await self._company_called(record)
             return await self._as_seat(record, self._seat(record, account), verb, rest, None)
         except CorruptEvent as exc:
             if exc.game_id != record.id:
@@ -321,6 +323,12 @@ class TroikaService:
         if ledger.position > seq or (ledger.ask is not None and ledger.ask.seq > seq):
             game = (await self.repo.load(record.id)).game
             raise Refusal(f"This choice has passed: the game has moved on since that post. Now {next_line(game)}")
+
+    async def _company_called(self, record: GameRecord) -> str:
+        """The company acting now ("" when a player acts for themself)."""
+        game = (await self.repo.load(record.id)).game
+        actor = game.actor() or ""
+        return actor if actor in game.state.companies else ""
 
     async def replace_seat(
         self, channel_id: str, account: Account, player: str, new: Account, *, key: str | None = None
@@ -386,48 +394,54 @@ class TroikaService:
         ``channel_id``), oldest first per game, marking each sent once ``deliver``
         returns; ``then(game_id)`` follows a game's posts. Returns the games posted to.
 
-        Each game's posts go out on their own, side by side with the others', under the
-        game's own lock, so a slow channel (a rate limit, Discord's retries after server
-        errors) holds back no other game. A game's posts go out under this process's
-        claim on it, taken or renewed before each post, so no other process sends them
-        too; a post is sent only if it is still unsent once the claim is held. A game's
-        trouble stays with that game: if ``deliver`` raises, that post and the game's
-        later ones wait for the next flush. A post whose stored payload cannot be read is
-        logged and dropped. A post delivered but not marked (the database busy) is marked
-        before anything else is sent, never delivered again by this process."""
+        Each channel's posts go out on their own, side by side with other channels',
+        under the channel's own lock, so a slow channel (a rate limit, Discord's retries
+        after server errors) holds back no other; in a channel, an older game's posts go
+        before a newer one's. A game's posts go out under this process's claim on it,
+        taken or renewed before each post, so no other process sends them too; a post is
+        sent only if it is still unsent once the claim is held. A game's trouble stays
+        with that game: if ``deliver`` raises, that post and the game's later ones wait
+        for the next flush. A post whose stored payload cannot be read is logged and
+        dropped. A post delivered but not marked (the database busy) is marked before
+        anything else is sent, never delivered again by this process."""
         await self._mark_delivered()
-        games: list[int] = []
+        channels: dict[str, list[int]] = {}  # the games with posts to send, by channel, oldest first
         after = 0
         while batch := await self.store.outbox_unsent(after_id=after):
             after = batch[-1].id
             for message in batch:
-                if message.game_id in games:
-                    continue
                 try:
-                    channel = await self._channel_of(message.game_id)
+                    where = await self._channel_of(message.game_id) or f"game {message.game_id}"
                 except GameNotFound:  # its game was deleted by hand: nowhere to post it
                     log.error("post %s dropped: there is no game %s", message.id, message.game_id)
                     await self.store.outbox_mark_sent(message.id)
                     continue
-                if channel_id is None or channel == channel_id:
+                games = channels.setdefault(where, [])
+                if message.game_id not in games and channel_id in (None, where):
                     games.append(message.game_id)
-        results = await asyncio.gather(*(self._flush_game(g, deliver, then) for g in games), return_exceptions=True)
+        results = await asyncio.gather(*(self._flush_channel(where, games, deliver, then)
+                                         for where, games in channels.items() if games), return_exceptions=True)
+        touched: set[int] = set()
         for result in results:
             if isinstance(result, BaseException):
                 raise result
-        return {g for g, posted in zip(games, results) if posted}
+            touched |= result
+        return touched
 
-    async def _flush_game(
-        self, game_id: int, deliver: Callable[[Post], Awaitable[None]],
+    async def _flush_channel(
+        self, where: str, games: list[int], deliver: Callable[[Post], Awaitable[None]],
         then: Callable[[int], Awaitable[None]] | None,
-    ) -> bool:
-        """Deliver one game's unsent posts in order (see :meth:`flush`), then ``then``;
-        whether any went."""
-        async with self._flush_locks.setdefault(game_id, asyncio.Lock()):
-            posted = await self._send_game(game_id, deliver)
-            if posted and then is not None:
-                await then(game_id)
-        return posted
+    ) -> set[int]:
+        """Deliver the unsent posts of a channel's games, game by game (see :meth:`flush`),
+        each followed by ``then``; the games posted to."""
+        touched = set()
+        async with self._flush_locks.setdefault(where, asyncio.Lock()):
+            for game_id in games:
+                if await self._send_game(game_id, deliver):
+                    touched.add(game_id)
+                    if then is not None:
+                        await then(game_id)
+        return touched
 
     async def _send_game(self, game_id: int, deliver: Callable[[Post], Awaitable[None]]) -> bool:
         posted = False

@@ -5,8 +5,8 @@
 Starts the real ``troika run`` against :mod:`tests.fake_discord`, sets up an 1861 game
 in one channel and an 1867 game in another, and plays both: each move is read off the
 last turn post (its choices, in code spans) and made by the called player, typed, as a
-slash command or as a click, in turn. Midway the gateway asks for a reconnect, and one
-channel is rate limited while the other plays. Prints one JSON object of figures.
+slash command or as a click, in turn. A third of the way the gateway asks for a
+reconnect; every 25 moves the 1861 channel meets a 429 while the 1867 one plays. Prints one JSON object of figures.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from tests.test_discord_e2e import PNG, Troika, World, called, set_up, turn_post
 CHOICE = re.compile(r"`([^`]+)`")
 acting: dict[int, User] = {}
 """Who acts in each channel: the player the last post that called someone called."""
+said: dict[int, float] = {}
+"""When the last command was sent in each channel."""
 
 
 def choices(post: Message) -> list[str]:
@@ -61,6 +63,7 @@ def attempt(world: World, channel: Channel, post: Message, text: str, n: int) ->
     player = acting[channel.id]
     mark = fake.last_id()
     verb, _, rest = text.partition(" ")
+    said[channel.id] = time.monotonic()
     command = next((c for c in fake.commands if c["name"] == verb), None)
     if n % 3 == 2 and any(c.split(":")[1] == verb for c in post.custom_ids):
         fake.click(player, post, next(c for c in post.custom_ids if c.split(":")[1] == verb))
@@ -118,27 +121,27 @@ def main() -> None:
     fake.say(users[3], two, "!start")
     posts[two.id] = turn_post(world, two, mark)
     acting[two.id] = called(world, posts[two.id])
-    made, delays, latencies = 0, [], []
+    made, delays, latencies, pictured = 0, [], [], []
     for n in range(args.moves):
         channel = one if n % 2 == 0 else two
         if n == args.moves // 3:
             fake.reconnect()
-        if n == args.moves // 2:  # the 1861 channel hits a 429; the 1867 one moves meanwhile
+        if n % 25 == 12:  # the 1861 channel hits a 429; the 1867 one moves meanwhile
             fake.fail("POST", rf"/channels/{one.id}/messages", 429, retry_after=2.0)
+            limits = fake.call(lambda: len([s for *_, s in fake.requests if s == 429]))
             waiting = move_later(world, one, posts[one.id], rng)
-            fake.wait(lambda: any(s == 429 for *_, s in fake.requests), 10)
-            said = time.monotonic()
+            fake.wait(lambda limits=limits: len([s for *_, s in fake.requests if s == 429]) > limits, 10)
             nxt = move(world, two, posts[two.id], rng, 0)
             if nxt is not None:
-                delays.append(nxt.at - said)
+                delays.append(nxt.at - said[two.id])
+                pictured.append(len(nxt.files))
                 posts[two.id] = nxt
             posts[one.id] = waiting.result(30) or posts[one.id]
             continue
-        said = time.monotonic()
         nxt = move(world, channel, posts[channel.id], rng, n)
         if nxt is not None:
             posts[channel.id], made = nxt, made + 1
-            latencies.append(nxt.at - said)
+            latencies.append(nxt.at - said[channel.id])
     bot.stop()
     messages = fake.call(lambda: [m for m in fake.messages.values() if m.author is fake.bot])
     files = [data for m in messages for _, data in m.files]
@@ -157,6 +160,7 @@ def main() -> None:
         "move_to_post_ms_median": round(statistics.median(latencies) * 1000) if latencies else None,
         "move_to_post_ms_max": round(max(latencies) * 1000) if latencies else None,
         "resumes": fake.resumes, "idle_channel_delay_beside_429_ms": [round(d * 1000) for d in delays],
+        "pictures_in_idle_posts_beside_429": pictured,
         "requests": len(fake.requests),
     }))
     fake.stop()

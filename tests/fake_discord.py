@@ -13,7 +13,10 @@ exactly ``application/json``; a 429 carries ``Via`` and a JSON body (else discor
 takes it for a Cloudflare ban); a member object has ``flags``; an interaction is
 acknowledged once within 3 s; after a deferral the first follow-up replaces the
 "thinking" message and keeps the deferral's visibility; ``enforce_nonce`` returns the
-message already created with that nonce.
+message already created with that nonce; ids carry their creation time (discord.py
+reads an interaction's age from its id, and answers one it thinks expired in the
+channel instead); an interaction has ``attachment_size_limit`` (without it discord.py's
+gateway reader dies).
 
 The server runs in a thread of its own, so a test drives it from ordinary code while
 the bot runs as another process. State is touched only in the server's thread:
@@ -165,6 +168,8 @@ class Failure:
     """For a message post: create the message, then answer with the error (a 502 after
     Discord did the work)."""
     retry_after: float = 1.0
+    via: bool = True
+    """A 429 from Discord's API carries ``Via``; one from Cloudflare's ban has none."""
 
 
 class FakeDiscord:
@@ -184,6 +189,8 @@ class FakeDiscord:
         self.requests: list[tuple[float, str, str, int]] = []
         self.failures: list[Failure] = []
         self.bucket_limit = BUCKET_LIMIT
+        self.heartbeat_ms = 41250
+        """The heartbeat interval HELLO asks for (Discord's is about 41 s)."""
         self.gateway_refusals = 0
         """Gateway handshakes still to refuse with 503 (an outage at connection)."""
         self.message_content_enabled = True
@@ -211,7 +218,7 @@ class FakeDiscord:
     def _serve(self, started: threading.Event) -> None:
         asyncio.set_event_loop(self.loop)
         app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_get("/gateway", self._gateway)
+        app.router.add_get("/ws", self._gateway)  # named by GET /gateway/bot, as Discord names its own
         app.router.add_get("/resume-gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
         self._runner = web.AppRunner(app, access_log=None)
@@ -353,7 +360,7 @@ class FakeDiscord:
             if not ws.closed:
                 await ws.send_str(json.dumps(frame))
 
-        await send({"op": 10, "d": {"heartbeat_interval": 41250}})
+        await send({"op": 10, "d": {"heartbeat_interval": self.heartbeat_ms}})
         async for msg in ws:
             if msg.type is not WSMsgType.TEXT:
                 continue
@@ -447,7 +454,10 @@ class FakeDiscord:
             if failure.times <= 0:
                 self.failures.remove(failure)
             if failure.status == 429:
-                return self._too_many(failure.retry_after)
+                limited = self._too_many(failure.retry_after)
+                if not failure.via:
+                    del limited.headers["Via"]
+                return limited
             if not failure.after_create:
                 return _json({"message": "Server error", "code": 0}, failure.status)
         routes: list[tuple[str, str, Callable[..., Any]]] = [
@@ -483,7 +493,7 @@ class FakeDiscord:
                       "bot": self.bot.payload()})
 
     async def _gateway_info(self, request: web.Request, _bot: str | None = None) -> web.Response:
-        return _json({"url": self.url.replace("http", "ws") + "/gateway", "shards": 1,
+        return _json({"url": self.url.replace("http", "ws") + "/ws", "shards": 1,
                       "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0,
                                               "max_concurrency": 1}})
 
@@ -561,7 +571,7 @@ class FakeDiscord:
             "Via": "1.1 google", "Retry-After": str(max(1, round(retry_after))), "X-RateLimit-Scope": "user",
             "X-RateLimit-Limit": str(self.bucket_limit), "X-RateLimit-Remaining": "0",
             "X-RateLimit-Reset-After": f"{retry_after:.3f}", "X-RateLimit-Reset": f"{time.time() + retry_after:.3f}",
-            "X-RateLimit-Bucket": f"messages-{channel.id if channel else 0}",
+            **({"X-RateLimit-Bucket": f"messages-{channel.id}"} if channel else {}),
         })
         return response
 

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import Post, TroikaService
-from storage import SqliteEventStore
+from bot.console import CHANNEL
+from bot.service import Account, Post, TroikaService
+from storage import EventKind, SqliteEventStore
+from tests.test_bot_service import start_shared
+from tests.test_bot_slowplay import CV_TURN_ENDS
 from tests.test_reliability import ANNA, BORIS, refusal, three_player_game
 
 
@@ -69,3 +72,36 @@ async def test_a_choice_offered_before_the_game_moved_is_refused_and_changes_not
     later = [m for m in await service.store.outbox_unsent() if m.id != start.id][-1]
     await service.handle("c1", BORIS, "pass", at=(game_id, int(later.payload["seq"])))  # the new post's button
     assert len(await service.store.events(game_id)) == len(events) + 1
+
+
+async def test_in_one_channel_an_older_games_posts_go_first(service: TroikaService) -> None:
+    first = await three_player_game(service, "c1")
+    await service.handle("c1", ANNA, "end confirm")
+    second = await three_player_game(service, "c1")
+    queued = [m.id for m in await service.store.outbox_unsent()]
+    sent: list[int] = []
+
+    async def deliver(post: Post) -> None:
+        await asyncio.sleep(0.001 if post.game_id == first else 0)  # the older game's slower to send
+        sent.append(post.outbox_id)
+
+    assert await service.flush(deliver) == {first, second}
+    assert sent == queued and len(sent) >= 3
+
+
+async def test_a_click_on_the_post_calling_a_company_passes_it_unquestioned(tmp_path: Path) -> None:
+    """A bare `pass` right after the same player's company ended its turn is questioned
+    (it may be meant for that turn, :mod:`bot.stray`); a click on the button of the post
+    that calls the new company cannot be, and goes through."""
+    async with SqliteEventStore(tmp_path / "troika.db") as store:
+        service = TroikaService(store, pictures=False)
+        table = await start_shared(service, CV_TURN_ENDS, "1867-19792")
+        record = await store.active_game_in_channel(CHANNEL)
+        assert record is not None
+        game = await table.game()
+        assert game.actor() == "CV" and game.state.round.step == "track"
+        seat = next(s for s in record.seats if s.player_id == game.acting_player())
+        moved = [e for e in await store.events(record.id) if e.kind is EventKind.ACTION][-1]
+        await service.handle(CHANNEL, Account(seat.discord_user_id or seat.player_id, seat.display_name), "pass",
+                             at=(record.id, moved.seq))
+        assert (await table.game()).state.round.step != "track"

@@ -20,6 +20,7 @@ import pytest
 from discord.ext import commands
 
 from bot.discord_bot import ChoiceButton, GameCog, TroikaBot, buttons_for, suggest, suggest_options
+from bot.errors import Refusal
 from bot.service import Post, TroikaService
 from storage import Shard, SqliteEventStore
 
@@ -290,6 +291,45 @@ async def test_slash_commands_defer_and_offer_the_legal_moves(table: Table) -> N
     await cog.play(ctx, "bid TSR 20")
     assert interaction.response.deferred == [True]  # acknowledged before any slow work
     assert await table.acting() != first
+
+
+async def test_slow_information_keeps_its_refusal_private_and_posts_its_answer(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for user, text in ((ANNA, "!new"), (BORIS, "!join"), (ANNA, "!start")):
+        await table.say(user, text)
+    monkeypatch.setattr("bot.discord_bot.DEFER_AFTER", 0.0)  # every answer is late
+    handle = table.service.handle
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.05)
+        return await handle(*args, **kwargs)
+
+    monkeypatch.setattr(table.service, "handle", slow)
+
+    @dataclass
+    class Response:
+        deferred: list[bool] = field(default_factory=list)
+
+        async def defer(self, *, ephemeral: bool = False) -> None:
+            self.deferred.append(ephemeral)
+
+    cog = table.bot.get_cog("Game")
+    assert isinstance(cog, GameCog)
+    for text in ("map Z99", "status"):
+        interaction = SimpleNamespace(response=Response(), id=next(MESSAGE_IDS))
+        ctx = RecordingContext(message=FakeMessage("", CLARA, table.channel), bot=table.bot,  # type: ignore[arg-type]
+                               view=commands.view.StringView(""), interaction=interaction)  # type: ignore[arg-type]
+        start = len(table.channel.sent)
+        if text == "map Z99":
+            with pytest.raises(Refusal):  # the error handler answers it, as a follow-up of the private deferral
+                await cog.play(ctx, text)
+        else:
+            await cog.play(ctx, text)
+        assert interaction.response.deferred == [True]
+    status, done = table.channel.sent[start:]
+    assert "To act" in (status.content or "") and not status.ephemeral  # for everyone, as a message
+    assert done.content == "✓" and done.ephemeral
 
 
 async def test_every_command_is_a_valid_slash_command(table: Table) -> None:
