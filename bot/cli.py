@@ -208,9 +208,9 @@ def _database(location: str) -> str | None:
 
 def _database_folder(location: str) -> str | None:
     """Why a SQLite database cannot be made at ``location``, if its folder is missing."""
-    from storage.postgres import is_postgres_url
+    from storage.postgres import is_url
 
-    if is_postgres_url(location):
+    if is_url(location):  # a server's database (or a URL the store refuses, password masked)
         return None
     folder = Path(location.removeprefix("sqlite:")).parent
     if folder.is_dir():

@@ -65,6 +65,7 @@ from storage import (
     OutboxMessage,
     Seat,
     Shard,
+    StoreError,
     TroikaEngine,
     UndoError,
 )
@@ -451,7 +452,13 @@ class TroikaService:
             for message in batch:
                 if message.id in self._sent_unmarked:
                     continue
-                if not await self._claim(game_id):
+                try:
+                    claimed = await self._claim(game_id)
+                except GameNotFound:  # its game was deleted by hand: nowhere to post it
+                    log.error("post %s dropped: there is no game %s", message.id, game_id)
+                    await self.store.outbox_mark_sent(message.id)
+                    continue
+                if not claimed:
                     return posted
                 if not await self._still_unsent(message):
                     continue
@@ -470,7 +477,10 @@ class TroikaService:
 
     async def _channel_of(self, game_id: int) -> str | None:
         if game_id not in self._channels:
-            self._channels[game_id] = (await self.store.get_game(game_id)).channel_id
+            try:
+                self._channels[game_id] = (await self.store.get_game(game_id)).channel_id
+            except GameNotFound:  # deleted by hand: in no channel
+                return None
         return self._channels[game_id]
 
     async def _mark_delivered(self) -> None:
@@ -1096,6 +1106,9 @@ class TroikaService:
             live = await self.repo.load(record.id)
         except CorruptEvent as exc:
             return await self._abandon_broken(record, commissioner, reason, exc)
+        except StoreError as exc:  # a damaged page of its log, say: ended all the same
+            unreadable = CorruptEvent(record.id, 0, f"its log cannot be read ({exc})")
+            return await self._abandon_broken(record, commissioner, reason, unreadable)
         if live.game.state.finished:
             await self.store.set_status(record.id, GameStatus.FINISHED)
             return Reply(f"Game {record.id} was over already; the channel is free for a `new` game.")

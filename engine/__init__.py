@@ -3,4 +3,5 @@
 ENGINE_VERSION = 3
 """Bumped when a rules change would replay an old game differently (2: the rules
 fixed for every 1861 game, 1867, effects written to the log; 3: steps with nothing
-to decide passed over, standing orders)."""
+to decide passed over, standing orders, and the rulebook mode's merger round,
+upgrades, homes, RSR and game end of issue 21)."""

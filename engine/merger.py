@@ -264,11 +264,7 @@ def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
         owner = state.president(sym)
         if sum(1 for o in owners if o is owner) >= MAX_MINORS_PER_PLAYER:
             continue
-        merging = set(rnd.merging) | {sym}
-
-        def connected(a: str, b: str, merging: set[str] = merging) -> bool:
-            return graph.minors_connected(ctx, state, a, b, merging)
-
+        connected = _connected_in(ctx, state, set(rnd.merging) | {sym})
         if ctx.rules.merger_connected_to_any_member:
             joins = any(connected(m, sym) for m in rnd.merging)
         else:
@@ -276,6 +272,11 @@ def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
         if joins:
             result.append(sym)
     return result
+
+
+def _connected_in(ctx: Context, state: GameState, merging: set[str]) -> Callable[[str, str], bool]:
+    """Whether two minors are connected for this merge (9.2: its tokens do not block)."""
+    return lambda a, b: graph.minors_connected(ctx, state, a, b, merging)
 
 
 def one_connected_to_all(members: list[str], connected: Callable[[str, str], bool]) -> bool:

@@ -1,9 +1,9 @@
 """Troika's event store: games are logs of accepted actions, replayed by the engine.
 
 ``SqliteEventStore`` keeps the logs in a local SQLite file, ``PostgresEventStore``
-(:mod:`storage.postgres`) in a PostgreSQL database; ``store_at`` picks one from a path
-or URL. ``GameRepository`` turns logs into live games through an engine adapter
-(``TroikaEngine`` for the real one).
+(:mod:`storage.postgres`) in a PostgreSQL database: two dialects of one SQL store,
+:mod:`storage.sql`. ``store_at`` picks one from a path or URL. ``GameRepository``
+turns logs into live games through an engine adapter (``TroikaEngine`` for the real one).
 """
 
 from .copy import store_at

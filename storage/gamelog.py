@@ -159,11 +159,11 @@ def _seed(settings: dict[str, Any]) -> int:
 
 def _text(value: str, where: str, *, limit: int = MAX_NAME) -> str:
     """Text the store can hold, of at most ``limit`` characters."""
+    if len(value) > limit:
+        raise InvalidGameLog(f"{where} is longer than {limit} characters")
     problem = unstorable(value)
     if problem:
         raise InvalidGameLog(f"{where} holds {problem}")
-    if len(value) > limit:
-        raise InvalidGameLog(f"{where} is longer than {limit} characters")
     return value
 
 

@@ -138,8 +138,8 @@ class SqlEventStore(EventStore):
         async with self._transaction("upgrading the database schema") as db:
             await self._lock_migrations(db)
             await db.execute(
-                "CREATE TABLE IF NOT EXISTS schema_version "
-                f"(version INTEGER PRIMARY KEY, applied_at {time_type} NOT NULL)"
+                "CREATE TABLE IF NOT EXISTS schema_version"
+                f" (version INTEGER PRIMARY KEY, applied_at {time_type} NOT NULL)"
             )
             current = await db.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version")
             if current > len(scripts):
@@ -319,7 +319,8 @@ class SqlEventStore(EventStore):
         async with self._connection(f"reading game {game_id}'s snapshot") as db:
             rows = await db.fetch(
                 "SELECT seq, state_hash, data FROM snapshots WHERE game_id = ? AND engine_version = ?",
-                game_id, engine_version)
+                game_id, engine_version,
+            )
         if not rows:
             return None
         seq, digest, data = rows[0]

@@ -99,9 +99,9 @@ class SqliteEventStore(SqlEventStore):
             await self.close()
             if type(exc.__cause__) is sqlite3.DatabaseError:  # corrupt, not merely busy
                 raise DatabaseDamaged(f"the database {self.path} is damaged: {exc.__cause__}") from exc
-            problem = _access_problem(self.path, exc.__cause__) if isinstance(exc.__cause__, sqlite3.Error) else None
-            if problem is not None:
-                raise problem from exc
+            access = _access_problem(self.path, exc.__cause__) if isinstance(exc.__cause__, sqlite3.Error) else None
+            if access is not None:
+                raise access from exc
             raise
         except BaseException:
             await self.close()
@@ -219,8 +219,12 @@ def _check_file(path: str) -> int:
     size = file.stat().st_size
     if size == 0:
         raise StoreError(f"the database {path} is empty (0 bytes): it is damaged or not Troika's")
-    with file.open("rb") as handle:
-        header = handle.read(100)
+    try:
+        with file.open("rb") as handle:
+            header = handle.read(100)
+    except PermissionError as exc:
+        raise DatabaseAccess(f"the database {path} is not readable by this user ({exc.strerror}): the bot needs to "
+                             "read and write the file and to create files beside it") from exc
     if header[:16] != b"SQLite format 3\x00":
         raise StoreError(f"{path} is not a database (file is not a database)")
     page_size = int.from_bytes(header[16:18], "big")

@@ -1,8 +1,9 @@
 """The event store's interface: games, their seats, one append-only event log per game,
 and an outbox of posts for the bot.
 
-Backends implement :class:`EventStore` (SQLite, :mod:`storage.sqlite`; PostgreSQL,
-:mod:`storage.postgres`); code above them sees only the types and errors defined here. Sequence numbers of a game's
+Backends implement :class:`EventStore` (one SQL store, :mod:`storage.sql`, in two
+dialects: SQLite, :mod:`storage.sqlite`; PostgreSQL, :mod:`storage.postgres`); code above
+them sees only the types and errors defined here. Sequence numbers of a game's
 events run 1, 2, 3, ... without gaps; a game without events is at sequence 0.
 """
 

@@ -31,11 +31,13 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.errors import Refusal
 from bot.service import Account, Post, TroikaService
 from bot.transcript import log_commands
 from engine.importer import read_log
-from storage import SqliteEventStore
+from storage import SqliteEventStore, StoreError
 from tests.conftest import shared_game
 from tests.test_bot_service import start_shared
 
@@ -300,3 +302,140 @@ def test_chaos(tmp_path: Path) -> None:
         "seconds": round(time.monotonic() - started, 1),
     }
     print("chaos figures:", json.dumps(figures))
+
+
+DISK_COMMANDS = 60
+"""Commands of the real game played on the disk that fills up."""
+
+
+def _disk_worker(db_path: str, game_id: int, work_dir: str, stop_when_full: bool) -> None:
+    """Child process: play the script on, through "disk full", until DISK_COMMANDS are in
+    the log (or, ``stop_when_full``, until 5 appends failed: the bot is then stopped, and
+    its store closed, on the full disk); deliver the posts; note each acknowledged
+    command and each store error."""
+    commands, _ = script()
+    channel = Channel(Path(work_dir) / "disk-channel.jsonl")
+    tally = os.open(Path(work_dir) / "disk-tally.txt", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    acks = os.open(Path(work_dir) / "disk-acks.txt", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+
+    async def deliver(post: Post) -> None:
+        channel.deliver(post)
+
+    async def play(store: SqliteEventStore, reader: sqlite3.Connection) -> bool:
+        service = TroikaService(store, pictures=False)
+        while (index := done_upto(reader, game_id)) < DISK_COMMANDS:
+            account, command = commands[index]
+            try:
+                await service.handle("disk", account, command, key=f"disk#{index}")
+                os.write(acks, f"disk#{index}\n".encode())
+                await service.flush(deliver)
+            except StoreError as exc:
+                os.write(tally, f"store error: {exc}\n".encode())
+                if stop_when_full and (Path(work_dir) / "disk-tally.txt").read_text().count("error") >= 5:
+                    return True
+                await asyncio.sleep(0.02)
+        await service.flush(deliver)
+        return True
+
+    async def run() -> None:
+        reader = sqlite3.connect(db_path, timeout=30)
+        while True:
+            try:
+                async with SqliteEventStore(db_path) as store:
+                    if await play(store, reader):
+                        return
+            except StoreError as exc:  # the disk is full at open too
+                os.write(tally, f"open error: {exc}\n".encode())
+                await asyncio.sleep(0.05)
+
+    asyncio.run(run())
+
+
+def test_a_full_disk_under_the_bot_loses_nothing(tmp_path: Path) -> None:
+    """A disk that fills up while the bot plays (appends fail, the WAL cannot grow), the
+    writer SIGKILLed while it is full, space freed, a new writer: every acknowledged move
+    is there once, the game replays to the sequential state, every post went out once,
+    and the database is whole (issue 26, N1 on a real full disk)."""
+    import shutil
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("a full disk needs a tmpfs mounted, which needs root")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        db_path = disk / "troika.db"
+        _, log = script()
+        players = [(str(p["id"]), p["name"]) for p in log["players"]]
+
+        async def start() -> int:
+            async with SqliteEventStore(db_path) as store:
+                service = TroikaService(store, pictures=False)
+                await service.start_local_game("disk", players, rules=read_log(log)[0].ctx.rules, first_player=0,
+                                               seed=log["settings"]["seed"])
+                record = await store.active_game_in_channel("disk")
+                assert record is not None
+                await service.flush(Channel(tmp_path / "disk-channel.jsonl").deliver)  # type: ignore[arg-type]
+                return record.id
+
+        game_id = asyncio.run(start())
+        tally, acks = tmp_path / "disk-tally.txt", tmp_path / "disk-acks.txt"
+        acks.touch()
+
+        def bot(stop_when_full: bool = False) -> Any:
+            process = SPAWN.Process(target=_disk_worker, args=(str(db_path), game_id, str(tmp_path), stop_when_full))
+            process.start()
+            return process
+
+        def kill_after(process: Any, more: int) -> None:
+            played, deadline = len(acks.read_text().split()), time.monotonic() + 60
+            while len(acks.read_text().split()) < played + more and process.is_alive() \
+                    and time.monotonic() < deadline:
+                time.sleep(0.02)
+            os.kill(process.pid, signal.SIGKILL)
+            process.join()
+            said = tally.read_text()[-300:] if tally.exists() else ""
+            assert len(acks.read_text().split()) >= played + more, "the bot did not play on: " + said
+
+        kill_after(bot(), 30)  # killed with 30 moves in the WAL, none yet in the main file
+        filler = disk / "filler"
+        filler.write_bytes(b"\0" * max(0, shutil.disk_usage(disk).free - 8 * 1024))
+        stopped = bot(stop_when_full=True)  # the disk fills: the bot is stopped and closes on it
+        stopped.join(120)
+        assert stopped.exitcode == 0 and "disk is full" in tally.read_text()
+        failures = tally.read_text().count("error")
+        filler.unlink()  # the operator frees space and starts the bot again
+        kill_after(bot(), 10)  # which is killed once more mid-game
+        last = bot()  # plays the rest of the game, delivers its posts and stops
+        last.join(60)
+        if last.is_alive():
+            os.kill(last.pid, signal.SIGKILL)
+            last.join()
+        assert last.exitcode == 0, "the bot did not come back: " + tally.read_text()[-300:]
+
+        reader = sqlite3.connect(db_path, timeout=30)
+        assert reader.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        keys = [row[0] for row in reader.execute(
+            "SELECT request_key FROM events WHERE game_id = ? AND request_key LIKE 'disk#%' ORDER BY seq", (game_id,))]
+        assert keys == [f"disk#{i}" for i in range(DISK_COMMANDS)]
+        acked = set((tmp_path / "disk-acks.txt").read_text().split())
+        assert acked <= set(keys)
+        outbox = [row[0] for row in reader.execute("SELECT id FROM outbox ORDER BY id")]
+        unsent = reader.execute("SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL").fetchone()[0]
+        reader.close()
+
+        async def replayed() -> dict[str, Any]:
+            async with SqliteEventStore(db_path) as store:
+                return dict((await TroikaService(store, pictures=False).repo.load(game_id)).game.dump())
+
+        assert asyncio.run(replayed()) == asyncio.run(sequential_state(DISK_COMMANDS))
+        nonces = [p["nonce"] for p in Channel(tmp_path / "disk-channel.jsonl").posts()]
+        assert unsent == 0 and sorted(nonces) == sorted(set(nonces)) and set(nonces) == set(outbox)
+        print("full disk figures:", json.dumps({"store errors while full": failures, "acknowledged": len(acked),
+                                                "lost": len(acked - set(keys)), "posts": len(nonces),
+                                                "posts duplicated": len(nonces) - len(set(nonces))}))
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)

@@ -247,6 +247,8 @@ def test_private_bonus_per_counted_stop() -> None:
 
 
 def test_private_bonus_is_not_doubled() -> None:
+    """8.8.2: a train's revenue is the sum of the values counted "(adding any
+    bonuses)", and 8.8.3 doubles the values: the private's +10 is added once."""
     state = position(tiles=FINAL_TILES, tokens={"SW": ["H8"]}, trains={"SW": ["2+2"]},
                      privates={"SW": ["MYR", "MRR"]}, phase="8")
     assert revenue(state, "SW", ("2+2-0", TO_EKATERINBURG)) == 360 + 10 + 10

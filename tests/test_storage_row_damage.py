@@ -99,3 +99,61 @@ async def test_a_damaged_row_is_its_own_games_problem(tmp_path: Path, variant: s
             await service.handle("victim", ANNA, "status")
         reply = await service.handle("victim", ANNA, "end confirm broken")
         assert "is ended" in reply.text and await store.active_game_in_channel("victim") is None
+
+
+async def test_postgres_reads_damaged_rows_the_same_way(postgres_url: str) -> None:
+    """The rows' decoding is shared: on PostgreSQL too a 5,000-digit number or nesting past
+    the stack is its row's problem (CorruptEvent, a record's or post's ``problem``)."""
+    import asyncpg
+
+    from storage import CorruptEvent
+    from storage.postgres import PostgresEventStore
+    from storage.store import NewEvent, NewGame
+
+    async with PostgresEventStore(postgres_url) as store:
+        game = await store.create_game(NewGame("1861", {}, 1, "111", 1), [NewEvent({"type": "start"})])
+        admin = await asyncpg.connect(postgres_url)
+        try:
+            await admin.execute("INSERT INTO events (game_id, seq, kind, action, created_at)"
+                                " VALUES ($1, 2, 'action', $2, now())", game.id, '{"price": ' + HUGE + "}")
+            await admin.execute("INSERT INTO outbox (game_id, payload, created_at) VALUES ($1, $2, now())",
+                                game.id, '{"text": ' + DEEP + "}")
+            await admin.execute("UPDATE games SET options = $1 WHERE id = $2", '{"market": ' + DEEP + "}", game.id)
+        finally:
+            await admin.close()
+        with pytest.raises(CorruptEvent, match="event 2"):
+            await store.events(game.id)
+        [post] = await store.outbox_unsent()
+        assert post.payload == {} and "RecursionError" in str(post.problem)
+        assert "its options cannot be read" in str((await store.get_game(game.id)).problem)
+        assert [g.id for g in await store.list_games()] == [game.id]
+
+
+async def test_a_damaged_page_of_one_games_log_still_lets_it_be_ended(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """N3: in a database too large to read in full at start, a damaged page of one game's
+    log: the other game plays, and `end confirm` frees the damaged game's channel."""
+    from storage import sqlite
+
+    path = tmp_path / "games.db"
+    async with SqliteEventStore(path) as store:
+        service = TroikaService(store, pictures=False)
+        victim = await three_player_game(service, "victim")
+        await three_player_game(service, "healthy")
+    with sqlite3.connect(path, isolation_level=None) as db:
+        db.executemany("INSERT INTO events (game_id, seq, kind, action, created_at, note) VALUES (?, ?, 'admin',"
+                       " '{\"type\": \"note\"}', ?, ?)", [(victim, seq, T, "x" * 900) for seq in range(3, 203)])
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        leaves = [row[0] for row in db.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'events' AND pagetype = 'leaf' ORDER BY pageno")]
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    with path.open("r+b") as handle:  # a page in the middle of the victim's notes
+        handle.seek((leaves[len(leaves) // 2] - 1) * page_size)
+        handle.write(b"\xa5" * page_size)
+    monkeypatch.setattr(sqlite, "FULL_CHECK_BYTES", 0)  # "large": read in full only in the background
+    async with SqliteEventStore(path) as store:
+        service = TroikaService(store, pictures=False)
+        await service.handle("healthy", await acting(service, "healthy"), "pass")
+        reply = await service.handle("victim", ANNA, "end confirm the database is damaged")
+        assert "is ended" in reply.text and await store.active_game_in_channel("victim") is None
+        await service.handle("victim", ANNA, "new")  # the channel is free
