@@ -213,6 +213,10 @@ def options_text(title: str | None, chosen: frozenset[str] = frozenset()) -> str
         only = f", {' and '.join(where)} only" if len(where) < len(titles) else ""
         mark = " ✓ (this game)" if option.sym in chosen else ""
         lines.append(f"• `{option.sym}` — **{option.name}** ({option.section}{only}){mark}: {option.rule}")
+    for name in titles:
+        for word, syms in title_named(name).option_sets.items():
+            lines.append(f"• `{word}` — all of {', '.join(f'`{s}`' for s in syms)} ({name}; the rulebook "
+                         "recommends them together for a first play)")
     return "\n".join(lines)
 
 

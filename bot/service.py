@@ -602,7 +602,7 @@ class TroikaService:
         seat = Seat(0, account.id, account.name, account.id, True)
         rules = setup.rules()
         record = await self._create(channel_id, [seat], rules.to_dict(), None, account.id, setup.title, guild_id)
-        seats = rulebook_players(setup.title)
+        seats = rulebook_players(setup.title, rules.options)
         return Reply(f"**{account.name}** sets up game {record.id} of {setup.title} "
                      f"({setup_words(setup.title, rules)}) and is its commissioner. Others: `join`. "
                      f"Then the commissioner types `start` ({seats[0]} to {seats[-1]} players).")
@@ -1518,8 +1518,9 @@ def option_suggestions(title: str, typed: str) -> list[str]:
     option the title declares (the title's default when none is chosen yet)."""
     words = typed.lower().split()
     ending = "" if typed.endswith(" ") or not words else words.pop()
-    offered = title_named(title if title in TITLES else DEFAULT_TITLE).options
-    return [" ".join([*words, o.sym]) for o in offered if o.sym not in words and o.sym.startswith(ending)]
+    chosen = title_named(title if title in TITLES else DEFAULT_TITLE)
+    offered = [o.sym for o in chosen.options] + list(chosen.option_sets)
+    return [" ".join([*words, sym]) for sym in offered if sym not in words and sym.startswith(ending)]
 
 
 def _record_rules(record: GameRecord) -> Rules:

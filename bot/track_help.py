@@ -17,7 +17,6 @@ from engine.operating import OperatingRound
 from engine.state import Company
 from engine.track import lay_cost
 from engine.trains import cheapest_bank_price
-
 from render.svg import money
 from render.tiles import Candidate, exits_towards
 

@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
-from . import auction, merger, operating, orders, stock_round
+from . import auction, bundles, merger, operating, orders, stock_round
 from .actions import Action, EndGame, StandingOrder
 from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
 from .game_setup import board_for, check_options
+from .options import BUNDLES
 from .rules import Rules
 from .scoring import end_game, final_values
 from .setup import new_state
@@ -30,6 +31,7 @@ ROUND_MODULES: dict[str, ModuleType] = {
     "Stock": stock_round,
     "Operating": operating,
     "Merger": merger,
+    "Bundles": bundles,
 }
 
 
@@ -60,7 +62,7 @@ class Game:
         if first_player is None:
             first_player = 0 if ctx.rules.first_seat_starts else random.Random(seed).randrange(len(players))
         state = new_state(ctx, players, first_player, seed)
-        auction.start(ctx, state)
+        _first_round(ctx, state)
         return cls(ctx, state)
 
     @property
@@ -199,6 +201,15 @@ class Game:
         rest = {name: getattr(self.state, name) for name in _field_names(type(self.state))}
         plain: dict[str, Any] = _plain(rest | {"round": _round_dump(self.state)})
         return plain
+
+
+def _first_round(ctx: Context, state: GameState) -> None:
+    """5: the private auction; with the 1861 short variant's bundles (15.1), the first
+    stock round sells them instead."""
+    if ctx.rules.plays(BUNDLES):
+        bundles.start(ctx, state)
+    else:
+        auction.start(ctx, state)
 
 
 def _snapshot(state: GameState) -> bytes:

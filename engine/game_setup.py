@@ -24,13 +24,14 @@ def declared(title: str) -> dict[str, OptionDef]:
 
 
 def check_options(title: str, chosen: Iterable[str]) -> frozenset[str]:
-    """The chosen options, refused (with why) unless ``title`` offers each and none
-    conflicts with another."""
+    """The chosen options (a set's word, ``short``, read as its options), refused (with
+    why) unless ``title`` offers each and none conflicts with another."""
     offered = declared(title)
-    picked = frozenset(chosen)
+    sets = title_named(title).option_sets
+    picked = frozenset(sym for word in chosen for sym in sets.get(word, (word,)))
     for sym in sorted(picked):
         if sym not in offered:
-            elsewhere = [t for t in TITLES if t != title and sym in declared(t)]
+            elsewhere = [t for t in TITLES if t != title and (sym in declared(t) or sym in title_named(t).option_sets)]
             if elsewhere:
                 raise InvalidAction(f"{sym} is an option of {' and '.join(elsewhere)}, not of {title}")
             raise InvalidAction(f"{title} has no option {sym!r}; its options: {', '.join(offered)}")
@@ -71,10 +72,15 @@ SITE_WORD = "site"
 """``new 1867 site``: the game plays by 18xx.games' readings, so its log loads there."""
 
 
+def _option_sets() -> dict[str, tuple[str, ...]]:
+    return {word: syms for t in TITLES for word, syms in title_named(t).option_sets.items()}
+
+
 def is_setup_word(word: str) -> bool:
-    """Whether ``word`` names a title, a market, the site's rules or an option (not a
-    player's name)."""
-    return _word(word) in {*TITLES, *MARKETS, SITE_WORD, *(sym for t in TITLES for sym in declared(t))}
+    """Whether ``word`` names a title, a market, the site's rules, an option or a set of
+    options (not a player's name)."""
+    options = {sym for t in TITLES for sym in declared(t)}
+    return _word(word) in {*TITLES, *MARKETS, SITE_WORD, *options, *_option_sets()}
 
 
 def parse_setup(words: Iterable[str]) -> Setup:
@@ -97,7 +103,7 @@ def parse_setup(words: Iterable[str]) -> Setup:
                 f"`{word[:24]}` is neither a game ({' or '.join(TITLES)}), a market (grid or column), "
                 "`site` nor an option (`options` lists them)"
             )
-    setup = Setup(title, market or load_board(title).default_market, frozenset(options), site)
+    setup = Setup(title, market or load_board(title).default_market, check_options(title, options), site)
     setup.rules()
     return setup
 
@@ -108,17 +114,17 @@ def describe(title: str, options: Iterable[str]) -> list[str]:
     return [f"{o.name} ({o.section})" for o in title_named(title).options if o.sym in chosen]
 
 
-def rulebook_players(title: str) -> range:
-    """How many players the rulebook seats for ``title``: two only where it has a
-    two-player game (16, 1861S); an 18xx.games import may seat two in any title."""
+def rulebook_players(title: str, options: Iterable[str] = ()) -> range:
+    """How many players the rulebook seats for ``title`` with ``options``: two only where
+    it has a two-player game (16, 1861S), and only the counts each option is for (15.1's
+    bundles: 3 to 5, or two); an 18xx.games import may seat two in any title."""
     low, high = load_board(title).player_range
-    return range(low if title_named(title).two_player_variant else max(low, 3), high + 1)
-
-
-def national_keeps_no_money(title: str, rules: Rules) -> bool:
-    """§15.2: the national has no treasury and no loans under the options in force."""
-    offered = declared(title)
-    return any(offered[sym].national_keeps_no_money for sym in rules.options if sym in offered)
+    low = low if title_named(title).two_player_variant else max(low, 3)
+    for sym in options:
+        allowed = declared(title)[sym].players
+        if allowed is not None:
+            low, high = max(low, allowed.start), min(high, allowed.stop - 1)
+    return range(low, high + 1)
 
 
 _BOARDS: dict[tuple[str, frozenset[str]], Board] = {}

@@ -94,7 +94,10 @@ class TrackGraph:
                 end_ids[(hex_id, edge)] = len(ends)
                 ends.append((hex_id, edge))
             hex_paths[hex_id] = [
-                ((a_node, a + (first_node if a_node else first_end)), (b_node, b + (first_node if b_node else first_end)))
+                (
+                    (a_node, a + (first_node if a_node else first_end)),
+                    (b_node, b + (first_node if b_node else first_end)),
+                )
                 for (a_node, a), (b_node, b) in numbered
             ]
         self.nodes: tuple[NodeRef, ...] = tuple(nodes)

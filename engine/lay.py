@@ -111,7 +111,8 @@ def _check_action_allowed(rnd: OperatingRound, hex_id: str, *, upgrade: bool) ->
 
 
 def _check_enhances_route(
-    ctx: Context, state: GameState, company: Company, hex_id: str, tile: TileDef, rotation: int, reach: graph.Reach | None
+    ctx: Context, state: GameState, company: Company, hex_id: str, tile: TileDef, rotation: int,
+    reach: graph.Reach | None,
 ) -> None:
     """8.6: the lay must be on the company's home hex, extend its route (new track it
     reaches), or raise a city's value on it."""

@@ -179,8 +179,15 @@ def _merger(game: Game) -> list[Action]:
     return merger.moves(game.ctx, game.state)
 
 
+def _bundles(game: Game) -> list[Action]:
+    from .bundles import moves
+
+    return moves(game.ctx, game.state)
+
+
 ROUND_MOVES: dict[str, Callable[[Game], list[Action]]] = {
     "Auction": _auction,
+    "Bundles": _bundles,
     "Stock": _stock,
     "Operating": _operating,
     "Merger": _merger,

@@ -5,9 +5,8 @@ from __future__ import annotations
 from . import market
 from .actions import Action, Choose, Pass
 from .errors import IllegalAction
-from .game_setup import national_keeps_no_money
 from .loans import repay_loans
-from .options import NO_FLOOR
+from .options import NO_FLOOR, RSR_EXPORTS
 from .setup import new_company
 from .state import Company, Context, GameState
 
@@ -85,7 +84,7 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
 def _national_without_treasury(ctx: Context, state: GameState, nat: Company) -> None:
     """§15.2: a national with no treasury takes the trains and tokens only; the company's
     cash goes to the bank."""
-    if nat.cash and national_keeps_no_money(ctx.board.title, ctx.rules):
+    if nat.cash and ctx.rules.plays(RSR_EXPORTS):
         state.bank += nat.cash
         state.log.append(f"{nat.sym} has no treasury: {nat.cash} goes to the bank (§15.2)")
         nat.cash = 0

@@ -605,7 +605,7 @@ def _hint(game: Game, key: str, actions: list[Action]) -> str:
     if isinstance(first, Bid):
         if key == "auction":
             return "auction " + "|".join(a.target for a in actions) + f" {first.price}+"  # type: ignore[attr-defined]
-        if game.round_name == "Auction":  # a private: up to all the bidder's cash (5.1)
+        if game.round_name in ("Auction", "Bundles"):  # a private or a bundle: up to all the bidder's cash (5.1)
             cash = game.state.player(first.entity).cash
             return f"bid {first.target} {first.price}..{cash - cash % 5}"
         return f"bid {first.target} {first.price}+"

@@ -19,9 +19,8 @@ from .actions import (
     RunRoutes,
 )
 from .errors import IllegalAction
-from .game_setup import national_keeps_no_money
 from .nationalization import nationalize, trainless_choice
-from .options import EXPORT_PER_SET
+from .options import EXPORT_PER_SET, RSR_EXPORTS
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, home_city, put_token, token_cost
 
@@ -109,7 +108,7 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
 def _national_keeps_money(ctx: Context) -> bool:
     """8.13: a national that only exports trains keeps no money (1867), unless the
     18xx.games switch lets it collect its privates' income (RN 11.23)."""
-    if national_keeps_no_money(ctx.board.title, ctx.rules):
+    if ctx.rules.plays(RSR_EXPORTS):
         return False  # §15.2: the RSR has no treasury
     return ctx.board.national_operates or ctx.rules.national_collects_private_income
 

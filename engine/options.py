@@ -2,10 +2,11 @@
 
 A title declares the options it offers (:attr:`engine.titles.Title.options`), each an
 :class:`OptionDef`: the word a player types after ``new``, the rulebook's own words, its
-section, and which options it cannot be played with. A game's :class:`Setup` is its
-title, its market, the options chosen and whether it plays by the rulebook or by
-18xx.games (an import). The chosen options travel in :attr:`engine.rules.Rules.options`,
-apart from the 18xx.games switches: :meth:`Rules.site` never turns an option on.
+section, and which options it cannot be played with. A game's setup
+(:class:`engine.game_setup.Setup`) is its title, its market, the options chosen and
+whether it plays by the rulebook or by 18xx.games (an import). The chosen options
+travel in :attr:`engine.rules.Rules.options`, apart from the 18xx.games switches:
+:meth:`Rules.site` never turns an option on.
 
 Rules that an option changes ask ``ctx.rules.plays(LONG_GAME)``; an option that only
 changes data (how many special trains) patches the title's board
@@ -23,6 +24,7 @@ NO_FLOOR = "no-floor"
 LONG_GAME = "long-game"
 LEFT_OF_AUCTIONEER = "left-of-auctioneer"
 EXPORTS = "exports"
+BUNDLES = "bundles"
 RSR_EXPORTS = "rsr-exports"
 SIX_TRAIN_END = "six-train-end"
 
@@ -51,8 +53,8 @@ class OptionDef:
     """Trains it limits: train name -> copies in the yard."""
     national_exports_per_set: bool = False
     """The national exports a train at the end of each set instead of running (§14)."""
-    national_keeps_no_money: bool = False
-    """The national has no treasury and no loans (§15.2)."""
+    players: range | None = None
+    """The player counts it is for, if not all."""
 
 
 SPECIAL_TRAINS = OptionDef(
@@ -97,6 +99,17 @@ TRAIN_EXPORTS = OptionDef(
     national_exports_per_set=True,
 )
 
+STARTING_BUNDLES = OptionDef(
+    BUNDLES,
+    "1861 short: starting bundles",
+    "Instead of the usual auction of Privates and Minor Companies, the initial setup "
+    "includes bundles of Private and Minor Companies for sale – one to each player during "
+    "the first Stock Round. Once a player has acquired a bundle, they take no further part "
+    "in the Stock Round. All bundles have the same Minimum Bid. (3 to 5 players; with two, "
+    "the 3-player bundles, §16.3.)",
+    "§15.1",
+    players=range(2, 6),
+)
 SHORT_RSR = OptionDef(
     RSR_EXPORTS,
     "1861 short: the RSR exports",
@@ -107,7 +120,6 @@ SHORT_RSR = OptionDef(
     "§15.2",
     conflicts=(EXPORTS,),
     national_exports_per_set=True,
-    national_keeps_no_money=True,
 )
 SHORT_END = OptionDef(
     SIX_TRAIN_END,
@@ -118,6 +130,10 @@ SHORT_END = OptionDef(
     "§15.3",
     conflicts=(LONG_GAME,),
 )
+
+SHORT = ("short", (BUNDLES, RSR_EXPORTS, SIX_TRAIN_END))
+"""§15: "If this is your first play of 1861, it is recommended to use all three rule
+changes": one word for the three."""
 
 BOTH_TITLES = (SPECIAL_TRAINS, NO_STOCK_PRICE_FLOOR, LONG, LEFT_OF_THE_AUCTIONEER)
 """The §14 options of either title."""

@@ -19,8 +19,9 @@ from typing import Any
 from . import graph, shares, trains
 from .actions import Action, LayTile, Pass
 from .game import Game
-from .game_setup import national_keeps_no_money, rulebook_players
+from .game_setup import rulebook_players
 from .legal import legal_actions
+from .options import RSR_EXPORTS
 from .rules import MARKETS, Rules
 from .state import PlacedTile
 from .titles import DEFAULT_TITLE
@@ -144,7 +145,7 @@ def check_invariants(game: Game, last: Action, before: Before | None = None) -> 
     keeps_income = ctx.rules.national_collects_private_income  # RN 11.23
     if not ctx.board.national_operates and (national.trains or (national.cash and not keeps_income)):
         raise InvariantError(f"{national.sym} only exports trains and keeps no money (8.13), yet holds some")
-    if national_keeps_no_money(ctx.board.title, ctx.rules) and (national.cash or national.loans):
+    if ctx.rules.plays(RSR_EXPORTS) and (national.cash or national.loans):
         raise InvariantError(f"{national.sym} has no treasury and no loans (§15.2), yet holds {national.cash}")
     over = trains.over_limit(ctx, state)
     if over and game.actor() != over[0] and not state.trainless_majors and not _merging_into(game, over[0]):
@@ -216,10 +217,10 @@ def _check_lay_reaches_new_track(game: Game, lay: LayTile, before: Before) -> No
 SELFPLAY_SETUPS = [(players, market) for players in (2, 3, 4, 5, 6) for market in MARKETS]
 
 
-def selfplay_setups(title: str) -> list[tuple[int, str]]:
-    """The setups the rulebook seats for ``title``: two players only where it has a
-    two-player game (16)."""
-    seats = rulebook_players(title)
+def selfplay_setups(title: str, options: frozenset[str] = frozenset()) -> list[tuple[int, str]]:
+    """The setups the rulebook seats for ``title`` and ``options``: two players only where
+    it has a two-player game (16), bundles for 2 to 5 (15.1, 16.3)."""
+    seats = rulebook_players(title, options)
     return [(players, market) for players, market in SELFPLAY_SETUPS if players in seats]
 
 
@@ -235,7 +236,7 @@ def play_many(
     rules) over every player count and market, each handed to ``each``; a summary."""
     actions = 0
     failures: list[str] = []
-    setups = selfplay_setups(title)
+    setups = selfplay_setups(title, options)
     label = ", ".join([title, *sorted(options)])
     for i in range(games):
         players, market = setups[i % len(setups)]

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from .board import Board
 from .errors import IllegalAction
+from .options import BUNDLES
 from .state import (
     Certificate,
     Company,
@@ -46,7 +47,8 @@ def new_state(ctx: Context, players: list[tuple[str, str]], priority: int, seed:
 
 
 def _two_player_setup(ctx: Context, state: GameState, seed: int) -> None:
-    """16.1–16.2: fewer trains, and two privates removed at random before the auction.
+    """16.1–16.2: fewer trains, and (the standard game) two privates removed at random
+    before the auction.
     The rulebook offers it for 1861 (1861S) only; an 18xx.games import plays it with
     any title (RN 1.9)."""
     if not (ctx.title.two_player_variant or ctx.rules.two_player_variant_every_title):
@@ -59,6 +61,8 @@ def _two_player_setup(ctx: Context, state: GameState, seed: int) -> None:
         copies = [t for t in state.depot.upcoming if t.name == name]
         for train in copies[len(copies) - count :]:
             state.depot.upcoming.remove(train)
+    if ctx.rules.plays(BUNDLES):
+        return  # 16.3: the short game's bundles decide which privates play
     draw = lcg(seed)
     keys = {sym: next(draw) for sym in state.private_owner}
     for sym in sorted(keys, key=lambda s: keys[s])[: variant["remove_privates"]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import bundles
 from .game import Game
 from .trains import over_limit
 
@@ -51,6 +52,11 @@ def turn_view(game: Game) -> TurnView:
     rnd = state.round
     if kind == "Auction":
         return TurnView(title, kind, f"bids on {rnd.private}", actor, up_for_auction=rnd.private)
+    if kind == "Bundles" and rnd.bundle is None:
+        offered = " · ".join(bundles.describe(game.ctx, state, name) for name in rnd.unsold)
+        return TurnView(title, kind, f"nominates a bundle (15.1): {offered}", actor)
+    if kind == "Bundles":
+        return TurnView(title, kind, f"bids on bundle {rnd.bundle}", actor, up_for_auction=rnd.bundle)
     if kind == "Stock":
         if rnd.home_token:
             return TurnView(title, kind, "places its home token", actor, placing_token=True)
@@ -94,4 +100,6 @@ def round_title(game: Game) -> str:
         return f"Stock round {state.round_number}"
     if kind == "Merger":
         return f"Merger round {state.round_number}.{state.round.after_or}"
+    if kind == "Bundles":
+        return f"Stock round {state.round_number}: starting bundles"
     return "Private auction"

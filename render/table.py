@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
 
+from engine.bundles import bundle_of
 from engine.game_setup import describe
 from engine.market import in_price_order
 from engine.scoring import final_values
@@ -196,7 +197,8 @@ def _status(ctx: Context, state: GameState, sym: str) -> str:
         return "closed"
     if company.is_national or company.floated or company.market is not None:
         return "running"
-    return "auction" if sym in available_minors(ctx, state) else "unstarted"
+    selling_bundles = getattr(state.round, "kind", "") == "Bundles"  # 15.1: no minor auctions then
+    return "auction" if not selling_bundles and sym in available_minors(ctx, state) else "unstarted"
 
 
 def _running(ctx: Context, state: GameState) -> list[str]:
@@ -286,6 +288,9 @@ def _privates(ctx: Context, state: GameState) -> tuple[list[str], list[_Row]]:
         closed = private.sym in state.closed_privates
         owner = state.private_owner.get(private.sym)
         shown = "closed" if closed else names.get(owner or "", owner) or "for sale"
+        in_bundle = bundle_of(ctx, state, private.sym)
+        if in_bundle is not None:
+            shown = f"in bundle {in_bundle}" + (" (up for auction)" if in_bundle == state.round.bundle else "")
         if private.sym == up:
             shown = _auction_text(ctx, state)
         cells = [

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from engine.state import Context, GameState, PlacedTile
 from engine.track import city_mapping
 
-from .map import APOTHEM, CSS as MAP_CSS, HEX_POINTS, SIZE, draw_hexes, hex_center
+from .map import APOTHEM, HEX_POINTS, SIZE, draw_hexes, hex_center
+from .map import CSS as MAP_CSS
 from .svg import INK, PAPER, el, fmt, money, svg_root, text, text_width, to_string
 
 COLUMNS = 3

@@ -19,7 +19,7 @@ import discord
 import pytest
 from discord.ext import commands
 
-from bot.discord_bot import ChoiceButton, GameCog, TroikaBot, buttons_for, suggest
+from bot.discord_bot import ChoiceButton, GameCog, TroikaBot, buttons_for, suggest, suggest_options
 from bot.errors import Refusal
 from bot.service import Post, TroikaService
 from storage import Shard, SqliteEventStore
@@ -454,3 +454,21 @@ async def test_a_site_game_is_imported_from_an_attachment_and_exported_as_one(ta
     assert sent.filenames == ["1867-troika-1.json"] and "as an 18xx.games log" in (sent.content or "")
     refused = await table.say(ANNA, "!import")  # nothing attached
     assert refused[0].content and refused[0].content.startswith("✗")
+
+
+async def test_new_takes_the_rulebooks_options_and_slash_new_offers_the_titles_own(table: Table) -> None:
+    reply = await table.say(ANNA, "!new 1867 no-floor left-of-auctioneer")
+    text = reply[0].content or ""
+    assert "sets up game 1 of 1867" in text and "No stock price floor (§14); Left of auctioneer (§14)" in text
+    assert "3 to 6 players" in text  # the rulebook has no two-player 1867 (16)
+    new = table.bot.get_command("new")
+    assert new is not None and new.app_command is not None
+    payload = new.app_command.to_dict(table.bot.tree)
+    options = next(o for o in payload["options"] if o["name"] == "options")
+    assert options.get("autocomplete")
+    interaction = SimpleNamespace(namespace=SimpleNamespace(title="1867"), client=table.bot)
+    choices = await suggest_options(interaction, "no-floor ")  # type: ignore[arg-type]
+    assert [c.value for c in choices] == ["no-floor limited-special-trains", "no-floor long-game",
+                                          "no-floor left-of-auctioneer"]  # no 1861 option for 1867
+    listed = await table.say(BORIS, "!options")
+    assert "✓ (this game)" in "\n".join(m.content or "" for m in listed)

@@ -18,6 +18,7 @@ from engine.game import Game
 from engine.game_setup import Setup, check_options, parse_setup
 from engine.legal import legal_actions
 from engine.options import (
+    BUNDLES,
     EXPORTS,
     LEFT_OF_AUCTIONEER,
     LIMITED_SPECIAL_TRAINS,
@@ -29,7 +30,7 @@ from engine.options import (
 from engine.rules import SWITCHES, Rules
 from engine.titles import TITLES, title_named
 from storage import SqliteEventStore
-from tests.conftest import PLAYERS3, play
+from tests.conftest import PLAYERS3, play, refused
 
 
 def _game(*options: str, title: str = "1861", players: list[tuple[str, str]] = PLAYERS3, seed: int = 1) -> Game:
@@ -104,6 +105,8 @@ def test_setup_words_come_in_any_order_and_refusals_say_why() -> None:
     assert parse_setup([]) == Setup("1861", "grid")
     with pytest.raises(InvalidAction, match="exports is an option of 1861, not of 1867"):
         parse_setup(["1867", "exports"])
+    with pytest.raises(InvalidAction, match="short is an option of 1861, not of 1867"):
+        parse_setup(["1867", "short"])
     with pytest.raises(InvalidAction, match="neither a game"):
         parse_setup(["speedy"])
     with pytest.raises(InvalidAction, match="has no option 'fast'"):
@@ -273,6 +276,54 @@ def test_the_short_game_end_cannot_be_played_with_the_long_game() -> None:
         parse_setup(["long-game", "six-train-end"])
     with pytest.raises(InvalidAction, match="cannot be played with"):
         Game.new(PLAYERS3, seed=1, rules=Rules.rulebook(options=[EXPORTS, RSR_EXPORTS]))
+
+
+def test_starting_bundles_sell_one_to_each_player_in_the_first_stock_round() -> None:
+    game = _game(BUNDLES)
+    state = game.state
+    assert game.round_name == "Bundles" and game.actor() == "a"  # the priority deal nominates
+    refused(game, Pass("a"), "must nominate one")
+    refused(game, Bid("a", "1", 390), "lowest bid is 395")
+    refused(game, Bid("a", "4", 395), "no bundle 4")
+    play(game, Bid("a", "1", 395), Bid("b", "1", 400), Pass("c"), Pass("a"))  # Boris buys bundle 1
+    boris = state.player("b")
+    assert boris.cash == 420 - 400 + 10 and boris.privates == ["TSR", "WVR"]  # bonus cash 10
+    assert {c.company for c in boris.certs} == {"N", "KB"}
+    cells = {c.price for c in game.ctx.board.market_cells("grid") if c.can_start_minor}
+    for sym, treasury in (("N", 165), ("KB", 100)):
+        assert state.companies[sym].cash == treasury and state.companies[sym].floated
+        assert game.ctx.board.market_cell("grid", *state.companies[sym].market).price == max(
+            p for p in cells if p <= treasury // 2)
+    assert game.actor() == "c"  # left of the winner; Boris takes no further part
+    refused(game, Bid("b", "2", 395), "Clara's turn")
+    play(game, Bid("c", "3", 395), Pass("a"))
+    assert game.actor() == "a"
+    play(game, Bid("a", "2", 395))  # the last one without a bundle buys the last bundle
+    assert game.round_name == "Operating" and state.round_number == 1
+    assert state.priority == 1  # left of the last winner (Anna)
+    assert all(owner is not None for owner in state.private_owner.values())
+    assert state.bank + sum(p.cash for p in state.players) + sum(c.cash for c in state.companies.values()) == 15000
+
+
+def test_two_player_short_game_auctions_the_3_player_bundles_and_drops_the_unbought_privates() -> None:
+    """16.3: 1861S two-player short: bundles of the 3-player game, the RSR exports and the
+    first 6-train ends the game ("short" chooses all three)."""
+    two = [("a", "Anna"), ("b", "Boris")]
+    game = Game.new(two, seed=1, rules=parse_setup(["1861", "short"]).rules(), first_player=0)
+    assert game.ctx.rules.options == {BUNDLES, RSR_EXPORTS, SIX_TRAIN_END}
+    state = game.state
+    assert len(state.private_owner) == 5  # no random removal: the bundles decide (16.3)
+    play(game, Bid("a", "3", 395), Pass("b"), Bid("b", "1", 395))
+    assert game.round_name == "Operating"
+    assert set(state.private_owner) == {"TSR", "WVR", "BSS"}  # bundle 2's MYR and MRR are out of play
+    assert not state.companies["MNN"].floated and not state.companies["SPW"].floated  # for later stock rounds
+    assert sum(1 for t in state.depot.upcoming if t.name == "2") == 7  # 16.1.1 still applies
+
+
+def test_bundles_are_for_three_to_five_players_or_two() -> None:
+    six = [(f"p{i}", f"P{i}") for i in range(6)]
+    with pytest.raises(EngineError, match="3 to 5 players, or two in 1861S"):
+        Game.new(six, seed=1, rules=Rules.rulebook(options=[BUNDLES]))
 
 
 # --- §16 two players --------------------------------------------------------------------

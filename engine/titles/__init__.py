@@ -3,8 +3,10 @@ marks as its own ("1861" or 🍁 1867).
 
 The shared rules (the rest of ``engine``) call the hooks of :class:`Title` where the
 rulebook gives a title its own rule; a title is a subclass in its own folder with its
-data files beside it (``board.json``, ``upgrades.json``, ``two_player.json``). A third
-title (the 1861 short variant, say) is one more folder and one line in ``TITLES``.
+data files beside it (``board.json``, ``upgrades.json``, ``two_player.json``,
+1861's ``bundles.json``). The rulebook's variants (§14–16) are options a title declares
+(:attr:`Title.options`, from :mod:`engine.options`); a third title would be one more
+folder and one line in ``TITLES``.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ class Title:
 
     options: tuple[OptionDef, ...] = BOTH_TITLES
     """The rulebook's optional rules this title offers (§14–16), in the rulebook's order."""
+
+    option_sets: dict[str, tuple[str, ...]] = {}
+    """Words that choose several options at once (1861: ``short``, all of §15)."""
 
     two_player_variant = False
     """16: the rulebook has a two-player set-up for this title (1861S); without it, an

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...options import BOTH_TITLES, SHORT_END, SHORT_RSR, TRAIN_EXPORTS
+from ...options import BOTH_TITLES, SHORT, SHORT_END, SHORT_RSR, STARTING_BUNDLES, TRAIN_EXPORTS
 from ...state import Company, Context, GameState
 from .. import Title
 
@@ -15,7 +15,8 @@ class Russia(Title):
     currency = "₽"
     first_minor = "N"
     nationalization_steps_per_loan = 1
-    options = (*BOTH_TITLES, TRAIN_EXPORTS, SHORT_RSR, SHORT_END)
+    options = (*BOTH_TITLES, TRAIN_EXPORTS, STARTING_BUNDLES, SHORT_RSR, SHORT_END)
+    option_sets = dict([SHORT])
     two_player_variant = True
 
     def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
