@@ -11,10 +11,10 @@ i-th revenue node (cities, towns and off-boards in the order they are listed).
 from __future__ import annotations
 
 import re
-from typing import Any
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from .errors import DataError
 from .options import EXPORT_PER_SET

@@ -7,13 +7,13 @@ from itertools import islice
 import pytest
 
 from bot.commands import consent_needed, parse_action, split
-from engine.notation import command
 from bot.errors import Refusal
 from bot.posts import help_text
 from engine.actions import BuyPrivate, BuyTrain, Dividend, LayTile, Merge, PlaceToken, RunRoutes
 from engine.errors import EngineError
 from engine.game import Game
 from engine.importer import actions_of, read_log
+from engine.notation import command
 from tests.conftest import shared_game
 
 

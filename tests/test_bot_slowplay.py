@@ -8,9 +8,9 @@ import copy
 import re
 
 from bot.console import CHANNEL, banner
-from engine.route_notation import routes_detail
 from bot.service import TroikaService
 from engine.game import Game
+from engine.route_notation import routes_detail
 from engine.routes import best_routes
 from storage import SqliteEventStore
 from tests.test_bot_service import Table, start_shared

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from engine import notation
 from engine.actions import (
     Action,
     Bid,
@@ -27,7 +28,6 @@ from engine.actions import (
 from engine.errors import EngineError
 from engine.game import Game
 from engine.importer import actions_of, read_log
-from engine import notation
 from engine.legal import legal_actions
 from engine.notation import hints
 from engine.routes import best_routes, to_route

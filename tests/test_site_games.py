@@ -17,11 +17,11 @@ from bot.errors import NotAllowed, Refusal
 from bot.service import Account, TroikaService
 from bot.site_games import read_site_file, site_export
 from bot.transcript import log_commands
+from engine.actions import Action
+from engine.errors import EngineError
 from engine.exporter import Entry, export_game
 from engine.game import Game
 from engine.history import effective_entries
-from engine.actions import Action
-from engine.errors import EngineError
 from engine.importer import IGNORED_TYPES, import_log
 from engine.legal import legal_actions
 from engine.rules import Rules
