@@ -172,9 +172,9 @@ MERGE_LINE = re.compile(r"^\S+(?: and \S+)+ form (\S+) at \d+$")
 
 def _check_what_the_action_did(game: Game, last: Action, before: Before) -> None:
     ctx, state = game.ctx, game.state
-    if before.game_ends_after is not None and (
+    if before.game_ends_after is not None and not ctx.rules.final_phase_end_wins and (
         state.game_ends_after is None or state.game_ends_after > before.game_ends_after
-    ):
+    ):  # RN 10.1, 11.35: on 18xx.games the 8-train's end replaces an earlier one
         raise InvariantError(f"the end moved from {before.game_ends_after} to {state.game_ends_after} (12.1)")
     if ctx.rules.is_site:
         return  # what follows is the rulebook's reading; the site reads it its own way (RN 0.4, 7, 9)
