@@ -190,6 +190,9 @@ class TroikaBot(commands.Bot):
         self.service = service
         self.guild_id = guild_id
         self._fetched: OrderedDict[int, Any] = OrderedDict()
+        self._fetching: dict[int, asyncio.Lock] = {}
+        """Per channel id, held while it is fetched: a post and a reply to the same
+        uncached thread, arriving together, share one fetch."""
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(ChoiceButton)  # buttons on earlier posts keep working after a restart
@@ -238,10 +241,15 @@ class TroikaBot(commands.Bot):
         never heard of, or archived) is fetched once and kept, not fetched for each post."""
         number = int(channel_id)
         found = self.get_channel(number) or self._fetched.get(number)
-        if found is None:
-            found = self._fetched[number] = await self.fetch_channel(number)
-            while len(self._fetched) > FETCHED_CHANNELS:
-                self._fetched.popitem(last=False)
+        if found is not None:
+            return found
+        async with self._fetching.setdefault(number, asyncio.Lock()):
+            found = self._fetched.get(number)
+            if found is None:
+                found = self._fetched[number] = await self.fetch_channel(number)
+                while len(self._fetched) > FETCHED_CHANNELS:
+                    self._fetched.popitem(last=False)
+        self._fetching.pop(number, None)
         return found
 
     async def on_command_error(self, ctx: commands.Context[Any], error: commands.CommandError) -> None:

@@ -472,3 +472,21 @@ async def test_new_takes_the_rulebooks_options_and_slash_new_offers_the_titles_o
                                           "no-floor left-of-auctioneer"]  # no 1861 option for 1867
     listed = await table.say(BORIS, "!options")
     assert "✓ (this game)" in "\n".join(m.content or "" for m in listed)
+
+
+async def test_a_thread_asked_for_twice_at_once_is_fetched_once(store: SqliteEventStore) -> None:
+    """A post and a reply to one thread discord.py has not cached, resolved side by side
+    (delivery runs per channel, beside information replies), share one fetch."""
+    bot = TroikaBot(TroikaService(store, pictures=False))
+    fetched: list[int] = []
+
+    async def fetch_channel(number: int) -> Any:
+        fetched.append(number)
+        await asyncio.sleep(0.05)  # the REST round trip
+        return SimpleNamespace(id=number)
+
+    bot.fetch_channel = fetch_channel  # type: ignore[method-assign]
+    first, second = await asyncio.gather(bot.resolve_channel("777"), bot.resolve_channel("777"))
+    assert first is second and fetched == [777]
+    assert await bot.resolve_channel("777") is first and fetched == [777]
+    await bot.close()
