@@ -158,13 +158,14 @@ class _Writer:
             self.seen.append((entry.id, {"type": "action"}, entry.action))
         else:
             marker: dict[str, Any] = {"type": entry.kind}
-            if entry.kind == "undo" and entry.undo_to is not None:
-                marker["action_id"] = entry.undo_to
+            undo_to = entry.undo_to if entry.kind == "undo" else None
+            if undo_to is not None:
+                marker["action_id"] = undo_to
             self.seen.append((entry.id, marker, None))
             actor = self.game.actor() or self.game.state.players[0].id
             raw = {"type": entry.kind, **_entity(self.game.state, actor, self.players)}
-            if "action_id" in marker:
-                raw["action_id"] = max((v for k, v in self.ids.items() if k <= entry.undo_to), default=0)
+            if undo_to is not None:
+                raw["action_id"] = max((v for k, v in self.ids.items() if k <= undo_to), default=0)
             self._rebuild()
         self.ids[entry.id] = site_number
         self.written.append({"id": site_number, **raw, **stamp})

@@ -10,6 +10,7 @@ import dataclasses
 import pickle
 import random
 from collections.abc import Callable, Iterable
+from functools import partial
 from types import ModuleType
 from typing import Any
 
@@ -172,7 +173,7 @@ class Game:
                 return
             order, tries = found
             key = orders.round_key(self.state)
-            done = self._first_accepted(tries, lambda a, o=order: orders.announcement(self.state, o, a))
+            done = self._first_accepted(tries, partial(orders.announcement, self.state, order))
             orders.carried_out(self.state, order, done)
             orders.round_ended(self.state, key)
 

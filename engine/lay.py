@@ -157,7 +157,7 @@ def _new_track_from_a_reached_stop(
     return False
 
 
-def _check_max_exits(ctx: Context, state: GameState, hex_id: str, tile, rotation: int) -> None:
+def _check_max_exits(ctx: Context, state: GameState, hex_id: str, tile: TileDef, rotation: int) -> None:
     """8.6: upgrading a green city to brown must use as many track segments as
     legally able (with the 18xx.games switch: every upgrade of a city)."""
     old, _ = ctx.tile_at(state, hex_id)

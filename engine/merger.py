@@ -453,6 +453,8 @@ def _tokens_to_remove(state: GameState, rnd: MergerRound) -> bool:
 
 
 def _too_many_tokens(state: GameState, rnd: MergerRound) -> bool:
+    if rnd.major is None:
+        return False
     placed = state.companies[rnd.major].placed_tokens
     hexes = [t.hex for t in placed]
     return len(placed) > TOKENS_KEPT_ON_MAP or len(set(hexes)) < len(hexes)

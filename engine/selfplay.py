@@ -185,10 +185,12 @@ def _check_what_the_action_did(game: Game, last: Action, before: Before) -> None
         status = ctx.board.phase(phase).status
         if line.startswith(f"{ctx.board.national()} buys") and "national_operates" not in status:
             raise InvariantError(f"the national bought a train in phase {phase} (8.13): {line}")
-        if (match := MERGE_LINE.match(line)) and state.companies[match.group(1)].market is not None:
-            cell = ctx.board.market_cell(ctx.rules.market, *state.companies[match.group(1)].market)
+        merged = MERGE_LINE.match(line)
+        space = state.companies[merged.group(1)].market if merged else None
+        if merged and space is not None:
+            cell = ctx.board.market_cell(ctx.rules.market, *space)
             if not (cell.convert_zone or cell.teal) or not 100 <= cell.price <= 200:
-                raise InvariantError(f"{match.group(1)} formed on {cell} (9.2A: blue or teal, 100-200)")
+                raise InvariantError(f"{merged.group(1)} formed on {cell} (9.2A: blue or teal, 100-200)")
     if isinstance(last, LayTile):
         _check_lay_reaches_new_track(game, last, before)
 
