@@ -1,0 +1,162 @@
+"""The worker pool: each channel's games pinned to one worker process, a busy worker
+holding back no other's games, a worker that dies replaced from the store, and the
+same replies and posts as the one-process service."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.errors import Refusal
+from bot.service import Post, Status, TroikaService
+from bot.workers import ServicePool, WorkerStopped, serving
+from storage import SqliteEventStore
+from tests.test_reliability import ANNA, BORIS, CLARA, three_player_game
+
+
+def read_fifo(path: str) -> str:
+    """Block until someone writes to the named pipe (a worker held by the test)."""
+    with open(path, encoding="utf-8") as fifo:
+        return fifo.read()
+
+
+def hold(entered: str, release: str) -> str:
+    """Say so through the pipe ``entered``, then wait for word through ``release``: a
+    worker held by the test, with no clock involved."""
+    Path(entered).write_text("in", encoding="utf-8")
+    return read_fifo(release)
+
+
+def position(status: Status) -> list[str]:
+    """The status text less the times in it."""
+    return [line.partition(" (waiting")[0] for line in status.text.splitlines() if "median" not in line]
+
+
+async def held_worker(pool: ServicePool, channel: str, where: Path) -> asyncio.Task[str]:
+    """The channel's worker, busy until the test writes to ``where / "release"``."""
+    for name in ("entered", "release"):
+        os.mkfifo(where / name)
+    held = asyncio.create_task(pool.run(channel, hold, str(where / "entered"), str(where / "release")))
+    assert await asyncio.to_thread(read_fifo, str(where / "entered")) == "in"
+    return held
+
+
+@pytest.fixture
+async def pool(tmp_path: Path) -> AsyncIterator[ServicePool]:
+    async with ServicePool(str(tmp_path / "games.db"), workers=2, pictures=False) as started:
+        yield started
+
+
+async def test_a_channel_stays_with_its_worker_and_channels_are_spread(pool: ServicePool) -> None:
+    first, second = pool.worker_of("one"), pool.worker_of("two")
+    assert first != second
+    await three_player_game(pool, "one")  # type: ignore[arg-type]
+    pid = pool.pid("one")
+    await pool.handle("one", ANNA, "bid TSR 20")
+    await pool.handle("one", BORIS, "bid TSR 25")
+    assert pool.worker_of("one") == first and pool.pid("one") == pid
+    worker_pids = await asyncio.gather(pool.run("one", os.getpid), pool.run("two", os.getpid))
+    assert worker_pids == [pool.pid("one"), pool.pid("two")]
+    assert os.getpid() not in worker_pids  # the engine work is not in the bot's process
+
+
+async def test_a_held_worker_holds_back_no_other_worker_s_game(pool: ServicePool, tmp_path: Path) -> None:
+    await three_player_game(pool, "held")  # type: ignore[arg-type]
+    await three_player_game(pool, "free")  # type: ignore[arg-type]
+    held = await held_worker(pool, "held", tmp_path)
+    await pool.handle("free", ANNA, "bid TSR 20")
+    await pool.handle("free", BORIS, "bid TSR 25")
+    status = await pool.handle("free", CLARA, "status")
+    assert "TSR" in status.text
+    assert not held.done()  # the other game was answered while this worker is still held
+    await asyncio.to_thread((tmp_path / "release").write_text, "go")
+    assert await held == "go"
+
+
+async def test_a_dead_worker_is_replaced_and_its_game_loads_from_the_store(
+    pool: ServicePool, tmp_path: Path
+) -> None:
+    await three_player_game(pool, "crash")  # type: ignore[arg-type]
+    await pool.handle("crash", ANNA, "bid TSR 20")
+    before = position(await pool.status(1))
+    busy = await held_worker(pool, "crash", tmp_path)
+    old = pool.pid("crash")
+    assert old is not None
+    os.kill(old, signal.SIGKILL)
+    with pytest.raises(WorkerStopped, match="started again from the stored game"):
+        await busy
+    assert position(await pool.status(1)) == before  # a new worker, the game replayed from its log
+    assert pool.pid("crash") != old
+    await pool.handle("crash", BORIS, "bid TSR 25")
+    with pytest.raises(Refusal, match="Not your turn"):
+        await pool.handle("crash", BORIS, "pass")
+    store = pool.store
+    assert [e.action.get("price") for e in await store.events(1) if e.action.get("type") == "bid"] == [20, 25]
+
+
+def die_after_next_append() -> None:
+    """In a worker: its next event is stored, then the process dies before answering."""
+    store = serving().store
+    append = store.append
+
+    async def append_then_die(*args: Any, **kwargs: Any) -> Any:
+        await append(*args, **kwargs)
+        os._exit(9)
+
+    store.append = append_then_die  # type: ignore[method-assign]
+
+
+async def test_a_command_whose_worker_died_is_carried_out_once(pool: ServicePool) -> None:
+    await three_player_game(pool, "keyed")  # type: ignore[arg-type]
+    await pool.run("keyed", die_after_next_append)
+    reply = await pool.handle("keyed", ANNA, "bid TSR 20", key="message 1")  # stored, then no answer
+    assert reply.text == ""
+    await pool.run("keyed", die_after_next_append)
+    with pytest.raises(WorkerStopped):  # without a key it cannot be told apart: the player is told to look
+        await pool.handle("keyed", BORIS, "bid TSR 25")
+    bids = [e.action.get("price") for e in await pool.store.events(1) if e.action.get("type") == "bid"]
+    assert bids == [20, 25]  # each once
+    posts: list[Post] = []
+    await pool.flush(_collect(posts))
+    assert [p.text.splitlines()[0] for p in posts[-2:]] == ["**Anna**: `bid TSR 20`", "**Boris**: `bid TSR 25`"]
+
+
+def _collect(posts: list[Post]) -> Callable[[Post], Awaitable[None]]:
+    async def deliver(post: Post) -> None:
+        posts.append(post)
+    return deliver
+
+
+async def _play(service: TroikaService | ServicePool, commands: list[tuple[str, str]]) -> list[str]:
+    """Each reply or refusal, then the posts it queued, as text."""
+    seen: list[str] = []
+
+    async def deliver(post: Post) -> None:
+        seen.append(post.content(lambda seat: f"@{seat.display_name}") + f" {post.pictures}")
+
+    for name, command in commands:
+        try:
+            seen.append((await service.handle("table", ANNA, f"as {name} {command}")).text)
+        except Refusal as exc:
+            seen.append(f"refused: {exc}")
+        await service.flush(deliver)
+    return seen
+
+
+SCRIPT = [("Anna", "bid TSR 20"), ("Boris", "bid TSR 25"), ("Clara", "pass"), ("Anna", "pass"),
+          ("Boris", "buy"), ("Clara", "bid KR 5"), ("Anna", "status"), ("Boris", "holdings")]
+
+
+async def test_the_pool_answers_as_the_one_process_service_does(pool: ServicePool, tmp_path: Path) -> None:
+    async with SqliteEventStore(tmp_path / "alone.db") as store:
+        alone = TroikaService(store, pictures=False)
+        await three_player_game(alone, "table")
+        expected = await _play(alone, SCRIPT)
+    await three_player_game(pool, "table")  # type: ignore[arg-type]
+    assert await _play(pool, SCRIPT) == expected
