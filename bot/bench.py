@@ -68,7 +68,7 @@ def run_bench(shared: Path) -> dict[str, Any]:
             "render_tiles_1867": _tile_sheet(canada, "L12"),
             "command": asyncio.run(command_latency(first, Path(tmp))),
             "command_1867": asyncio.run(command_latency(canada, Path(tmp))),
-            **bench_scale(first, troika_log(first), finished, Path(tmp)),  # startup, concurrent, memory
+            **bench_scale(first, troika_log(first), Path(tmp)),  # startup, concurrent, memory
         }
     return {"machine": _machine(load_before, cpu_before), **figures}
 

@@ -28,8 +28,10 @@ import pickle
 import socket
 import struct
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from storage import EventStore, GameStatus, OutboxMessage, ReplayProblem, Shard, StoreError, store_at
@@ -504,6 +506,21 @@ class ServicePool:
     async def verify_running_games(self, *, other_versions_only: bool = False) -> list[ReplayProblem]:
         problems: list[ReplayProblem] = await self.call("verify", "verify_running_games", other_versions_only)
         return problems
+
+
+@asynccontextmanager
+async def open_service(
+    location: str | Path, *, workers: int | None = None, **settings: Any
+) -> AsyncIterator[TroikaService | ServicePool]:
+    """The service over the database at ``location``: in ``workers`` worker processes
+    (by default :func:`default_workers`), or in this process with ``workers=0``.
+    ``settings`` are :class:`TroikaService`'s (shard, owner, timestamps, pictures)."""
+    if workers == 0:
+        async with store_at(location) as store:
+            yield TroikaService(store, **settings)
+        return
+    async with ServicePool(str(location), workers=workers, **settings) as pool:
+        yield pool
 
 
 def main() -> None:
