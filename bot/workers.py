@@ -360,6 +360,7 @@ class ServicePool:
         self._pins: dict[str, int] = {}
         self._starting: dict[int, asyncio.Lock] = {}
         self._channels: dict[int, str | None] = {}
+        self._closed = False
 
     async def __aenter__(self) -> ServicePool:
         await self.store.open()
@@ -374,7 +375,10 @@ class ServicePool:
         await self.close()
 
     async def close(self) -> None:
-        """Stop the workers, give up this process's claims, close the store."""
+        """Stop the workers, give up this process's claims, close the store (once)."""
+        if self._closed:
+            return
+        self._closed = True
         await asyncio.gather(*(w.stop() for w in self._workers))
         try:
             await self.front.close()
@@ -384,13 +388,19 @@ class ServicePool:
     # --- pinning ---------------------------------------------------------------------
 
     def worker_of(self, channel_id: str) -> int:
-        """The worker a channel's games are pinned to (the least busy when first asked)."""
+        """The worker a channel's games are pinned to (the one with the fewest channels
+        when first asked)."""
         if channel_id not in self._pins:
-            counts = [0] * len(self._workers)
-            for index in self._pins.values():
-                counts[index] += 1
+            counts = self.channels_pinned()
             self._pins[channel_id] = counts.index(min(counts))
         return self._pins[channel_id]
+
+    def channels_pinned(self) -> list[int]:
+        """How many channels are pinned to each worker."""
+        counts = [0] * len(self._workers)
+        for index in self._pins.values():
+            counts[index] += 1
+        return counts
 
     async def _game_channel(self, game_id: int) -> str:
         """The channel whose worker holds the game (its lock's name if it has none)."""

@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from bot.errors import Refusal
-from bot.service import Post, Status, TroikaService
+from bot.service import Account, Post, Status, TroikaService
+from bot.transcript import log_commands
 from bot.workers import ServicePool, WorkerStopped, serving
+from engine.importer import read_log
 from storage import SqliteEventStore
+from tests.conftest import shared_game
 from tests.test_reliability import ANNA, BORIS, CLARA, three_player_game
 
 
@@ -47,15 +52,29 @@ async def held_worker(pool: ServicePool, channel: str, where: Path) -> asyncio.T
     return held
 
 
-@pytest.fixture
-async def pool(tmp_path: Path) -> AsyncIterator[ServicePool]:
-    async with ServicePool(str(tmp_path / "games.db"), workers=2, pictures=False) as started:
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def pool(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[ServicePool]:
+    """Two workers, shared by the module's tests (each plays in channels of its own)."""
+    async with ServicePool(str(tmp_path_factory.mktemp("pool") / "games.db"), workers=2, pictures=False) as started:
         yield started
 
 
+def apart(pool: ServicePool, *channels: str) -> None:
+    """Pin the new channels to different workers: each takes the least loaded in turn,
+    so they are spread once every worker has as many channels."""
+    filler = 0
+    while len(set(pool.channels_pinned())) > 1:
+        filler += 1
+        pool.worker_of(f"filler {channels[0]} {filler}")
+    assert len({pool.worker_of(c) for c in channels}) == len(channels)
+
+
 async def test_a_channel_stays_with_its_worker_and_channels_are_spread(pool: ServicePool) -> None:
-    first, second = pool.worker_of("one"), pool.worker_of("two")
-    assert first != second
+    apart(pool, "one", "two")  # the least loaded worker, then the other
+    first = pool.worker_of("one")
     await three_player_game(pool, "one")  # type: ignore[arg-type]
     pid = pool.pid("one")
     await pool.handle("one", ANNA, "bid TSR 20")
@@ -67,6 +86,7 @@ async def test_a_channel_stays_with_its_worker_and_channels_are_spread(pool: Ser
 
 
 async def test_a_held_worker_holds_back_no_other_worker_s_game(pool: ServicePool, tmp_path: Path) -> None:
+    apart(pool, "held", "free")
     await three_player_game(pool, "held")  # type: ignore[arg-type]
     await three_player_game(pool, "free")  # type: ignore[arg-type]
     held = await held_worker(pool, "held", tmp_path)
@@ -82,22 +102,22 @@ async def test_a_held_worker_holds_back_no_other_worker_s_game(pool: ServicePool
 async def test_a_dead_worker_is_replaced_and_its_game_loads_from_the_store(
     pool: ServicePool, tmp_path: Path
 ) -> None:
-    await three_player_game(pool, "crash")  # type: ignore[arg-type]
+    game_id = await three_player_game(pool, "crash")  # type: ignore[arg-type]
     await pool.handle("crash", ANNA, "bid TSR 20")
-    before = position(await pool.status(1))
+    before = position(await pool.status(game_id))
     busy = await held_worker(pool, "crash", tmp_path)
     old = pool.pid("crash")
     assert old is not None
     os.kill(old, signal.SIGKILL)
     with pytest.raises(WorkerStopped, match="started again from the stored game"):
         await busy
-    assert position(await pool.status(1)) == before  # a new worker, the game replayed from its log
+    assert position(await pool.status(game_id)) == before  # a new worker, the game replayed from its log
     assert pool.pid("crash") != old
     await pool.handle("crash", BORIS, "bid TSR 25")
     with pytest.raises(Refusal, match="Not your turn"):
         await pool.handle("crash", BORIS, "pass")
     store = pool.store
-    assert [e.action.get("price") for e in await store.events(1) if e.action.get("type") == "bid"] == [20, 25]
+    assert [e.action.get("price") for e in await store.events(game_id) if e.action.get("type") == "bid"] == [20, 25]
 
 
 def die_after_next_append() -> None:
@@ -113,18 +133,19 @@ def die_after_next_append() -> None:
 
 
 async def test_a_command_whose_worker_died_is_carried_out_once(pool: ServicePool) -> None:
-    await three_player_game(pool, "keyed")  # type: ignore[arg-type]
+    game_id = await three_player_game(pool, "keyed")  # type: ignore[arg-type]
     await pool.run("keyed", die_after_next_append)
     reply = await pool.handle("keyed", ANNA, "bid TSR 20", key="message 1")  # stored, then no answer
     assert reply.text == ""
     await pool.run("keyed", die_after_next_append)
     with pytest.raises(WorkerStopped):  # without a key it cannot be told apart: the player is told to look
         await pool.handle("keyed", BORIS, "bid TSR 25")
-    bids = [e.action.get("price") for e in await pool.store.events(1) if e.action.get("type") == "bid"]
+    bids = [e.action.get("price") for e in await pool.store.events(game_id) if e.action.get("type") == "bid"]
     assert bids == [20, 25]  # each once
     posts: list[Post] = []
     await pool.flush(_collect(posts))
-    assert [p.text.splitlines()[0] for p in posts[-2:]] == ["**Anna**: `bid TSR 20`", "**Boris**: `bid TSR 25`"]
+    mine = [p.text.splitlines()[0] for p in posts if p.game_id == game_id]
+    assert mine[-2:] == ["**Anna**: `bid TSR 20`", "**Boris**: `bid TSR 25`"]
 
 
 def _collect(posts: list[Post]) -> Callable[[Post], Awaitable[None]]:
@@ -133,30 +154,34 @@ def _collect(posts: list[Post]) -> Callable[[Post], Awaitable[None]]:
     return deliver
 
 
-async def _play(service: TroikaService | ServicePool, commands: list[tuple[str, str]]) -> list[str]:
-    """Each reply or refusal, then the posts it queued, as text."""
+async def _play(service: TroikaService | ServicePool, log: dict[str, Any], count: int) -> list[str]:
+    """The log's players at a table in channel "table", typing its first ``count``
+    commands with a look at the status and a refused move now and then: each reply or
+    refusal, then the posts it queued, as text (the game's number taken out)."""
+    players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
+    await service.start_local_game("table", players, rules=read_log(log)[0].ctx.rules, first_player=0,
+                                   seed=int(log["settings"].get("seed") or 0))
+    record = await service.store.active_game_in_channel("table")
+    assert record is not None
     seen: list[str] = []
 
     async def deliver(post: Post) -> None:
         seen.append(post.content(lambda seat: f"@{seat.display_name}") + f" {post.pictures}")
 
-    for name, command in commands:
-        try:
-            seen.append((await service.handle("table", ANNA, f"as {name} {command}")).text)
-        except Refusal as exc:
-            seen.append(f"refused: {exc}")
-        await service.flush(deliver)
-    return seen
-
-
-SCRIPT = [("Anna", "bid TSR 20"), ("Boris", "bid TSR 25"), ("Clara", "pass"), ("Anna", "pass"),
-          ("Boris", "buy"), ("Clara", "bid KR 5"), ("Anna", "status"), ("Boris", "holdings")]
+    script = [c for c, _ in zip(log_commands(log), range(count), strict=False)]
+    for n, (name, command) in enumerate(script):
+        for typed in [f"as {name} {command}"] + (["status", f"as {name} pass TSR"] if n % 10 == 9 else []):
+            try:
+                seen.append((await service.handle("table", Account(*players[0]), typed)).text)
+            except Refusal as exc:
+                seen.append(f"refused: {exc}")
+            await service.flush(deliver, channel_id="table")
+    number = re.compile(rf"\b(game) {record.id}\b", re.IGNORECASE)
+    return [number.sub(r"\1 #", text) for text in seen]
 
 
 async def test_the_pool_answers_as_the_one_process_service_does(pool: ServicePool, tmp_path: Path) -> None:
+    log, _ = shared_game("1861-29683")
     async with SqliteEventStore(tmp_path / "alone.db") as store:
-        alone = TroikaService(store, pictures=False)
-        await three_player_game(alone, "table")
-        expected = await _play(alone, SCRIPT)
-    await three_player_game(pool, "table")  # type: ignore[arg-type]
-    assert await _play(pool, SCRIPT) == expected
+        expected = await _play(TroikaService(store, pictures=False), log, 60)
+    assert await _play(pool, log, 60) == expected
