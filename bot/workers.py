@@ -32,7 +32,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from storage import EventStore, GameStatus, OutboxMessage, ReplayProblem, Shard, StoreError, store_at
 
@@ -64,9 +64,8 @@ class WorkerStopped(Refusal):
 
 @dataclass(frozen=True)
 class WorkerConfig:
-    """What a worker needs to serve: the database and the service's settings."""
+    """The service's settings a worker serves with (the database stays with the bot)."""
 
-    location: str
     shard: tuple[int, int] | None = None
     owner: str | None = None
     timestamps: bool = False
@@ -154,6 +153,13 @@ _REFUSALS = {cls.__name__: cls for cls in (Refusal, NoGame, NotAllowed)}
 
 # --- the worker's side ----------------------------------------------------------------
 
+STORE_CALLS = frozenset({
+    "create_game", "get_game", "list_games", "active_game_in_channel", "set_status", "set_engine_version",
+    "last_seq", "append_many", "append", "events", "outbox_add", "outbox_unsent", "outbox_mark_sent",
+    "put_snapshot", "get_snapshot", "claim_game", "release_claims",
+})
+"""The store's methods a worker may ask the bot's process to carry out (not opening,
+closing, copying or restoring it)."""
 
 _serving: TroikaService | None = None
 """In a worker, the service it runs (for work :meth:`ServicePool.run` sends it)."""
@@ -180,42 +186,105 @@ async def _receive(reader: asyncio.StreamReader) -> bytes | None:
         return None
 
 
+def _error_parts(exc: BaseException) -> tuple[type, tuple[Any, ...], dict[str, Any]]:
+    """An exception as its class, arguments and attributes: it crosses to the other
+    process whatever its constructor takes."""
+    return type(exc), exc.args, dict(vars(exc))
+
+
+def _rebuilt(parts: tuple[type, tuple[Any, ...], dict[str, Any]]) -> BaseException:
+    cls, args, attributes = parts
+    exc: BaseException = cls.__new__(cls)
+    exc.args = args
+    vars(exc).update(attributes)
+    return exc
+
+
+class RemoteStore:
+    """A worker's store (an :class:`EventStore` as the service uses it): each call
+    carried out by the bot's process on its own connection, so one process writes the
+    database (no lock waits between processes) and the store's own checks (sequence
+    numbers, request keys) guard every write."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+        self._waiting: dict[int, asyncio.Future[Any]] = {}
+        self._numbers = 0
+
+    def __getattr__(self, name: str) -> Any:
+        if name in STORE_CALLS:
+            return lambda *args, **kwargs: self._ask(name, args, kwargs)
+        raise AttributeError(f"a worker's store has no {name!r}")
+
+    async def _ask(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        self._numbers += 1
+        number = self._numbers
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[number] = answer
+        try:
+            self._writer.write(_pack(("store", number, name, args, kwargs)))
+            await self._writer.drain()
+            return await answer
+        finally:
+            self._waiting.pop(number, None)
+
+    def answered(self, number: int, ok: bool, value: Any) -> None:
+        waiting = self._waiting.get(number)
+        if waiting is not None and not waiting.done():
+            if ok:
+                waiting.set_result(value)
+            else:
+                waiting.set_exception(_rebuilt(value))
+
+    def hung_up(self) -> None:
+        for waiting in self._waiting.values():
+            if not waiting.done():
+                waiting.set_exception(StoreError("the bot's process has gone"))
+
+
 async def serve(fd: int) -> None:
     """A worker's life: read its settings, then answer calls until the bot hangs up."""
+    global _serving
     reader, writer = await asyncio.open_connection(sock=socket.socket(fileno=fd))
     first = await _receive(reader)
     if first is None:
         return
     config: WorkerConfig = pickle.loads(first)
-    shard = Shard(*config.shard) if config.shard else None
-    async with store_at(config.location) as store:
-        global _serving
-        service = _serving = TroikaService(store, shard=shard, owner=config.owner, timestamps=config.timestamps,
-                                           pictures=config.pictures)
-        writer.write(_pack(("ready", os.getpid())))
-        await writer.drain()
-        working: set[asyncio.Task[None]] = set()
-        while (body := await _receive(reader)) is not None:
-            task = asyncio.create_task(_answer(service, writer, body))
-            working.add(task)
-            task.add_done_callback(working.discard)
-        for task in list(working):
-            task.cancel()
+    store = RemoteStore(writer)
+    service = _serving = TroikaService(
+        cast(EventStore, store), shard=Shard(*config.shard) if config.shard else None, owner=config.owner,
+        timestamps=config.timestamps, pictures=config.pictures,
+    )
+    writer.write(_pack(("ready", os.getpid())))
+    await writer.drain()
+    working: set[asyncio.Task[None]] = set()
+    while (body := await _receive(reader)) is not None:
+        kind, number, *rest = pickle.loads(body)
+        if kind == "stored":
+            store.answered(number, *rest)
+            continue
+        task = asyncio.create_task(_answer(service, writer, number, *rest))
+        working.add(task)
+        task.add_done_callback(working.discard)
+    store.hung_up()
+    for task in list(working):
+        task.cancel()
 
 
-async def _answer(service: TroikaService, writer: asyncio.StreamWriter, body: bytes) -> None:
-    number, name = 0, "?"
+async def _answer(
+    service: TroikaService, writer: asyncio.StreamWriter, number: int, name: str, args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> None:
     try:
-        number, name, args, kwargs = pickle.loads(body)
         value = await _CALLS[name][0](service, *args, **kwargs)
-        answer: tuple[Any, ...] = (number, "ok", value)
+        answer: tuple[Any, ...] = ("answer", number, "ok", value)
     except Refusal as exc:
-        answer = (number, "refused", type(exc).__name__, str(exc))
+        answer = ("answer", number, "refused", type(exc).__name__, str(exc))
     except StoreError as exc:  # the database's trouble, told as the service tells it
-        answer = (number, "store", str(exc))
+        answer = ("answer", number, "store", str(exc))
     except Exception as exc:
         log.exception("worker call %s failed", name)
-        answer = (number, "error", f"{type(exc).__name__}: {exc}")
+        answer = ("answer", number, "error", f"{type(exc).__name__}: {exc}")
     writer.write(_pack(answer))
     await writer.drain()
 
@@ -223,30 +292,37 @@ async def _answer(service: TroikaService, writer: asyncio.StreamWriter, body: by
 # --- the bot's side ---------------------------------------------------------------------
 
 
-class _AnswerUnpickler(pickle.Unpickler):
-    """Builds only plain data and the bot's answer types: a worker is not trusted to
-    hand over anything that could run code in the bot."""
+class _WorkerUnpickler(pickle.Unpickler):
+    """Builds only plain data, the bot's answer types and the store's own values: a
+    worker is not trusted to hand over anything that could run code in the bot."""
 
     _ALLOWED = {(c.__module__, c.__qualname__) for c in _ANSWER_TYPES} | {
-        ("storage.store", "Seat"), ("datetime", "datetime"), ("datetime", "timezone"), ("datetime", "timedelta"),
+        ("storage.store", name) for name in (
+            "Seat", "NewGame", "NewEvent", "EventKind", "GameStatus", "Snapshot",
+        )
+    } | {
+        ("datetime", "datetime"), ("datetime", "timezone"), ("datetime", "timedelta"),
         ("builtins", "set"), ("builtins", "frozenset"),
     }
 
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) in self._ALLOWED:
             return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"a worker's answer names {module}.{name}")
+        raise pickle.UnpicklingError(f"a worker's message names {module}.{name}")
 
 
 class _Worker:
-    """One worker process, as the bot sees it: its calls in flight, by number."""
+    """One worker process, as the bot sees it: its calls in flight, by number, and the
+    store calls it asks this process to carry out."""
 
-    def __init__(self, index: int) -> None:
+    def __init__(self, index: int, store: EventStore) -> None:
         self.index = index
+        self.store = store
         self.process: asyncio.subprocess.Process | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.pending: dict[int, asyncio.Future[Any]] = {}
         self.listening: asyncio.Task[None] | None = None
+        self.storing: set[asyncio.Task[None]] = set()
         self.numbers = 0
         self.stopping = False
 
@@ -281,34 +357,28 @@ class _Worker:
         answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.pending[number] = answer
         try:
-            self.writer.write(_pack((number, name, args, kwargs)))
+            self.writer.write(_pack(("call", number, name, args, kwargs)))
             await self.writer.drain()
             return await answer
         finally:
             self.pending.pop(number, None)
 
     async def _listen(self, reader: asyncio.StreamReader) -> None:
-        """Hand each answer to its call; at the end of the stream (the worker died),
-        fail every call in flight."""
+        """Hand each answer to its call and carry out each store call; at the end of
+        the stream (the worker died) or at a message that cannot be read, fail every
+        call in flight."""
         why = "it stopped"
         try:
             while (body := await _receive(reader)) is not None:
                 try:
-                    number, outcome, *rest = _AnswerUnpickler(io.BytesIO(body)).load()
+                    kind, number, *rest = _WorkerUnpickler(io.BytesIO(body)).load()
+                    if kind == "store":
+                        self._store(number, *rest)
+                    else:
+                        self._answered(number, *rest)
                 except Exception as exc:
-                    why = f"it answered something unreadable ({exc})"
+                    why = f"it sent something unreadable ({type(exc).__name__}: {exc})"
                     break
-                waiting = self.pending.get(number)
-                if waiting is None or waiting.done():
-                    continue  # a call given up on
-                if outcome == "ok":
-                    waiting.set_result(rest[0])
-                elif outcome == "refused":
-                    waiting.set_exception(_REFUSALS.get(rest[0], Refusal)(rest[1]))
-                elif outcome == "store":
-                    waiting.set_exception(StoreError(rest[0]))
-                else:
-                    waiting.set_exception(RuntimeError(f"worker {self.index}: {rest[0]}"))
         finally:
             code = None
             if self.process is not None:
@@ -322,6 +392,34 @@ class _Worker:
             for waiting in self.pending.values():
                 if not waiting.done():
                     waiting.set_exception(WorkerStopped(f"worker {self.index}: {why}"))
+
+    def _answered(self, number: int, outcome: str, *rest: Any) -> None:
+        waiting = self.pending.get(number)
+        if waiting is None or waiting.done():
+            return  # a call given up on
+        if outcome == "ok":
+            waiting.set_result(rest[0])
+        elif outcome == "refused":
+            waiting.set_exception(_REFUSALS.get(rest[0], Refusal)(rest[1]))
+        elif outcome == "store":
+            waiting.set_exception(StoreError(rest[0]))
+        else:
+            waiting.set_exception(RuntimeError(f"worker {self.index}: {rest[0]}"))
+
+    def _store(self, number: int, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if name not in STORE_CALLS:
+            raise ValueError(f"the store has no call {name!r} for workers")
+        task = asyncio.create_task(self._stored(number, name, args, kwargs))
+        self.storing.add(task)
+        task.add_done_callback(self.storing.discard)
+
+    async def _stored(self, number: int, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        try:
+            answer: tuple[Any, ...] = ("stored", number, True, await getattr(self.store, name)(*args, **kwargs))
+        except Exception as exc:  # the store's verdict (a conflict, a duplicate request), for the worker
+            answer = ("stored", number, False, _error_parts(exc))
+        if self.writer is not None:
+            self.writer.write(_pack(answer))
 
     async def stop(self) -> None:
         """Hang up and wait for the process to end (killed if it will not)."""
@@ -345,25 +443,22 @@ class ServicePool:
     delivered from this process (``flush``), their pictures drawn by their game's worker."""
 
     def __init__(
-        self, location: str, *, workers: int | None = None, shard: Shard | None = None,
+        self, store: EventStore, *, workers: int | None = None, shard: Shard | None = None,
         owner: str | None = None, timestamps: bool = False, pictures: bool = True,
     ) -> None:
-        if str(location) in ("", ":memory:"):
-            raise ValueError("worker processes need a database they can all open: a file or a URL")
-        self.store: EventStore = store_at(location)
+        self.store = store
         self.front = TroikaService(self.store, shard=shard, owner=owner, timestamps=timestamps, pictures=False)
         self.front.draw = self._draw
         self.shard = shard
-        self.config = WorkerConfig(str(location), (shard.index, shard.count) if shard else None,
-                                   self.front.owner, timestamps, pictures)
-        self._workers = [_Worker(i) for i in range(workers or default_workers())]
+        self.config = WorkerConfig((shard.index, shard.count) if shard else None, self.front.owner, timestamps,
+                                   pictures)
+        self._workers = [_Worker(i, self.store) for i in range(workers or default_workers())]
         self._pins: dict[str, int] = {}
         self._starting: dict[int, asyncio.Lock] = {}
         self._channels: dict[int, str | None] = {}
         self._closed = False
 
     async def __aenter__(self) -> ServicePool:
-        await self.store.open()
         try:
             await asyncio.gather(*(w.start(self.config) for w in self._workers))
         except BaseException:
@@ -375,15 +470,12 @@ class ServicePool:
         await self.close()
 
     async def close(self) -> None:
-        """Stop the workers, give up this process's claims, close the store (once)."""
+        """Stop the workers and give up this process's claims (once); the store stays open."""
         if self._closed:
             return
         self._closed = True
         await asyncio.gather(*(w.stop() for w in self._workers))
-        try:
-            await self.front.close()
-        finally:
-            await self.store.close()
+        await self.front.close()
 
     # --- pinning ---------------------------------------------------------------------
 
@@ -525,12 +617,12 @@ async def open_service(
     """The service over the database at ``location``: in ``workers`` worker processes
     (by default :func:`default_workers`), or in this process with ``workers=0``.
     ``settings`` are :class:`TroikaService`'s (shard, owner, timestamps, pictures)."""
-    if workers == 0:
-        async with store_at(location) as store:
+    async with store_at(location) as store:
+        if workers == 0:
             yield TroikaService(store, **settings)
-        return
-    async with ServicePool(str(location), workers=workers, **settings) as pool:
-        yield pool
+            return
+        async with ServicePool(store, workers=workers, **settings) as pool:
+            yield pool
 
 
 def main() -> None:

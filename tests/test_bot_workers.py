@@ -58,7 +58,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def pool(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[ServicePool]:
     """Two workers, shared by the module's tests (each plays in channels of its own)."""
-    async with ServicePool(str(tmp_path_factory.mktemp("pool") / "games.db"), workers=2, pictures=False) as started:
+    async with SqliteEventStore(tmp_path_factory.mktemp("pool") / "games.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as started:
         yield started
 
 
