@@ -408,7 +408,7 @@ async def test_times_are_discord_timestamps_and_reminders_are_per_player(table: 
     first = await table.acting()
     assert "is reminded after 2 h" in (await table.say(first, "!remind me 2"))[-1].content
     assert "✗ Only the commissioner" in (await table.say(BORIS, "!remind 5"))[0].content
-    ledger = await table.service._ledger(1)
+    ledger = await table.service.core.ledger(1)
     assert ledger.player_remind == {str(first.id): 2.0} and ledger.remind_hours is None
 
 
