@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +18,7 @@ from .posts import next_line
 from .turns import Turns
 
 REMIND_HOURS = (1, 720)
+DISCORD_MENTION = re.compile(r"<@!?[0-9]+>")
 
 
 class Commissioner(Feature):
@@ -36,7 +38,15 @@ class Commissioner(Feature):
             raise Refusal(f"One `as` at a time: `as {seat.display_name} {args or 'pass'}`.")
         return await self.turns.as_seat(record, seat, verb, args, commissioner)
 
+    async def replace_typed(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
+        """`replace PLAYER @ACCOUNT` (or `seat`) as typed: the account as its mention."""
+        name, _, new = rest.rpartition(" ")
+        if DISCORD_MENTION.fullmatch(new):  # an account is resolved by the frontend, not read here
+            raise Refusal("Write it as `replace PLAYER @ACCOUNT`, mentioning the new player.")
+        return await self.replace(record, commissioner, name.strip('"'), Account(new, new))
+
     async def replace(self, record: GameRecord, commissioner: Seat, player: str, new: Account) -> Reply:
+        """The commissioner gives ``player``'s seat to the account ``new``."""
         seat, used = match_seat(record, player.split())
         if used != len(player.split()):
             raise Refusal("Write it as `replace PLAYER @ACCOUNT`.")

@@ -52,6 +52,17 @@ class Account:
     name: str
 
 
+@dataclass(frozen=True)
+class Command:
+    """A command typed in a channel, as the service hands it to the feature that carries it out."""
+
+    channel_id: str
+    account: Account
+    verb: str
+    rest: str
+    guild_id: str | None = None
+
+
 @dataclass
 class Reply:
     """The direct answer to a command."""
@@ -112,6 +123,8 @@ class Core:
         self._locks: dict[str, asyncio.Lock] = {}
         self.conflicts_retried = 0
         """How often a command was tried again because another process changed its game."""
+        self.handlers: dict[str, Callable[..., Awaitable[Reply]]] = {}
+        """Each verb's handler (see :class:`bot.commands.Verb`), bound to this service's features."""
 
     async def retrying(self, attempt: Callable[[], Awaitable[Any]]) -> Any:
         """``attempt()``, tried again while another process overtakes it."""

@@ -168,7 +168,7 @@ class Delivery(Feature):
         others = [e for e in moves[own[-1] + 1 if own else 0:] if e.seq != seq]
         if not others:
             return ""
-        shown = [f"{_mover(record, e)} `{event_command(e)}`" for e in others[-SINCE_SHOWN:]]
+        shown = [f"{_mover(record, e)} `{event_command(record, e)}`" for e in others[-SINCE_SHOWN:]]
         earlier = f"{len(others) - SINCE_SHOWN} earlier moves · " if len(others) > SINCE_SHOWN else ""
         return f"_Since your last move:_ {earlier}{' · '.join(shown)} (`log` shows what each did)"
 

@@ -13,12 +13,12 @@ from engine.game import Game
 from engine.legal import legal_actions
 from engine.view import round_title
 from storage import CorruptEvent, Event, EventKind, GameRecord, GameStatus
-from storage.repository import effective_events
+from storage.repository import effective_events, undos_to_redo
 
-from .commands import shown
-from .core import REPLY_LIMIT, Account, Feature, Reply, Status, account_of, broken, match_seat
+from .commands import VERBS, shown
+from .core import REPLY_LIMIT, Account, Command, Feature, Reply, Status, account_of, broken, match_seat
 from .errors import Refusal
-from .posts import Attachment, doing, holdings_text, log_line, render_pictures, status_text, who_acts
+from .posts import Attachment, doing, help_text, holdings_text, log_line, render_pictures, status_text, who_acts
 from .setting_up import record_rules, setup_words
 from .site_games import export_name, site_export
 from .track_help import tiles_text, track_options
@@ -29,7 +29,7 @@ LOG_PAGE = 15
 class Information(Feature):
     """Answers that change nothing."""
 
-    async def status(self, game_id: int) -> Status:
+    async def pinned_status(self, game_id: int) -> Status:
         """What the game's pinned status message should say, and where it is."""
         record = await self.store.get_game(game_id)
         async with self.core.lock(record.channel_id or f"game {game_id}"):
@@ -68,6 +68,23 @@ class Information(Feature):
         seat = next((s for s in record.seats if ask and s.player_id == ask.requester), None)
         return account_of(seat) if seat else None
 
+    async def typing_account(self, channel_id: str, verb: str) -> Account | None:
+        """Whose seat ``verb``, typed bare at a shared keyboard (the console), is typed
+        from, as the table says (:attr:`bot.commands.Verb.typist`): the player who must
+        decide now, unless the verb is about a deal waiting (its requester), a move to take
+        back (its mover) or an undo to restore (its undoer)."""
+        typist = VERBS[verb].typist
+        if typist == "requester":
+            return await self.requesting_account(channel_id)
+        record = await self.store.active_game_in_channel(channel_id)
+        if typist in ("mover", "undoer") and record is not None and record.status is GameStatus.RUNNING:
+            events = await self.store.events(record.id)
+            made = effective_events(events) if typist == "mover" else undos_to_redo(events)
+            seat = next((s for s in record.seats if made and s.player_id == made[-1].actor), None)
+            if seat is not None:
+                return account_of(seat)
+        return await self.deciding_account(channel_id)
+
     async def suggestions(self, channel_id: str, verb: str, current: str) -> list[str]:
         """Ways to complete ``verb``'s argument now, from the engine's candidate actions."""
         try:
@@ -99,8 +116,11 @@ class Information(Feature):
         except CorruptEvent as exc:
             raise Refusal(broken(exc)) from None
 
-    async def games(self, account: Account) -> str:
-        """The games this account has a seat in, across channels."""
+    async def games(self, command: Command) -> Reply:
+        """`games`: the games the account has a seat in, across channels."""
+        return Reply(await self._games(command.account))
+
+    async def _games(self, account: Account) -> str:
         games = [g for g in await self.store.list_games([GameStatus.SETTING_UP, GameStatus.RUNNING])
                  if any(s.discord_user_id == account.id for s in g.seats)]
         if not games:
@@ -124,37 +144,76 @@ class Information(Feature):
             lines.append(f"Game {record.id} in {where}: {round_title(game)}, {who_acts(game)} {doing(game)}{turn}")
         return "\n".join(lines)
 
-    async def info(self, record: GameRecord, verb: str, rest: str) -> Reply:
+    @staticmethod
+    async def help(command: Command) -> Reply:
+        """`help [COMMAND]`: the commands by kind, or how to use one."""
+        return Reply(help_text(command.rest))
+
+    async def status(self, record: GameRecord, rest: str) -> Reply:
+        """`status`: round, phase, who acts and may do what, and for how long (or the set-up)."""
         if record.status is GameStatus.SETTING_UP:
-            if verb in ("status", "log"):
-                seated = ", ".join(s.display_name + (" (commissioner)" if s.commissioner else "")
-                                   for s in record.seats)
-                rules = record_rules(record)
-                return Reply(f"Game {record.id} is being set up ({setup_words(record.title, rules)}). "
-                             f"Seated: {seated}. `join` to play; the commissioner types `start`.")
-            raise Refusal("The game has not started yet.")
-        game = (await self.repo.load(record.id)).game
-        if verb == "status":
-            return Reply(status_text(record, game, await self.core.ledger(record.id), self.core.clock(),
-                                     timestamps=self.core.timestamps))
-        if verb == "holdings":
-            return Reply(holdings_text(game))
-        if verb == "tiles":
-            text = tiles_text(game, rest)
-            focus = rest.strip().upper()
-            sheet = ["tiles"] if focus in track_options(game) else ["map"]  # else the hex as it is
-            pictures = await render_pictures(game, sheet, highlight=focus, focus=focus) \
-                if focus and self.core.pictures else []
-            return Reply(text, pictures)
-        if verb == "log":
-            return Reply(await self._log(record, rest))
-        if verb == "export":
-            return await self._export(record)
+            return self._being_set_up(record)
+        game = await self._game(record)
+        return Reply(status_text(record, game, await self.core.ledger(record.id), self.core.clock(),
+                                 timestamps=self.core.timestamps))
+
+    async def holdings(self, record: GameRecord, rest: str) -> Reply:
+        """`holdings`: cash, shares, privates and trains as text."""
+        return Reply(holdings_text(await self._game(record)))
+
+    async def tiles(self, record: GameRecord, rest: str) -> Reply:
+        """`tiles [HEX]`: where the acting company may lay track; for a hex, a picture of its choices."""
+        game = await self._game(record)
+        text = tiles_text(game, rest)
+        focus = rest.strip().upper()
+        sheet = ["tiles"] if focus in track_options(game) else ["map"]  # else the hex as it is
+        pictures = await render_pictures(game, sheet, highlight=focus, focus=focus) \
+            if focus and self.core.pictures else []
+        return Reply(text, pictures)
+
+    async def log(self, record: GameRecord, rest: str) -> Reply:
+        """`log [COUNT] | log page N` (or the set-up, before the game starts)."""
+        if record.status is GameStatus.SETTING_UP:
+            return self._being_set_up(record)
+        await self._game(record)
+        return Reply(await self._log(record, rest))
+
+    async def export(self, record: GameRecord, rest: str) -> Reply:
+        """`export`: the game as an 18xx.games log, attached."""
+        await self._game(record)
+        return await self._export(record)
+
+    async def map(self, record: GameRecord, rest: str) -> Reply:
+        """`map [HEX]`: the map, or a close-up around the hex."""
+        return await self._picture(record, "map", rest)
+
+    async def market(self, record: GameRecord, rest: str) -> Reply:
+        """`market`: the stock market."""
+        return await self._picture(record, "market", rest)
+
+    async def table(self, record: GameRecord, rest: str) -> Reply:
+        """`table`: players, companies, privates, trains and phase."""
+        return await self._picture(record, "table", rest)
+
+    async def _picture(self, record: GameRecord, sheet: str, rest: str) -> Reply:
+        game = await self._game(record)
         focus = rest.strip().upper() or None
         if focus is not None and focus not in game.ctx.board.hexes:
             raise Refusal(f"There is no hex {shown(focus)} on the map.")
-        pictures = await render_pictures(game, [verb], highlight=focus, focus=focus)
+        pictures = await render_pictures(game, [sheet], highlight=focus, focus=focus)
         return Reply(f"{round_title(game)} · phase {game.state.phase}", pictures)
+
+    async def _game(self, record: GameRecord) -> Game:
+        """The game to look at; refused while it is being set up."""
+        if record.status is GameStatus.SETTING_UP:
+            raise Refusal("The game has not started yet.")
+        return (await self.repo.load(record.id)).game
+
+    @staticmethod
+    def _being_set_up(record: GameRecord) -> Reply:
+        seated = ", ".join(s.display_name + (" (commissioner)" if s.commissioner else "") for s in record.seats)
+        return Reply(f"Game {record.id} is being set up ({setup_words(record.title, record_rules(record))}). "
+                     f"Seated: {seated}. `join` to play; the commissioner types `start`.")
 
     async def _log(self, record: GameRecord, rest: str) -> str:
         """The newest ``log N`` lines (15 by default), or ``log page P``: pages of one

@@ -24,24 +24,22 @@ and hands it to the feature that carries it out.
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 
 from engine.titles import TITLES
-from storage import CorruptEvent, EventStore, GameRecord, GameStatus, Seat, Shard
+from storage import CorruptEvent, EventStore, GameStatus, Shard
 from storage.repository import request
 from storage.store import unstorable, utc_now
 
 from .commands import VERBS, split
 from .commissioner import Commissioner
-from .core import REPLY_LIMIT, Account, AlreadyDone, Core, Post, Reply, Status, broken
+from .core import REPLY_LIMIT, Account, AlreadyDone, Command, Core, Post, Reply, Status, broken
 from .delivery import Delivery, process_name
 from .errors import Refusal
 from .information import Information
-from .posts import help_text
 from .setting_up import MAX_PLAYERS, SetUp, game_choice, option_suggestions, setup_words
 from .turns import Turns
 
@@ -49,9 +47,6 @@ __all__ = [
     "MAX_PLAYERS", "TITLES", "Account", "Post", "Reply", "Status", "TroikaService", "game_choice",
     "option_suggestions", "setup_words",
 ]
-
-DISCORD_MENTION = re.compile(r"<@!?[0-9]+>")
-
 
 class TroikaService:
     """Commands in, stored events and outbox posts out. One per process."""
@@ -77,23 +72,22 @@ class TroikaService:
         self.commissioner = Commissioner(self.core, self.turns)
         self.information = Information(self.core)
         self._done: OrderedDict[str, None] = OrderedDict()
-        self._setup: dict[str, Callable[[str, Account, str], Awaitable[Reply]]] = {
-            "join": self.setup.join, "leave": self.setup.leave, "start": self.setup.start,
-        }
-        self._admin: dict[str, Callable[[GameRecord, Seat, str], Awaitable[Reply]]] = {
-            "as": self.commissioner.act_for, "pause": self.commissioner.pause, "resume": self.commissioner.resume,
-            "end": self.commissioner.end, "remind": self.commissioner.remind,
-        }
+        features = {"setup": self.setup, "turns": self.turns, "commissioner": self.commissioner,
+                    "information": self.information, "delivery": self.delivery}
+        for name, verb in VERBS.items():  # a verb whose handler is missing stops the service here
+            feature, _, method = verb.handler.partition(".")
+            self.core.handlers[name] = getattr(features[feature], method)
         self.start_local_game = self.setup.start_local_game
         self.import_site_game = self.setup.import_site_game
         self.flush = self.delivery.flush
         self.send_reminders = self.delivery.send_reminders
         self.close = self.delivery.close
         self.set_status_message = self.delivery.set_status_message
-        self.status = self.information.status
+        self.status = self.information.pinned_status
         self.seat_account = self.information.seat_account
         self.deciding_account = self.information.deciding_account
         self.requesting_account = self.information.requesting_account
+        self.typing_account = self.information.typing_account
         self.suggestions = self.information.suggestions
         self.seat_names = self.information.seat_names
         self.game_in = self.information.game_in
@@ -165,47 +159,32 @@ class TroikaService:
         self, channel_id: str, account: Account, text: str, guild_id: str | None, at: tuple[int, int] | None = None
     ) -> Reply:
         verb, rest = split(text)
-        if verb == "help":
-            return Reply(help_text(rest))
         if verb == "lay" and not rest:
             verb = "tiles"
         if verb == "as" and len(rest.split()) < 2:
             raise Refusal("Write it as `as PLAYER COMMAND`: the commissioner enters a command for an absent "
                           "player, e.g. `as Boris pass`.")
-        if verb == "new":
-            return await self.core.retrying(lambda: self.setup.new(channel_id, account, rest, guild_id))
-        if verb in self._setup:
-            return await self.core.retrying(lambda: self._setup[verb](channel_id, account, rest))
-        if verb == "games":
-            return Reply(await self.information.games(account))
-        if verb == "options":
-            return Reply(await self.setup.options(channel_id, rest))
-        if verb == "import":
-            raise Refusal("Attach the game's JSON exported from 18xx.games to `!import` (or `/import`); "
-                          "on the console, `import PATH`.")
-        return await self.core.retrying(lambda: self._in_game(channel_id, account, verb, rest, at))
+        command = Command(channel_id, account, verb, rest, guild_id)
+        if not VERBS[verb].game:
+            return await self.core.retrying(lambda: self.core.handlers[verb](command))
+        return await self.core.retrying(lambda: self._in_game(command, at))
 
-    async def _in_game(
-        self, channel_id: str, account: Account, verb: str, rest: str, at: tuple[int, int] | None = None
-    ) -> Reply:
+    async def _in_game(self, command: Command, at: tuple[int, int] | None = None) -> Reply:
+        """A command on the channel's game, its handler called as its kind says (:class:`bot.commands.Verb`)."""
+        channel_id, account, verb, rest = command.channel_id, command.account, command.verb, command.rest
+        kind, handler = VERBS[verb].kind, self.core.handlers[verb]
         record = await self.core.channel_game(channel_id, finished=True)
         try:
-            if VERBS[verb].kind == "info":
-                return await self.information.info(record, verb, rest)
+            if kind == "info":
+                return await handler(record, rest)
             if verb == "undo" and await self.turns.reopen_if_ended(channel_id, account):
                 return await self.turns.undo_the_end(channel_id, account, rest)
             if record.status is GameStatus.FINISHED:
                 record = await self.core.channel_game(channel_id)  # "it is over"
-            if VERBS[verb].kind == "admin":
-                if verb == "remind" and rest.split()[:1] == ["me"]:
+            if kind == "admin":
+                if verb == "remind" and rest.split()[:1] == ["me"]:  # anyone's own reminder time
                     return await self.commissioner.remind_me(record, self.core.seat(record, account), rest[2:])
-                commissioner = self.core.commissioner(record, account)
-                if verb in ("replace", "seat"):
-                    name, _, new = rest.rpartition(" ")
-                    if DISCORD_MENTION.fullmatch(new):  # an account is resolved by the frontend, not read here
-                        raise Refusal("Write it as `replace PLAYER @ACCOUNT`, mentioning the new player.")
-                    return await self.commissioner.replace(record, commissioner, name.strip('"'), Account(new, new))
-                return await self._admin[verb](record, commissioner, rest)
+                return await handler(record, self.core.commissioner(record, account), rest)
             if at is not None:  # checked in each attempt: the game may move between attempts
                 await self.turns.check_still_open(record, *at)
                 if verb == "pass" and not rest.strip():  # the post called the company: not a stray pass

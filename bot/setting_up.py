@@ -18,7 +18,7 @@ from engine.titles import DEFAULT_TITLE, TITLES, title_named
 from engine.view import round_title
 from storage import ChannelBusy, CorruptEvent, EventKind, GameRecord, GameStatus, InvalidGameLog, NewEvent, Seat
 
-from .core import Account, Feature, Reply, seated_name
+from .core import Account, Command, Feature, Reply, seated_name
 from .errors import NoGame, Refusal
 from .posts import doing, next_line, options_text, who_acts
 from .site_games import one_line, read_site_file, troika_log
@@ -82,8 +82,16 @@ class SetUp(Feature):
                      f"game {record.id} ({len(troika['actions'])} actions, the site's rules); the commissioner "
                      f"holds {mine.display_name}'s seat. {where}{seats}")
 
-    async def new(self, channel_id: str, account: Account, rest: str, guild_id: str | None = None) -> Reply:
-        setup = game_choice(rest.split())
+    @staticmethod
+    async def import_text(command: Command) -> Reply:
+        """`import` typed: the file comes attached (:meth:`import_site_game`), or by path on the console."""
+        raise Refusal("Attach the game's JSON exported from 18xx.games to `!import` (or `/import`); "
+                      "on the console, `import PATH`.")
+
+    async def new(self, command: Command) -> Reply:
+        """`new [TITLE] [MARKET] [OPTION ...]`: a game set up in the channel, its commissioner the one who typed it."""
+        channel_id, account, guild_id = command.channel_id, command.account, command.guild_id
+        setup = game_choice(command.rest.split())
         seat = Seat(0, account.id, account.name, account.id, True)
         rules = setup.rules()
         record = await self._create(channel_id, [seat], rules.to_dict(), None, account.id, setup.title, guild_id)
@@ -124,7 +132,9 @@ class SetUp(Feature):
             await self.store.set_status(game_id, GameStatus.FINISHED)
         return finished
 
-    async def join(self, channel_id: str, account: Account, rest: str) -> Reply:
+    async def join(self, command: Command) -> Reply:
+        """`join`: a seat in the game being set up."""
+        account = command.account
         name = seated_name(account)
 
         def seated(record: GameRecord) -> list[Seat]:
@@ -136,17 +146,20 @@ class SetUp(Feature):
                 raise Refusal(f"A player called {name} is already seated; change your nickname first.")
             return [*record.seats, Seat(len(record.seats), account.id, name, account.id)]
 
-        seats = await self._change_seats(channel_id, seated, account.id, "join")
+        seats = await self._change_seats(command.channel_id, seated, account.id, "join")
         return Reply(f"**{name}** joins. Seated: {', '.join(s.display_name for s in seats)}.")
 
-    async def leave(self, channel_id: str, account: Account, rest: str) -> Reply:
+    async def leave(self, command: Command) -> Reply:
+        """`leave`: give up one's seat before the game starts."""
+        account = command.account
+
         def seated(record: GameRecord) -> list[Seat]:
             seat = self.core.seat(record, account)
             if seat.commissioner:
                 raise Refusal("The commissioner keeps their seat; `end` cancels the game instead.")
             return [replace(s, seat=i) for i, s in enumerate(s for s in record.seats if s != seat)]
 
-        seats = await self._change_seats(channel_id, seated, account.id, "leave")
+        seats = await self._change_seats(command.channel_id, seated, account.id, "leave")
         return Reply(f"**{seated_name(account)}** leaves. Seated: {', '.join(s.display_name for s in seats)}.")
 
     async def _change_seats(
@@ -165,9 +178,10 @@ class SetUp(Feature):
         await self.repo.change_seats(record.id, decide, actor, note=note)
         return decided
 
-    async def start(self, channel_id: str, account: Account, rest: str) -> Reply:
-        record = await self._setting_up(channel_id)
-        self.core.commissioner(record, account)
+    async def start(self, command: Command) -> Reply:
+        """`start` (the commissioner): the seats are fixed and the game begins."""
+        record = await self._setting_up(command.channel_id)
+        self.core.commissioner(record, command.account)
         return await self._begin(record)
 
     async def _begin(self, record: GameRecord) -> Reply:
@@ -196,18 +210,18 @@ class SetUp(Feature):
             raise Refusal(f"Game {record.id} has already started.")
         return record
 
-    async def options(self, channel_id: str, rest: str) -> str:
+    async def options(self, command: Command) -> Reply:
         """``options [1861|1867]``: a title's optional rules in the rulebook's words (the
         title named, else the channel's game's, else every title's), those in force marked."""
-        word = rest.strip().lower()
+        word = command.rest.strip().lower()
         if word and word not in TITLES:
             raise Refusal(f"`{word[:20]}` is not a game: `options 1861` or `options 1867`.")
-        record = await self.store.active_game_in_channel(channel_id)
+        record = await self.store.active_game_in_channel(command.channel_id)
         title = word or (record.title if record is not None else None)
         chosen: frozenset[str] = frozenset()
         if record is not None and record.title == title:
             chosen = record_rules(record).options
-        return options_text(title, chosen)
+        return Reply(options_text(title, chosen))
 
 
 def game_choice(words: list[str]) -> Setup:

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from engine import notation
 from engine.actions import Action, LayTile, PlaceToken, RemoveToken, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
 from storage import ChannelBusy, EventKind, GameRecord, GameStatus, Seat, UndoError
 from storage.repository import effective_events, undos_to_redo
 
-from .commands import VERBS, Parsed, consent_needed, parse_action
+from .commands import VERBS, Parsed, consent_needed
 from .core import Account, Core, Feature, Reply, code_span, notes, proxy_note, seat_of, sentence
 from .delivery import Delivery
 from .errors import NotAllowed, Refusal
@@ -43,10 +41,6 @@ class Turns(Feature):
         self.delivery = delivery
         self._questioned: dict[int, int] = {}
         """Per game, the position at which a bare `pass` was last questioned (:mod:`bot.stray`)."""
-        self._turns: dict[str, Callable[[GameRecord, Seat, str, Seat | None], Awaitable[Reply]]] = {
-            "undo": self._undo, "redo": self._redo, "agree": self._agree, "refuse": self._refuse,
-            "withdraw": self._withdraw,
-        }
 
     async def as_seat(
         self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None
@@ -55,11 +49,12 @@ class Turns(Feature):
         commissioner entering it for them."""
         if record.status is not GameStatus.RUNNING:
             raise Refusal("The game has not started yet: `join`, then the commissioner types `start`.")
-        if verb in self._turns:
-            return await self._turns[verb](record, seat, rest, proxy)
-        if VERBS[verb].kind != "action":
+        kind = VERBS[verb].kind
+        if kind == "turn":
+            return await self.core.handlers[verb](record, seat, rest, proxy)
+        if kind != "action":
             raise Refusal(f"`{verb}` cannot be done for another player.")
-        return await self._act(record, seat, verb, rest, proxy)
+        return await self.core.handlers[verb](record, seat, verb, rest, proxy)
 
     async def check_still_open(self, record: GameRecord, game_id: int, seq: int) -> None:
         """Refuse a choice offered after event ``seq`` of game ``game_id`` if the
@@ -107,18 +102,17 @@ class Turns(Feature):
             await self.store.set_status(record.id, GameStatus.FINISHED)
             raise
 
-    async def _act(self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None) -> Reply:
+    async def act(self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None) -> Reply:
+        """An action verb for ``seat``: read by the verb's reader, asked of the other side
+        first if it is their decision too, else applied."""
         live = await self.repo.load(record.id)
         game = live.game
         ledger = await self.core.ledger(record.id, live.seq)
         self.core.check_open(game, ledger)
-        if verb == "auto":  # a standing order: any seated player, at any time
-            try:
-                order = notation.parse_order(seat.player_id, rest)
-            except EngineError as exc:
-                raise Refusal(str(exc)) from None
-            await self.apply(record, live.seq, game, seat, Parsed(order), f"auto {rest}".strip(),
-                              proxy_note(proxy))
+        entry = VERBS[verb]
+        if entry.any_time:  # a standing order: any seated player, at any time
+            parsed = entry.reader(game, seat.player_id, verb, rest)
+            await self.apply(record, live.seq, game, seat, parsed, f"{verb} {rest}".strip(), proxy_note(proxy))
             return Reply()
         if ledger.ask is not None and ledger.ask.requester != seat.player_id:
             ask = ledger.ask
@@ -131,7 +125,7 @@ class Turns(Feature):
         if verb == "pass" and not rest.strip():  # `pass COMPANY` is addressed: never questioned
             await self._question_pass(record, live.seq, game, seat)
         try:  # in a worker thread: `run best` solves the routes
-            parsed = await asyncio.to_thread(parse_action, game, verb, rest)
+            parsed = await asyncio.to_thread(entry.reader, game, seat.player_id, verb, rest)
         except Refusal as exc:
             raise Refusal(f"{sentence(str(exc))} You may: {choices_text(game)}") from None
         consenter = consent_needed(game, parsed.action)
@@ -207,7 +201,7 @@ class Turns(Feature):
         await self.repo.record_admin(record.id, seq, ask, seat.player_id, note=proxy_note(proxy), outbox=[post])
         return Reply()
 
-    async def _agree(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+    async def agree(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         ledger = await self.core.ledger(record.id)
         ask = self._open_ask(ledger, seat)
         live = await self.repo.load(record.id)
@@ -218,7 +212,7 @@ class Turns(Feature):
                           ask.command, note)
         return Reply()
 
-    async def _refuse(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+    async def refuse(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         ledger = await self.core.ledger(record.id)
         ask = self._open_ask(ledger, seat)
         live = await self.repo.load(record.id)
@@ -230,7 +224,7 @@ class Turns(Feature):
                                      seat.player_id, note=proxy_note(proxy), outbox=[post])
         return Reply()
 
-    async def _withdraw(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+    async def withdraw(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         ledger = await self.core.ledger(record.id)
         ask = ledger.ask
         if ask is None:
@@ -253,7 +247,7 @@ class Turns(Feature):
             raise NotAllowed("The open request is not addressed to you.")
         return ledger.ask
 
-    async def _undo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
+    async def undo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self.core.check_paused(await self.core.ledger(record.id))
         events = await self.store.events(record.id)
         effective = effective_events(events)
@@ -262,10 +256,10 @@ class Turns(Feature):
         last = effective[-1]
         self._check_travel(record, seat, last.actor, reason, proxy, "take back")
         line = f"↶ **{seat.display_name}** takes back #{last.seq} " \
-               f"({seat_name(record, last.actor)}: `{event_command(last)}`)"
+               f"({seat_name(record, last.actor)}: `{event_command(record, last)}`)"
         return await self._travel(record, seat, reason, proxy, line, undo=True)
 
-    async def _redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
+    async def redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self.core.check_paused(await self.core.ledger(record.id))
         stored = await self.store.events(record.id)
         undos = undos_to_redo(stored)
@@ -275,7 +269,8 @@ class Turns(Feature):
         undo = stored.index(undos[-1])
         kept = {e.seq for e in effective_events(stored[: undo + 1])}
         restored = [e for e in effective_events(stored[:undo]) if e.seq not in kept]
-        what = ", ".join(f"#{e.seq} ({seat_name(record, e.actor)}: `{event_command(e)}`)" for e in restored)
+        what = ", ".join(f"#{e.seq} ({seat_name(record, e.actor)}: `{event_command(record, e)}`)"
+                         for e in restored)
         return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes {what}".rstrip(),
                                   undo=False)
 
