@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from .actions import Action, Bid, Pass
 from .errors import IllegalAction
 from .options import LEFT_OF_AUCTIONEER
+from .rounds import Round, RoundKind
 from .state import Context, GameState
 
 BID_STEP = 5
 
 
 @dataclass
-class AuctionRound:
+class AuctionRound(Round):
     """Auction of the privates, one at a time in ascending face value."""
 
-    kind = "Auction"
+    kind: ClassVar[RoundKind] = "Auction"
     private: str = ""
     opener: int = 0  # seat of the player who had the first opportunity
     minimum: int = 0  # current minimum opening bid
@@ -175,8 +177,6 @@ def _sell(ctx: Context, state: GameState, auction: AuctionRound, seat: int, pric
     nxt = _next_private(ctx, state)
     if nxt is None:
         state.priority = after  # 5.3: left of the last winner has priority
-        from . import stock_round
-
-        stock_round.start(ctx, state)
+        auction.over = True
         return
     _offer(ctx, state, auction, nxt, after)

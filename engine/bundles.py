@@ -13,11 +13,12 @@ rounds begin.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from . import market, operating
+from . import market
 from .actions import Action, Bid, Pass
 from .errors import IllegalAction
+from .rounds import Round, RoundKind
 from .state import Context, GameState
 
 BID_STEP = 5
@@ -26,8 +27,8 @@ TWO_PLAYER_BUNDLES = 3
 
 
 @dataclass
-class BundleRound:
-    kind = "Bundles"
+class BundleRound(Round):
+    kind: ClassVar[RoundKind] = "Bundles"
     turn: int = 0  # seat to act
     bundle: str | None = None  # the bundle up for auction ("1", "2", ...)
     nominator: int = 0
@@ -198,10 +199,10 @@ def _sell(ctx: Context, state: GameState, rnd: BundleRound) -> None:
 def _finish(ctx: Context, state: GameState, rnd: BundleRound, last_winner: int) -> None:
     """Everyone has a bundle: 16.3.2's unbought bundle leaves its minors for later stock
     rounds and its privates out of play; the player left of the last winner has the
-    priority deal; the operating rounds begin."""
+    priority deal; the round is over."""
     for name in rnd.unsold:
         for private in bundle(ctx, state, name)["privates"]:
             del state.private_owner[private]
             state.log.append(f"{private} is removed: its bundle was not bought (16.3.2)")
     state.priority = (last_winner + 1) % len(state.players)
-    operating.start_set(ctx, state)
+    rnd.over = True

@@ -14,13 +14,12 @@ from functools import partial
 from types import ModuleType
 from typing import Any
 
-from . import auction, bundles, merger, operating, orders, stock_round
+from . import auction, bundles, merger, operating, orders, sequence, stock_round
 from .actions import Action, EndGame, StandingOrder
 from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
 from .game_setup import board_for, check_options
-from .options import BUNDLES
 from .rules import Rules
 from .scoring import end_game, final_values
 from .setup import new_state
@@ -63,7 +62,7 @@ class Game:
         if first_player is None:
             first_player = 0 if ctx.rules.first_seat_starts else random.Random(seed).randrange(len(players))
         state = new_state(ctx, players, first_player, seed)
-        _first_round(ctx, state)
+        sequence.begin(ctx, state)
         return cls(ctx, state)
 
     @property
@@ -151,16 +150,20 @@ class Game:
         elif isinstance(action, StandingOrder):
             orders.set_order(self.ctx, self.state, action)
         elif not self.state.orders:
-            ROUND_MODULES[kind].apply(self.ctx, self.state, action)
-            check_bank(self.ctx, self.state)
+            self._play(kind, action)
         else:
             key, controller = orders.round_key(self.state), self.controller(action.entity)
-            ROUND_MODULES[kind].apply(self.ctx, self.state, action)
-            check_bank(self.ctx, self.state)
+            self._play(kind, action)
             orders.after_move(self.state, action, kind, key, controller)
         if self.state.orders:
             self._carry_out_orders()
         self.last_action = action
+
+    def _play(self, kind: str, action: Action) -> None:
+        """The round's move, the rounds that follow if it ended the round (6), the bank."""
+        ROUND_MODULES[kind].apply(self.ctx, self.state, action)
+        sequence.run_on(self.ctx, self.state)
+        check_bank(self.ctx, self.state)
 
     def _carry_out_orders(self) -> None:
         """Whoever is to act with a standing order for it acts at once (one order's
@@ -184,8 +187,7 @@ class Game:
         for action in tries:
             self.state.log.append(announce(action))
             try:
-                ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
-                check_bank(self.ctx, self.state)
+                self._play(self.state.round.kind, action)
             except EngineError:
                 self.state = _restore(before, self.state, start)
                 continue
@@ -202,15 +204,6 @@ class Game:
         rest = {name: getattr(self.state, name) for name in _field_names(type(self.state))}
         plain: dict[str, Any] = _plain(rest | {"round": _round_dump(self.state)})
         return plain
-
-
-def _first_round(ctx: Context, state: GameState) -> None:
-    """5: the private auction; with the 1861 short variant's bundles (15.1), the first
-    stock round sells them instead."""
-    if ctx.rules.plays(BUNDLES):
-        bundles.start(ctx, state)
-    else:
-        auction.start(ctx, state)
 
 
 def _snapshot(state: GameState) -> bytes:

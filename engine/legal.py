@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import graph, market, trains
+from . import market, trains
 from .actions import (
     Action,
     Bid,
@@ -25,10 +25,10 @@ from .actions import (
     RedeemShares,
     RunBest,
 )
-from .errors import IllegalAction
 from .game import Game
+from .lay import possible_lays
+from .operating import OperatingRound
 from .state import Company
-from .track import next_color
 
 
 def legal_actions(game: Game) -> list[Action]:
@@ -130,47 +130,10 @@ def _train_purchases(game: Game, company: Company) -> list[Action]:
 
 
 def legal_lays(game: Game, company: Company, *, first_only: bool = False) -> list[LayTile]:
-    """Every tile, hex and rotation the company may lay now (8.6), or with
-    ``first_only`` just the first found. Hexes and tiles refused whatever the rotation
-    are passed over before the rotations are tried."""
-    from .lay import check_hex_open, check_lay, check_tile_available
-    from .track import check_upgrade_tile
-
-    ctx, state = game.ctx, game.state
-    reach = graph.reachable(ctx, state, company.sym)
-    hexes = set(reach.hexes) | {t.hex for t in company.tokens if t.hex}
-    for hex_id, edge in reach.track_ends:
-        neighbour = ctx.board.neighbours.get(hex_id, {}).get(edge)
-        if neighbour:
-            hexes.add(neighbour)
-    tiles = [t for t in ctx.board.tiles.values() if not _refused(check_tile_available, ctx, state, t)]
-    result = []
-    for hex_id in sorted(hexes):
-        current, _ = ctx.tile_at(state, hex_id)
-        color = next_color(current.color) if current.color in ("white", "yellow", "green", "brown") else None
-        if color is None or _refused(check_hex_open, ctx, state, state.round, hex_id):
-            continue
-        for tile in tiles:
-            if tile.color != color or _refused(check_upgrade_tile, ctx, state, hex_id, tile):
-                continue
-            for rotation in range(6):
-                action = LayTile(company.sym, hex_id, tile.name, rotation)
-                try:
-                    check_lay(ctx, state, state.round, company, action, reach)
-                except IllegalAction:
-                    continue
-                result.append(action)
-                if first_only:
-                    return result
-    return result
-
-
-def _refused(check: Callable[..., None], *args: object) -> bool:
-    try:
-        check(*args)
-    except IllegalAction:
-        return True
-    return False
+    """Every tile, hex and rotation the company may lay now (8.6; :func:`engine.lay.possible_lays`)."""
+    rnd = game.state.round
+    assert isinstance(rnd, OperatingRound)
+    return possible_lays(game.ctx, game.state, rnd, company, first_only=first_only)
 
 
 def _merger(game: Game) -> list[Action]:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from . import graph, market, shares, trains
 from .actions import Action, BuyShare, Convert, DiscardTrain, Merge, Pass, RemoveToken
 from .board import MarketCell
 from .errors import IllegalAction
 from .nationalization import trainless_choice
+from .rounds import Round, RoundKind
 from .state import Company, Context, GameState, StationToken
 from .tokens import remove_token
 
@@ -22,8 +24,8 @@ TOKENS_KEPT_ON_MAP = 2
 
 
 @dataclass
-class MergerRound:
-    kind = "Merger"
+class MergerRound(Round):
+    kind: ClassVar[RoundKind] = "Merger"
     after_or: int = 1
     order: list[str] = field(default_factory=list)  # minors in price order at the start
     index: int = 0
@@ -40,13 +42,6 @@ class MergerRound:
     tokens_done: bool = False  # 9.2E settled for the major just formed
     shares_done: bool = False  # 9.2C–D (9.1D) settled for the major just formed
     undo_point: GameState | None = field(default=None, repr=False, compare=False)  # before the merge
-
-
-def active_in_phase(ctx: Context, state: GameState) -> bool:
-    """9: merger rounds follow operating rounds while minors and majors both exist
-    (phases 3 to 7: from the first 3-train to the first 8-train)."""
-    limits = ctx.board.phase(state.phase).train_limit
-    return "minor" in limits and "major" in limits
 
 
 def start(ctx: Context, state: GameState, after_or: int) -> None:
@@ -86,9 +81,7 @@ def _finish(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     rnd.index = len(rnd.order)
     if state.trainless_majors or trains.over_limit(ctx, state):
         return
-    from .operating import after_operating_round
-
-    after_operating_round(ctx, state, rnd.after_or)
+    rnd.over = True
 
 
 def actor(ctx: Context, state: GameState) -> str:
@@ -134,7 +127,7 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
 
 def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     """Move on once nothing is pending for the merge just made."""
-    if state.round is not rnd or state.trainless_majors:
+    if state.round is not rnd or rnd.over or state.trainless_majors:
         return
     if rnd.index >= len(rnd.order):
         _finish(ctx, state, rnd)

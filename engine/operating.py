@@ -4,6 +4,7 @@ national railway operate in turn, each through steps A–H (8.4)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from . import dividends, game_end, graph, loans, market, trains
 from .actions import (
@@ -19,8 +20,10 @@ from .actions import (
     RunRoutes,
 )
 from .errors import IllegalAction
+from .lay import lay_tile, possible_lays
 from .nationalization import nationalize, trainless_choice
-from .options import EXPORT_PER_SET, RSR_EXPORTS
+from .options import RSR_EXPORTS
+from .rounds import Round, RoundKind
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, home_city, put_token, token_cost
 
@@ -40,8 +43,8 @@ SECOND_LAY_COST = 20
 
 
 @dataclass
-class OperatingRound:
-    kind = "Operating"
+class OperatingRound(Round):
+    kind: ClassVar[RoundKind] = "Operating"
     number: int = 1  # 1..operating rounds in this set
     order: list[str] = field(default_factory=list)
     index: int = 0
@@ -150,42 +153,9 @@ def _national_home_token(ctx: Context, state: GameState, nat: Company) -> None:
 
 
 def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
-    """8.14: after the last company, a merger round (phases 3–7) or the next round."""
-    game_end.check_bank(ctx, state)
-    if state.game_ends_after == (state.round_number, rnd.number):
-        from .scoring import end_game
-
-        end_game(ctx, state, state.game_end_trigger or "final_phase")
-        return
-    if _exports_now(ctx, state, rnd):
-        trains.export_train(ctx, state)
-        game_end.check_bank(ctx, state)
-    from . import merger
-
-    if merger.active_in_phase(ctx, state):
-        merger.start(ctx, state, rnd.number)
-    else:
-        after_operating_round(ctx, state, rnd.number)
-
-
-def _exports_now(ctx: Context, state: GameState, rnd: OperatingRound) -> bool:
-    """8.13 (1867): the national exports a train after every operating round; with 1861's
-    train exports (§14) after the set's last one, just before its merger round."""
-    status = ctx.board.phase(state.phase).status
-    if EXPORT_PER_SET in status:
-        return rnd.number == state.operating_rounds
-    return "export_train" in status
-
-
-def after_operating_round(ctx: Context, state: GameState, number: int) -> None:
-    """Another operating round of the set, or the next stock round (6)."""
-    if number < state.operating_rounds:
-        start(ctx, state, number + 1)
-        return
-    from . import stock_round
-
-    state.round_number += 1
-    stock_round.start(ctx, state)
+    """8.14: after the last company the round is over (the title's sequence says what
+    follows: the game's end, an export, a merger round or the next round)."""
+    rnd.over = True
 
 
 # --- who acts --------------------------------------------------------------------
@@ -225,8 +195,8 @@ def apply(ctx: Context, state: GameState, action: Action) -> None:
 
 def _advance(ctx: Context, state: GameState) -> None:
     """Run steps that need nobody's decision until someone must act."""
-    while state.round is not None and state.round.kind == "Operating" and not state.finished:
-        rnd: OperatingRound = state.round
+    while isinstance(state.round, OperatingRound) and not state.round.over and not state.finished:
+        rnd = state.round
         game_end.check_bank(ctx, state)
         if state.trainless_majors or trains.over_limit(ctx, state):
             return
@@ -316,15 +286,12 @@ def _track_needed(ctx: Context, state: GameState, rnd: OperatingRound, company: 
     cost = SECOND_LAY_COST if rnd.lays else 0
     if loans.borrowing_power(company) < cost:
         return False
-    return ctx.rules.pass_asked_without_choice or _some_lay(ctx, state, company)
+    return ctx.rules.pass_asked_without_choice or _some_lay(ctx, state, rnd, company)
 
 
-def _some_lay(ctx: Context, state: GameState, company: Company) -> bool:
+def _some_lay(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
     """8.4: whether any lay is legal now (else the track step asks nothing)."""
-    from .game import Game
-    from .legal import legal_lays
-
-    return bool(legal_lays(Game(ctx, state), company, first_only=True))
+    return bool(possible_lays(ctx, state, rnd, company, first_only=True))
 
 
 def _track(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
@@ -333,8 +300,6 @@ def _track(ctx: Context, state: GameState, rnd: OperatingRound, company: Company
         return
     if not isinstance(action, LayTile):
         raise IllegalAction(f"{company.sym} may lay a tile or pass")
-    from .lay import lay_tile
-
     lay_tile(ctx, state, rnd, company, action)
     if len(rnd.lays) >= TRACK_ACTIONS:
         _next_step(ctx, state, rnd)

@@ -4,11 +4,13 @@ start a major; ends when everybody passes in a row."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from . import market, shares
 from .actions import Action, Bid, BuyShare, Par, Pass, PlaceToken, SellShares
 from .errors import IllegalAction
 from .options import LEFT_OF_AUCTIONEER
+from .rounds import Round, RoundKind
 from .state import Certificate, Context, GameState, Player
 
 MINOR_MIN_BID = 100
@@ -28,8 +30,8 @@ class MinorAuction:
 
 
 @dataclass
-class StockRound:
-    kind = "Stock"
+class StockRound(Round):
+    kind: ClassVar[RoundKind] = "Stock"
     turn: int = 0  # seat to act
     passes: int = 0  # consecutive passes
     last_actor: int | None = None
@@ -162,15 +164,13 @@ def has_action(ctx: Context, state: GameState, player: Player) -> bool:
 
 
 def _finish(ctx: Context, state: GameState, sr: StockRound) -> None:
-    """7.6: priority to the left of the last actor, sold-out majors move, then operate."""
+    """7.6: priority to the left of the last actor, sold-out majors move; the round is over."""
     if sr.last_actor is not None:
         state.priority = (sr.last_actor + 1) % len(state.players)
     for sym in market.in_price_order(ctx, state, _started_majors(state)):
         if _sold_out(state, sym):
             market.move_up(ctx, state, sym)
-    from . import operating
-
-    operating.start_set(ctx, state)
+    sr.over = True
 
 
 def _sold_out(state: GameState, sym: str) -> bool:
