@@ -126,9 +126,14 @@ async def _suggestions(service: TroikaService, channel_id: str, verb: str, curre
     return await service.suggestions(channel_id, verb, current)
 
 
-@_call("post", Post)
-async def _post(service: TroikaService, message: OutboxMessage) -> Post:
-    return await service.post(message)
+@_call("pictures", list)
+async def _pictures(service: TroikaService, message: OutboxMessage) -> list[Picture]:
+    return await service.post_pictures(message)
+
+
+@_call("typing_account", (Account, type(None)))
+async def _typing(service: TroikaService, channel_id: str, verb: str) -> Account | None:
+    return await service.typing_account(channel_id, verb)
 
 
 @_call("send_reminders", type(None))
@@ -138,7 +143,7 @@ async def _reminders(service: TroikaService, game_ids: set[int]) -> None:
 
 @_call("verify_running_games", list)
 async def _verify(service: TroikaService, other_versions_only: bool) -> list[ReplayProblem]:
-    return await service.repo.verify_running_games(other_versions_only=other_versions_only)
+    return await service.verify_running_games(other_versions_only=other_versions_only)
 
 
 @_call("run", object)
@@ -447,8 +452,8 @@ class ServicePool:
         owner: str | None = None, timestamps: bool = False, pictures: bool = True,
     ) -> None:
         self.store = store
-        self.front = TroikaService(self.store, shard=shard, owner=owner, timestamps=timestamps, pictures=False)
-        self.front.draw = self._draw
+        self.front = TroikaService(store, shard=shard, owner=owner, timestamps=timestamps, pictures=pictures,
+                                   draw=self._draw)
         self.shard = shard
         self.config = WorkerConfig((shard.index, shard.count) if shard else None, self.front.owner, timestamps,
                                    pictures)
@@ -502,7 +507,10 @@ class ServicePool:
 
     async def call(self, channel_id: str, name: str, *args: Any, **kwargs: Any) -> Any:
         """Carry out ``name`` in the channel's worker (started again if it stopped)."""
-        worker = self._workers[self.worker_of(channel_id)]
+        return await self._call_worker(self.worker_of(channel_id), name, *args, **kwargs)
+
+    async def _call_worker(self, index: int, name: str, *args: Any, **kwargs: Any) -> Any:
+        worker = self._workers[index]
         if not worker.alive:
             await self._restart(worker)
         value = await worker.call(name, args, kwargs)
@@ -587,14 +595,24 @@ class ServicePool:
     async def seat_names(self, channel_id: str) -> list[str]:
         return await self.front.seat_names(channel_id)
 
-    async def flush(self, deliver: Callable[[Post], Awaitable[None]], **kwargs: Any) -> set[int]:
+    async def flush(self, deliver: Callable[[Post], Awaitable[Any]], **kwargs: Any) -> set[int]:
         """:meth:`TroikaService.flush` from this process, each post's pictures drawn in
         its game's worker."""
         return await self.front.flush(deliver, **kwargs)
 
+    async def drawn(self) -> None:
+        """:meth:`TroikaService.drawn`: the pictures sent for attaching so far are attached."""
+        await self.front.drawn()
+
     async def _draw(self, message: OutboxMessage) -> list[Picture]:
-        post: Post = await self.call(await self._game_channel(message.game_id), "post", message)
-        return post.pictures
+        pictures: list[Picture] = await self.call(await self._game_channel(message.game_id), "pictures", message)
+        if not all(isinstance(p, Picture) for p in pictures):
+            raise WorkerStopped("a worker sent pictures that are not pictures")
+        return pictures
+
+    async def typing_account(self, channel_id: str, verb: str) -> Account | None:
+        account: Account | None = await self.call(channel_id, "typing_account", channel_id, verb)
+        return account
 
     async def send_reminders(self) -> None:
         """Each worker reminds the players of its channels' games."""
@@ -602,8 +620,7 @@ class ServicePool:
         for record in await self.store.list_games([GameStatus.RUNNING]):
             channel = record.channel_id or f"game {record.id}"
             by_worker.setdefault(self.worker_of(channel), set()).add(record.id)
-        await asyncio.gather(*(self._workers[i].call("send_reminders", (games,), {})
-                               for i, games in by_worker.items()))
+        await asyncio.gather(*(self._call_worker(i, "send_reminders", games) for i, games in by_worker.items()))
 
     async def verify_running_games(self, *, other_versions_only: bool = False) -> list[ReplayProblem]:
         problems: list[ReplayProblem] = await self.call("verify", "verify_running_games", other_versions_only)

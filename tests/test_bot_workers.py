@@ -16,6 +16,7 @@ import pytest
 import pytest_asyncio
 
 from bot.errors import Refusal
+from bot.posts import Picture
 from bot.service import Account, Post, Status, TroikaService
 from bot.transcript import log_commands
 from bot.workers import ServicePool, WorkerStopped, serving
@@ -186,3 +187,28 @@ async def test_the_pool_answers_as_the_one_process_service_does(pool: ServicePoo
     async with SqliteEventStore(tmp_path / "alone.db") as store:
         expected = await _play(TroikaService(store, pictures=False), log, 60)
     assert await _play(pool, log, 60) == expected
+
+
+async def test_a_post_s_text_goes_first_and_its_pictures_follow_in_the_channel_s_order(tmp_path: Path) -> None:
+    seen: list[tuple[str, int, list[str]]] = []
+
+    async def deliver(post: Post) -> int:
+        assert post.pictures == []  # the text does not wait for them
+        seen.append(("text", post.outbox_id, []))
+        return post.outbox_id
+
+    async def attach(sent: int, post: Post, pictures: list[Picture]) -> None:
+        assert sent == post.outbox_id
+        assert all(p.png.startswith(b"\x89PNG") for p in pictures)
+        seen.append(("pictures", post.outbox_id, [p.name for p in pictures]))
+
+    async with SqliteEventStore(tmp_path / "pictures.db") as store, ServicePool(store, workers=1) as pool:
+        await three_player_game(pool, "drawn")  # type: ignore[arg-type]
+        for name, command in (("Anna", "bid TSR 20"), ("Boris", "pass"), ("Clara", "pass")):
+            await pool.handle("drawn", ANNA, f"as {name} {command}")
+        await pool.flush(deliver, attach=attach)
+        await pool.drawn()
+    texts = [number for kind, number, _ in seen if kind == "text"]
+    assert [number for kind, number, _ in seen if kind == "pictures"] == [texts[0], texts[-1]]  # in order
+    assert seen[0] == ("text", texts[0], [])  # the start post's text before anything is drawn
+    assert [names for kind, _, names in seen if kind == "pictures"] == [["map", "table"], ["table"]]

@@ -40,7 +40,7 @@ def test_a_saved_state_serves_as_the_safety_copy(monkeypatch: pytest.MonkeyPatch
     before, log = game.dump(), list(game.state.log)
     saved = game.save()
     with monkeypatch.context() as patched:
-        patched.setattr(auction, "apply", _half_done)
+        patched.setattr(auction.AuctionRound, "apply", _half_done)
         with pytest.raises(IllegalAction, match="after a change"):
             game.apply(Pass(game.actor() or ""), saved=saved)
     assert game.dump() == before and game.state.log == log
