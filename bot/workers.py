@@ -28,6 +28,7 @@ import io
 import logging
 import os
 import pickle
+import signal
 import socket
 import struct
 import sys
@@ -129,11 +130,11 @@ def _pack(value: Any) -> bytes:
 
 
 async def _receive(reader: asyncio.StreamReader) -> bytes | None:
-    """One message's body, or None at the end of the stream."""
+    """One message's body, or None at the end of the stream (the other side gone)."""
     try:
         size = _HEADER.unpack(await reader.readexactly(_HEADER.size))[0]
         return await reader.readexactly(size)
-    except asyncio.IncompleteReadError:
+    except (asyncio.IncompleteReadError, ConnectionError):
         return None
 
 
@@ -247,8 +248,11 @@ async def _answer(
     except Exception as exc:
         log.exception("worker call %s failed", name)
         answer = ("answer", number, "error", f"{type(exc).__name__}: {exc}")
-    writer.write(_pack(answer))
-    await writer.drain()
+    try:
+        writer.write(_pack(answer))
+        await writer.drain()
+    except ConnectionError:  # the bot's process has gone: nobody waits for the answer
+        pass
 
 
 # --- the bot's side ---------------------------------------------------------------------
@@ -589,7 +593,9 @@ async def open_service(
 
 
 def main() -> None:
-    """``python -m bot.workers FD``: a worker, talking to the bot over socket ``FD``."""
+    """``python -m bot.workers FD``: a worker, talking to the bot over socket ``FD``. It
+    ignores Ctrl-C (the bot stops it by hanging up) and ends when the bot's process does."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s worker %(levelname)s %(name)s: %(message)s")
     asyncio.run(serve(int(sys.argv[1])))
 
