@@ -6,7 +6,7 @@ from . import market
 from .actions import Action, Choose, Pass
 from .errors import IllegalAction
 from .loans import repay_loans
-from .options import NO_FLOOR, RSR_EXPORTS
+from .options import NO_FLOOR
 from .setup import new_company
 from .state import Company, Context, GameState
 
@@ -84,7 +84,7 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
 def _national_without_treasury(ctx: Context, state: GameState, nat: Company) -> None:
     """§15.2: a national with no treasury takes the trains and tokens only; the company's
     cash goes to the bank."""
-    if nat.cash and ctx.rules.plays(RSR_EXPORTS):
+    if nat.cash and not ctx.title.national_keeps_money(ctx):
         state.bank += nat.cash
         state.log.append(f"{nat.sym} has no treasury: {nat.cash} goes to the bank (§15.2)")
         nat.cash = 0

@@ -12,15 +12,14 @@ from .actions import Action, BuyPrivate, DiscardTrain
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .operating_steps import STEP_NAMED, STEPS, Step, buy_private
-from .options import RSR_EXPORTS
-from .rounds import Round, RoundKind, TurnView
+from .rounds import Round, TurnView
 from .state import Company, Context, GameState
 from .tokens import home_city, put_token
 
 
 @dataclass
 class OperatingRound(Round):
-    kind: ClassVar[RoundKind] = "Operating"
+    kind: ClassVar[str] = "Operating"
     number: int = 1  # 1..operating rounds in this set
     order: list[str] = field(default_factory=list)
     index: int = 0
@@ -132,7 +131,7 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
     for sym, owner in state.private_owner.items():
         if owner is None or sym in state.closed_privates:
             continue
-        if owner == ctx.board.national() and not _national_keeps_money(ctx):
+        if owner == ctx.board.national() and not ctx.title.national_keeps_money(ctx):
             continue
         revenue = ctx.board.private(sym).revenue
         if owner in state.companies:
@@ -143,14 +142,6 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
         paid.append(f"{sym} {revenue} to {owner if owner in state.companies else state.player(owner).name}")
     if paid:
         state.log.append("Privates pay: " + ", ".join(paid))
-
-
-def _national_keeps_money(ctx: Context) -> bool:
-    """8.13: a national that only exports trains keeps no money (1867), unless the
-    18xx.games switch lets it collect its privates' income (RN 11.23)."""
-    if ctx.rules.plays(RSR_EXPORTS):
-        return False  # §15.2: the RSR has no treasury
-    return ctx.board.national_operates or ctx.rules.national_collects_private_income
 
 
 def current(state: GameState) -> Company | None:

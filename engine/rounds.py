@@ -11,14 +11,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from .actions import Action
     from .state import Context, GameState
-
-RoundKind = Literal["Auction", "Bundles", "Stock", "Operating", "Merger"]
-
 
 @dataclass(frozen=True)
 class TurnView:
@@ -37,7 +34,10 @@ class TurnView:
 class Round(ABC):
     """The state of the round in progress, and its rules."""
 
-    kind: ClassVar[RoundKind]
+    kind: ClassVar[str]
+    """``Auction``, ``Stock``, ``Operating``, ``Merger`` (and a title's own, ``Bundles``)."""
+    opens_operating_rounds: ClassVar[bool] = False
+    """A set's operating rounds follow it (7.6: a stock round)."""
     over: bool = field(default=False, compare=False, repr=False)
     """Its last action is done: the sequence starts the next round (never stored at rest)."""
 

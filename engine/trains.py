@@ -6,10 +6,8 @@ from . import market
 from .actions import Action, DiscardTrain
 from .board import PhaseDef, TrainDef
 from .errors import IllegalAction
-from .game_end import end_after
 from .loans import borrow_for, borrowing_power
 from .nationalization import national, nationalize, nationalize_privates
-from .options import LONG_GAME, SIX_TRAIN_END
 from .state import Company, Context, GameState, Train
 
 
@@ -132,27 +130,7 @@ def buy_train(
     _transfer(ctx, state, buyer, source, train, price)
     if source == "yard":
         _after_yard_sale(ctx, state, definition)
-        _first_6_train_ends_game(ctx, state, definition)
-
-
-SHORT_END_TRAIN = "6"
-"""§15.3: the train whose first purchase ends the short game."""
-
-
-def _first_6_train_ends_game(ctx: Context, state: GameState, bought: TrainDef) -> None:
-    """§15.3: the purchase of the first 6-train ends the game: finish this operating
-    round and play two more, with a stock round in the usual sequence (12.1: with
-    another trigger, the earlier end wins)."""
-    if not ctx.rules.plays(SIX_TRAIN_END) or bought.name != SHORT_END_TRAIN:
-        return
-    done = state.round.operating_rounds_done() if state.round is not None else 0
-    last = done + 2
-    if last <= state.operating_rounds:
-        after = (state.round_number, last)
-    else:
-        after = (state.round_number + 1, last - state.operating_rounds)
-    if end_after(ctx, state, after, "first_6_train"):
-        state.log.append("The first 6-train: two more operating rounds after this one, then the game ends (§15.3)")
+        ctx.title.train_bought(ctx, state, definition.name)
 
 
 def trade_in_prices(ctx: Context, state: GameState, company: Company) -> list[tuple[Train, Train, int]]:
@@ -253,8 +231,7 @@ def change_phase(ctx: Context, state: GameState, phase: str) -> None:
     if "trainless_nationalization" in events:
         _trainless_companies(ctx, state)
     if phase == ctx.board.phases[-1].name:
-        if not ctx.rules.plays(LONG_GAME) and not ctx.rules.plays(SIX_TRAIN_END):  # §14, §15.3
-            ctx.title.final_phase_reached(ctx, state)
+        ctx.title.last_phase_began(ctx, state)
         if not ctx.rules.national_token_on_gray_moscow:
             _national_reserved_tokens(ctx, state)
 

@@ -14,13 +14,18 @@ from __future__ import annotations
 import json
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
-from ..options import BOTH_TITLES, BUNDLES, EXPORT_PER_SET, OptionDef
+from ..options import BOTH_TITLES, EXPORT_PER_SET, LONG_GAME, OptionDef
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..state import Company, Context, GameState
+
+    RoundStart = Callable[[Context, GameState], object]
+    """Starts a round (:func:`engine.auction.start`)."""
 
 TITLES = {"1861": "t1861", "1867": "t1867"}
 """Title name -> its folder under ``engine/titles``."""
@@ -68,10 +73,14 @@ class Title:
 
     # --- the sequence of rounds (6), read by :mod:`engine.sequence` -------------------
 
-    def first_round(self, ctx: Context) -> Literal["Auction", "Bundles"]:
-        """5: the private auction; with 15.1's starting bundles, the first stock round
-        sells them instead."""
-        return "Bundles" if ctx.rules.plays(BUNDLES) else "Auction"
+    def first_round(self, ctx: Context, state: GameState, private_auction: RoundStart) -> None:
+        """Start the game's first round: 5, the private auction (``private_auction``
+        starts it) unless the title opens with a round of its own."""
+        private_auction(ctx, state)
+
+    def draws_privates_out(self, ctx: Context) -> bool:
+        """16.2: the two-player game removes privates at random before the first round."""
+        return True
 
     def merger_round_follows(self, ctx: Context, state: GameState) -> bool:
         """9: a merger round follows each operating round while minors and majors both
@@ -87,6 +96,22 @@ class Title:
         if EXPORT_PER_SET in status:
             return number == state.operating_rounds
         return "export_train" in status
+
+    def national_keeps_money(self, ctx: Context) -> bool:
+        """8.13: a national that only exports trains keeps no money (1867), unless the
+        18xx.games switch lets it collect its privates' income (RN 11.23)."""
+        return ctx.board.national_operates or ctx.rules.national_collects_private_income
+
+    # --- the game's end (12.1), read by :mod:`engine.trains` --------------------------
+
+    def last_phase_began(self, ctx: Context, state: GameState) -> None:
+        """12.1: the first 8-train (the last phase) triggers the game's end; §14's long
+        game ignores it and plays on until the bank breaks."""
+        if not ctx.rules.plays(LONG_GAME):
+            self.final_phase_reached(ctx, state)
+
+    def train_bought(self, ctx: Context, state: GameState, train: str) -> None:
+        """A train bought from the yard that triggers something of the title's own."""
 
     # --- the title's own rules ------------------------------------------------------
 
