@@ -19,6 +19,7 @@ class AuctionRound(Round):
     """Auction of the privates, one at a time in ascending face value."""
 
     kind: ClassVar[str] = "Auction"
+    bids_up_to_cash: ClassVar[bool] = True
     private: str = ""
     opener: int = 0  # seat of the player who had the first opportunity
     minimum: int = 0  # current minimum opening bid

@@ -144,12 +144,6 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
         state.log.append("Privates pay: " + ", ".join(paid))
 
 
-def current(state: GameState) -> Company | None:
-    """The company operating now (None between operating rounds)."""
-    rnd = state.round
-    return _company(state, rnd) if isinstance(rnd, OperatingRound) else None
-
-
 def _company(state: GameState, rnd: OperatingRound) -> Company | None:
     if 0 <= rnd.index < len(rnd.order):
         return state.companies[rnd.order[rnd.index]]

@@ -38,6 +38,9 @@ class Round(ABC):
     """``Auction``, ``Stock``, ``Operating``, ``Merger`` (and a title's own, ``Bundles``)."""
     opens_operating_rounds: ClassVar[bool] = False
     """A set's operating rounds follow it (7.6: a stock round)."""
+    bids_up_to_cash: ClassVar[bool] = False
+    """An auction of the round's own, where a bid may be anything up to the bidder's cash
+    (5.1: the privates; 15.1: the bundles), so its hint shows the range."""
     over: bool = field(default=False, compare=False, repr=False)
     """Its last action is done: the sequence starts the next round (never stored at rest)."""
 

@@ -30,6 +30,7 @@ TWO_PLAYER_BUNDLES = 3
 class BundleRound(Round):
     kind: ClassVar[str] = "Bundles"
     opens_operating_rounds: ClassVar[bool] = True  # it is the first stock round (15.1)
+    bids_up_to_cash: ClassVar[bool] = True
     turn: int = 0  # seat to act
     bundle: str | None = None  # the bundle up for auction ("1", "2", ...)
     nominator: int = 0
