@@ -64,7 +64,7 @@ class OperatingRound(Round):
             company = _company(state, self)
             if company is None or action.entity != company.sym:
                 raise IllegalAction(f"it is {company.sym if company else 'nobody'}'s turn to operate")
-            if isinstance(action, BuyPrivate) and self.step != "private_end":
+            if isinstance(action, BuyPrivate):
                 buy_private(ctx, state, company, action)  # 8.12: at any step
             elif self.current_step.handle(ctx, state, self, company, action):
                 _next_step(ctx, state, self)

@@ -515,10 +515,7 @@ class Privates(Step):
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if isinstance(action, Pass):
             return True
-        if not isinstance(action, BuyPrivate):
-            raise IllegalAction(f"{company.sym} may buy a private company or pass")
-        buy_private(ctx, state, company, action)
-        return False
+        raise IllegalAction(f"{company.sym} may buy a private company or pass")  # a purchase: at any step
 
 
 class PrivatesBeforeLoans(Privates):

@@ -1,9 +1,9 @@
 """The order of the rounds (rulebook 6), as the title decides it.
 
 A game opens with the title's first round (5: the private auction, or a title's own:
-1861's starting bundles, 15.1), then plays sets of a stock round and the phase's operating rounds, a merger
-round after each operating round while the title has them (9), until the game ends
-(12.1). A round knows only its own rules: when it is over (:attr:`Round.over`),
+1861's starting bundles, 15.1), then plays sets of a stock round and the phase's
+operating rounds, a merger round after each operating round while the title has them
+(9), until the game ends (12.1). A round knows only its own rules: when it is over (:attr:`Round.over`),
 :func:`run_on` asks the title what follows and starts it. This module is the only
 one that knows every round; no round imports another.
 """
