@@ -110,3 +110,12 @@ def test_no_round_is_part_of_an_import_circle() -> None:
     graph = import_graph(_sources())
     circles = {r: sorted(m for m in _reaches(graph, r) if r in _reaches(graph, m)) for r in ROUND_MODULES}
     assert circles == {r: [] for r in ROUND_MODULES}
+
+
+def test_the_game_its_sequence_and_its_move_generator_are_in_no_import_circle() -> None:
+    """``Game.choices`` reads the notation, which reads the legal moves and the view: none
+    of those imports the game back but for its type."""
+    graph = import_graph(_sources())
+    top = ("engine.game", "engine.sequence", "engine.legal", "engine.view", "engine.notation")
+    circles = {m: sorted(o for o in _reaches(graph, m) if m in _reaches(graph, o)) for m in top}
+    assert circles == {m: [] for m in top}
