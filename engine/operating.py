@@ -160,7 +160,7 @@ def _next_company(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
         _end(ctx, state, rnd)
         return
     if company.is_national:
-        if "national_operates" not in ctx.board.phase(state.phase).status:
+        if not ctx.title.national_runs(ctx, state):
             _next_company(ctx, state, rnd)
             return
         _national_home_token(ctx, state, company)

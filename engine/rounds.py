@@ -41,7 +41,7 @@ class Round(ABC):
     bids_up_to_cash: ClassVar[bool] = False
     """An auction of the round's own, where a bid may be anything up to the bidder's cash
     (5.1: the privates; 15.1: the bundles), so its hint shows the range."""
-    over: bool = field(default=False, compare=False, repr=False)
+    over: bool = field(default=False, compare=False, repr=False, kw_only=True)
     """Its last action is done: the sequence starts the next round (never stored at rest)."""
 
     @abstractmethod

@@ -403,4 +403,4 @@ def _national_still_buys(ctx: Context, state: GameState) -> bool:
     """3.4, 8.13: "At the start of Phase 8, the National Railways will cease
     operation", so the 8-train that starts phase 8 is its last purchase. RN 7.12:
     18xx.games goes on buying while its cash covers the next train."""
-    return ctx.rules.national_buys_into_phase_eight or "national_operates" in ctx.board.phase(state.phase).status
+    return ctx.rules.national_buys_into_phase_eight or ctx.title.national_runs(ctx, state)

@@ -88,6 +88,11 @@ class Title:
         limits = ctx.board.phase(state.phase).train_limit
         return "minor" in limits and "major" in limits
 
+    def national_runs(self, ctx: Context, state: GameState) -> bool:
+        """8.13: the national operates (runs and buys trains) in the phases that say so
+        (1861: 4 to 7, unless it exports instead, §14, §15.2); 1867's CN never does."""
+        return "national_operates" in ctx.board.phase(state.phase).status
+
     def national_exports(self, ctx: Context, state: GameState, number: int) -> bool:
         """8.13 (1867): the national exports a train after every operating round; with
         1861's train exports (§14, §15.2) after the set's last one, just before its
