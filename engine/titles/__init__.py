@@ -4,9 +4,12 @@ marks as its own ("1861" or 🍁 1867).
 The shared rules (the rest of ``engine``) call the hooks of :class:`Title` where the
 rulebook gives a title its own rule; a title is a subclass in its own folder with its
 data files beside it (``board.json``, ``upgrades.json``, ``two_player.json``,
-1861's ``bundles.json``). The rulebook's variants (§14–16) are options a title declares
-(:attr:`Title.options`, from :mod:`engine.options`); a third title would be one more
-folder and one line in ``TITLES``.
+1861's ``bundles.json``). The title decides the sequence of rounds (its first round,
+the merger rounds, when the national runs or exports: :mod:`engine.sequence` asks) and
+what ends the game (12.1). The rulebook's variants (§14–16) are options a title declares
+(:attr:`Title.options`, from :mod:`engine.options` and its own folder, as 1861's short
+game with its bundle round); a third title would be one more folder and one line in
+``TITLES``.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ class Title:
         except FileNotFoundError as exc:
             raise DataError(f"{self.name} has no data file {name}") from exc
 
-    # --- the sequence of rounds (6), read by :mod:`engine.sequence` -------------------
+    # --- the sequence of rounds (6) and the national (8.13) ----------------------------
 
     def first_round(self, ctx: Context, state: GameState, private_auction: RoundStart) -> None:
         """Start the game's first round: 5, the private auction (``private_auction``
