@@ -38,7 +38,7 @@ from .actions import (
     SellShares,
     StandingOrder,
 )
-from .board import TileDef
+from .board import Board, TileDef
 from .errors import AmbiguousAction, IllegalAction, InvalidAction
 from .operating import OperatingRound
 from .route_notation import parse_routes, route_stops
@@ -423,9 +423,11 @@ READERS: dict[str, Callable[[Game, str, list[str]], Action]] = {
 """The action commands and how each is read (``run`` is read by :mod:`engine.route_notation`)."""
 
 
-def command(game: Game | None, action: Action) -> str:
+def command(game: Game | None, action: Action, *, board: Board | None = None) -> str:
     """The command a player types for ``action`` in ``game`` as it is before it. With no
-    game (a stored action shown on its own), the form that names everything."""
+    game (a stored action shown on its own), the form that names everything; the game's
+    ``board`` tells which word the player typed where the verb depends on the company
+    (`into MAJOR`, `merge MINOR`)."""
     if game is not None:
         typed = _in_position(game, action)
         if typed is not None:
@@ -459,7 +461,7 @@ def command(game: Game | None, action: Action) -> str:
         case RedeemShares(count=count):
             return f"redeem {count}"
         case Merge(target=target):
-            return f"merge {target}"
+            return f"into {target}" if board is not None and _is_major(board, target) else f"merge {target}"
         case RemoveToken(hex=hex_id, city=city):
             return f"remove {hex_id} {city}"
         case Choose():
@@ -498,6 +500,11 @@ def _until(words: list[str], *, phases: bool) -> str:
     if phases and len(words) == 3 and words[:2] == ["until", "phase"]:
         return f"phase {words[2]}"
     raise InvalidAction(f"Write a standing order as {ORDER_USAGE}.")
+
+
+def _is_major(board: Board, sym: str) -> bool:
+    corporation = board.corporations.get(sym)
+    return corporation is not None and corporation.type == "major"
 
 
 def _order_command(action: StandingOrder) -> str:
@@ -585,12 +592,17 @@ def _train_command(game: Game, action: BuyTrain) -> str | None:
 def hints(game: Game) -> list[str]:
     """The legal actions as the short command words a player types, alike ones
     folded together (``sell NW 1..3``, ``auction RO|KB 100+``)."""
+    return [hint for hint, _ in hinted_actions(game)]
+
+
+def hinted_actions(game: Game) -> list[tuple[str, list[Action]]]:
+    """Each hint of :func:`hints` with the legal actions it stands for."""
     from .legal import legal_actions
 
     folds: dict[str, list[Action]] = {}
     for action in legal_actions(game):
         folds.setdefault(_fold_key(game, action), []).append(action)
-    return [_hint(game, key, actions) for key, actions in folds.items()]
+    return [(_hint(game, key, actions), actions) for key, actions in folds.items()]
 
 
 def _fold_key(game: Game, action: Action) -> str:
