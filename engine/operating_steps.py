@@ -66,7 +66,7 @@ class Step:
 
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
         """Every action open to the company here."""
-        return with_privates_and_pass(ctx, state, company, [])
+        return _with_privates_and_pass(ctx, state, company, [])
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         """Take the company's action here; True when the step is done."""
@@ -75,7 +75,7 @@ class Step:
         raise IllegalAction(f"{company.sym} may only pass now")
 
 
-def with_privates_and_pass(ctx: Context, state: GameState, company: Company, moves: list[Action]) -> list[Action]:
+def _with_privates_and_pass(ctx: Context, state: GameState, company: Company, moves: list[Action]) -> list[Action]:
     """A step's own moves, the privates the company may buy now (8.12) and a pass."""
     result = list(moves)
     if can_buy_private(ctx, state, company):
@@ -106,7 +106,7 @@ class Redeem(Step):
         price = market.price(ctx, state, company.sym)
         pool = state.pool_percent(company.sym) // 10
         own: list[Action] = [RedeemShares(company.sym, n) for n in range(1, pool + 1) if n * price <= company.cash]
-        return with_privates_and_pass(ctx, state, company, own)
+        return _with_privates_and_pass(ctx, state, company, own)
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if isinstance(action, Pass):
@@ -160,7 +160,7 @@ class Track(Step):
 
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
         own: list[Action] = list(possible_lays(ctx, state, rnd, company))
-        return with_privates_and_pass(ctx, state, company, own)
+        return _with_privates_and_pass(ctx, state, company, own)
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if isinstance(action, Pass):
@@ -234,7 +234,7 @@ class Token(Step):
         own: list[Action] = [
             PlaceToken(company.sym, h, c) for h, c in cities if token_cost(state, company.sym, h) <= company.cash
         ]
-        return with_privates_and_pass(ctx, state, company, own)
+        return _with_privates_and_pass(ctx, state, company, own)
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if isinstance(action, Pass):
@@ -377,7 +377,7 @@ def must_buy(ctx: Context, state: GameState, company: Company) -> bool:
     return not company.trains and cheapest is not None and loans.borrowing_power(company) >= cheapest
 
 
-def train_purchases(ctx: Context, state: GameState, company: Company) -> list[Action]:
+def _train_purchases(ctx: Context, state: GameState, company: Company) -> list[Action]:
     """8.11: trains from the yard and the pool at list price (with loans when the
     purchase is compulsory), trade-ins (1867), and other companies' trains for 1."""
     if len(company.trains) >= trains.train_limit(ctx, state, company):
@@ -440,10 +440,10 @@ class Trains(Step):
             rnd.privates_offered = True
 
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
-        own = train_purchases(ctx, state, company)
+        own = _train_purchases(ctx, state, company)
         if must_buy(ctx, state, company) and own:
             return own
-        return with_privates_and_pass(ctx, state, company, own)
+        return _with_privates_and_pass(ctx, state, company, own)
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if isinstance(action, Pass):
