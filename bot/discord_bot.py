@@ -1,6 +1,7 @@
 """Troika on Discord: a thin cog over :class:`bot.service.TroikaService`.
 
-Every command is hybrid (``!bid TSR 25``, ``@Troika bid TSR 25`` or ``/bid TSR 25``)
+Every command is hybrid (``!bid TSR 25``, ``@Troika bid TSR 25`` or ``/bid TSR 25``),
+one generated per verb of the table (:data:`bot.commands.VERBS`, :func:`verb_command`),
 and passes its text to the service; argument menus of slash commands are filled from
 the engine's candidate actions. Posts leave through the store's outbox, each sent
 with its outbox id as the message nonce so a retry after a crash is not duplicated;
