@@ -366,7 +366,7 @@ async def suggest_options(interaction: discord.Interaction, current: str) -> lis
     return [app_commands.Choice(name=t[:100], value=t[:100]) for t in texts[:25]]
 
 
-MENUS: dict[str, Callable[[discord.Interaction, str], Awaitable[list[app_commands.Choice[str]]]]] = {
+MENUS: dict[str, Callable[[discord.Interaction, str], Coroutine[Any, Any, list[app_commands.Choice[str]]]]] = {
     "actions": suggest, "players": suggest_player, "options": suggest_options,
 }
 """Where an option's suggestions come from (:class:`bot.commands.Option` ``menu``)."""
@@ -395,7 +395,7 @@ def verb_callback(verb: Verb) -> Callable[..., Coroutine[Any, Any, None]]:
     exec(source, namespace)  # a signature made from data, as dataclasses makes __init__
     callback = namespace[f"{verb.name}_"]
     callback.__qualname__ = f"GameCog.{verb.name}"  # discord.py passes the cog to a command named in its class
-    return callback  # type: ignore[no-any-return]
+    return callback
 
 
 def verb_command(verb: Verb) -> commands.HybridCommand[Any, ..., None]:
@@ -424,7 +424,7 @@ VerbCommands = verb_commands(VERBS)
 """Every verb's command, generated from the table, for :class:`GameCog` to collect."""
 
 
-class GameCog(VerbCommands, commands.Cog, name="Game"):
+class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,valid-type]
     """Set-up, moves, turns, information and the commissioner's commands: one per verb
     of the table (:data:`bot.commands.VERBS`), each carried out by :meth:`carry_out`."""
 
