@@ -40,9 +40,11 @@ from .actions import (
 )
 from .board import Board, TileDef
 from .errors import AmbiguousAction, IllegalAction, InvalidAction
+from .operating import OperatingRound
 from .route_notation import parse_routes, route_stops
 from .routes import RouteResult
 from .state import Train
+from .stock_round import StockRound
 from .view import turn_view
 
 if TYPE_CHECKING:
@@ -201,11 +203,11 @@ def loan_needed(game: Game, action: LayTile) -> str:
     from .lay import check_lay
     from .loans import INTEREST, LOAN
 
-    company = game.state.companies.get(action.entity)
-    if company is None or game.round_name != "Operating" or game.state.round.step != "track":
+    company, rnd = game.state.companies.get(action.entity), game.state.round
+    if company is None or game.state.finished or not isinstance(rnd, OperatingRound) or rnd.step != "track":
         return ""
     try:
-        cost = check_lay(game.ctx, game.state, game.state.round, company, action)
+        cost = check_lay(game.ctx, game.state, rnd, company, action)
     except IllegalAction:
         return ""
     if cost <= company.cash:
@@ -245,12 +247,13 @@ def rotations(game: Game, actor: str, hex_id: str, tile: str) -> list[int]:
     from .view import turn_view
 
     state = game.state
-    if not turn_view(game).laying_track or actor not in state.companies:
+    rnd = state.round
+    if not turn_view(game).laying_track or actor not in state.companies or not isinstance(rnd, OperatingRound):
         return []
     fits = []
     for rotation in ROTATIONS:
         try:
-            check_lay(game.ctx, state, state.round, state.companies[actor], LayTile(actor, hex_id, tile, rotation))
+            check_lay(game.ctx, state, rnd, state.companies[actor], LayTile(actor, hex_id, tile, rotation))
         except IllegalAction:
             continue
         fits.append(rotation)
@@ -514,11 +517,17 @@ def _order_command(action: StandingOrder) -> str:
     return f"auto {what}{until}"
 
 
+def _nominating(game: Game) -> bool:
+    """A bid now puts a minor up for auction (7.2), no auction being under way."""
+    rnd = game.state.round
+    return not game.state.finished and isinstance(rnd, StockRound) and rnd.auction is None
+
+
 def _in_position(game: Game, action: Action) -> str | None:
     """The shorter command the position allows, where it differs from the full form."""
     state = game.state
     if isinstance(action, Bid):
-        nominating = game.round_name == "Stock" and state.round.auction is None
+        nominating = _nominating(game)
         return f"auction {action.target} {action.price}" if nominating else None
     if isinstance(action, Pass) and state.trainless_majors:
         return "keep"
@@ -601,7 +610,7 @@ def _fold_key(game: Game, action: Action) -> str:
     if isinstance(action, SellShares):
         return f"sell {action.company}"
     if isinstance(action, Bid):
-        nominating = game.round_name == "Stock" and game.state.round.auction is None
+        nominating = _nominating(game)
         return "auction" if nominating else f"bid {action.target}"
     if isinstance(action, Par):
         return f"par {action.company}"
