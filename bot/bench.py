@@ -1,12 +1,12 @@
 """``troika bench``: how fast Troika replays, stores, draws, finds routes and answers.
 
-Everything runs in this process on the shared real games (``shared/games/1861-*.json``):
-the replay against the trace, the route finder at every logged run and for a national
-railway with many trains on a finished map, random self-play of both titles, the event
-store with the real engine (on SQLite, and on a throwaway PostgreSQL server where one
-can run), the pictures of a finished game, and the time from a command's arrival at the
-console layer to its reply and posts being ready, pictures included (Discord's network
-excluded).
+Everything runs on the shared real games (``shared/games/1861-*.json``): the replay
+against the trace, the route finder at every logged run and for a national railway with
+many trains on a finished map, random self-play of both titles, the event store with
+the real engine (on SQLite, and on a throwaway PostgreSQL server where one can run), the
+pictures of a finished game, and the time from a command's arrival at the service (its
+engine work in worker processes, as the bot runs it) to its reply and to its posts'
+pictures being ready (Discord's network excluded).
 """
 
 from __future__ import annotations
@@ -31,15 +31,17 @@ from engine.routes_check import check_logged_routes
 from engine.selfplay import SELFPLAY_SETUPS, play_many
 from engine.state import Company, Context, GameState, Train
 from render.bench import bench_render, bench_tiles
-from storage import SqliteEventStore, TroikaEngine
+from storage import TroikaEngine
 from storage.bench import bench_store
 from storage.pg_temp import PostgresServer, Unavailable
 
 from .bench_scale import bench_scale
-from .console import CHANNEL, Console
-from .service import TroikaService
+from .console import CHANNEL
+from .posts import Picture
+from .service import Post
 from .track_help import sheet_candidates
 from .transcript import log_commands
+from .workers import ServicePool, open_service
 
 SCRIPTED_COMMANDS = 150
 """Commands of the first shared game timed through the console layer."""
@@ -68,7 +70,7 @@ def run_bench(shared: Path) -> dict[str, Any]:
             "render_tiles_1867": _tile_sheet(canada, "L12"),
             "command": asyncio.run(command_latency(first, Path(tmp))),
             "command_1867": asyncio.run(command_latency(canada, Path(tmp))),
-            **bench_scale(first, troika_log(first), finished, Path(tmp)),  # startup, concurrent, memory
+            **bench_scale(first, troika_log(first), Path(tmp)),  # startup, concurrent, memory
         }
     return {"machine": _machine(load_before, cpu_before), **figures}
 
@@ -220,33 +222,41 @@ def troika_log(log: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def command_latency(log: dict[str, Any], tmp: Path, count: int = SCRIPTED_COMMANDS) -> dict[str, Any]:
-    """Milliseconds from a command's arrival to its reply and posts being ready
-    (``p50_ms``, ``p95_ms``), and to its reply alone (``reply_*``: the event and its post
-    stored, the text known, before the post's pictures are drawn)."""
+async def command_latency(
+    log: dict[str, Any], tmp: Path, count: int = SCRIPTED_COMMANDS, *, workers: int | None = None
+) -> dict[str, Any]:
+    """Milliseconds from a command's arrival, through the worker pool as the bot runs it
+    (``workers``; 0: in this process), to its reply (``reply_*``: its post's text sent, or its direct answer)
+    and to its posts' pictures attached too (``p50_ms``, ``p95_ms``, ``max_ms``)."""
     rules = read_log(log)[0].ctx.rules
     title = str(log.get("title", "1861"))
-    async with SqliteEventStore(tmp / f"latency-{title}.sqlite3") as store:
-        service = TroikaService(store)
-        console = Console(service, tmp / "pictures", write=lambda text: None)
-        players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
+    players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
+    texts: list[float] = []
+
+    async def deliver(post: Post) -> None:
+        texts.append(time.perf_counter())
+
+    async def attach(sent: None, post: Post, pictures: list[Picture]) -> None:
+        """The pictures reach the channel (Discord's network excluded)."""
+
+    async with open_service(tmp / f"latency-{title}.sqlite3", workers=workers) as service:
         await service.start_local_game(CHANNEL, players, rules=rules, first_player=0,
                                        seed=int(log["settings"].get("seed") or 0), title=title)
-        flushing: list[float] = []
-        flush = service.flush
-
-        async def timed_flush(deliver: Any) -> set[int]:
-            flushing.append(time.perf_counter())
-            return await flush(deliver)
-
-        service.flush = timed_flush  # type: ignore[method-assign]
+        await service.flush(deliver, attach=attach)
+        await service.drawn()
         timings, replies = [], []
         for (name, command), _ in zip(log_commands(log), range(count)):
+            texts.clear()
             started = time.perf_counter()
-            await console.line(f"as {name} {command}")
+            account, _ = await service.seat_account(CHANNEL, name.split())
+            await service.handle(CHANNEL, account, command)
+            await service.flush(deliver, attach=attach)
+            replied = texts[0] if texts else time.perf_counter()
+            await service.drawn()
             timings.append((time.perf_counter() - started) * 1000)
-            replies.append((flushing[-1] - started) * 1000)
+            replies.append((replied - started) * 1000)
     return {
+        "workers": len(service.channels_pinned()) if isinstance(service, ServicePool) else 0,
         "commands": len(timings),
         "p50_ms": round(statistics.median(timings), 1),
         "p95_ms": round(statistics.quantiles(timings, n=20)[-1], 1),

@@ -18,14 +18,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from engine.game import Game
 from engine.importer import read_log
+from engine.replay import replay
 from engine.routes import best_routes
-from engine.state import Train
+from engine.state import Company, Context, GameState, Train
 from storage import GameRepository, GameStatus, NewEvent, NewGame, SqliteEventStore, TroikaEngine
 
 from .service import Account, TroikaService
 from .transcript import log_commands
+from .workers import ServicePool, default_workers, open_service
 
 STARTUP_GAMES = 10_000
 """Running games stored before the bot starts."""
@@ -40,19 +41,21 @@ SEVEN_TRAINS = ("4", "4", "4", "5", "5", "6", "6")
 
 
 def bench_scale(
-    log: dict[str, Any], troika_log: dict[str, Any], finished: Game, tmp: Path, *, games: int = STARTUP_GAMES
+    log: dict[str, Any], troika_log: dict[str, Any], tmp: Path, *, games: int = STARTUP_GAMES,
+    workers: int | None = None,
 ) -> dict[str, Any]:
-    """The figures ``startup`` (with ``games`` stored), ``concurrent`` and
-    ``memory_per_game_kib``: ``log`` is an 18xx.games log, ``troika_log`` the same in the
-    store's format, ``finished`` the game at its end."""
+    """The figures ``startup`` (with ``games`` stored), ``concurrent`` (the service in
+    ``workers`` worker processes, as the bot runs it) and ``memory_per_game_kib``: ``log``
+    is an 18xx.games log, ``troika_log`` the same in the store's format."""
     db = tmp / "startup.sqlite3"
     stored = asyncio.run(_store_copies(db, troika_log, games))
     return {
         "startup": asyncio.run(_startup(db, stored)),
         "memory_per_game_kib": asyncio.run(_memory_per_game(db, stored)),
         "concurrent": {
-            "typed": asyncio.run(_concurrent(log, finished, tmp / "typed.sqlite3", TYPING_S)),
-            "flood": asyncio.run(_concurrent(log, finished, tmp / "flood.sqlite3", (0.0, 0.0))),
+            "workers": workers or default_workers(),
+            "typed": asyncio.run(_concurrent(log, tmp / "typed.sqlite3", TYPING_S, workers)),
+            "flood": asyncio.run(_concurrent(log, tmp / "flood.sqlite3", (0.0, 0.0), workers)),
         },
     }
 
@@ -129,19 +132,18 @@ def _tracing() -> Iterator[None]:
 
 
 async def _concurrent(
-    log: dict[str, Any], finished: Game, db: Path, pause_s: tuple[float, float]
+    log: dict[str, Any], db: Path, pause_s: tuple[float, float], workers: int | None
 ) -> dict[str, Any]:
     """Milliseconds from a command's arrival to its reply (event and post stored, the
     post's pictures not drawn) with :data:`CONCURRENT_GAMES` games played at once, each
     by a typist pausing ``pause_s`` seconds (at random, seeded) between commands, while the
-    national railway's seven-train solve runs over and over as another game's engine call.
-    With no pause (a flood) every game always has a command waiting."""
+    national railway's seven-train solve runs over and over as another game's engine call
+    (in that game's worker). With no pause (a flood) every game always has a command waiting."""
     rules = read_log(log)[0].ctx.rules
     players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
     commissioner = Account(*players[0])
     commands = [c for c, _ in zip(log_commands(log), range(CONCURRENT_COMMANDS), strict=False)]
-    async with SqliteEventStore(db) as store:
-        service = TroikaService(store, pictures=False)
+    async with open_service(db, workers=workers, pictures=False) as service:
         for n in range(CONCURRENT_GAMES):
             await service.start_local_game(f"play-{n}", players, rules=rules, first_player=0,
                                            seed=int(log["settings"].get("seed") or 0))
@@ -157,7 +159,8 @@ async def _concurrent(
 
         solves: list[float] = []
         done = asyncio.Event()
-        solver = asyncio.create_task(_solve_until(finished, done, solves))
+        await _national_solve(service, log)  # the national railway's game is loaded before the clock starts
+        solver = asyncio.create_task(_solve_until(service, log, done, solves))
         started = time.perf_counter()
         await asyncio.gather(*(play(n) for n in range(CONCURRENT_GAMES)))
         elapsed = time.perf_counter() - started
@@ -175,13 +178,39 @@ async def _concurrent(
     }
 
 
-async def _solve_until(finished: Game, done: asyncio.Event, seconds: list[float]) -> None:
-    """The RSR's seven-train solve on the finished map, run off the loop as the bot runs
-    an engine call, again and again until ``done``."""
-    state = copy.deepcopy(finished.state)
-    rsr = state.companies["RSR"]
-    rsr.trains = [Train(f"{name}-{i}", name) for i, name in enumerate(SEVEN_TRAINS)]
+async def _solve_until(
+    service: TroikaService | ServicePool, log: dict[str, Any], done: asyncio.Event, seconds: list[float]
+) -> None:
+    """The RSR's seven-train solve on the log's finished map, as an engine call of the
+    national railway's own game, again and again until ``done``."""
     while not done.is_set():
         started = time.perf_counter()
-        await asyncio.to_thread(best_routes, finished.ctx, state, rsr, remember=False)
+        await _national_solve(service, log)
         seconds.append((time.perf_counter() - started) * 1000)
+
+
+async def _national_solve(service: TroikaService | ServicePool, log: dict[str, Any]) -> int:
+    if isinstance(service, ServicePool):
+        revenue: int = await service.run(NATIONAL_CHANNEL, seven_train_solve, log)
+        return revenue
+    return await asyncio.to_thread(seven_train_solve, log)
+
+
+NATIONAL_CHANNEL = "national"
+"""The channel of the game whose national railway runs the heavy solve."""
+
+_FINISHED: dict[str, tuple[Context, GameState, Company]] = {}
+
+
+def seven_train_solve(log: dict[str, Any]) -> int:
+    """The revenue of the RSR's best routes with seven big trains on the map the log
+    ends with (the position is built once per process)."""
+    key = str(log.get("id"))
+    if key not in _FINISHED:
+        game = replay(log, None).game
+        state = copy.deepcopy(game.state)
+        rsr = state.companies["RSR"]
+        rsr.trains = [Train(f"{name}-{i}", name) for i, name in enumerate(SEVEN_TRAINS)]
+        _FINISHED[key] = (game.ctx, state, rsr)
+    ctx, state, rsr = _FINISHED[key]
+    return sum(r.revenue for r in best_routes(ctx, state, rsr, remember=False))

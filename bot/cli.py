@@ -305,6 +305,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"troika: {exc}", file=sys.stderr)
             return 2
+    if args.workers is not None and args.workers < 0:
+        print("troika: --workers is a number of processes: 0 or more", file=sys.stderr)
+        return 2
     problem = _database_folder(args.db)
     if problem:
         print(f"troika: {problem}", file=sys.stderr)
@@ -314,7 +317,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             from bot.discord_bot import run_discord, startup_problem
 
             try:
-                asyncio.run(run_discord(token, args.db, args.guild, shard))
+                asyncio.run(run_discord(token, args.db, args.guild, shard, workers=args.workers))
             except Exception as exc:
                 found = startup_problem(exc)
                 if found is None:
@@ -525,6 +528,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--guild", type=int, default=None, help="Discord: sync slash commands to this server now")
     p.add_argument("--shards", type=int, default=None, help="Discord: the bot runs as this many processes")
     p.add_argument("--shard-id", type=int, default=None, help="Discord: which of them this is (0, 1, ...)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="Discord: worker processes for the games' engine work (default: one per core, at least 2; "
+                        "0: all in the bot's process)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("export", help="write a stored game as an 18xx.games log", description=cmd_export.__doc__)

@@ -1,15 +1,20 @@
 """Delivery: the outbox's posts to their channels, the pictures drawn for them, the
-pinned status message, and reminders."""
+pinned status message, and reminders.
+
+A post's text may go out as soon as its event is stored and its pictures follow, drawn
+beside the later posts and handed over in the channel's order (``flush``'s ``attach``).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import pickle
 import socket
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from engine.game import Game
 from storage import CorruptEvent, Event, EventKind, GameNotFound, GameRecord, GameStatus, OutboxMessage, Shard
@@ -37,14 +42,25 @@ class Delivery(Feature):
         self._drawn: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         """(game, event) -> the state the event left, saved as it was stored, for its post's pictures."""
         self._sent_unmarked: set[int] = set()
+        self.draw: Callable[[OutboxMessage], Awaitable[list[Picture]]] = self.pictures
+        """Who draws a post's pictures: this process (:meth:`pictures`), or the game's worker."""
+        self._drawing: dict[str, asyncio.Task[None]] = {}
+        """Per channel, the latest post's pictures being drawn and attached."""
 
     async def flush(
-        self, deliver: Callable[[Post], Awaitable[None]], *, channel_id: str | None = None,
+        self, deliver: Callable[[Post], Awaitable[Any]], *, channel_id: str | None = None,
         then: Callable[[int], Awaitable[None]] | None = None,
+        attach: Callable[[Any, Post, list[Picture]], Awaitable[None]] | None = None,
     ) -> set[int]:
         """Deliver every post not yet sent of this process's games (or of the games in
         ``channel_id``), oldest first per game, marking each sent once ``deliver``
         returns; ``then(game_id)`` follows a game's posts. Returns the games posted to.
+
+        Without ``attach``, each post goes to ``deliver`` with its pictures. With it, a
+        post goes without them at once, and its pictures, drawn afterwards, go to
+        ``attach(sent, post, pictures)`` (``sent``: what ``deliver`` returned) in the
+        channel's order, one post's after the other's, while later posts' texts go out;
+        :meth:`drawn` waits for them. A picture that cannot be drawn or attached is logged.
 
         Each channel's posts go out on their own, side by side with other channels',
         under the channel's own lock, so a slow channel (a rate limit, Discord's retries
@@ -71,7 +87,7 @@ class Delivery(Feature):
                 games = channels.setdefault(where, [])
                 if message.game_id not in games and channel_id in (None, where):
                     games.append(message.game_id)
-        results = await asyncio.gather(*(self._flush_channel(where, games, deliver, then)
+        results = await asyncio.gather(*(self._flush_channel(where, games, deliver, then, attach)
                                          for where, games in channels.items() if games), return_exceptions=True)
         touched: set[int] = set()
         for result in results:
@@ -81,21 +97,25 @@ class Delivery(Feature):
         return touched
 
     async def _flush_channel(
-        self, where: str, games: list[int], deliver: Callable[[Post], Awaitable[None]],
+        self, where: str, games: list[int], deliver: Callable[[Post], Awaitable[Any]],
         then: Callable[[int], Awaitable[None]] | None,
+        attach: Callable[[Any, Post, list[Picture]], Awaitable[None]] | None,
     ) -> set[int]:
         """Deliver the unsent posts of a channel's games, game by game (see :meth:`flush`),
         each followed by ``then``; the games posted to."""
         touched = set()
         async with self._flush_locks.setdefault(where, asyncio.Lock()):
             for game_id in games:
-                if await self._send_game(game_id, deliver):
+                if await self._send_game(where, game_id, deliver, attach):
                     touched.add(game_id)
                     if then is not None:
                         await then(game_id)
         return touched
 
-    async def _send_game(self, game_id: int, deliver: Callable[[Post], Awaitable[None]]) -> bool:
+    async def _send_game(
+        self, where: str, game_id: int, deliver: Callable[[Post], Awaitable[Any]],
+        attach: Callable[[Any, Post, list[Picture]], Awaitable[None]] | None,
+    ) -> bool:
         posted = False
         after = 0
         while batch := await self.store.outbox_unsent(after_id=after, game_id=game_id):
@@ -117,7 +137,11 @@ class Delivery(Feature):
                     log.error("post %s of game %s dropped: %s", message.id, game_id, message.problem)
                 else:
                     try:
-                        await deliver(await self._post(message))
+                        post = await self._post(message)
+                        if attach is None:
+                            await deliver(replace(post, pictures=await self._pictures(message)))
+                        else:
+                            self._attach_later(where, message, post, await deliver(post), attach)
                     except Exception:
                         log.exception("post %s of game %s not delivered; retried later", message.id, game_id)
                         return posted
@@ -141,24 +165,59 @@ class Delivery(Feature):
             self._sent_unmarked.discard(message_id)
 
     async def _post(self, message: OutboxMessage) -> Post:
+        """The post's text (its pictures are drawn apart)."""
         payload = message.payload
         record = await self.store.get_game(message.game_id)
         mention = next((s for s in record.seats if s.player_id == payload.get("mention")), None)
-        pictures: list[Picture] = []
-        if self.core.pictures and payload.get("pictures"):
-            try:
-                game = await self._game_at(message.game_id, int(payload["seq"]))
-            except CorruptEvent as exc:
-                log.warning("post %s goes without pictures: %s", message.id, exc)
-            else:
-                hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
-                pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
-                                                 routes=payload.get("routes"))
         since = ""
         if mention is not None and payload.get("kind") == "turn":
             since = await self._since(record, mention.player_id, int(payload["seq"]))
         return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""), payload.get("next", ""),
-                    mention, pictures, seq=int(payload.get("seq", 0)), recap=since)
+                    mention, [], seq=int(payload.get("seq", 0)), recap=since)
+
+    async def _pictures(self, message: OutboxMessage) -> list[Picture]:
+        """The post's pictures by :attr:`draw`, if it has any and pictures are wanted."""
+        if not (self.core.pictures and message.payload.get("pictures")):
+            return []
+        return await self.draw(message)
+
+    async def pictures(self, message: OutboxMessage) -> list[Picture]:
+        """Draw the pictures a post names, of the game as it was after its event."""
+        payload = message.payload
+        try:
+            game = await self._game_at(message.game_id, int(payload["seq"]))
+        except CorruptEvent as exc:
+            log.warning("post %s goes without pictures: %s", message.id, exc)
+            return []
+        hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
+        return await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
+                                     routes=payload.get("routes"))
+
+    def _attach_later(
+        self, where: str, message: OutboxMessage, post: Post, sent: Any,
+        attach: Callable[[Any, Post, list[Picture]], Awaitable[None]],
+    ) -> None:
+        """Draw the post's pictures now and attach them once the channel's earlier
+        posts have theirs."""
+        earlier = self._drawing.get(where)
+        drawing = asyncio.ensure_future(self._pictures(message))
+
+        async def in_turn() -> None:
+            if earlier is not None:
+                await asyncio.wait([earlier])
+            try:
+                pictures = await drawing
+                if pictures:
+                    await attach(sent, post, pictures)
+            except Exception:
+                log.exception("the pictures of post %s of game %s are not attached", message.id, message.game_id)
+
+        self._drawing[where] = asyncio.create_task(in_turn())
+
+    async def drawn(self) -> None:
+        """Wait until every post's pictures sent for attaching so far are attached."""
+        while pending := [t for t in self._drawing.values() if not t.done()]:
+            await asyncio.wait(pending)
 
     async def _since(self, record: GameRecord, player_id: str, seq: int) -> str:
         """The moves others made between ``player_id``'s last move and event ``seq``."""
@@ -172,15 +231,14 @@ class Delivery(Feature):
         earlier = f"{len(others) - SINCE_SHOWN} earlier moves · " if len(others) > SINCE_SHOWN else ""
         return f"_Since your last move:_ {earlier}{' · '.join(shown)} (`log` shows what each did)"
 
-    def keep_drawn(self, game_id: int, seq: int, game: Game) -> None:
-        """Save the state event ``seq`` leaves (called as it is stored) for its post's pictures."""
-        self._drawn[(game_id, seq)] = pickle.dumps(game.state, pickle.HIGHEST_PROTOCOL)
+    def keep_drawn(self, game_id: int, seq: int, saved: bytes | None) -> None:
+        """Keep the state event ``seq`` left, as the repository saved it when the event was
+        stored (no copy taken here), for its post's pictures."""
+        if saved is None or not self.core.pictures:
+            return
+        self._drawn[(game_id, seq)] = saved
         while len(self._drawn) > DRAWN_KEPT:
             self._drawn.popitem(last=False)
-
-    def forget_drawn(self, game_id: int, seq: int) -> None:
-        """Drop the state saved for event ``seq``: it was not stored, another event may take its place."""
-        self._drawn.pop((game_id, seq), None)
 
     async def _game_at(self, game_id: int, seq: int) -> Game:
         """The game as it was after event ``seq``, the caller's own: the state saved as
@@ -190,11 +248,12 @@ class Delivery(Feature):
         saved = self._drawn.pop((game_id, seq), None)
         if saved is not None:
             live = (await self.repo.load(game_id)).game
-            return Game(live.ctx, pickle.loads(saved))
+            return self.core.engine.load_saved(live, saved)
         later = await self.store.events(game_id, after_seq=seq)
         if not any(e.kind is not EventKind.ADMIN and e.kind is not EventKind.SEAT for e in later):
-            live = (await self.repo.load(game_id)).game
-            return Game(live.ctx, pickle.loads(pickle.dumps(live.state, pickle.HIGHEST_PROTOCOL)))
+            live = await self.repo.load(game_id)
+            copy = live.saved if live.saved is not None else self.core.engine.save(live.game)
+            return self.core.engine.load_saved(live.game, copy)
         record = await self.store.get_game(game_id)
         game = self.core.engine.new_game(record)
         events = [e for e in await self.store.events(game_id) if e.seq <= seq]
@@ -218,12 +277,14 @@ class Delivery(Feature):
         first = await self.store.outbox_unsent(1, message.id - 1, game_id=message.game_id)
         return bool(first) and first[0].id == message.id
 
-    async def send_reminders(self) -> None:
-        """Queue the reminders that are due in this process's games: the acting player
-        after the game's reminder time, then the channel after twice that, each once per
-        decision. A game that cannot be loaded is logged and skipped."""
+    async def send_reminders(self, game_ids: Collection[int] | None = None) -> None:
+        """Queue the reminders that are due in this process's games (of ``game_ids``, if
+        given): the acting player after the game's reminder time, then the channel after
+        twice that, each once per decision. A game that cannot be loaded is logged and skipped."""
         now = self.core.clock()
         for record in await self.store.list_games([GameStatus.RUNNING]):
+            if game_ids is not None and record.id not in game_ids:
+                continue
             try:
                 if not self.core.owns(record) or not await self.store.claim_game(record.id, self.core.owner):
                     continue

@@ -36,12 +36,14 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from storage import Shard, StoreError, store_at
+from storage import Shard, StoreError
 
 from .commands import BUTTONS, VERBS, Verb, split
 from .errors import Refusal
+from .posts import Picture
 from .service import Account, Post, Reply, TroikaService, option_suggestions
 from .site_games import check_size
+from .workers import ServicePool, open_service
 
 log = logging.getLogger("troika.discord")
 
@@ -172,7 +174,7 @@ def request_key(ctx: commands.Context[Any]) -> str | None:
 class TroikaBot(commands.Bot):
     """The bot: prefix ``!`` or a mention, slash commands, one error handler."""
 
-    def __init__(self, service: TroikaService, *, guild_id: int | None = None) -> None:
+    def __init__(self, service: TroikaService | ServicePool, *, guild_id: int | None = None) -> None:
         intents = discord.Intents.default()
         intents.message_content = True
         shard = service.shard
@@ -459,7 +461,7 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         """Send the queued posts (of one channel's games, or all), each channel's on its
         own so that a slow channel holds back no other, and bring each game's pinned status
         up to date after its posts."""
-        await self.service.flush(self._send, channel_id=channel_id, then=self._after_posts)
+        await self.service.flush(self._send, channel_id=channel_id, then=self._after_posts, attach=self._attach)
 
     async def _after_posts(self, game_id: int) -> None:
         try:
@@ -467,33 +469,37 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         except Exception:
             log.exception("status of game %s not updated", game_id)
 
-    async def _send(self, post: Post) -> None:
+    async def _send(self, post: Post) -> Any:
+        """Send a post's text (its pictures follow: :meth:`_attach`); the message sent."""
         if post.channel_id is None:
-            return
+            return None
         view = choice_view(post)
         try:
             channel = await self.bot.resolve_channel(post.channel_id)
-            try:
-                await self._post(channel, post, view, files=True)
-            except discord.Forbidden as exc:
-                if not post.pictures or exc.code != MISSING_PERMISSIONS:
-                    raise
-                log.warning("post %s to channel %s goes without its pictures: %s", post.outbox_id,
-                            post.channel_id, exc)
-                await self._post(channel, replace(post, text="\n".join(filter(None, (post.text, NO_FILES)))), view,
-                                 files=False)
+            extra: dict[str, Any] = {"view": view} if view is not None else {}
+            return await channel.send(_fit(post_text(post)), nonce=post.outbox_id,
+                                      allowed_mentions=post_mentions(post), **extra)
         except (discord.NotFound, discord.Forbidden) as exc:
             log.warning("post %s to channel %s dropped: %s", post.outbox_id, post.channel_id, exc)
+            return None
         finally:
             if view is not None:
                 view.stop()  # its buttons are answered by ChoiceButton's pattern, not kept per message
 
-    @staticmethod
-    async def _post(channel: Any, post: Post, view: discord.ui.View | None, *, files: bool) -> None:
-        pictures = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in post.pictures] if files else []
-        extra: dict[str, Any] = {"view": view} if view is not None else {}
-        await channel.send(_fit(post_text(post)), files=pictures, nonce=post.outbox_id,
-                           allowed_mentions=post_mentions(post), **extra)
+    async def _attach(self, sent: Any, post: Post, pictures: list[Picture]) -> None:
+        """Attach a post's pictures, once drawn, to the message that carried its text; a
+        channel that refuses files gets a note instead."""
+        if sent is None:
+            return
+        files = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in pictures]
+        try:
+            await sent.edit(attachments=files)
+        except discord.Forbidden as exc:
+            if exc.code != MISSING_PERMISSIONS:
+                raise
+            log.warning("post %s to channel %s goes without its pictures: %s", post.outbox_id,
+                        post.channel_id, exc)
+            await sent.edit(content=_fit(post_text(replace(post, text="\n".join(filter(None, (post.text, NO_FILES)))))))
 
     async def _pin_status(self, game_id: int) -> None:
         status = await self.service.status(game_id)
@@ -631,15 +637,16 @@ def _chunks(text: str) -> list[str]:
 
 
 async def run_discord(
-    token: str, location: str | Path, guild_id: int | None = None, shard: Shard | None = None
+    token: str, location: str | Path, guild_id: int | None = None, shard: Shard | None = None,
+    workers: int | None = None,
 ) -> None:
     """Run the bot (or one shard of it) until it is stopped, on the store at ``location``
-    (a SQLite file or a PostgreSQL URL); games load from the store on demand."""
+    (a SQLite file or a PostgreSQL URL); games load from the store on demand, in
+    ``workers`` worker processes (:mod:`bot.workers`; 0: in this process)."""
     discord.utils.setup_logging()
     if os.environ.get(LOCAL_DISCORD):
         use_local_discord(os.environ[LOCAL_DISCORD])
-    async with store_at(location) as store:
-        service = TroikaService(store, shard=shard, timestamps=True)
+    async with open_service(location, workers=workers, shard=shard, timestamps=True) as service:
         check = asyncio.create_task(check_other_versions(service))
         try:
             async with TroikaBot(service, guild_id=guild_id) as bot:
@@ -649,11 +656,11 @@ async def run_discord(
             await service.close()
 
 
-async def check_other_versions(service: TroikaService) -> None:
+async def check_other_versions(service: TroikaService | ServicePool) -> None:
     """Replay, in the background, the running games last verified under another engine
     version, and log those that no longer load (their players are told on first use)."""
     try:
-        problems = await service.repo.verify_running_games(other_versions_only=True)
+        problems = await service.verify_running_games(other_versions_only=True)
     except StoreError as exc:
         log.error("the check of games stored under another version stopped: %s", exc)
         return

@@ -25,12 +25,12 @@ and hands it to the handler the verb table names (:data:`bot.commands.VERBS`).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 
 from engine.titles import TITLES
-from storage import CorruptEvent, EventStore, GameStatus, Shard
+from storage import CorruptEvent, EventStore, GameStatus, OutboxMessage, Shard
 from storage.repository import request
 from storage.store import unstorable, utc_now
 
@@ -40,6 +40,7 @@ from .core import REPLY_LIMIT, Account, AlreadyDone, Command, Core, Post, Reply,
 from .delivery import Delivery, process_name
 from .errors import Refusal
 from .information import Information
+from .posts import Picture
 from .setting_up import MAX_PLAYERS, SetUp, game_choice, option_suggestions, setup_words
 from .turns import Turns
 
@@ -61,9 +62,11 @@ class TroikaService:
         shard: Shard | None = None,
         owner: str | None = None,
         timestamps: bool = False,
+        draw: Callable[[OutboxMessage], Awaitable[list[Picture]]] | None = None,
     ) -> None:
         """``timestamps``: write times as Discord timestamps (``<t:UNIX:R>``), which each
-        reader sees in their own time zone, instead of durations."""
+        reader sees in their own time zone, instead of durations. ``draw`` draws a post's
+        pictures elsewhere (the game's worker) instead of in this process."""
         self.core = Core(store, clock=clock, pictures=pictures, shard=shard, owner=owner or process_name(shard),
                          timestamps=timestamps)
         self.store, self.repo, self.engine = self.core.store, self.core.repo, self.core.engine
@@ -80,7 +83,12 @@ class TroikaService:
             self.core.handlers[name] = getattr(features[feature], method)
         self.start_local_game = self.setup.start_local_game
         self.import_site_game = self.setup.import_site_game
+        if draw is not None:
+            self.delivery.draw = draw
         self.flush = self.delivery.flush
+        self.drawn = self.delivery.drawn
+        self.post_pictures = self.delivery.pictures
+        self.verify_running_games = self.repo.verify_running_games
         self.send_reminders = self.delivery.send_reminders
         self.close = self.delivery.close
         self.set_status_message = self.delivery.set_status_message

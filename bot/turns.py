@@ -41,6 +41,9 @@ class Turns(Feature):
         self.delivery = delivery
         self._questioned: dict[int, int] = {}
         """Per game, the position at which a bare `pass` was last questioned (:mod:`bot.stray`)."""
+        self._pictured: dict[int, tuple[int, dict[str, int]]] = {}
+        """Per game, the event its last action was stored as and the pictures' fingerprints
+        after it: the next action's "before", if nothing came between."""
 
     async def as_seat(
         self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None
@@ -154,7 +157,10 @@ class Turns(Feature):
     ) -> None:
         """Apply an action for ``seat`` and queue its post, in one transaction; the
         player's ``reason`` is logged before the note and shown in a code span."""
-        before, acting_before = fingerprints(game), game.acting_player()
+        known = self._pictured.get(record.id)
+        before = known[1] if known is not None and known[0] == seq else fingerprints(game)
+        acting_before = game.acting_player()
+        after_prints: dict[str, int] = {}
         shown = notes(code_span(reason), note)
         note = notes(reason.strip(), note)
         entity = parsed.action.entity
@@ -164,9 +170,8 @@ class Turns(Feature):
             head = f"**{seat.display_name}**" + (f" for {entity}" if entity != seat.player_id else "")
             text = "\n".join([f"{head}: {code_span(command)}" + (f" _({shown})_" if shown else ""),
                               *([parsed.detail] if parsed.detail else []), *lines])
-            pictures = changed_pictures(before, fingerprints(after)) + (["routes"] if ran else [])
-            if pictures and self.core.pictures:
-                self.delivery.keep_drawn(record.id, seq + 1, after)
+            after_prints.update(fingerprints(after))
+            pictures = changed_pictures(before, after_prints) + (["routes"] if ran else [])
             return [{
                 "kind": "turn", "seq": seq + 1, "text": text, "next": next_line(after),
                 "mention": _turn_changed(after, acting_before),
@@ -177,13 +182,12 @@ class Turns(Feature):
             return GameStatus.FINISHED if after.state.finished else None
 
         try:
-            await self.repo.act(record.id, seq, parsed.action, seat.player_id,
-                                note=note, outbox=posts, status=status)
-        except BaseException as exc:
-            self.delivery.forget_drawn(record.id, seq + 1)  # not stored: another event may take its place
-            if isinstance(exc, EngineError):
-                raise Refusal(f"{sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
-            raise
+            done = await self.repo.act(record.id, seq, parsed.action, seat.player_id,
+                                       note=note, outbox=posts, status=status)
+        except EngineError as exc:
+            raise Refusal(f"{sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
+        self.delivery.keep_drawn(record.id, done.live.seq, done.live.saved)
+        self._pictured[record.id] = (done.live.seq, after_prints)
 
     async def _ask(
         self, record: GameRecord, seq: int, seat: Seat, consenter: str, parsed: Parsed, command: str,

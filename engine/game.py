@@ -101,23 +101,30 @@ class Game:
 
         return hints(self)
 
-    def apply(self, action: Action, *, check: bool = True) -> list[str]:
+    def apply(self, action: Action, *, check: bool = True, saved: bytes | None = None) -> list[str]:
         """Apply an action and return the log lines it produced.
 
         With ``check`` (the default) a refused action leaves the state untouched;
         replays of trusted logs may pass ``check=False`` to skip the safety copy.
+        ``saved``, the state as :meth:`save` wrote it just now, serves as the safety
+        copy if the caller has it (one serialisation instead of two).
         """
         if self.state.finished:
             raise IllegalAction("the game is over")
         start = len(self.state.log)
-        before = _snapshot(self.state) if check else None
+        before = saved if saved is not None or not check else _snapshot(self.state)
         try:
             self._apply(action)
         except Exception:
             if before is not None:
-                self.state = _restore(before, self.state, start)
+                self.state = _restore(before, self.state, start, whole=saved is not None)
             raise
         return self.state.log[start:]
+
+    def save(self) -> bytes:
+        """The whole state as bytes (``pickle.loads`` gives it back): a copy to draw
+        from, to store as a snapshot, and to pass to :meth:`apply` as ``saved``."""
+        return pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL)
 
     def apply_first(self, actions: Iterable[Action]) -> Action | None:
         """Apply the first of ``actions`` the engine accepts and return it, or None if
@@ -211,13 +218,15 @@ def _snapshot(state: GameState) -> bytes:
         state.log = log
 
 
-def _restore(snapshot: bytes, state: GameState, length: int) -> GameState:
-    """``state`` as :func:`_snapshot` saved it, with its log (which only grows) cut back
-    to the ``length`` it had then. Most refusals come before any change: if the state
-    still pickles to the same bytes, it is unchanged and stays (quicker than a copy)."""
+def _restore(snapshot: bytes, state: GameState, length: int, *, whole: bool = False) -> GameState:
+    """``state`` as :func:`_snapshot` (or, ``whole``, :meth:`Game.save`) saved it, with
+    its log (which only grows) cut back to the ``length`` it had then. Most refusals
+    come before any change: if the state still pickles to the same bytes, it is
+    unchanged and stays (quicker than a copy)."""
     log = state.log
     del log[length:]
-    if _snapshot(state) != snapshot:
+    now = pickle.dumps(state, pickle.HIGHEST_PROTOCOL) if whole else _snapshot(state)
+    if now != snapshot:
         state = pickle.loads(snapshot)
         state.log = log
     return state

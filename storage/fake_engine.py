@@ -61,10 +61,10 @@ class FakeEngine:
         return dict(action)
 
     def apply(
-        self, game: FakeGame, action: dict[str, Any], *, replaying: bool = False
+        self, game: FakeGame, action: dict[str, Any], *, replaying: bool = False, saved: bytes | None = None
     ) -> list[str]:
         """Apply ``pass`` or ``score`` (``points``, optional unique ``token``); a refusal
-        never changes the state, replaying or not."""
+        never changes the state, replaying or not (so ``saved`` is not needed)."""
         kind, entity = action.get("type"), action.get("entity")
         if entity not in game.scores:
             raise FakeRuleError(f"{entity!r} is not playing")
@@ -89,9 +89,16 @@ class FakeEngine:
         """The whole state as JSON-able data."""
         return asdict(game)
 
-    def snapshot(self, game: FakeGame) -> bytes:
+    def save(self, game: FakeGame) -> bytes:
         """The state as JSON bytes."""
         return json.dumps(asdict(game)).encode()
+
+    def load_saved(self, game: FakeGame, data: bytes) -> FakeGame:
+        return FakeGame(**json.loads(data))
+
+    def snapshot(self, game: FakeGame, saved: bytes | None = None) -> bytes:
+        """The state as JSON bytes."""
+        return saved if saved is not None else self.save(game)
 
     def restore(self, meta: GameRecord, data: bytes) -> FakeGame:
         """The game :meth:`snapshot` saved (``snapshots_restored`` counts these)."""

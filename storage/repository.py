@@ -79,10 +79,18 @@ class EngineAdapter(Protocol):
     def new_game(self, meta: GameRecord) -> Any:
         """A fresh game for the record's title, options, seed and seats (in seat order)."""
 
-    def apply(self, game: Any, action: Any, *, replaying: bool = False) -> list[str]:
+    def apply(self, game: Any, action: Any, *, replaying: bool = False, saved: bytes | None = None) -> list[str]:
         """Apply an action (the engine's own value, or its stored form) and return its log
         lines. On refusal raise, leaving ``game`` as it was; when ``replaying`` a refused
-        game is thrown away, so that may be skipped."""
+        game is thrown away, so that may be skipped. ``saved`` is the game's :meth:`save`
+        taken since its last change, if at hand, for the engine to keep as its safety copy."""
+
+    def save(self, game: Any) -> bytes:
+        """The state as bytes that :meth:`load_saved` reads back (same engine version):
+        written once per step and used for every copy of that state."""
+
+    def load_saved(self, game: Any, data: bytes) -> Any:
+        """A game like ``game`` in the state :meth:`save` wrote as ``data``."""
 
     def encode(self, action: Any) -> dict[str, Any]:
         """An action's stored form (JSON-able), which :meth:`apply` reads back."""
@@ -90,8 +98,9 @@ class EngineAdapter(Protocol):
     def dump(self, game: Any) -> dict[str, Any]:
         """The whole state as JSON-able data; equal dumps mean equal states."""
 
-    def snapshot(self, game: Any) -> bytes:
-        """The state saved as bytes that :meth:`restore` reads back (same engine version)."""
+    def snapshot(self, game: Any, saved: bytes | None = None) -> bytes:
+        """The state saved as bytes that :meth:`restore` reads back (same engine version),
+        from its :meth:`save` if at hand."""
 
     def restore(self, meta: GameRecord, data: bytes) -> Any:
         """The game of ``meta`` in the state :meth:`snapshot` saved as ``data``."""
@@ -120,12 +129,20 @@ class TroikaEngine:
         rules = Rules.from_dict(options)
         return Game.new(players, meta.seed, rules, meta.title, first_player=first_player)
 
-    def apply(self, game: Any, action: Any, *, replaying: bool = False) -> list[str]:
+    def apply(self, game: Any, action: Any, *, replaying: bool = False, saved: bytes | None = None) -> list[str]:
         from engine.actions import Action, action_from_dict
 
         if not isinstance(action, Action):
             action = action_from_dict(action)
-        return list(game.apply(action, check=not replaying))
+        return list(game.apply(action, check=not replaying, saved=saved))
+
+    def save(self, game: Any) -> bytes:
+        return bytes(game.save())
+
+    def load_saved(self, game: Any, data: bytes) -> Any:
+        from engine.game import Game
+
+        return Game(game.ctx, pickle.loads(data))
 
     def encode(self, action: Any) -> dict[str, Any]:
         from engine.actions import Action
@@ -135,8 +152,8 @@ class TroikaEngine:
     def dump(self, game: Any) -> dict[str, Any]:
         return dict(game.dump())
 
-    def snapshot(self, game: Any) -> bytes:
-        return zlib.compress(pickle.dumps(game.state, pickle.HIGHEST_PROTOCOL), 1)
+    def snapshot(self, game: Any, saved: bytes | None = None) -> bytes:
+        return zlib.compress(saved if saved is not None else self.save(game), 1)
 
     def restore(self, meta: GameRecord, data: bytes) -> Any:
         """The saved state, read as data: see :func:`load_engine_state`."""
@@ -196,12 +213,15 @@ class UndoError(ValueError):
 @dataclass(frozen=True)
 class LiveGame:
     """A game's current state. ``game`` is the engine's object, shared with the cache:
-    read it (or ``dump`` it), never change it."""
+    read it (or ``dump`` it), never change it. ``saved`` is the state as the engine's
+    ``save`` wrote it after the latest step (None if not taken): a copy of the state that
+    is the caller's own, without serialising it again."""
 
     game_id: int
     seq: int
     game: Any
     state_hash: str
+    saved: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -224,6 +244,9 @@ class _Entry:
     state_hash: str
     snapshot_seq: int = 0
     """The event the game's stored snapshot was taken after (0: none known)."""
+    saved: bytes | None = None
+    """The state as the engine's ``save`` wrote it at ``seq`` (None: not taken): the next
+    step's safety copy, the snapshot's body, a post's copy to draw from."""
 
 
 PostBuilder = Callable[[Any, list[str]], Sequence[dict[str, Any]]]
@@ -369,8 +392,8 @@ class GameRepository:
             if entry.seq != expected_seq:
                 raise await self._moved_on(game_id, expected_seq, entry.seq)
             try:
-                lines, digest, posts, new_status = await asyncio.to_thread(
-                    self._step, entry.game, action, outbox, status
+                lines, saved, digest, posts, new_status = await asyncio.to_thread(
+                    self._step, entry, action, outbox, status
                 )
                 event = await self.store.append(
                     game_id, expected_seq,
@@ -384,7 +407,7 @@ class GameRepository:
             except BaseException:  # cancelled: the engine's thread may still be at work
                 self._cache.pop(game_id, None)
                 raise
-            entry.seq, entry.state_hash = event.seq, digest
+            entry.seq, entry.state_hash, entry.saved = event.seq, digest, saved
             await self._snapshot_if_due(game_id, entry)
             return ActResult(self._live(game_id, entry), lines)
 
@@ -689,7 +712,7 @@ class GameRepository:
         records. A store that cannot save it costs nothing but speed."""
         if entry.seq - entry.snapshot_seq < SNAPSHOT_EVERY:
             return
-        data = await asyncio.to_thread(self.engine.snapshot, entry.game)
+        data = await asyncio.to_thread(self.engine.snapshot, entry.game, entry.saved)
         try:
             await self.store.put_snapshot(
                 game_id, Snapshot(entry.seq, self.engine.version, entry.state_hash, data)
@@ -700,11 +723,17 @@ class GameRepository:
         entry.snapshot_seq = entry.seq
 
     def _step(
-        self, game: Any, action: Any, outbox: PostBuilder | None, status: StatusAfter | None
-    ) -> tuple[list[str], str, list[dict[str, Any]], GameStatus | None]:
-        """Apply an action and read what :meth:`act` stores with it (run in a worker thread)."""
-        lines = self.engine.apply(game, action)
-        return lines, self._hash(game), list(outbox(game, lines)) if outbox else [], status(game) if status else None
+        self, entry: _Entry, action: Any, outbox: PostBuilder | None, status: StatusAfter | None
+    ) -> tuple[list[str], bytes, str, list[dict[str, Any]], GameStatus | None]:
+        """Apply an action to the entry's game and read what :meth:`act` stores with it
+        (run in a worker thread): the state after it is saved once, the copy the next step,
+        the snapshot and the post's pictures share."""
+        game = entry.game
+        saved, entry.saved = entry.saved, None  # the state is about to change
+        lines = self.engine.apply(game, action, saved=saved)
+        after = self.engine.save(game)
+        posts = list(outbox(game, lines)) if outbox else []
+        return lines, after, self._hash(game), posts, status(game) if status else None
 
     def _replay_hashed(self, record: GameRecord, events: Sequence[Event]) -> tuple[Any, str]:
         game = self._replay(record, events)
@@ -748,4 +777,4 @@ class GameRepository:
 
     @staticmethod
     def _live(game_id: int, entry: _Entry) -> LiveGame:
-        return LiveGame(game_id, entry.seq, entry.game, entry.state_hash)
+        return LiveGame(game_id, entry.seq, entry.game, entry.state_hash, entry.saved)

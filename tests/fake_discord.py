@@ -579,9 +579,13 @@ class FakeDiscord:
         message = self.messages.get(int(message_id))
         if message is None or message.channel_id != int(channel_id):
             return _json({"message": "Unknown Message", "code": 10008}, 404)
-        body, _ = await _body(request)
+        body, files = await _body(request)
+        channel = self.channels.get(int(channel_id))
+        if files and channel is not None and channel.refuse_files:
+            return _json({"message": "Missing Permissions", "code": 50013}, 403)
         if "content" in body:
             message.content = body["content"] or ""
+        message.files.extend(files)  # new uploads join the attachments kept
         message.edits += 1
         return _json(message.payload(self.guild_id))
 

@@ -9,7 +9,6 @@ import pytest
 
 from bot import bench_scale
 from bot.bench import troika_log
-from engine.replay import replay
 from tests.conftest import shared_game
 
 
@@ -18,11 +17,12 @@ def test_the_scale_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     for name, value in (("CONCURRENT_GAMES", 2), ("CONCURRENT_COMMANDS", 3), ("TYPING_S", (0.0, 0.01)),
                         ("MEMORY_GAMES", 2)):
         monkeypatch.setattr(bench_scale, name, value)
-    figures = bench_scale.bench_scale(log, troika_log(log), replay(log, None).game, tmp_path, games=4)
+    figures = bench_scale.bench_scale(log, troika_log(log), tmp_path, games=4, workers=2)
     startup = figures["startup"]
     assert (startup["games"], startup["events_per_game"]) == (4, len(troika_log(log)["actions"]))
     assert startup["first_reply_after_restart_s"] > 0 and startup["first_reply_s"] > 0
     assert figures["memory_per_game_kib"] > 10  # a whole game's state, not nothing
-    for run in figures["concurrent"].values():
+    assert figures["concurrent"]["workers"] == 2
+    for run in (figures["concurrent"]["typed"], figures["concurrent"]["flood"]):
         assert run["commands"] == 2 * 3 and run["national_solves"] >= 1
         assert 0 < run["p50_ms"] <= run["max_ms"] and run["p95_ms"] > 0

@@ -35,11 +35,11 @@ async def test_a_slow_engine_call_delays_only_its_own_game(
     entered, release = threading.Event(), threading.Event()
     apply = service.engine.apply
 
-    def held_apply(game: Any, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
+    def held_apply(game: Any, action: dict[str, Any], **how: Any) -> list[str]:
         if game is slow_game:  # game A's engine call runs until the test lets it go
             entered.set()
             release.wait(timeout=20)
-        return apply(game, action, replaying=replaying)
+        return apply(game, action, **how)
 
     monkeypatch.setattr(service.engine, "apply", held_apply)
     slow = asyncio.create_task(service.handle("slow", ANNA, "bid TSR 20"))

@@ -61,9 +61,12 @@ class Sent:
     edits: list[str] = field(default_factory=list)
     view: Any = None
 
-    async def edit(self, *, content: str) -> None:
-        self.edits.append(content)
-        self.content = content
+    async def edit(self, *, content: str | None = None, attachments: list[discord.File] | None = None) -> None:
+        if attachments:  # a post's pictures, attached once drawn
+            self.files.extend(attachments)
+        if content is not None:
+            self.edits.append(content)
+            self.content = content
 
     async def pin(self) -> None:
         self.pinned = True
@@ -147,6 +150,7 @@ class Table:
         ctx = await self.bot.get_context(message, cls=RecordingContext)  # type: ignore[arg-type]
         await self.bot.invoke(ctx)
         await settle()
+        await self.service.drawn()  # the posts' pictures, attached to them once drawn
         return self.channel.sent[start:]
 
     async def acting(self) -> FakeUser:

@@ -161,6 +161,7 @@ def test_a_game_is_set_up_and_started_with_pictures_a_mention_and_a_pinned_statu
     fake = world.fake
     post = set_up(world, world.one, world.anna, world.boris, world.clara)
     assert "begins" in post.content
+    fake.wait(lambda: post.files, why="the start post's pictures, attached to it once drawn")
     assert [name for name, _ in post.files] == ["map.png", "table.png"]
     assert all(data.startswith(PNG) for _, data in post.files)
     first = called(world, post)
@@ -282,8 +283,9 @@ def test_pictures_refused_in_a_thread_still_post_the_move(world: World) -> None:
     fake = world.fake
     fake.call(lambda: setattr(world.thread, "refuse_files", True))
     post = set_up(world, world.thread, world.clara, world.anna)
-    assert not post.files and "begins" in post.content
-    assert "Attach Files" in post.content
+    assert "begins" in post.content
+    fake.wait(lambda: "Attach Files" in post.content, why="the note that the pictures are not shown")
+    assert not post.files
     assert button(post, "pass")
     mark = fake.last_id()
     fake.say(world.anna, world.thread, "!map")

@@ -35,6 +35,21 @@ def test_a_refusal_after_a_change_leaves_the_state_as_it_was(monkeypatch: pytest
     assert game.state.log == log
 
 
+def test_a_saved_state_serves_as_the_safety_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = new_game()
+    before, log = game.dump(), list(game.state.log)
+    saved = game.save()
+    with monkeypatch.context() as patched:
+        patched.setattr(auction.AuctionRound, "apply", _half_done)
+        with pytest.raises(IllegalAction, match="after a change"):
+            game.apply(Pass(game.actor() or ""), saved=saved)
+    assert game.dump() == before and game.state.log == log
+    alone = new_game()
+    bid = Bid(game.actor() or "", "TSR", 20)
+    assert game.apply(bid, saved=game.save()) == alone.apply(bid)
+    assert game.dump() == alone.dump()
+
+
 def test_apply_first_applies_the_first_action_accepted() -> None:
     game, alone = new_game(), new_game()
     actor = game.actor() or ""

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from storage import repository
 from storage.bench import bench_store
 from storage.fake_engine import FakeEngine, FakeGame, FakeRuleError
 from storage.gamelog import InvalidGameLog
@@ -116,7 +117,9 @@ async def test_loads_come_from_the_cache_until_the_log_moves_on(
 class BrokenPromiseEngine(FakeEngine):
     """An engine with a bug: ``half`` changes the state and then fails."""
 
-    def apply(self, game: FakeGame, action: dict[str, Any], *, replaying: bool = False) -> list[str]:
+    def apply(
+        self, game: FakeGame, action: dict[str, Any], *, replaying: bool = False, saved: bytes | None = None
+    ) -> list[str]:
         if action["type"] == "half":
             game.scores["p1"] //= 2
             raise RuntimeError("engine bug")
@@ -413,3 +416,38 @@ async def test_the_real_engine_adapter(store: SqliteEventStore) -> None:
     for first in (0, 2):
         chosen = await real.create_game("1861", {"first_player": first}, 7, SEATS, "111")
         assert (await real.start_game(chosen.id)).game.actor() == SEATS[first].player_id
+
+
+class CountingEngine(FakeEngine):
+    """The points game, counting the states it saves and the safety copies it is handed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saves: list[bytes] = []
+        self.handed: list[bytes | None] = []
+
+    def save(self, game: FakeGame) -> bytes:
+        self.saves.append(super().save(game))
+        return self.saves[-1]
+
+    def apply(
+        self, game: FakeGame, action: dict[str, Any], *, replaying: bool = False, saved: bytes | None = None
+    ) -> list[str]:
+        if not replaying:
+            self.handed.append(saved)
+        return super().apply(game, action, replaying=replaying)
+
+
+async def test_a_step_saves_the_state_once_for_every_copy_of_it(
+    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(repository, "SNAPSHOT_EVERY", 3)
+    engine = CountingEngine()
+    repo = GameRepository(store, engine)
+    game_id = await running_game(repo)
+    results = [await repo.act(game_id, seq, score(seq + 1), "111") for seq in range(3)]
+    assert len(engine.saves) == 3  # one per step: no second copy for the snapshot
+    assert engine.handed == [None, *engine.saves[:2]]  # each step's saved state is the next one's safety copy
+    assert [r.live.saved for r in results] == engine.saves  # and the caller's copy to draw from
+    snapshot = await store.get_snapshot(game_id, engine.version)
+    assert snapshot is not None and (snapshot.seq, snapshot.data) == (3, engine.saves[-1])

@@ -1,0 +1,654 @@
+"""Engine work beside the bot: worker processes, each channel's games pinned to one.
+
+The bot's own process (Discord, the outbox's delivery) does only I/O. Every command,
+and everything else that reads a game through the engine (status, suggestions, the
+pictures of a post), is carried out in a worker process: a :class:`TroikaService` of
+its own over the same database, holding the live games of the channels pinned to it.
+A channel is pinned to the worker with the fewest channels when it is first used, and
+stays there, so its games' cache, ledger and channel lock live in one process; a heavy
+route solve in one worker holds no other worker's games, whatever the interpreter lock.
+
+The store is the truth. A worker keeps nothing the store does not have: a worker that
+dies (its calls in flight fail with :class:`WorkerStopped`) is replaced by a new one,
+which loads its games from their logs. A command that carries a request key is sent
+again to the new worker: the store refuses a second event with the same key, so it is
+carried out exactly once. A worker's answer is read with only the bot's own answer
+types allowed and checked for its type before it is passed on.
+
+``workers=0`` (the console, tests) runs the service in this process instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import os
+import pickle
+import socket
+import struct
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from storage import EventStore, GameStatus, OutboxMessage, ReplayProblem, Shard, StoreError, store_at
+
+from .errors import NoGame, NotAllowed, Refusal
+from .posts import Attachment, Picture
+from .service import Account, Post, Reply, Status, TroikaService
+
+log = logging.getLogger("troika.workers")
+
+_HEADER = struct.Struct("!Q")
+"""A message's length, before its pickled body."""
+
+
+def default_workers() -> int:
+    """The workers a bot runs by default: one per core, at least two."""
+    return max(2, os.cpu_count() or 1)
+
+
+class WorkerStopped(Refusal):
+    """The worker carrying out a call stopped (or answered nonsense) before answering."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(
+            "Troika's engine stopped while carrying out that command (our fault, logged) and has "
+            "started again from the stored game. `status` shows whether the command was recorded; "
+            "if it was not, type it again." + (f" ({detail})" if detail else "")
+        )
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """The service's settings a worker serves with (the database stays with the bot)."""
+
+    shard: tuple[int, int] | None = None
+    owner: str | None = None
+    timestamps: bool = False
+    pictures: bool = True
+
+
+# --- the calls a worker answers ----------------------------------------------------
+
+_CALLS: dict[str, tuple[Callable[..., Awaitable[Any]], type | tuple[type, ...]]] = {}
+"""Name -> (the worker's coroutine, given its service and the call's arguments; the
+type its answer must have)."""
+
+
+def _call(name: str, answer: type | tuple[type, ...]) -> Callable[[Callable[..., Awaitable[Any]]], Any]:
+    def register(fn: Callable[..., Awaitable[Any]]) -> Any:
+        _CALLS[name] = (fn, answer)
+        return fn
+    return register
+
+
+@_call("handle", Reply)
+async def _handle(service: TroikaService, *args: Any, **kwargs: Any) -> Reply:
+    return await service.handle(*args, **kwargs)
+
+
+@_call("replace_seat", Reply)
+async def _replace_seat(service: TroikaService, *args: Any, **kwargs: Any) -> Reply:
+    return await service.replace_seat(*args, **kwargs)
+
+
+@_call("import_site_game", Reply)
+async def _import(service: TroikaService, *args: Any, **kwargs: Any) -> Reply:
+    return await service.import_site_game(*args, **kwargs)
+
+
+@_call("start_local_game", Reply)
+async def _start_local(service: TroikaService, *args: Any, **kwargs: Any) -> Reply:
+    return await service.start_local_game(*args, **kwargs)
+
+
+@_call("status", Status)
+async def _status(service: TroikaService, game_id: int) -> Status:
+    return await service.status(game_id)
+
+
+@_call("set_status_message", type(None))
+async def _set_status_message(service: TroikaService, game_id: int, message_id: str) -> None:
+    await service.set_status_message(game_id, message_id)
+
+
+@_call("deciding_account", (Account, type(None)))
+async def _deciding(service: TroikaService, channel_id: str) -> Account | None:
+    return await service.deciding_account(channel_id)
+
+
+@_call("suggestions", list)
+async def _suggestions(service: TroikaService, channel_id: str, verb: str, current: str) -> list[str]:
+    return await service.suggestions(channel_id, verb, current)
+
+
+@_call("pictures", list)
+async def _pictures(service: TroikaService, message: OutboxMessage) -> list[Picture]:
+    return await service.post_pictures(message)
+
+
+@_call("typing_account", (Account, type(None)))
+async def _typing(service: TroikaService, channel_id: str, verb: str) -> Account | None:
+    return await service.typing_account(channel_id, verb)
+
+
+@_call("send_reminders", type(None))
+async def _reminders(service: TroikaService, game_ids: set[int]) -> None:
+    await service.send_reminders(game_ids)
+
+
+@_call("verify_running_games", list)
+async def _verify(service: TroikaService, other_versions_only: bool) -> list[ReplayProblem]:
+    return await service.verify_running_games(other_versions_only=other_versions_only)
+
+
+@_call("run", object)
+async def _run(service: TroikaService, fn: Callable[..., Any], *args: Any) -> Any:
+    """Engine work beside the channel's games (the bench's heavy solve, tests)."""
+    return await asyncio.to_thread(fn, *args)
+
+
+_ANSWER_TYPES = (Reply, Post, Status, Account, Picture, Attachment, ReplayProblem)
+_REFUSALS = {cls.__name__: cls for cls in (Refusal, NoGame, NotAllowed)}
+
+
+# --- the worker's side ----------------------------------------------------------------
+
+STORE_CALLS = frozenset({
+    "create_game", "get_game", "list_games", "active_game_in_channel", "set_status", "set_engine_version",
+    "last_seq", "append_many", "append", "events", "outbox_add", "outbox_unsent", "outbox_mark_sent",
+    "put_snapshot", "get_snapshot", "claim_game", "release_claims",
+})
+"""The store's methods a worker may ask the bot's process to carry out (not opening,
+closing, copying or restoring it)."""
+
+_serving: TroikaService | None = None
+"""In a worker, the service it runs (for work :meth:`ServicePool.run` sends it)."""
+
+
+def serving() -> TroikaService:
+    """The service of the worker this runs in."""
+    if _serving is None:
+        raise RuntimeError("not in a worker")
+    return _serving
+
+
+def _pack(value: Any) -> bytes:
+    body = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(body)) + body
+
+
+async def _receive(reader: asyncio.StreamReader) -> bytes | None:
+    """One message's body, or None at the end of the stream."""
+    try:
+        size = _HEADER.unpack(await reader.readexactly(_HEADER.size))[0]
+        return await reader.readexactly(size)
+    except asyncio.IncompleteReadError:
+        return None
+
+
+def _error_parts(exc: BaseException) -> tuple[type, tuple[Any, ...], dict[str, Any]]:
+    """An exception as its class, arguments and attributes: it crosses to the other
+    process whatever its constructor takes."""
+    return type(exc), exc.args, dict(vars(exc))
+
+
+def _rebuilt(parts: tuple[type, tuple[Any, ...], dict[str, Any]]) -> BaseException:
+    cls, args, attributes = parts
+    exc: BaseException = cls.__new__(cls)
+    exc.args = args
+    vars(exc).update(attributes)
+    return exc
+
+
+class RemoteStore:
+    """A worker's store (an :class:`EventStore` as the service uses it): each call
+    carried out by the bot's process on its own connection, so one process writes the
+    database (no lock waits between processes) and the store's own checks (sequence
+    numbers, request keys) guard every write."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+        self._waiting: dict[int, asyncio.Future[Any]] = {}
+        self._numbers = 0
+
+    def __getattr__(self, name: str) -> Any:
+        if name in STORE_CALLS:
+            return lambda *args, **kwargs: self._ask(name, args, kwargs)
+        raise AttributeError(f"a worker's store has no {name!r}")
+
+    async def _ask(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        self._numbers += 1
+        number = self._numbers
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[number] = answer
+        try:
+            self._writer.write(_pack(("store", number, name, args, kwargs)))
+            await self._writer.drain()
+            return await answer
+        finally:
+            self._waiting.pop(number, None)
+
+    def answered(self, number: int, ok: bool, value: Any) -> None:
+        waiting = self._waiting.get(number)
+        if waiting is not None and not waiting.done():
+            if ok:
+                waiting.set_result(value)
+            else:
+                waiting.set_exception(_rebuilt(value))
+
+    def hung_up(self) -> None:
+        for waiting in self._waiting.values():
+            if not waiting.done():
+                waiting.set_exception(StoreError("the bot's process has gone"))
+
+
+async def serve(fd: int) -> None:
+    """A worker's life: read its settings, then answer calls until the bot hangs up."""
+    global _serving
+    reader, writer = await asyncio.open_connection(sock=socket.socket(fileno=fd))
+    first = await _receive(reader)
+    if first is None:
+        return
+    config: WorkerConfig = pickle.loads(first)
+    store = RemoteStore(writer)
+    service = _serving = TroikaService(
+        cast(EventStore, store), shard=Shard(*config.shard) if config.shard else None, owner=config.owner,
+        timestamps=config.timestamps, pictures=config.pictures,
+    )
+    writer.write(_pack(("ready", os.getpid())))
+    await writer.drain()
+    working: set[asyncio.Task[None]] = set()
+    while (body := await _receive(reader)) is not None:
+        kind, number, *rest = pickle.loads(body)
+        if kind == "stored":
+            store.answered(number, *rest)
+            continue
+        task = asyncio.create_task(_answer(service, writer, number, *rest))
+        working.add(task)
+        task.add_done_callback(working.discard)
+    store.hung_up()
+    for task in list(working):
+        task.cancel()
+
+
+async def _answer(
+    service: TroikaService, writer: asyncio.StreamWriter, number: int, name: str, args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> None:
+    try:
+        value = await _CALLS[name][0](service, *args, **kwargs)
+        answer: tuple[Any, ...] = ("answer", number, "ok", value)
+    except Refusal as exc:
+        answer = ("answer", number, "refused", type(exc).__name__, str(exc))
+    except StoreError as exc:  # the database's trouble, told as the service tells it
+        answer = ("answer", number, "store", str(exc))
+    except Exception as exc:
+        log.exception("worker call %s failed", name)
+        answer = ("answer", number, "error", f"{type(exc).__name__}: {exc}")
+    writer.write(_pack(answer))
+    await writer.drain()
+
+
+# --- the bot's side ---------------------------------------------------------------------
+
+
+class _WorkerUnpickler(pickle.Unpickler):
+    """Builds only plain data, the bot's answer types and the store's own values: a
+    worker is not trusted to hand over anything that could run code in the bot."""
+
+    _ALLOWED = {(c.__module__, c.__qualname__) for c in _ANSWER_TYPES} | {
+        ("storage.store", name) for name in (
+            "Seat", "NewGame", "NewEvent", "EventKind", "GameStatus", "Snapshot",
+        )
+    } | {
+        ("datetime", "datetime"), ("datetime", "timezone"), ("datetime", "timedelta"),
+        ("builtins", "set"), ("builtins", "frozenset"),
+    }
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in self._ALLOWED:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"a worker's message names {module}.{name}")
+
+
+class _Worker:
+    """One worker process, as the bot sees it: its calls in flight, by number, and the
+    store calls it asks this process to carry out."""
+
+    def __init__(self, index: int, store: EventStore) -> None:
+        self.index = index
+        self.store = store
+        self.process: asyncio.subprocess.Process | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.pending: dict[int, asyncio.Future[Any]] = {}
+        self.listening: asyncio.Task[None] | None = None
+        self.storing: set[asyncio.Task[None]] = set()
+        self.numbers = 0
+        self.stopping = False
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.returncode is None and self.writer is not None
+
+    async def start(self, config: WorkerConfig) -> None:
+        self.stopping = False
+        mine, theirs = socket.socketpair()
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot.workers", str(theirs.fileno()), pass_fds=(theirs.fileno(),),
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},  # the bot's code
+            )
+        finally:
+            theirs.close()
+        reader, self.writer = await asyncio.open_connection(sock=mine)
+        self.writer.write(_pack(config))
+        await self.writer.drain()
+        hello = await _receive(reader)
+        if hello is None:
+            await self.stop()
+            raise WorkerStopped(f"worker {self.index} did not start")
+        self.listening = asyncio.create_task(self._listen(reader))
+
+    async def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not self.alive or self.writer is None:
+            raise WorkerStopped(f"worker {self.index} is not running")
+        self.numbers += 1
+        number = self.numbers
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.pending[number] = answer
+        try:
+            self.writer.write(_pack(("call", number, name, args, kwargs)))
+            await self.writer.drain()
+            return await answer
+        finally:
+            self.pending.pop(number, None)
+
+    async def _listen(self, reader: asyncio.StreamReader) -> None:
+        """Hand each answer to its call and carry out each store call; at the end of
+        the stream (the worker died) or at a message that cannot be read, fail every
+        call in flight."""
+        why = "it stopped"
+        try:
+            while (body := await _receive(reader)) is not None:
+                try:
+                    kind, number, *rest = _WorkerUnpickler(io.BytesIO(body)).load()
+                    if kind == "store":
+                        self._store(number, *rest)
+                    else:
+                        self._answered(number, *rest)
+                except Exception as exc:
+                    why = f"it sent something unreadable ({type(exc).__name__}: {exc})"
+                    break
+        finally:
+            code = None
+            if self.process is not None:
+                if self.process.returncode is None and why != "it stopped":
+                    self.process.kill()
+                code = await self.process.wait()
+            self.writer = None
+            if not self.stopping:
+                log.error("worker %s (pid %s) is gone: %s, exit status %s", self.index,
+                          self.process.pid if self.process else None, why, code)
+            for waiting in self.pending.values():
+                if not waiting.done():
+                    waiting.set_exception(WorkerStopped(f"worker {self.index}: {why}"))
+
+    def _answered(self, number: int, outcome: str, *rest: Any) -> None:
+        waiting = self.pending.get(number)
+        if waiting is None or waiting.done():
+            return  # a call given up on
+        if outcome == "ok":
+            waiting.set_result(rest[0])
+        elif outcome == "refused":
+            waiting.set_exception(_REFUSALS.get(rest[0], Refusal)(rest[1]))
+        elif outcome == "store":
+            waiting.set_exception(StoreError(rest[0]))
+        else:
+            waiting.set_exception(RuntimeError(f"worker {self.index}: {rest[0]}"))
+
+    def _store(self, number: int, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if name not in STORE_CALLS:
+            raise ValueError(f"the store has no call {name!r} for workers")
+        task = asyncio.create_task(self._stored(number, name, args, kwargs))
+        self.storing.add(task)
+        task.add_done_callback(self.storing.discard)
+
+    async def _stored(self, number: int, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        try:
+            answer: tuple[Any, ...] = ("stored", number, True, await getattr(self.store, name)(*args, **kwargs))
+        except Exception as exc:  # the store's verdict (a conflict, a duplicate request), for the worker
+            answer = ("stored", number, False, _error_parts(exc))
+        if self.writer is not None:
+            self.writer.write(_pack(answer))
+
+    async def stop(self) -> None:
+        """Hang up and wait for the process to end (killed if it will not)."""
+        self.stopping = True
+        if self.writer is not None:
+            self.writer.close()
+        if self.process is not None and self.process.returncode is None:
+            try:
+                await asyncio.wait_for(self.process.wait(), 10)
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+        if self.listening is not None:
+            await asyncio.gather(self.listening, return_exceptions=True)
+
+
+class ServicePool:
+    """The service's face for the bot, its engine work in worker processes.
+
+    It answers what :class:`TroikaService` answers for the frontends. The posts are
+    delivered from this process (``flush``), their pictures drawn by their game's worker."""
+
+    def __init__(
+        self, store: EventStore, *, workers: int | None = None, shard: Shard | None = None,
+        owner: str | None = None, timestamps: bool = False, pictures: bool = True,
+    ) -> None:
+        self.store = store
+        self.front = TroikaService(store, shard=shard, owner=owner, timestamps=timestamps, pictures=pictures,
+                                   draw=self._draw)
+        self.shard = shard
+        self.config = WorkerConfig((shard.index, shard.count) if shard else None, self.front.owner, timestamps,
+                                   pictures)
+        self._workers = [_Worker(i, self.store) for i in range(workers or default_workers())]
+        self._pins: dict[str, int] = {}
+        self._starting: dict[int, asyncio.Lock] = {}
+        self._channels: dict[int, str | None] = {}
+        self._closed = False
+
+    async def __aenter__(self) -> ServicePool:
+        try:
+            await asyncio.gather(*(w.start(self.config) for w in self._workers))
+        except BaseException:
+            await self.close()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Stop the workers and give up this process's claims (once); the store stays open."""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.gather(*(w.stop() for w in self._workers))
+        await self.front.close()
+
+    # --- pinning ---------------------------------------------------------------------
+
+    def worker_of(self, channel_id: str) -> int:
+        """The worker a channel's games are pinned to (the one with the fewest channels
+        when first asked)."""
+        if channel_id not in self._pins:
+            counts = self.channels_pinned()
+            self._pins[channel_id] = counts.index(min(counts))
+        return self._pins[channel_id]
+
+    def channels_pinned(self) -> list[int]:
+        """How many channels are pinned to each worker."""
+        counts = [0] * len(self._workers)
+        for index in self._pins.values():
+            counts[index] += 1
+        return counts
+
+    async def _game_channel(self, game_id: int) -> str:
+        """The channel whose worker holds the game (its lock's name if it has none)."""
+        if game_id not in self._channels:
+            self._channels[game_id] = (await self.store.get_game(game_id)).channel_id
+        return self._channels[game_id] or f"game {game_id}"
+
+    async def call(self, channel_id: str, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Carry out ``name`` in the channel's worker (started again if it stopped)."""
+        return await self._call_worker(self.worker_of(channel_id), name, *args, **kwargs)
+
+    async def _call_worker(self, index: int, name: str, *args: Any, **kwargs: Any) -> Any:
+        worker = self._workers[index]
+        if not worker.alive:
+            await self._restart(worker)
+        value = await worker.call(name, args, kwargs)
+        expected = _CALLS[name][1]
+        if not isinstance(value, expected):
+            log.error("worker %s answered %s with a %s", worker.index, name, type(value).__name__)
+            raise WorkerStopped(f"worker {worker.index} answered nonsense")
+        return value
+
+    async def _restart(self, worker: _Worker) -> None:
+        async with self._starting.setdefault(worker.index, asyncio.Lock()):
+            if worker.alive:
+                return
+            await worker.stop()
+            log.warning("worker %s starts again", worker.index)
+            await worker.start(self.config)
+
+    async def run(self, channel_id: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` (a module-level function) in the channel's worker, beside its games."""
+        return await self.call(channel_id, "run", fn, *args)
+
+    def pid(self, channel_id: str) -> int | None:
+        """The process id of the channel's worker (for operators and tests)."""
+        process = self._workers[self.worker_of(channel_id)].process
+        return process.pid if process is not None else None
+
+    # --- the service's face -----------------------------------------------------------
+
+    async def handle(self, channel_id: str, account: Account, text: str, **kwargs: Any) -> Reply:
+        """:meth:`TroikaService.handle` in the channel's worker; a command with a request
+        key is sent once more if its worker stopped meanwhile (the store carries out a
+        keyed request once)."""
+        try:
+            reply: Reply = await self.call(channel_id, "handle", channel_id, account, text, **kwargs)
+        except WorkerStopped:
+            key = kwargs.get("key")
+            if key is None:
+                raise
+            if await self._carried_out(channel_id, key):
+                return Reply()  # stored before the worker died: its posts are in the outbox
+            reply = await self.call(channel_id, "handle", channel_id, account, text, **kwargs)
+        return reply
+
+    async def _carried_out(self, channel_id: str, key: str) -> bool:
+        """Whether the channel's game has an event of request ``key``."""
+        record = await self.store.active_game_in_channel(channel_id)
+        return record is not None and any(e.request_key == key for e in await self.store.events(record.id))
+
+    async def replace_seat(self, channel_id: str, *args: Any, **kwargs: Any) -> Reply:
+        reply: Reply = await self.call(channel_id, "replace_seat", channel_id, *args, **kwargs)
+        return reply
+
+    async def import_site_game(self, channel_id: str, *args: Any, **kwargs: Any) -> Reply:
+        reply: Reply = await self.call(channel_id, "import_site_game", channel_id, *args, **kwargs)
+        return reply
+
+    async def start_local_game(self, channel_id: str, *args: Any, **kwargs: Any) -> Reply:
+        reply: Reply = await self.call(channel_id, "start_local_game", channel_id, *args, **kwargs)
+        return reply
+
+    async def status(self, game_id: int) -> Status:
+        status: Status = await self.call(await self._game_channel(game_id), "status", game_id)
+        return status
+
+    async def set_status_message(self, game_id: int, message_id: str) -> None:
+        await self.call(await self._game_channel(game_id), "set_status_message", game_id, message_id)
+
+    async def deciding_account(self, channel_id: str) -> Account | None:
+        account: Account | None = await self.call(channel_id, "deciding_account", channel_id)
+        return account
+
+    async def suggestions(self, channel_id: str, verb: str, current: str) -> list[str]:
+        found: list[str] = await self.call(channel_id, "suggestions", channel_id, verb, current)
+        return [str(s) for s in found]
+
+    async def requesting_account(self, channel_id: str) -> Account | None:
+        return await self.front.requesting_account(channel_id)
+
+    async def seat_account(self, channel_id: str, words: list[str]) -> tuple[Account, int]:
+        return await self.front.seat_account(channel_id, words)
+
+    async def seat_names(self, channel_id: str) -> list[str]:
+        return await self.front.seat_names(channel_id)
+
+    async def flush(self, deliver: Callable[[Post], Awaitable[Any]], **kwargs: Any) -> set[int]:
+        """:meth:`TroikaService.flush` from this process, each post's pictures drawn in
+        its game's worker."""
+        return await self.front.flush(deliver, **kwargs)
+
+    async def drawn(self) -> None:
+        """:meth:`TroikaService.drawn`: the pictures sent for attaching so far are attached."""
+        await self.front.drawn()
+
+    async def _draw(self, message: OutboxMessage) -> list[Picture]:
+        pictures: list[Picture] = await self.call(await self._game_channel(message.game_id), "pictures", message)
+        if not all(isinstance(p, Picture) for p in pictures):
+            raise WorkerStopped("a worker sent pictures that are not pictures")
+        return pictures
+
+    async def typing_account(self, channel_id: str, verb: str) -> Account | None:
+        account: Account | None = await self.call(channel_id, "typing_account", channel_id, verb)
+        return account
+
+    async def send_reminders(self) -> None:
+        """Each worker reminds the players of its channels' games."""
+        by_worker: dict[int, set[int]] = {}
+        for record in await self.store.list_games([GameStatus.RUNNING]):
+            channel = record.channel_id or f"game {record.id}"
+            by_worker.setdefault(self.worker_of(channel), set()).add(record.id)
+        await asyncio.gather(*(self._call_worker(i, "send_reminders", games) for i, games in by_worker.items()))
+
+    async def verify_running_games(self, *, other_versions_only: bool = False) -> list[ReplayProblem]:
+        problems: list[ReplayProblem] = await self.call("verify", "verify_running_games", other_versions_only)
+        return problems
+
+
+@asynccontextmanager
+async def open_service(
+    location: str | Path, *, workers: int | None = None, **settings: Any
+) -> AsyncIterator[TroikaService | ServicePool]:
+    """The service over the database at ``location``: in ``workers`` worker processes
+    (by default :func:`default_workers`), or in this process with ``workers=0``.
+    ``settings`` are :class:`TroikaService`'s (shard, owner, timestamps, pictures)."""
+    async with store_at(location) as store:
+        if workers == 0:
+            yield TroikaService(store, **settings)
+            return
+        async with ServicePool(store, workers=workers, **settings) as pool:
+            yield pool
+
+
+def main() -> None:
+    """``python -m bot.workers FD``: a worker, talking to the bot over socket ``FD``."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s worker %(levelname)s %(name)s: %(message)s")
+    asyncio.run(serve(int(sys.argv[1])))
+
+
+if __name__ == "__main__":
+    from bot.workers import main as worker_main  # the module's one copy, not __main__'s
+
+    worker_main()

@@ -1,0 +1,214 @@
+"""The worker pool: each channel's games pinned to one worker process, a busy worker
+holding back no other's games, a worker that dies replaced from the store, and the
+same replies and posts as the one-process service."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from bot.errors import Refusal
+from bot.posts import Picture
+from bot.service import Account, Post, Status, TroikaService
+from bot.transcript import log_commands
+from bot.workers import ServicePool, WorkerStopped, serving
+from engine.importer import read_log
+from storage import SqliteEventStore
+from tests.conftest import shared_game
+from tests.test_reliability import ANNA, BORIS, CLARA, three_player_game
+
+
+def read_fifo(path: str) -> str:
+    """Block until someone writes to the named pipe (a worker held by the test)."""
+    with open(path, encoding="utf-8") as fifo:
+        return fifo.read()
+
+
+def hold(entered: str, release: str) -> str:
+    """Say so through the pipe ``entered``, then wait for word through ``release``: a
+    worker held by the test, with no clock involved."""
+    Path(entered).write_text("in", encoding="utf-8")
+    return read_fifo(release)
+
+
+def position(status: Status) -> list[str]:
+    """The status text less the times in it."""
+    return [line.partition(" (waiting")[0] for line in status.text.splitlines() if "median" not in line]
+
+
+async def held_worker(pool: ServicePool, channel: str, where: Path) -> asyncio.Task[str]:
+    """The channel's worker, busy until the test writes to ``where / "release"``."""
+    for name in ("entered", "release"):
+        os.mkfifo(where / name)
+    held = asyncio.create_task(pool.run(channel, hold, str(where / "entered"), str(where / "release")))
+    assert await asyncio.to_thread(read_fifo, str(where / "entered")) == "in"
+    return held
+
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def pool(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[ServicePool]:
+    """Two workers, shared by the module's tests (each plays in channels of its own)."""
+    async with SqliteEventStore(tmp_path_factory.mktemp("pool") / "games.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as started:
+        yield started
+
+
+def apart(pool: ServicePool, *channels: str) -> None:
+    """Pin the new channels to different workers: each takes the least loaded in turn,
+    so they are spread once every worker has as many channels."""
+    filler = 0
+    while len(set(pool.channels_pinned())) > 1:
+        filler += 1
+        pool.worker_of(f"filler {channels[0]} {filler}")
+    assert len({pool.worker_of(c) for c in channels}) == len(channels)
+
+
+async def test_a_channel_stays_with_its_worker_and_channels_are_spread(pool: ServicePool) -> None:
+    apart(pool, "one", "two")  # the least loaded worker, then the other
+    first = pool.worker_of("one")
+    await three_player_game(pool, "one")  # type: ignore[arg-type]
+    pid = pool.pid("one")
+    await pool.handle("one", ANNA, "bid TSR 20")
+    await pool.handle("one", BORIS, "bid TSR 25")
+    assert pool.worker_of("one") == first and pool.pid("one") == pid
+    worker_pids = await asyncio.gather(pool.run("one", os.getpid), pool.run("two", os.getpid))
+    assert worker_pids == [pool.pid("one"), pool.pid("two")]
+    assert os.getpid() not in worker_pids  # the engine work is not in the bot's process
+
+
+async def test_a_held_worker_holds_back_no_other_worker_s_game(pool: ServicePool, tmp_path: Path) -> None:
+    apart(pool, "held", "free")
+    await three_player_game(pool, "held")  # type: ignore[arg-type]
+    await three_player_game(pool, "free")  # type: ignore[arg-type]
+    held = await held_worker(pool, "held", tmp_path)
+    await pool.handle("free", ANNA, "bid TSR 20")
+    await pool.handle("free", BORIS, "bid TSR 25")
+    status = await pool.handle("free", CLARA, "status")
+    assert "TSR" in status.text
+    assert not held.done()  # the other game was answered while this worker is still held
+    await asyncio.to_thread((tmp_path / "release").write_text, "go")
+    assert await held == "go"
+
+
+async def test_a_dead_worker_is_replaced_and_its_game_loads_from_the_store(
+    pool: ServicePool, tmp_path: Path
+) -> None:
+    game_id = await three_player_game(pool, "crash")  # type: ignore[arg-type]
+    await pool.handle("crash", ANNA, "bid TSR 20")
+    before = position(await pool.status(game_id))
+    busy = await held_worker(pool, "crash", tmp_path)
+    old = pool.pid("crash")
+    assert old is not None
+    os.kill(old, signal.SIGKILL)
+    with pytest.raises(WorkerStopped, match="started again from the stored game"):
+        await busy
+    assert position(await pool.status(game_id)) == before  # a new worker, the game replayed from its log
+    assert pool.pid("crash") != old
+    await pool.handle("crash", BORIS, "bid TSR 25")
+    with pytest.raises(Refusal, match="Not your turn"):
+        await pool.handle("crash", BORIS, "pass")
+    store = pool.store
+    assert [e.action.get("price") for e in await store.events(game_id) if e.action.get("type") == "bid"] == [20, 25]
+
+
+def die_after_next_append() -> None:
+    """In a worker: its next event is stored, then the process dies before answering."""
+    store = serving().store
+    append = store.append
+
+    async def append_then_die(*args: Any, **kwargs: Any) -> Any:
+        await append(*args, **kwargs)
+        os._exit(9)
+
+    store.append = append_then_die  # type: ignore[method-assign]
+
+
+async def test_a_command_whose_worker_died_is_carried_out_once(pool: ServicePool) -> None:
+    game_id = await three_player_game(pool, "keyed")  # type: ignore[arg-type]
+    await pool.run("keyed", die_after_next_append)
+    reply = await pool.handle("keyed", ANNA, "bid TSR 20", key="message 1")  # stored, then no answer
+    assert reply.text == ""
+    await pool.run("keyed", die_after_next_append)
+    with pytest.raises(WorkerStopped):  # without a key it cannot be told apart: the player is told to look
+        await pool.handle("keyed", BORIS, "bid TSR 25")
+    bids = [e.action.get("price") for e in await pool.store.events(game_id) if e.action.get("type") == "bid"]
+    assert bids == [20, 25]  # each once
+    posts: list[Post] = []
+    await pool.flush(_collect(posts))
+    mine = [p.text.splitlines()[0] for p in posts if p.game_id == game_id]
+    assert mine[-2:] == ["**Anna**: `bid TSR 20`", "**Boris**: `bid TSR 25`"]
+
+
+def _collect(posts: list[Post]) -> Callable[[Post], Awaitable[None]]:
+    async def deliver(post: Post) -> None:
+        posts.append(post)
+    return deliver
+
+
+async def _play(service: TroikaService | ServicePool, log: dict[str, Any], count: int) -> list[str]:
+    """The log's players at a table in channel "table", typing its first ``count``
+    commands with a look at the status and a refused move now and then: each reply or
+    refusal, then the posts it queued, as text (the game's number taken out)."""
+    players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
+    await service.start_local_game("table", players, rules=read_log(log)[0].ctx.rules, first_player=0,
+                                   seed=int(log["settings"].get("seed") or 0))
+    record = await service.store.active_game_in_channel("table")
+    assert record is not None
+    seen: list[str] = []
+
+    async def deliver(post: Post) -> None:
+        seen.append(post.content(lambda seat: f"@{seat.display_name}") + f" {post.pictures}")
+
+    script = [c for c, _ in zip(log_commands(log), range(count), strict=False)]
+    for n, (name, command) in enumerate(script):
+        for typed in [f"as {name} {command}"] + (["status", f"as {name} pass TSR"] if n % 10 == 9 else []):
+            try:
+                seen.append((await service.handle("table", Account(*players[0]), typed)).text)
+            except Refusal as exc:
+                seen.append(f"refused: {exc}")
+            await service.flush(deliver, channel_id="table")
+    number = re.compile(rf"\b(game) {record.id}\b", re.IGNORECASE)
+    return [number.sub(r"\1 #", text) for text in seen]
+
+
+async def test_the_pool_answers_as_the_one_process_service_does(pool: ServicePool, tmp_path: Path) -> None:
+    log, _ = shared_game("1861-29683")
+    async with SqliteEventStore(tmp_path / "alone.db") as store:
+        expected = await _play(TroikaService(store, pictures=False), log, 60)
+    assert await _play(pool, log, 60) == expected
+
+
+async def test_a_post_s_text_goes_first_and_its_pictures_follow_in_the_channel_s_order(tmp_path: Path) -> None:
+    seen: list[tuple[str, int, list[str]]] = []
+
+    async def deliver(post: Post) -> int:
+        assert post.pictures == []  # the text does not wait for them
+        seen.append(("text", post.outbox_id, []))
+        return post.outbox_id
+
+    async def attach(sent: int, post: Post, pictures: list[Picture]) -> None:
+        assert sent == post.outbox_id
+        assert all(p.png.startswith(b"\x89PNG") for p in pictures)
+        seen.append(("pictures", post.outbox_id, [p.name for p in pictures]))
+
+    async with SqliteEventStore(tmp_path / "pictures.db") as store, ServicePool(store, workers=1) as pool:
+        await three_player_game(pool, "drawn")  # type: ignore[arg-type]
+        for name, command in (("Anna", "bid TSR 20"), ("Boris", "pass"), ("Clara", "pass")):
+            await pool.handle("drawn", ANNA, f"as {name} {command}")
+        await pool.flush(deliver, attach=attach)
+        await pool.drawn()
+    texts = [number for kind, number, _ in seen if kind == "text"]
+    assert [number for kind, number, _ in seen if kind == "pictures"] == [texts[0], texts[-1]]  # in order
+    assert seen[0] == ("text", texts[0], [])  # the start post's text before anything is drawn
+    assert [names for kind, _, names in seen if kind == "pictures"] == [["map", "table"], ["table"]]
