@@ -51,6 +51,10 @@ GOAL_GROWTH = 3
 """How many times as many routes each goal of the integer program lets in as the one
 before (see :func:`_by_integer_program`)."""
 
+FIRST_GOAL_ITEMS = 1000
+"""How many routes the integer program's first goal may let in (800 are a fifth of a
+second of branch and bound on a national railway's seven trains)."""
+
 EXPRESS_STOPS = 5
 """How many stops a 5+5E counts."""
 
@@ -1056,11 +1060,13 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
     better answer needs each train's route to earn more than that answer less what
     the other trains earn on their best routes alone: those routes are the items, and
     the program's relaxation over them caps every answer. Every total is a multiple
-    of ``step``. The goal starts at the cap and comes down: the best answer that could
+    of ``step``. The goal starts near the cap and comes down: the best answer that could
     reach a goal either does (it is the best) or shows that none does (the cap comes
     down below the goal), until no answer can beat the best one found by ``step``.
-    The higher the goal, the fewer routes take part and the quicker the program; each
-    goal lets in at least :data:`GOAL_GROWTH` times as many routes as the one before,
+    The higher the goal, the fewer routes take part and the quicker the program. The
+    first goal is the lowest that lets in at most :data:`FIRST_GOAL_ITEMS` routes (the
+    relaxation's answer is often the best already, and this goal proves it); each goal
+    after lets in at least :data:`GOAL_GROWTH` times as many routes as the one before,
     so the last program, the one that decides, does most of the work.
     """
     from .packing import (  # HiGHS and numpy load only when a program is needed
@@ -1079,13 +1085,20 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
         for name in limits
         for found in optimizer.searches[name].pool(_total(best) - others[name])
     ]
-    packing = Packing([Item(found.value, found.mask, name) for name, found in routes], limits)
+    items = [Item(found.value, found.mask, name) for name, found in routes]
+    packing = Packing(items, limits, _hex_borders(optimizer.scope.graph))
+    found = [routes[i] for i in packing.found]
+    if _total(found) > _total(best):
+        best = found
     step = math.gcd(*(found.value for _name, found in routes + best))
     ceiling = step * math.floor(packing.bound / step)
     size = 0
     while _total(best) + step <= ceiling:
-        goal = ceiling
-        while goal - step > _total(best) and packing.size(goal) < GOAL_GROWTH * size:
+        goal, lowest = ceiling, _total(best) + step
+        if not size:  # the first goal: as low as FIRST_GOAL_ITEMS routes allow
+            while goal - step >= lowest and packing.size(goal - step) <= FIRST_GOAL_ITEMS:
+                goal -= step
+        while goal - step >= lowest and packing.size(goal) < GOAL_GROWTH * size:
             goal -= step
         size = packing.size(goal)
         answer = [routes[i] for i in packing.best(goal)]
@@ -1099,6 +1112,19 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
         mine = sorted((found for n, found in best if n == name), key=lambda f: -f.value)
         picked += zip((t for t in trains if t.name == name), mine)
     return picked
+
+
+def _hex_borders(graph: TrackGraph) -> list[int]:
+    """The border crossings around each hex with track, and around each two neighbouring
+    hexes: a route passing through uses two of them, so where their number is odd the
+    integer program's relaxation can be tightened (see :mod:`engine.packing`)."""
+    around: dict[str, int] = {}
+    for bit, (a, b) in enumerate(graph.bit_hexes):
+        if a != b:
+            around[a] = around.get(a, 0) | 1 << bit
+            around[b] = around.get(b, 0) | 1 << bit
+    pairs = [around[a] ^ around[b] for a, b in graph.bit_hexes if a != b]  # less the border between
+    return list(around.values()) + pairs
 
 
 def _total(routes: list[tuple[str, _Found]]) -> int:
