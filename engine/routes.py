@@ -25,6 +25,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
 
 from .actions import Route
@@ -152,7 +153,6 @@ class _Scope:
         self.bonus_city = _mask(
             n for n, (h, _) in enumerate(graph.nodes) if h == board.bonus_revenue_hex
         )
-        self.reach = self._reach()
         self._pricing: dict[str, _Pricing] = {}
         self.budget: int | None = None  # search steps allowed (None: no limit)
         self.steps = 0
@@ -164,9 +164,11 @@ class _Scope:
             if self.steps > self.budget:
                 raise _OutOfSteps
 
-    def _reach(self) -> int:
+    @cached_property
+    def reach(self) -> int:
         """Nodes reachable from the tokens along unblocked track, repeats allowed: a
-        superset of the nodes any route can visit."""
+        superset of the nodes any route can visit (the search's bound; checking a
+        route needs none)."""
         graph = self.graph
         seen = self.token_mask
         stack = list(self.tokens)
