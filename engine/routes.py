@@ -560,6 +560,7 @@ class _TrainSearch:
         self.scope = scope
         self.pricing = scope.pricing(train)
         self.express = train.express
+        self._pooled: tuple[int, list[_Found]] | None = None  # the lowest threshold's pool
         worth_ub = self.pricing.worth_ub
         self.order_ub = sorted(range(len(worth_ub)), key=lambda n: -worth_ub[n])
         graph = scope.graph
@@ -750,11 +751,19 @@ class _TrainSearch:
 
     def pool(self, threshold: int) -> list[_Found]:
         """Every route earning more than ``threshold``, best first (leaving out routes
-        that a shorter route within them earns as much as)."""
+        that a shorter route within them earns as much as).
+
+        A list made for a lower threshold holds this one, in the same order: the bar
+        only cuts branches that hold no route earning more than it, and whether a
+        route is listed otherwise depends on its own branch alone. So one solve
+        enumerates each train's routes once for its lowest threshold so far."""
+        if self._pooled is not None and self._pooled[0] <= threshold:
+            return [found for found in self._pooled[1] if found.value > threshold]
         found: list[_Found] = []
         self.run(0, _Bar(threshold), lambda route, _mark: found.append(route))
         found.sort(key=lambda f: -f.value)
-        return found
+        self._pooled = (threshold, found)
+        return list(found)
 
 
 class _Bar:

@@ -25,6 +25,8 @@ from engine.replay import replay
 from engine.routes import (
     QUICK_STEPS,
     RouteResult,
+    _Scope,
+    _TrainSearch,
     best_routes,
     check_routes,
     route_text,
@@ -474,3 +476,18 @@ def test_a_national_with_many_trains_runs_legal_routes_for_the_same_total_every_
     # No less than the best of six of them, with the seventh on the track left.
     rsr.trains.pop()
     assert total >= sum(r.revenue for r in best_routes(game.ctx, game.state, rsr))
+
+
+@pytest.mark.skipif(not TRACES, reason="shared game traces not present")
+@pytest.mark.parametrize("name", ["4", "6"])
+def test_a_train_s_routes_for_a_higher_bar_are_the_lower_bar_s_list_cut(name: str) -> None:
+    # One solve enumerates a train's routes once: the list for a higher bar is read
+    # off the lower one's, and must be what a fresh search lists.
+    game, rsr = _national_with([name])
+    scope = _Scope(game.ctx, game.state, rsr)
+    train = game.ctx.board.train(name)
+    fresh = _TrainSearch(scope, train).pool(200)
+    reused = _TrainSearch(scope, train)
+    lower = reused.pool(100)
+    assert len(lower) > len(fresh) > 0
+    assert reused.pool(200) == fresh
