@@ -16,7 +16,10 @@ import copy
 import gzip
 import json
 import os
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -59,6 +62,7 @@ def run_bench(shared: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         figures = {
             "replay": {stem: _replay(log, _trace(path)) for (stem, log), path in zip(logs.items(), paths)},
+            "replay_process": _replay_process(paths[0]),
             "routes": {stem: _routes(log) for stem, log in logs.items()},
             "routes_national": _national(finished, shared),
             "selfplay_s_per_game": {title: _selfplay(title) for title in ("1861", "1867")},
@@ -118,6 +122,23 @@ def _replay(log: dict[str, Any], trace: list[dict[str, Any]] | None) -> dict[str
         "trace_matched": f"{report.matched}/{report.compared}",
         "result_ok": report.ok,
     }
+
+
+REPLAY_RUNS = 5
+"""Times the whole ``troika replay`` process runs for its figure (the median counts)."""
+
+
+def _replay_process(path: Path) -> dict[str, Any]:
+    """CPU seconds of a whole ``troika replay`` process on the game at ``path``: the
+    interpreter's start, the imports, reading the log and the replay (the median of
+    :data:`REPLAY_RUNS` runs, user and system time, as ``/usr/bin/time`` counts it)."""
+    times = []
+    for _ in range(REPLAY_RUNS):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-m", "bot.cli", "replay", str(path)], check=True, capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return {"game": path.stem, "cpu_s": round(statistics.median(times), 3), "runs": REPLAY_RUNS}
 
 
 def _routes(log: dict[str, Any]) -> dict[str, Any]:
