@@ -491,3 +491,28 @@ def test_a_train_s_routes_for_a_higher_bar_are_the_lower_bar_s_list_cut(name: st
     lower = reused.pool(100)
     assert len(lower) > len(fresh) > 0
     assert reused.pool(200) == fresh
+
+
+@pytest.mark.skipif(not TRACES, reason="shared game traces not present")
+def test_hex_border_rows_prove_the_heaviest_national_run_met_in_play(monkeypatch: pytest.MonkeyPatch) -> None:
+    # S4018, the RSR in phase 7 with 4, 5, 5, 6, 7: without the rows the relaxation's
+    # bound is far above the best total; with them it is the best total, so no branch
+    # and bound is needed.
+    from engine import packing
+    from tests.conftest import replayed
+
+    game = replayed("1861-gen-P4-column-S4018", 766)
+    rsr = game.state.companies["RSR"]
+    plain = packing.Packing
+    made: list[tuple[Sequence[packing.Item], dict[str, int], float]] = []
+
+    class Recorded(plain):
+        def __init__(self, items: Sequence[packing.Item], limits: dict[str, int], groups: Sequence[int] = ()) -> None:
+            super().__init__(items, limits, groups)
+            made.append((items, limits, self.bound))
+
+    monkeypatch.setattr(packing, "Packing", Recorded)
+    total = sum(r.revenue for r in best_routes(game.ctx, game.state, rsr, remember=False))
+    ((items, limits, bound),) = made
+    assert total - 1 < bound < total + 1
+    assert plain(items, limits).bound > total + 50
