@@ -1070,13 +1070,15 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
     The answer to beat is the best one the search found, improved train by train. A
     better answer needs each train's route to earn more than that answer less what
     the other trains earn on their best routes alone: those routes are the items, and
-    the program's relaxation over them caps every answer. Every total is a multiple
-    of ``step``. The goal starts near the cap and comes down: the best answer that could
+    the program's relaxation over them caps every answer (the border crossings around
+    each hex and each two neighbouring hexes tighten it, :func:`_hex_borders`); the
+    best packing of the routes in the relaxation's answer may beat the search's. Every
+    total is a multiple of ``step``. The goal starts near the cap and comes down: the best answer that could
     reach a goal either does (it is the best) or shows that none does (the cap comes
     down below the goal), until no answer can beat the best one found by ``step``.
     The higher the goal, the fewer routes take part and the quicker the program. The
     first goal is the lowest that lets in at most :data:`FIRST_GOAL_ITEMS` routes (the
-    relaxation's answer is often the best already, and this goal proves it); each goal
+    answer to beat is often the best already, and this goal proves it); each goal
     after lets in at least :data:`GOAL_GROWTH` times as many routes as the one before,
     so the last program, the one that decides, does most of the work.
     """
