@@ -663,16 +663,18 @@ class _TrainSearch:
 
         def step(
             t0: int, head: int, phase: int, visited: int, hexes: int, groups: int, used: int,
-            musts: int, must_ub: int, banned: int, floor: int, mark: object,
+            musts: int, must_ub: int, banned: int, floor: int, mark: object, within: int,
         ) -> None:
             # The bounds cover this route and all its extensions: cheap ones first.
+            # ``within``: what the branch's parent could still add, which holds all this
+            # branch can (it has less track left and more stops taken).
             tick()
             room = limit - musts
             threshold = bar.need(mark)
             if must_ub + reach_top[room] <= threshold:
                 return
             optional_seen = visited & ~banned & ~mandatory
-            if must_ub + self.top(scope.reach & ~visited | optional_seen, room) <= threshold:
+            if must_ub + self.top(within & ~visited | optional_seen, room) <= threshold:
                 return
             starts = [head] if passable >> head & 1 else []
             if phase == 1 and arm1:
@@ -696,7 +698,7 @@ class _TrainSearch:
                     floor = max(floor, value)
                     if not self.gainful(ahead, counted, optional_seen, room):
                         return
-            state = (visited, hexes, groups, used, musts, must_ub, floor, mark)
+            state = (visited, hexes, groups, used, musts, must_ub, floor, mark, ahead)
             if passable >> head & 1:
                 grow(t0, head, phase, -1, state, banned)
             if phase == 1 and arm1:
@@ -704,9 +706,9 @@ class _TrainSearch:
 
         def grow(
             t0: int, head: int, phase: int, after: int,
-            state: tuple[int, int, int, int, int, int, int, object], banned: int,
+            state: tuple[int, int, int, int, int, int, int, object, int], banned: int,
         ) -> None:
-            visited, hexes, groups, used, musts, must_ub, floor, mark = state
+            visited, hexes, groups, used, musts, must_ub, floor, mark, ahead = state
             arm, segs = (arm1, segs1) if phase == 1 else (arm2, segs2)
             for s, other, seg_mask in adjacent[head]:
                 bit = 1 << other
@@ -723,7 +725,7 @@ class _TrainSearch:
                     t0, other, phase, visited | bit, hexes | hex_bit[other],
                     groups | group_bit[other], used | seg_mask, musts + is_must,
                     must_ub + (worth_ub[other] if is_must else 0), banned, floor,
-                    bar.add(mark, seg_mask),
+                    bar.add(mark, seg_mask), ahead,
                 )
                 arm.pop()
                 segs.pop()
@@ -733,7 +735,7 @@ class _TrainSearch:
             is_must = mandatory >> t0 & 1
             step(
                 t0, t0, 1, banned | 1 << t0, hex_bit[t0], group_bit[t0], used0,
-                is_must, worth_ub[t0] if is_must else 0, banned, 0, bar.start(),
+                is_must, worth_ub[t0] if is_must else 0, banned, 0, bar.start(), scope.reach,
             )
             banned |= 1 << t0
 
