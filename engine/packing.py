@@ -127,7 +127,7 @@ class _Program:
     def relaxed(self) -> tuple[float, np.ndarray, list[int]]:
         """A bound on every packing, from the linear relaxation's row prices; for each
         item the most a packing that chooses it can be worth; and a packing: the best
-        of the items in the relaxation's central answer (a hundred or so).
+        of the items in the relaxation's answers (a few dozen, a hundred or so).
 
         With any prices y >= 0 on the rows, an item's reduced value is its value less
         the prices of its rows (times its counts); a packing is worth at most the priced
@@ -137,8 +137,9 @@ class _Program:
 
         The relaxation starts on each kind's best items; items whose reduced value is
         positive at its prices join it until none is left (the prices are then optimal
-        for all items). Solved again by :data:`CENTRAL_PRICES`, it gives a second set of
-        prices: each set bounds every packing, so an item takes the lesser of the two.
+        for all items). Unless the best packing of its answer's items proves itself the
+        best, it is solved again by :data:`CENTRAL_PRICES` for a second set of prices:
+        each set bounds every packing, so an item takes the lesser of the two.
         """
         in_program = self._starting_items()
         highs = _highs()
@@ -153,14 +154,24 @@ class _Program:
             joining = joining[np.argsort(-reduced[joining], kind="stable")[:JOINING_ITEMS]]
             self._add_columns(highs, joining)
             in_program = np.concatenate([in_program, joining])
+        most = bound + np.minimum(reduced, 0)
+        found = self._best_of(in_program[np.array(highs.getSolution().col_value) > 1e-6])
+        step = math.gcd(*self.values.astype(int).tolist())
+        if self.values[found].sum() + step > bound:
+            return bound, most, found  # no packing is worth more: nothing left to prune
         for option, value in CENTRAL_PRICES.items():
             highs.setOptionValue(option, value)
         _run(highs)
-        support = in_program[np.array(highs.getSolution().col_value) > 1e-6]
         central_bound, central_reduced = self._priced(highs)
-        most = np.minimum(bound + np.minimum(reduced, 0), central_bound + np.minimum(central_reduced, 0))
-        found = [int(support[i]) for i in self.integral(support)]
+        central = self._best_of(in_program[np.array(highs.getSolution().col_value) > 1e-6])
+        if self.values[central].sum() > self.values[found].sum():
+            found = central
+        most = np.minimum(most, central_bound + np.minimum(central_reduced, 0))
         return min(bound, central_bound), most, found
+
+    def _best_of(self, items: np.ndarray) -> list[int]:
+        """The best packing of ``items`` (positions among all items)."""
+        return [int(items[i]) for i in self.integral(items)]
 
     def _priced(self, highs: highspy._core._Highs) -> tuple[float, np.ndarray]:
         """The bound from the relaxation's row prices, and each item's reduced value."""
