@@ -468,15 +468,25 @@ def _dividend_needed(ctx: Context, state: GameState, rnd: OperatingRound, compan
 
 def _dividend_auto(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
     dividends.distribute(ctx, state, company, rnd.revenue, "withhold")
-    company.operated = True
+    _has_operated(ctx, company)
 
 
 def _dividend(ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> None:
     if not isinstance(action, Dividend):
         raise IllegalAction(f"{company.sym} must choose: payout, half or withhold")
     dividends.distribute(ctx, state, company, rnd.revenue, action.choice)
-    company.operated = True
+    _has_operated(ctx, company)
     _next_step(ctx, state, rnd)
+
+
+def _has_operated(ctx: Context, company: Company) -> None:
+    """8.9: with its earnings settled the company has operated (10: for the trainless
+    nationalizations). RN 7.8: on 18xx.games each train it owns has then run this
+    round, also one that found no route (:attr:`Rules.idle_trains_count_as_run`)."""
+    company.operated = True
+    if ctx.rules.idle_trains_count_as_run:
+        for train in company.trains:
+            train.operated = True
 
 
 # --- H: buying privates (8.12) --------------------------------------------------------

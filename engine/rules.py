@@ -128,6 +128,13 @@ class Rules:
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
 
+    idle_trains_count_as_run: bool = False
+    """RN 7.8 — once a company's earnings are settled (8.9), every train it owns counts
+    as run this operating round, also one that found no route; so a train the national
+    takes over later in the round (a company nationalized for its loan interest, 10.1E)
+    does not run for it. Rulebook 8.8: "If a company owns any trains, it operates them",
+    so the national runs each train it owns that has not run."""
+
     national_buys_into_phase_eight: bool = False
     """RN 7.12 — the RSR goes on buying the next train while its cash covers it, also
     after its own purchase has started phase 8. Rulebook 8.13: it ceases operation at

@@ -7,7 +7,7 @@ from dataclasses import fields
 
 import pytest
 
-from engine.actions import Dividend, LayTile, Pass, RunRoutes
+from engine.actions import Dividend, LayTile, Pass, RunBest, RunRoutes
 from engine.errors import IllegalAction, InvalidAction
 from engine.game import Game
 from engine.lay import _check_max_exits
@@ -212,3 +212,36 @@ def test_who_has_the_first_priority_deal(site: bool) -> None:
     firsts = {Game.new(players, seed, Rules.site() if site else Rules.rulebook()).state.priority
               for seed in range(12)}
     assert firsts == {0} if site else len(firsts) > 1
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_train_that_sat_idle_has_run_once_its_company_has_operated(site: bool) -> None:
+    """RN 7.8: on 18xx.games every train of a company whose earnings are settled has
+    run this round, also one with no route. In S4019's OR 7.2 SW has a 4-train and no
+    route; after its track pass it cannot pay its interest and is nationalized. With
+    the RSR's own 4-train taken away, the site skips the RSR's run and the merger round
+    begins (KB may convert); by the rulebook (8.8) the RSR runs SW's 4-train."""
+    rules = Rules.site().but(idle_trains_count_as_run=site)
+    game = replayed("1861-gen-P5-column-S4019", 716, rules)
+    state = game.state
+    rsr = state.companies["RSR"]
+    assert [t.id for t in rsr.trains] == ["4-2"] and [t.id for t in state.companies["SW"].trains] == ["4-3"]
+    state.depot.pool.append(rsr.trains.pop())
+    play(game, Pass("SW"))
+    assert state.companies["SW"].market is None and [t.id for t in rsr.trains] == ["4-3"]
+    if site:
+        assert state.round.kind == "Merger" and game.actor() == "KB"
+        return
+    assert state.round.kind == "Operating" and state.round.step == "routes" and game.actor() == "RSR"
+    play(game, RunBest("RSR"))
+    assert rsr.last_revenue > 0 and state.round.kind == "Merger"
+
+
+def test_by_the_rulebook_the_national_runs_a_train_taken_from_a_company_that_ran_none() -> None:
+    """8.8, 8.13: the RSR finds and runs its best routes itself, with SW's 4-train."""
+    game = replayed("1861-gen-P5-column-S4019", 716, Rules.rulebook())
+    state = game.state
+    rsr = state.companies["RSR"]
+    state.depot.pool.append(rsr.trains.pop())
+    play(game, Pass("SW"))
+    assert "RSR runs for 180: 4-3 E1-G5-H8-K7-M7" in state.log
