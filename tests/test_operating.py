@@ -12,6 +12,7 @@ from engine.actions import BuyTrain, Choose, Dividend, Pass, PlaceToken, RunBest
 from engine.dividends import distribute
 from engine.game import Game
 from engine.game_end import check_bank
+from engine.importer import convert
 from engine.legal import legal_actions
 from engine.loans import pay_interest, repay_loans
 from engine.nationalization import nationalize
@@ -201,6 +202,26 @@ def test_the_rsr_buys_on_with_the_cash_of_majors_its_purchase_nationalized() -> 
     play(game, Choose("MVR", "nationalize"))
     assert state.phase == "7"
     assert "7" in [t.name for t in rsr.trains]
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_major_trainless_at_two_phase_changes_of_one_turn_is_asked_once(site: bool) -> None:
+    """10: in 1861-29683's OR 5.1 an RSR given 6000 buys from phase 5 into 8 after its
+    run; GRR, its 4-train taken away, is trainless at the 6 and still at the 8: its
+    president chooses once (18xx.games makes the list anew at each phase change)."""
+    log, _ = shared_game("1861-29683")
+    game = replayed("1861-29683", 594, Rules.site() if site else Rules.rulebook())
+    state = game.state
+    grr = state.companies["GRR"]
+    four = next(t for t in grr.trains if t.name == "4")
+    grr.trains.remove(four)
+    state.depot.pool.append(four)
+    state.companies["RSR"].cash += 6000
+    state.bank -= 6000
+    game.apply(convert(state, next(a for a in log["actions"] if a["id"] == 595)))  # the RSR's run
+    assert state.phase == "8" and state.trainless_majors == ["GRR"]
+    play(game, Pass("GRR"))
+    assert state.trainless_majors == [] and game.actor() != "GRR"
 
 
 @pytest.mark.parametrize("site", [False, True])
