@@ -584,10 +584,17 @@ def _trains_needed(ctx: Context, state: GameState, rnd: OperatingRound, company:
     if len(company.trains) >= trains.train_limit(ctx, state, company):
         return False
     prices = [ctx.board.train(t.name).price for t in trains.bank_trains(ctx, state)]
-    others = any(
-        c.trains and not c.is_national and c.sym != company.sym for c in state.companies.values() if not c.closed
+    return (prices and company.cash >= min(prices)) or (_others_have_trains(ctx, state, company) and company.cash >= 1)
+
+
+def _others_have_trains(ctx: Context, state: GameState, company: Company) -> bool:
+    """8.11: another company has a train it might sell for 1 or more. The national never
+    sells; RN 7.2: 18xx.games asks all the same when only the national has trains."""
+    return any(
+        c.trains and c.sym != company.sym and (ctx.rules.pass_asked_without_choice or not c.is_national)
+        for c in state.companies.values()
+        if not c.closed
     )
-    return (prices and company.cash >= min(prices)) or (others and company.cash >= 1)
 
 
 def _trains_auto(ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:

@@ -7,7 +7,7 @@ from dataclasses import fields
 
 import pytest
 
-from engine.actions import Dividend, LayTile, Pass, RunBest, RunRoutes
+from engine.actions import BuyTrain, Dividend, LayTile, Pass, RunBest, RunRoutes
 from engine.errors import IllegalAction, InvalidAction
 from engine.game import Game
 from engine.game_setup import parse_setup
@@ -260,3 +260,26 @@ def test_by_the_rulebook_the_national_runs_a_train_taken_from_a_company_that_ran
     state.depot.pool.append(rsr.trains.pop())
     play(game, Pass("SW"))
     assert "RSR runs for 180: 4-3 E1-G5-H8-K7-M7" in state.log
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_company_is_asked_to_buy_a_train_when_only_the_national_has_trains_only_on_18xx_games(
+    site: bool,
+) -> None:
+    """RN 7.2: with 19 left after its 4-train (1861-29683, OR 3.2), NW could buy only from
+    another company; with every other train moved to the RSR, which never sells, the
+    rulebook passes NW's train step over, and 18xx.games still asks it to buy or pass."""
+    game = _at(380, Rules.site() if site else Rules.rulebook())
+    state = game.state
+    rsr = state.companies["RSR"]
+    for company in state.companies.values():
+        if company.sym not in ("NW", "RSR"):
+            rsr.trains.extend(company.trains)
+            company.trains = []
+    play(game, BuyTrain("NW", "4-1", 350))
+    assert state.companies["NW"].cash == 19
+    assert (game.actor() == "NW" and state.round.step == "trains") is site
+    if site:
+        refused(game, BuyTrain("NW", rsr.trains[0].id, 1), "does not sell")
+        play(game, Pass("NW"))
+        assert state.round.step == "private_end"
