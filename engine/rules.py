@@ -82,7 +82,8 @@ class Rules:
 
     pass_asked_without_choice: bool = False
     """RN 7.2 — a company is asked to lay track or place a token even when no lay or
-    token is legal or affordable, and its logs hold the player's pass. Rulebook 8.4:
+    token is legal or affordable, and to buy a train when the only other trains are the
+    national's (which never sells), and its logs hold the player's pass. Rulebook 8.4:
     a step with nothing to decide is passed over (and the log says why)."""
 
     national_token_on_gray_moscow: bool = False
