@@ -60,6 +60,7 @@ class OperatingRound(Round):
             _national_buys_on(ctx, state, self)
         elif trains.over_limit(ctx, state):
             trains.discard(ctx, state, action)
+            _national_buys_on(ctx, state, self)
         else:
             company = _company(state, self)
             if company is None or action.entity != company.sym:
@@ -222,9 +223,10 @@ def _next_step(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
 def _national_buys_on(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
     """8.13: the RSR buys as many trains as it can afford, so once the majors left
     trainless by its own purchase are decided (their cash may now be its), it goes on
-    (unless phase 8 has begun, :func:`trains.national_buys_trains`)."""
+    (unless phase 8 has begun, :func:`trains.national_buys_trains`). 8.11.1: only
+    once every effect of its last phase change is resolved, the discards too."""
     company = _company(state, rnd)
-    if state.trainless_majors or company is None or not company.is_national:
+    if state.trainless_majors or trains.over_limit(ctx, state) or company is None or not company.is_national:
         return
     if STEPS.index(rnd.current_step) > STEPS.index(STEP_NAMED["trains"]):
         trains.national_buys_trains(ctx, state)

@@ -336,7 +336,7 @@ class Dividends(Step):
 
     def automatic(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
         dividends.distribute(ctx, state, company, rnd.revenue, "withhold")
-        company.operated = True
+        _has_operated(ctx, company)
 
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
         return [Dividend(company.sym, c) for c in ("payout", "half", "withhold")]
@@ -345,8 +345,18 @@ class Dividends(Step):
         if not isinstance(action, Dividend):
             raise IllegalAction(f"{company.sym} must choose: payout, half or withhold")
         dividends.distribute(ctx, state, company, rnd.revenue, action.choice)
-        company.operated = True
+        _has_operated(ctx, company)
         return True
+
+
+def _has_operated(ctx: Context, company: Company) -> None:
+    """8.9: with its earnings settled the company has operated (10: for the trainless
+    nationalizations). RN 7.8: on 18xx.games each train it owns has then run this
+    round, also one that found no route (:attr:`Rules.idle_trains_count_as_run`)."""
+    company.operated = True
+    if ctx.rules.idle_trains_count_as_run:
+        for train in company.trains:
+            train.operated = True
 
 
 # --- F: loans (8.10) ------------------------------------------------------------------------
@@ -405,6 +415,16 @@ def _train_purchases(ctx: Context, state: GameState, company: Company) -> list[A
     return result
 
 
+def _others_have_trains(ctx: Context, state: GameState, company: Company) -> bool:
+    """8.11: another company has a train it might sell for 1 or more. The national never
+    sells; RN 7.2: 18xx.games asks all the same when only the national has trains."""
+    return any(
+        c.trains and c.sym != company.sym and (ctx.rules.pass_asked_without_choice or not c.is_national)
+        for c in state.companies.values()
+        if not c.closed
+    )
+
+
 class Trains(Step):
     """G: buy trains; a trainless company must buy one if it can, with loans (8.11.3);
     the national buys what it can afford (8.13)."""
@@ -422,10 +442,9 @@ class Trains(Step):
         if len(company.trains) >= trains.train_limit(ctx, state, company):
             return False
         prices = [ctx.board.train(t.name).price for t in trains.bank_trains(ctx, state)]
-        others = any(
-            c.trains and not c.is_national and c.sym != company.sym for c in state.companies.values() if not c.closed
-        )
-        return bool(prices and company.cash >= min(prices)) or (others and company.cash >= 1)
+        if prices and company.cash >= min(prices):
+            return True
+        return company.cash >= 1 and _others_have_trains(ctx, state, company)
 
     def automatic(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
         if company.is_national:

@@ -82,7 +82,8 @@ class Rules:
 
     pass_asked_without_choice: bool = False
     """RN 7.2 — a company is asked to lay track or place a token even when no lay or
-    token is legal or affordable, and its logs hold the player's pass. Rulebook 8.4:
+    token is legal or affordable, and to buy a train when the only other trains are the
+    national's (which never sells), and its logs hold the player's pass. Rulebook 8.4:
     a step with nothing to decide is passed over (and the log says why)."""
 
     national_token_on_gray_moscow: bool = False
@@ -127,6 +128,13 @@ class Rules:
     national_route_entered_by_player: bool = False
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
+
+    idle_trains_count_as_run: bool = False
+    """RN 7.8 — once a company's earnings are settled (8.9), every train it owns counts
+    as run this operating round, also one that found no route; so a train the national
+    takes over later in the round (a company nationalized for its loan interest, 10.1E)
+    does not run for it. Rulebook 8.8: "If a company owns any trains, it operates them",
+    so the national runs each train it owns that has not run."""
 
     national_buys_into_phase_eight: bool = False
     """RN 7.12 — the RSR goes on buying the next train while its cash covers it, also

@@ -340,7 +340,10 @@ EVENTS = {
 
 def _trainless_companies(ctx: Context, state: GameState) -> None:
     """Phases 4, 6, 8: trainless minors that have operated are nationalized; trainless
-    majors that have operated may be (their president chooses, 10)."""
+    majors that have operated may be (their president chooses, 10). The choices asked
+    are those of the majors trainless now, each once: one still open from an earlier
+    phase change of the same purchases (a rich RSR buying from phase 5 into 8) is not
+    asked twice."""
     minors = [
         s for s, c in state.companies.items()
         if c.is_minor and c.floated and not c.closed and c.operated and not c.trains
@@ -351,7 +354,7 @@ def _trainless_companies(ctx: Context, state: GameState) -> None:
         s for s, c in state.companies.items()
         if c.is_major and c.floated and c.operated and not c.trains
     ]
-    state.trainless_majors.extend(market.in_price_order(ctx, state, majors))
+    state.trainless_majors = market.in_price_order(ctx, state, majors)
 
 
 def _national_reserved_tokens(ctx: Context, state: GameState) -> None:

@@ -7,7 +7,7 @@ from dataclasses import fields
 
 import pytest
 
-from engine.actions import Dividend, LayTile, Pass, RunRoutes
+from engine.actions import BuyTrain, Dividend, LayTile, Pass, RunBest, RunRoutes
 from engine.errors import IllegalAction, InvalidAction
 from engine.game import Game
 from engine.game_setup import parse_setup
@@ -227,3 +227,59 @@ def test_who_has_the_first_priority_deal(site: bool) -> None:
     firsts = {Game.new(players, seed, Rules.site() if site else Rules.rulebook()).state.priority
               for seed in range(12)}
     assert firsts == {0} if site else len(firsts) > 1
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_train_that_sat_idle_has_run_once_its_company_has_operated(site: bool) -> None:
+    """RN 7.8: on 18xx.games every train of a company whose earnings are settled has
+    run this round, also one with no route. In S4019's OR 7.2 SW has a 4-train and no
+    route; after its track pass it cannot pay its interest and is nationalized. With
+    the RSR's own 4-train taken away, the site skips the RSR's run and the merger round
+    begins (KB may convert); by the rulebook (8.8) the RSR runs SW's 4-train."""
+    rules = Rules.site().but(idle_trains_count_as_run=site)
+    game = replayed("1861-gen-P5-column-S4019", 716, rules)
+    state = game.state
+    rsr = state.companies["RSR"]
+    assert [t.id for t in rsr.trains] == ["4-2"] and [t.id for t in state.companies["SW"].trains] == ["4-3"]
+    state.depot.pool.append(rsr.trains.pop())
+    play(game, Pass("SW"))
+    assert state.companies["SW"].market is None and [t.id for t in rsr.trains] == ["4-3"]
+    if site:
+        assert state.round.kind == "Merger" and game.actor() == "KB"
+        return
+    assert state.round.kind == "Operating" and state.round.step == "routes" and game.actor() == "RSR"
+    play(game, RunBest("RSR"))
+    assert rsr.last_revenue > 0 and state.round.kind == "Merger"
+
+
+def test_by_the_rulebook_the_national_runs_a_train_taken_from_a_company_that_ran_none() -> None:
+    """8.8, 8.13: the RSR finds and runs its best routes itself, with SW's 4-train."""
+    game = replayed("1861-gen-P5-column-S4019", 716, Rules.rulebook())
+    state = game.state
+    rsr = state.companies["RSR"]
+    state.depot.pool.append(rsr.trains.pop())
+    play(game, Pass("SW"))
+    assert "RSR runs for 180: 4-3 E1-G5-H8-K7-M7" in state.log
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_company_is_asked_to_buy_a_train_when_only_the_national_has_trains_only_on_18xx_games(
+    site: bool,
+) -> None:
+    """RN 7.2: with 19 left after its 4-train (1861-29683, OR 3.2), NW could buy only from
+    another company; with every other train moved to the RSR, which never sells, the
+    rulebook passes NW's train step over, and 18xx.games still asks it to buy or pass."""
+    game = _at(380, Rules.site() if site else Rules.rulebook())
+    state = game.state
+    rsr = state.companies["RSR"]
+    for company in state.companies.values():
+        if company.sym not in ("NW", "RSR"):
+            rsr.trains.extend(company.trains)
+            company.trains = []
+    play(game, BuyTrain("NW", "4-1", 350))
+    assert state.companies["NW"].cash == 19
+    assert (game.actor() == "NW" and state.round.step == "trains") is site
+    if site:
+        refused(game, BuyTrain("NW", rsr.trains[0].id, 1), "does not sell")
+        play(game, Pass("NW"))
+        assert state.round.step == "private_end"
