@@ -162,6 +162,13 @@ class Rules:
     """RN 4.3 (1867) — a major's home is preferred unconnected only if every city on
     its hex is unconnected. Rulebook 7.4: each city is judged by itself."""
 
+    major_home_only_in_empty_city: bool = False
+    """RN 4.3 — a major started in a stock round takes its home only in a city that holds
+    no token and no reservation. Rulebook 7.4: "a city spot that is unconnected" — a free
+    spot of an unconnected city, whoever else has a token there (8.7: not the last spot
+    a reservation needs); only 1867's fallback to a connected city asks for an
+    unoccupied one."""
+
     national_collects_private_income: bool = False
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in
     phase 6. Rulebook 8.13: the CN keeps no money."""

@@ -162,6 +162,32 @@ def test_a_city_whose_track_reaches_only_an_off_board_is_unconnected(site: bool)
 
 
 @pytest.mark.parametrize("site", [False, True])
+def test_a_major_may_start_beside_a_token_in_an_unconnected_city(site: bool) -> None:
+    """7.4: "a city spot that is unconnected", whoever else has a token there. S4013,
+    stock round 8: MKN's home Nizhnii Novgorod (K7) and Riga (B4) have a free spot and no
+    route to another city, so by the rulebook a new major may start there too. RN 4.3:
+    18xx.games offers only cities with no token."""
+    game = replayed("1861-gen-P4-grid-S4013", 739, (Rules.site if site else Rules.rulebook)(market="grid"))
+    homes = sorted(game.ctx.title.major_home_cities(game.ctx, game.state))
+    assert game.state.map.tokens[("K7", 0)][0] == "MKN"
+    expected = [("M19", 0), ("M7", 0), ("N10", 0)]
+    assert homes == (expected if site else sorted([*expected, ("B4", 0), ("K7", 0)]))
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_1867_offers_an_unconnected_city_with_a_token_before_a_connected_one(site: bool) -> None:
+    """7.4 (1867): a connected unoccupied city only "if no unconnected cities exist".
+    S5008, stock round 7, before C&O starts: BO's home Sudbury (D8) has a free spot and
+    no route to another city, and so has Montreal's third city: those two are offered.
+    RN 4.3: 18xx.games looks only at hexes with no token, finds none unconnected and
+    offers the connected ones (Peterborough, Kingston, Trois-Rivières)."""
+    game = replayed("1867-gen-P4-grid-S5008", 586, (Rules.site if site else Rules.rulebook)(market="grid"))
+    homes = sorted(game.ctx.title.major_home_cities(game.ctx, game.state))
+    assert game.state.map.tokens[("D8", 0)][0] == "BO"
+    assert homes == ([("G15", 0), ("I15", 0), ("M9", 0)] if site else [("D8", 0), ("L12", 2)])
+
+
+@pytest.mark.parametrize("site", [False, True])
 def test_1867_judges_each_city_of_a_hex_by_itself(site: bool) -> None:
     """7.4 (1867): "a city spot that is unconnected". S5006, stock round 7: Montreal's
     city 1 (L12) is unconnected, its other cities are not; by the rulebook it is
