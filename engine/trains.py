@@ -8,7 +8,7 @@ from .board import PhaseDef, TrainDef
 from .errors import IllegalAction
 from .game_end import end_after
 from .loans import borrow_for, borrowing_power
-from .nationalization import national, nationalize, nationalize_privates
+from .nationalization import national, nationalize, nationalize_privates, nationalize_privates_when_due
 from .options import LONG_GAME, SIX_TRAIN_END
 from .state import Company, Context, GameState, Train
 
@@ -248,11 +248,14 @@ def change_phase(ctx: Context, state: GameState, phase: str) -> None:
     _rust(ctx, state, phase)
     for event in events:
         state.events.add(event)
-        EVENTS[event](ctx, state)
+        if not _after_the_trainless(ctx, event):
+            EVENTS[event](ctx, state)
     if phase == LOCKS_OPEN_IN_PHASE:
         state.map.blocked_hexes.clear()
     if "trainless_nationalization" in events:
         _trainless_companies(ctx, state)
+    if not ctx.rules.privates_nationalized_before_trainless:
+        nationalize_privates_when_due(ctx, state)
     if phase == ctx.board.phases[-1].name:
         if not ctx.rules.plays(LONG_GAME) and not ctx.rules.plays(SIX_TRAIN_END):  # §14, §15.3
             ctx.title.final_phase_reached(ctx, state)
@@ -332,6 +335,12 @@ def _minors_cannot_start(ctx: Context, state: GameState) -> None:
 
 def _nationalize_companies(ctx: Context, state: GameState) -> None:
     nationalize_privates(ctx, state)
+
+
+def _after_the_trainless(ctx: Context, event: str) -> bool:
+    """11, phase 6: the privates are nationalized after the trainless companies (the
+    phase table's order); RN 7.9: on 18xx.games first, with the train's other events."""
+    return event == "nationalize_companies" and not ctx.rules.privates_nationalized_before_trainless
 
 
 def _minors_nationalized(ctx: Context, state: GameState) -> None:

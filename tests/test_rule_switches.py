@@ -7,7 +7,7 @@ from dataclasses import fields
 
 import pytest
 
-from engine.actions import Dividend, LayTile, Pass, RunRoutes
+from engine.actions import Choose, Dividend, LayTile, Pass, RunRoutes
 from engine.errors import IllegalAction, InvalidAction
 from engine.game import Game
 from engine.lay import _check_max_exits
@@ -238,3 +238,28 @@ def test_who_has_the_first_priority_deal(site: bool) -> None:
     firsts = {Game.new(players, seed, Rules.site() if site else Rules.rulebook()).state.priority
               for seed in range(12)}
     assert firsts == {0} if site else len(firsts) > 1
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_phase_six_nationalizes_the_trainless_before_the_privates(site: bool) -> None:
+    """11, phase 6: "3-Trains rust; Trainless Minor Companies ... are immediately
+    nationalized; Trainless Major Companies ... may be nationalized; Private Companies are
+    nationalized" (10: "if they have not done so already"). S4026: the RSR's 6-train
+    leaves MK (owning MYR), MKV and MVR trainless; MK nationalized takes MYR to the RSR
+    unpaid, and GRR is paid for TSR once the presidents have chosen. RN 7.9: 18xx.games
+    nationalizes the privates first, so MK's 60 for MYR goes to the RSR with MK."""
+    from engine.importer import convert
+
+    log, _ = shared_game("1861-gen-P2-column-S4026")
+    rules = Rules.site(market="column").but(privates_nationalized_before_trainless=site)
+    game = replayed("1861-gen-P2-column-S4026", 543, rules)
+    state = game.state
+    game.apply(convert(state, {a["id"]: a for a in log["actions"]}[544]))  # the RSR runs, buys a 6
+    assert state.phase == "6" and state.trainless_majors == ["MK", "MKV", "MVR"]
+    assert state.private_owner["MYR"] == ("RSR" if site else "MK")
+    assert state.private_owner["TSR"] == ("RSR" if site else "GRR")
+    mk_cash = state.companies["MK"].cash
+    play(game, Choose("MK", "nationalize"), Pass("MKV"), Choose("MVR", "nationalize"))
+    assert set(state.private_owner.values()) == {"RSR"}
+    assert state.companies["RSR"].cash == (250 if site else 190)
+    assert mk_cash == (378 if site else 318)
