@@ -53,14 +53,14 @@ class Setup:
     market: str = ""
     options: frozenset[str] = frozenset()
     site: bool = False
-    """Plays by 18xx.games' readings (:meth:`Rules.site`): an imported game."""
+    """Plays by 18xx.games' readings (:meth:`Rules.site`), as its page checks moves."""
 
     def rules(self) -> Rules:
         """The game's :class:`Rules` (the options checked against the title)."""
         market = self.market or load_board(self.title).default_market
         options = check_options(self.title, self.options)
         if self.site:
-            return Rules.site(market=market, options=options)
+            return Rules.site(market=market, options=options, live=True)
         return Rules.rulebook(market=market, options=options)
 
 

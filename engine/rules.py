@@ -197,10 +197,13 @@ class Rules:
         return cls(market=market, options=frozenset(options))
 
     @classmethod
-    def site(cls, *, market: str = "grid", options: Iterable[str] = ()) -> Rules:
+    def site(cls, *, market: str = "grid", options: Iterable[str] = (), live: bool = False) -> Rules:
         """The rules as 18xx.games applies them, for replaying its logs: every switch
-        on, and no option but those given."""
-        return cls(market=market, options=frozenset(options), **{name: True for name in SWITCHES})
+        on, and no option but those given. ``live``: for a game played here by the
+        site's rules (``new … site``), whose moves its page would check, so the
+        switches for what it skips only while loading a log stay off (RN 0.4)."""
+        on = [name for name in SWITCHES if not (live and name in LOG_LOADING_ONLY)]
+        return cls(market=market, options=frozenset(options), **{name: True for name in on})
 
     def plays(self, option: str) -> bool:
         """Whether the game plays the optional rule ``option`` (:mod:`engine.options`)."""
@@ -213,15 +216,22 @@ class Rules:
 
     @property
     def is_site(self) -> bool:
-        """Whether every 18xx.games switch is on (an imported game)."""
-        return len(self.switches_on) == len(SWITCHES)
+        """Whether the game plays by 18xx.games' readings: every switch on (an imported
+        game), or all but the log-loading ones (a live game, :meth:`site`)."""
+        return set(SWITCHES) - set(self.switches_on) <= LOG_LOADING_ONLY
+
+    @property
+    def is_live_site(self) -> bool:
+        """Whether the game plays by 18xx.games' readings as its page checks moves."""
+        return self.is_site and not any(getattr(self, name) for name in LOG_LOADING_ONLY)
 
     def to_dict(self) -> dict[str, Any]:
-        """The stored form: ``{"market", "options": [...], "site": true}``, or with the
-        switches named (``"switches": [...]``) when only some are on."""
+        """The stored form: ``{"market", "options": [...], "site": true}`` (or
+        ``"site": "live"``, :meth:`site`), or with the switches named
+        (``"switches": [...]``) when only some are on."""
         data: dict[str, Any] = {"market": self.market, "options": sorted(self.options)}
         if self.is_site:
-            data["site"] = True
+            data["site"] = "live" if self.is_live_site else True
         elif self.switches_on:
             data["switches"] = self.switches_on
         return data
@@ -243,8 +253,8 @@ class Rules:
         if not isinstance(switches, list) or not set(switches) <= set(SWITCHES):
             raise InvalidAction(f"unknown 18xx.games switches: {switches!r}")
         market = data.get("market", "grid")
-        if data.get("site") is True:
-            return cls.site(market=market, options=options)
+        if data.get("site") in (True, "live"):
+            return cls.site(market=market, options=options, live=data["site"] == "live")
         return cls(market=market, options=frozenset(options), **{name: True for name in switches})
 
     @classmethod
@@ -268,6 +278,10 @@ class Rules:
 
 SWITCHES = tuple(f.name for f in fields(Rules) if f.type == "bool")
 """The 18xx.games switches (every boolean field); the options are not among them."""
+
+LOG_LOADING_ONLY = frozenset({"lay_connection_unchecked"})
+"""The switches for checks 18xx.games skips only while it loads a log (RN 0.4): its
+page checks them when the move is made, so a live game by its rules keeps them."""
 
 STORED_KEYS = frozenset({"market", "options", "site", "switches"})
 """The keys of :meth:`Rules.to_dict`'s form."""

@@ -10,6 +10,7 @@ import pytest
 from engine.actions import Choose, Dividend, LayTile, Pass, RunRoutes
 from engine.errors import IllegalAction, InvalidAction
 from engine.game import Game
+from engine.game_setup import parse_setup
 from engine.lay import _check_max_exits
 from engine.replay import replay
 from engine.routes import best_routes, to_route
@@ -117,6 +118,20 @@ def test_a_lay_away_from_the_route_only_when_the_site_skips_the_check(site: bool
         assert game.state.map.tiles["M9"].tile == "3"
     else:
         refused(game, lay, "KR cannot reach M9")
+
+
+def test_a_live_game_by_the_site_rules_checks_lays_as_its_page_does() -> None:
+    """RN 0.4: 18xx.games skips the lay's connection only while it loads a log; its page
+    checks it when a player makes the move. `new 1861 site` plays live, so KR's lay in
+    M9 (S4011, OR 1.1), away from its route, is refused there too; the game still
+    plays, shows and stores as the site's rules."""
+    rules = parse_setup(["1861", "site", "grid"]).rules()
+    assert rules.is_site and rules.is_live_site and not rules.lay_connection_unchecked
+    assert Rules.from_dict(rules.to_dict()) == rules
+    assert rules.to_dict()["site"] == "live" and Rules.site().to_dict()["site"] is True
+    assert Rules.site().is_site and not Rules.site().is_live_site
+    game = replayed("1861-gen-P2-grid-S4011", 123, rules)
+    refused(game, LayTile("KR", hex="M9", tile="3", rotation=2), "KR cannot reach M9")
 
 
 @pytest.mark.parametrize("site", [False, True])

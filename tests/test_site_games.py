@@ -100,7 +100,7 @@ async def test_a_shared_game_imported_and_exported_again_gives_the_same_actions(
 
 
 async def test_a_site_game_typed_at_the_console_exports_a_log_that_replays_to_its_result(tmp_path: Path) -> None:
-    """Typed under the site's rules (`new 1867 site`: the first seat starts) to the end;
+    """Typed under the site's rules (`new 1867 site`: the first seat starts, lays checked as on its page) to the end;
     `export` writes the file and says where; `troika replay` replays it to the result."""
     log, _ = shared_game("1867-19792")
     names = [p["name"].replace(" ", "") for p in log["players"]]
@@ -110,7 +110,7 @@ async def test_a_site_game_typed_at_the_console_exports_a_log_that_replays_to_it
         console = Console(service, tmp_path / "pictures", out.append)
         await console.line(f"new 1867 site {' '.join(names)}")
         [record] = await store.list_games()
-        assert Rules.from_dict(record.options) == Rules.site(market="column")
+        assert Rules.from_dict(record.options) == Rules.site(market="column", live=True)
         renamed = {p["name"]: n for p, n in zip(log["players"], names, strict=True)}
         for number, (player, command) in enumerate(log_commands(log), 1):
             start = len(out)
