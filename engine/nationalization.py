@@ -29,11 +29,15 @@ def nationalize_privates(ctx: Context, state: GameState) -> None:
         state.log.append(f"{sym} is nationalized for {value}")
 
 
+PRIVATES_EVENT = "nationalize_companies"
+"""The first 6-train's event (the board data's name): the privates are nationalized."""
+
+
 def nationalize_privates_when_due(ctx: Context, state: GameState) -> None:
     """11, phase 6: "Private Companies are nationalized" once the trainless companies
     are (the majors' presidents have chosen); a private such a company owned is
     already the national's (10: "if they have not done so already")."""
-    if "nationalize_companies" in state.events and not state.trainless_majors:
+    if PRIVATES_EVENT in state.events and not state.trainless_majors:
         nationalize_privates(ctx, state)
 
 

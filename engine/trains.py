@@ -8,7 +8,13 @@ from .board import PhaseDef, TrainDef
 from .errors import IllegalAction
 from .game_end import end_after
 from .loans import borrow_for, borrowing_power
-from .nationalization import national, nationalize, nationalize_privates, nationalize_privates_when_due
+from .nationalization import (
+    PRIVATES_EVENT,
+    national,
+    nationalize,
+    nationalize_privates,
+    nationalize_privates_when_due,
+)
 from .options import LONG_GAME, SIX_TRAIN_END
 from .state import Company, Context, GameState, Train
 
@@ -277,7 +283,7 @@ EVENT_WORDS = {
     "trainless_nationalization": "trainless companies are nationalized (10)",
     "train_trade_allowed": "trains may be traded in (8.11)",
     "minors_cannot_start": "minors not yet started leave the game",
-    "nationalize_companies": "privates are nationalized",
+    PRIVATES_EVENT: "privates are nationalized",
     "minors_nationalized": "every minor is nationalized (10)",
 }
 """What each train event (11) does, as the phase change announces it."""
@@ -340,7 +346,7 @@ def _nationalize_companies(ctx: Context, state: GameState) -> None:
 def _after_the_trainless(ctx: Context, event: str) -> bool:
     """11, phase 6: the privates are nationalized after the trainless companies (the
     phase table's order); RN 7.9: on 18xx.games first, with the train's other events."""
-    return event == "nationalize_companies" and not ctx.rules.privates_nationalized_before_trainless
+    return event == PRIVATES_EVENT and not ctx.rules.privates_nationalized_before_trainless
 
 
 def _minors_nationalized(ctx: Context, state: GameState) -> None:
@@ -366,7 +372,7 @@ EVENTS = {
     "trainless_nationalization": _no_immediate_effect,
     "train_trade_allowed": _no_immediate_effect,
     "minors_cannot_start": _minors_cannot_start,
-    "nationalize_companies": _nationalize_companies,
+    PRIVATES_EVENT: _nationalize_companies,
     "minors_nationalized": _minors_nationalized,
 }
 
