@@ -29,6 +29,18 @@ def nationalize_privates(ctx: Context, state: GameState) -> None:
         state.log.append(f"{sym} is nationalized for {value}")
 
 
+PRIVATES_EVENT = "nationalize_companies"
+"""The first 6-train's event (the board data's name): the privates are nationalized."""
+
+
+def nationalize_privates_when_due(ctx: Context, state: GameState) -> None:
+    """11, phase 6: "Private Companies are nationalized" once the trainless companies
+    are (the majors' presidents have chosen); a private such a company owned is
+    already the national's (10: "if they have not done so already")."""
+    if PRIVATES_EVENT in state.events and not state.trainless_majors:
+        nationalize_privates(ctx, state)
+
+
 def _pay_owner(state: GameState, owner: str, private: str, value: int) -> None:
     if owner in state.companies:
         company = state.companies[owner]
@@ -52,6 +64,8 @@ def trainless_choice(ctx: Context, state: GameState, action: Action) -> None:
     state.trainless_majors.pop(0)
     if isinstance(action, Choose):
         nationalize(ctx, state, sym)
+    if not ctx.rules.privates_nationalized_before_trainless:
+        nationalize_privates_when_due(ctx, state)
 
 
 def nationalize(ctx: Context, state: GameState, sym: str) -> None:

@@ -170,6 +170,22 @@ class Rules:
     """RN 4.3 (1867) — a major's home is preferred unconnected only if every city on
     its hex is unconnected. Rulebook 7.4: each city is judged by itself."""
 
+    major_home_only_in_empty_city: bool = False
+    """RN 4.3 — a major started in a stock round takes its home only in a city that holds
+    no token and no reservation. Rulebook 7.4: "a city spot that is unconnected" — a free
+    spot of an unconnected city, whoever else has a token there (8.7: not the last spot
+    a reservation needs); only 1867's fallback to a connected city asks for an
+    unoccupied one."""
+
+    privates_nationalized_before_trainless: bool = False
+    """RN 7.9 — at the start of phase 6 the privates are nationalized (paying their owners
+    face value) before the trainless companies are, so a trainless company's private is
+    paid for and the money goes to the national with it. Rulebook 11, phase 6: "3-Trains
+    rust; Trainless Minor Companies ... are immediately nationalized; Trainless Major
+    Companies ... may be nationalized; Private Companies are nationalized" (10: "if they
+    have not done so already"), so a private a nationalized company owned goes to the
+    national unpaid."""
+
     national_collects_private_income: bool = False
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in
     phase 6. Rulebook 8.13: the CN keeps no money."""

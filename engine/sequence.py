@@ -43,17 +43,26 @@ def _next_round(ctx: Context, state: GameState, done: Round) -> None:
 def _after_operating_round(ctx: Context, state: GameState, number: int) -> None:
     """8.14: after the last company, the game may end (12.1); the national may export
     a train (8.13); then a merger round or the set goes on."""
-    game_end.check_bank(ctx, state)
-    if state.game_ends_after == (state.round_number, number):
-        end_game(ctx, state, state.game_end_trigger or "final_phase")
+    if _game_ends_after(ctx, state, number):
         return
     if ctx.title.national_exports(ctx, state, number):
         trains.export_train(ctx, state)
-        game_end.check_bank(ctx, state)
+        if _game_ends_after(ctx, state, number):
+            return  # 12.1: the export's phase change broke the bank at the end of this round
     if ctx.title.merger_round_follows(ctx, state):
         merger.start(ctx, state, number)
     else:
         _go_on_in_set(ctx, state, number)
+
+
+def _game_ends_after(ctx: Context, state: GameState, number: int) -> bool:
+    """12.1: end the game if it ends after this operating round (the bank may just have
+    broken); True if it has ended."""
+    game_end.check_bank(ctx, state)
+    if state.game_ends_after != (state.round_number, number):
+        return False
+    end_game(ctx, state, state.game_end_trigger or "final_phase")
+    return True
 
 
 def _go_on_in_set(ctx: Context, state: GameState, number: int) -> None:

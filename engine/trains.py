@@ -7,7 +7,13 @@ from .actions import Action, DiscardTrain
 from .board import PhaseDef, TrainDef
 from .errors import IllegalAction
 from .loans import borrow_for, borrowing_power
-from .nationalization import national, nationalize, nationalize_privates
+from .nationalization import (
+    PRIVATES_EVENT,
+    national,
+    nationalize,
+    nationalize_privates,
+    nationalize_privates_when_due,
+)
 from .state import Company, Context, GameState, Train
 
 
@@ -225,11 +231,14 @@ def change_phase(ctx: Context, state: GameState, phase: str) -> None:
     _rust(ctx, state, phase)
     for event in events:
         state.events.add(event)
-        EVENTS[event](ctx, state)
+        if not _after_the_trainless(ctx, event):
+            EVENTS[event](ctx, state)
     if phase == LOCKS_OPEN_IN_PHASE:
         state.map.blocked_hexes.clear()
     if "trainless_nationalization" in events:
         _trainless_companies(ctx, state)
+    if not ctx.rules.privates_nationalized_before_trainless:
+        nationalize_privates_when_due(ctx, state)
     if phase == ctx.board.phases[-1].name:
         ctx.title.last_phase_began(ctx, state)
         if not ctx.rules.national_token_on_gray_moscow:
@@ -250,7 +259,7 @@ EVENT_WORDS = {
     "trainless_nationalization": "trainless companies are nationalized (10)",
     "train_trade_allowed": "trains may be traded in (8.11)",
     "minors_cannot_start": "minors not yet started leave the game",
-    "nationalize_companies": "privates are nationalized",
+    PRIVATES_EVENT: "privates are nationalized",
     "minors_nationalized": "every minor is nationalized (10)",
 }
 """What each train event (11) does, as the phase change announces it."""
@@ -310,6 +319,12 @@ def _nationalize_companies(ctx: Context, state: GameState) -> None:
     nationalize_privates(ctx, state)
 
 
+def _after_the_trainless(ctx: Context, event: str) -> bool:
+    """11, phase 6: the privates are nationalized after the trainless companies (the
+    phase table's order); RN 7.9: on 18xx.games first, with the train's other events."""
+    return event == PRIVATES_EVENT and not ctx.rules.privates_nationalized_before_trainless
+
+
 def _minors_nationalized(ctx: Context, state: GameState) -> None:
     """Phase 8: every minor is nationalized, in stock price order (10)."""
     minors = [s for s in ctx.board.minors() if state.companies[s].floated and not state.companies[s].closed]
@@ -333,7 +348,7 @@ EVENTS = {
     "trainless_nationalization": _no_immediate_effect,
     "train_trade_allowed": _no_immediate_effect,
     "minors_cannot_start": _minors_cannot_start,
-    "nationalize_companies": _nationalize_companies,
+    PRIVATES_EVENT: _nationalize_companies,
     "minors_nationalized": _minors_nationalized,
 }
 
