@@ -16,7 +16,10 @@ import copy
 import gzip
 import json
 import os
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -61,6 +64,7 @@ def run_bench(shared: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         figures = {
             "replay": {stem: _replay(log, _trace(path)) for (stem, log), path in zip(logs.items(), paths)},
+            "replay_process": _replay_process(paths[0]),
             "routes": {stem: _routes(log) for stem, log in logs.items()},
             "routes_national": _national(finished, shared),
             "selfplay_s_per_game": {title: _selfplay(title) for title in ("1861", "1867")},
@@ -122,6 +126,23 @@ def _replay(log: dict[str, Any], trace: list[dict[str, Any]] | None) -> dict[str
     }
 
 
+REPLAY_RUNS = 5
+"""Times the whole ``troika replay`` process runs for its figure (the median counts)."""
+
+
+def _replay_process(path: Path) -> dict[str, Any]:
+    """CPU seconds of a whole ``troika replay`` process on the game at ``path``: the
+    interpreter's start, the imports, reading the log and the replay (the median of
+    :data:`REPLAY_RUNS` runs, user and system time, as ``/usr/bin/time`` counts it)."""
+    times = []
+    for _ in range(REPLAY_RUNS):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-m", "bot.cli", "replay", str(path)], check=True, capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return {"game": path.stem, "cpu_s": round(statistics.median(times), 3), "runs": REPLAY_RUNS}
+
+
 def _routes(log: dict[str, Any]) -> dict[str, Any]:
     summary = check_logged_routes(log)
     return {k: summary[k] for k in ("checked", "better", "equal", "worse", "max_ms", "p95_ms")}
@@ -132,9 +153,15 @@ NATIONAL_TRAINS = (("4", "4", "5", "5"), ("4", "4", "4", "5", "5", "6", "6"))
 route searches a national railway can meet (it runs in phases 4 to 7)."""
 
 
-WORST_NATIONAL = ("generated/1861-gen-P4-column-S4018.json.gz", "7", ("4", "5", "5", "6", "7"))
-"""The slowest national run met in play: of every RSR run in the shared 1861 games and in
-self-play, the one whose best routes took longest to find (game, phase, trains)."""
+WORST_NATIONALS = (
+    ("generated/1861-gen-P6-column-S4010.json.gz", 1168),
+    ("generated/1861-gen-P4-column-S4018.json.gz", 767),
+)
+"""The slowest national runs met in play (game, the logged run's action id): of every
+RSR run in the shared 1861 games and in self-play, the one whose best routes take
+longest to find (S4010: phase 7, trains 4, 6, 7, by the search over trains), and the
+one that took longest before the integer program's hex-border rows (S4018: phase 7,
+trains 4, 5, 5, 6, 7)."""
 
 
 def _national(game: Game, shared: Path) -> dict[str, Any]:
@@ -144,35 +171,36 @@ def _national(game: Game, shared: Path) -> dict[str, Any]:
     for names in NATIONAL_TRAINS:
         rsr.trains = [Train(f"{name}-{i}", name) for i, name in enumerate(names)]
         figures[",".join(names)] = _timed_national(game.ctx, state, rsr)
-    path, phase, trains = WORST_NATIONAL
-    worst = _national_run(shared / "games" / path, phase, trains)
-    figures[f"worst: {Path(path).name.split('.')[0]} phase {phase} {','.join(trains)}"] = _timed_national(*worst)
+    for path, action_id in WORST_NATIONALS:
+        ctx, worst, company = _national_run(shared / "games" / path, action_id)
+        trains = ",".join(sorted(t.name for t in company.trains))
+        name = f"worst: {Path(path).name.split('.')[0]} phase {worst.phase} {trains}"
+        figures[name] = _timed_national(ctx, worst, company)
     return figures
 
 
 def _timed_national(ctx: Context, state: GameState, company: Company) -> dict[str, Any]:
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     revenue = sum(r.revenue for r in best_routes(ctx, state, company, remember=False))
-    return {"ms": round((time.perf_counter() - started) * 1000, 1), "revenue": revenue}
+    return {
+        "ms": round((time.perf_counter() - started) * 1000, 1),
+        "cpu_ms": round((time.process_time() - cpu) * 1000, 1),
+        "revenue": revenue,
+    }
 
 
-def _national_run(path: Path, phase: str, trains: tuple[str, ...]) -> tuple[Context, GameState, Company]:
-    """The position of a logged game just before its national railway first runs these
-    trains in this phase."""
+def _national_run(path: Path, action_id: int) -> tuple[Context, GameState, Company]:
+    """The position of a logged game just before its national railway's run at
+    ``action_id``."""
     log = json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes())
-    found: list[tuple[Context, GameState, Company]] = []
-
-    def before(game: Game, action: Action) -> None:
-        company = game.state.companies.get(action.entity)
-        if (not found and isinstance(action, RunRoutes) and company is not None and company.is_national
-                and game.state.phase == phase and sorted(t.name for t in company.trains) == sorted(trains)):
-            state = game.state.copy()
-            found.append((game.ctx, state, state.companies[action.entity]))
-
-    replay(log, None, before=before)
-    if not found:
-        raise FileNotFoundError(f"{path} has no national run in phase {phase} with trains {','.join(trains)}")
-    return found[0]
+    game, logged = read_log(log)
+    for entry in logged:
+        for action in actions_of(lambda: game.state, entry):
+            company = game.state.companies.get(action.entity)
+            if entry.id == action_id and isinstance(action, RunRoutes) and company and company.is_national:
+                return game.ctx, game.state, company
+            game.apply(action, check=False)
+    raise FileNotFoundError(f"{path} has no national run at action {action_id}")
 
 
 def _selfplay(title: str) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -565,8 +566,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+GC_THRESHOLD = 10_000
+"""Objects allocated between garbage collections (Python's default is 700): the engine
+allocates much and keeps most of it, so collecting often only walks the same objects."""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``troika`` console script."""
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

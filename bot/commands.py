@@ -1,6 +1,8 @@
 """Commands as 18xx players type them: the verbs, and the bot's side of reading them.
 
-``split`` reads the verb; ``parse_action`` hands an action command to the engine's
+:data:`VERBS` is the one table of commands: each verb declared once, with its words,
+other names, reader, handler, button and slash options; the service, the Discord cog,
+the console and `help` all read it. ``split`` reads the verb; ``parse_action`` hands an action command to the engine's
 notation (:mod:`engine.notation`), which reads it against the game as it is now, and
 turns what the engine cannot read into a :class:`Refusal`. Nothing here decides
 legality: the engine does, when the action is applied.
@@ -103,11 +105,11 @@ class Verb:
     typist: str = "decider"
 
 
-def _move(name: str, usage: str, summary: str, words: int | None, *, menu: bool = True,
-          required: bool = True, **more: Any) -> Verb:
-    """An action verb: read by the engine's notation, its argument offered from the candidate moves."""
-    default = more.pop("default", "")
-    options = more.pop("options", what(menu=menu, required=required, default=default) if words != 0 else ())
+def _move(name: str, usage: str, summary: str, words: int | None, *, required: bool = True, default: str = "",
+          **more: Any) -> Verb:
+    """An action verb: read by the engine's notation, its argument (if it takes one)
+    offered from the candidate moves."""
+    options = more.pop("options", what(menu=True, required=required, default=default) if words != 0 else ())
     return Verb(name, usage, summary, "action", words=words, options=options, **more)
 
 
@@ -212,7 +214,9 @@ BUTTONS = tuple(verb.name for verb in VERBS.values() if verb.button)
 MAX_COMMAND = 300
 """Characters in a command; more is a paste gone wrong."""
 
-DIVIDENDS = {"payout": "payout", "full": "payout", "pay": "payout", "half": "half", "withhold": "withhold"}
+DIVIDENDS = {word: verb.name for verb in VERBS.values() if verb.name in ("payout", "half", "withhold")
+             for word in (verb.name, *verb.aliases)}
+"""The words ``dividend KIND`` reads (``dividend pay``)."""
 
 
 def split(text: str) -> tuple[str, str]:

@@ -110,9 +110,9 @@ class Console:
             return account, " ".join(command)
         if verb in ("replace", "seat"):
             raise Refusal("On the console everyone shares the keyboard: `as NAME ...` types for a player.")
-        command = " ".join(words)
-        verb, _ = split(command)  # the table's verb, its other names read
-        return await self.service.typing_account(CHANNEL, verb) or NOBODY, command
+        typed = " ".join(words)
+        verb, _ = split(typed)  # the table's verb, its other names read
+        return await self.service.typing_account(CHANNEL, verb) or NOBODY, typed
 
     async def _import(self, path: str) -> Reply:
         """``import PATH``: an 18xx.games log from a file, every seat at this keyboard."""

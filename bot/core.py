@@ -148,6 +148,7 @@ class Core:
         return ledger
 
     def lock(self, channel_id: str) -> asyncio.Lock:
+        """The channel's lock: one command at a time per channel in this process."""
         return self._locks.setdefault(channel_id, asyncio.Lock())
 
     async def channel_game(self, channel_id: str, *, finished: bool = False) -> GameRecord:
@@ -166,6 +167,7 @@ class Core:
 
     @staticmethod
     def seat(record: GameRecord, account: Account) -> Seat:
+        """The account's seat in the game; refused if it has none."""
         seat = next((s for s in record.seats if s.discord_user_id == account.id), None)
         if seat is None:
             raise NotAllowed(f"You have no seat in game {record.id} (seated: "
@@ -174,6 +176,7 @@ class Core:
 
     @staticmethod
     def commissioner(record: GameRecord, account: Account) -> Seat:
+        """The account's seat if it is the commissioner's; refused otherwise."""
         seat = next((s for s in record.seats if s.discord_user_id == account.id and s.commissioner), None)
         if seat is None:
             name = next((s.display_name for s in record.seats if s.commissioner), "")
@@ -182,19 +185,20 @@ class Core:
 
     @staticmethod
     def check_paused(ledger: Ledger) -> None:
+        """Refuse a change to a paused game."""
         if ledger.paused is not None:
             reason = f" ({ledger.paused})" if ledger.paused else ""
             raise Refusal(f"The game is paused{reason}; the commissioner can `resume` it.")
 
-    @staticmethod
-    def check_open(game: Game, ledger: Ledger) -> None:
+    @classmethod
+    def check_open(cls, game: Game, ledger: Ledger) -> None:
+        """Refuse a move in a game that is over or paused."""
         if game.state.finished:
             raise Refusal("The game is over.")
-        if ledger.paused is not None:
-            reason = f" ({ledger.paused})" if ledger.paused else ""
-            raise Refusal(f"The game is paused{reason}; the commissioner can `resume` it.")
+        cls.check_paused(ledger)
 
     def owns(self, record: GameRecord) -> bool:
+        """Whether the game is this process's shard's."""
         return self.shard is None or self.shard.owns(record.guild_id)
 
 

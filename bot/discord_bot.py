@@ -1,6 +1,7 @@
 """Troika on Discord: a thin cog over :class:`bot.service.TroikaService`.
 
-Every command is hybrid (``!bid TSR 25``, ``@Troika bid TSR 25`` or ``/bid TSR 25``)
+Every command is hybrid (``!bid TSR 25``, ``@Troika bid TSR 25`` or ``/bid TSR 25``),
+one generated per verb of the table (:data:`bot.commands.VERBS`, :func:`verb_command`),
 and passes its text to the service; argument menus of slash commands are filled from
 the engine's candidate actions. Posts leave through the store's outbox, each sent
 with its outbox id as the message nonce so a retry after a crash is not duplicated;
@@ -367,7 +368,7 @@ async def suggest_options(interaction: discord.Interaction, current: str) -> lis
     return [app_commands.Choice(name=t[:100], value=t[:100]) for t in texts[:25]]
 
 
-MENUS: dict[str, Callable[[discord.Interaction, str], Awaitable[list[app_commands.Choice[str]]]]] = {
+MENUS: dict[str, Callable[[discord.Interaction, str], Coroutine[Any, Any, list[app_commands.Choice[str]]]]] = {
     "actions": suggest, "players": suggest_player, "options": suggest_options,
 }
 """Where an option's suggestions come from (:class:`bot.commands.Option` ``menu``)."""
@@ -390,13 +391,14 @@ def verb_callback(verb: Verb) -> Callable[..., Coroutine[Any, Any, None]]:
         parameters.append(f"{option.name}: types[{option.kind!r}]{default}")
         names.append(option.name)
     source = (f"async def {verb.name}_(cog, ctx, {', '.join(parameters)}):\n"
-              f"    await cog.carry_out(ctx, verb, [{', '.join(names)}])\n")
+              f"    await cog.carry_out(ctx, verb, {{{', '.join(f'{n!r}: {n}' for n in names)}}})\n")
     defaults = {o.name: TYPES[o.kind](o.default) for o in verb.options if not o.required}
     namespace: dict[str, Any] = {"__name__": __name__, "verb": verb, "types": TYPES, "defaults": defaults}
-    exec(source, namespace)  # a signature made from data, as dataclasses makes __init__
+    code = compile(source, f"<the {verb.name} command>", "exec", dont_inherit=True)  # annotations as types
+    exec(code, namespace)  # a signature made from data, as dataclasses makes __init__
     callback = namespace[f"{verb.name}_"]
     callback.__qualname__ = f"GameCog.{verb.name}"  # discord.py passes the cog to a command named in its class
-    return callback  # type: ignore[no-any-return]
+    return callback
 
 
 def verb_command(verb: Verb) -> commands.HybridCommand[Any, ..., None]:
@@ -425,7 +427,7 @@ VerbCommands = verb_commands(VERBS)
 """Every verb's command, generated from the table, for :class:`GameCog` to collect."""
 
 
-class GameCog(VerbCommands, commands.Cog, name="Game"):
+class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,valid-type]
     """Set-up, moves, turns, information and the commissioner's commands: one per verb
     of the table (:data:`bot.commands.VERBS`), each carried out by :meth:`carry_out`."""
 
@@ -579,19 +581,19 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):
 
     # --- the commands ------------------------------------------------------------------
 
-    async def carry_out(self, ctx: commands.Context[Any], verb: Verb, values: list[Any]) -> None:
-        """A verb's command, for the service: as typed (a prefix command), or its slash
-        options written back as the command's text; an attached file (`import`) and a
-        member (`replace`, `seat`) are no text and go to the service's own calls for them."""
-        kinds = [option.kind for option in verb.options]
-        if "file" in kinds:
-            await self.import_file(ctx, values[kinds.index("file")])
-        elif "member" in kinds:
-            await self.replace_member(ctx, values[0], values[kinds.index("member")])
+    async def carry_out(self, ctx: commands.Context[Any], verb: Verb, values: dict[str, Any]) -> None:
+        """A verb's command (``values``: its options by name), for the service: as typed
+        (a prefix command), or its slash options written back as the command's text; an
+        attached file (`import`) and a member (`replace`, `seat`) are no text and go to the
+        service's own calls for them."""
+        if "log" in values:
+            await self.import_file(ctx, values["log"])
+        elif "member" in values:
+            await self.replace_member(ctx, values["player"], values["member"])
         elif ctx.interaction is None:  # typed: the service reads the words as written (`!pass KP`, `!log page 2`)
             await self.play(ctx, ctx.message.content[len(ctx.prefix or ""):])
         else:
-            await self.play(ctx, " ".join(str(v) for v in [verb.name, *values] if str(v)))
+            await self.play(ctx, " ".join(str(v) for v in [verb.name, *values.values()] if str(v)))
 
     async def import_file(self, ctx: commands.Context[Any], log: discord.Attachment) -> None:
         """The game's JSON exported from 18xx.games, attached (checked before it is read)."""

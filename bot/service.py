@@ -19,7 +19,7 @@ The work is split by feature, each a module over one shared :class:`bot.core.Cor
 set-up (:mod:`bot.setting_up`), turns (:mod:`bot.turns`), the commissioner
 (:mod:`bot.commissioner`), information (:mod:`bot.information`) and delivery
 (:mod:`bot.delivery`). :class:`TroikaService` is their face: it reads a command's verb
-and hands it to the feature that carries it out.
+and hands it to the handler the verb table names (:data:`bot.commands.VERBS`).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ __all__ = [
     "MAX_PLAYERS", "TITLES", "Account", "Post", "Reply", "Status", "TroikaService", "game_choice",
     "option_suggestions", "setup_words",
 ]
+
 
 class TroikaService:
     """Commands in, stored events and outbox posts out. One per process."""

@@ -8,7 +8,7 @@ from typing import ClassVar
 from .actions import Action, Bid, Pass
 from .errors import IllegalAction
 from .options import LEFT_OF_AUCTIONEER
-from .rounds import Round, RoundKind, TurnView
+from .rounds import Round, TurnView
 from .state import Context, GameState
 
 BID_STEP = 5
@@ -18,7 +18,8 @@ BID_STEP = 5
 class AuctionRound(Round):
     """Auction of the privates, one at a time in ascending face value."""
 
-    kind: ClassVar[RoundKind] = "Auction"
+    kind: ClassVar[str] = "Auction"
+    bids_up_to_cash: ClassVar[bool] = True
     private: str = ""
     opener: int = 0  # seat of the player who had the first opportunity
     minimum: int = 0  # current minimum opening bid

@@ -83,23 +83,34 @@ class TrackGraph:
         defs: list[Node] = []
         ends: list[TrackEnd] = []
         end_ids: dict[TrackEnd, int] = {}
-        hex_paths: dict[str, list[tuple[_Key, _Key]]] = {}
+        node_exits: list[list[int]] = []
+        onward_ends: list[list[int]] = []
+        onward_nodes: list[list[int]] = []
+        links: list[tuple[str, int, int]] = []  # node-to-node paths: their bits follow the borders'
         for hex_id, (tile, rotation) in layout.items():
             first_node, first_end = len(nodes), len(ends)
             for i, node in enumerate(tile.nodes):
                 nodes.append((hex_id, i))
                 defs.append(node)
+                node_exits.append([])
             edges, numbered = tile.numbered_paths(rotation)
             for edge in edges:  # a hex's edge ends are its own: numbered in a run
                 end_ids[(hex_id, edge)] = len(ends)
                 ends.append((hex_id, edge))
-            hex_paths[hex_id] = [
-                (
-                    (a_node, a + (first_node if a_node else first_end)),
-                    (b_node, b + (first_node if b_node else first_end)),
-                )
-                for (a_node, a), (b_node, b) in numbered
-            ]
+                onward_ends.append([])
+                onward_nodes.append([])
+            for (a_is_node, a), (b_is_node, b) in numbered:
+                if a_is_node and b_is_node:
+                    links.append((hex_id, a + first_node, b + first_node))
+                elif a_is_node:
+                    node_exits[a + first_node].append(b + first_end)
+                    onward_nodes[b + first_end].append(a + first_node)
+                elif b_is_node:
+                    node_exits[b + first_node].append(a + first_end)
+                    onward_nodes[a + first_end].append(b + first_node)
+                else:
+                    onward_ends[a + first_end].append(b + first_end)
+                    onward_ends[b + first_end].append(a + first_end)
         self.nodes: tuple[NodeRef, ...] = tuple(nodes)
         self.node_ids: dict[NodeRef, int] = {ref: i for i, ref in enumerate(nodes)}
         self.defs: tuple[Node, ...] = tuple(defs)
@@ -107,26 +118,12 @@ class TrackGraph:
         self.end_ids: dict[TrackEnd, int] = end_ids
         bit_hexes: list[tuple[str, str]] = []
         self.crossing: tuple[tuple[int, int] | None, ...] = _crossings(board, ends, end_ids, bit_hexes)
-        node_exits: list[list[int]] = [[] for _ in nodes]
         node_links: list[list[tuple[int, int]]] = [[] for _ in nodes]
-        onward_ends: list[list[int]] = [[] for _ in ends]
-        onward_nodes: list[list[int]] = [[] for _ in ends]
-        for hex_id, paths in hex_paths.items():
-            for (a_is_node, a), (b_is_node, b) in paths:
-                if a_is_node and b_is_node:
-                    bit = 1 << len(bit_hexes)
-                    bit_hexes.append((hex_id, hex_id))
-                    node_links[a].append((bit, b))
-                    node_links[b].append((bit, a))
-                elif a_is_node:
-                    node_exits[a].append(b)
-                    onward_nodes[b].append(a)
-                elif b_is_node:
-                    node_exits[b].append(a)
-                    onward_nodes[a].append(b)
-                else:
-                    onward_ends[a].append(b)
-                    onward_ends[b].append(a)
+        for hex_id, a, b in links:
+            bit = 1 << len(bit_hexes)
+            bit_hexes.append((hex_id, hex_id))
+            node_links[a].append((bit, b))
+            node_links[b].append((bit, a))
         self.node_exits: tuple[tuple[int, ...], ...] = tuple(map(tuple, node_exits))
         self.node_links: tuple[tuple[tuple[int, int], ...], ...] = tuple(map(tuple, node_links))
         self.onward_ends: tuple[tuple[int, ...], ...] = tuple(map(tuple, onward_ends))
@@ -156,9 +153,6 @@ class TrackGraph:
                     index.setdefault(seg.hexes[::-1], []).append(i)
             self._along = index
         return self._along.get(hexes, [])
-
-
-_Key = tuple[bool, int]  # (is a node, node id or end id)
 
 
 def _crossings(

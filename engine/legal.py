@@ -10,11 +10,15 @@ them into command words.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .actions import Action, Choose, LayTile, Pass
-from .game import Game
 from .lay import possible_lays
 from .operating import OperatingRound
-from .state import Company
+
+if TYPE_CHECKING:
+    from .game import Game
+    from .state import Company
 
 
 def legal_actions(game: Game) -> list[Action]:

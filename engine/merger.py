@@ -11,7 +11,7 @@ from .actions import Action, BuyShare, Convert, DiscardTrain, Merge, Pass, Remov
 from .board import MarketCell
 from .errors import IllegalAction
 from .nationalization import trainless_choice
-from .rounds import Round, RoundKind, TurnView
+from .rounds import Round, TurnView
 from .state import Company, Context, GameState, StationToken
 from .tokens import remove_token
 
@@ -25,7 +25,7 @@ TOKENS_KEPT_ON_MAP = 2
 
 @dataclass
 class MergerRound(Round):
-    kind: ClassVar[RoundKind] = "Merger"
+    kind: ClassVar[str] = "Merger"
     after_or: int = 1
     order: list[str] = field(default_factory=list)  # minors in price order at the start
     index: int = 0

@@ -6,7 +6,7 @@ from . import market
 from .actions import Action, Choose, Pass
 from .errors import IllegalAction
 from .loans import repay_loans
-from .options import NO_FLOOR, RSR_EXPORTS
+from .options import NO_FLOOR
 from .setup import new_company
 from .state import Company, Context, GameState
 
@@ -27,6 +27,18 @@ def nationalize_privates(ctx: Context, state: GameState) -> None:
         state.private_owner[sym] = nat.sym
         nat.privates.append(sym)
         state.log.append(f"{sym} is nationalized for {value}")
+
+
+PRIVATES_EVENT = "nationalize_companies"
+"""The first 6-train's event (the board data's name): the privates are nationalized."""
+
+
+def nationalize_privates_when_due(ctx: Context, state: GameState) -> None:
+    """11, phase 6: "Private Companies are nationalized" once the trainless companies
+    are (the majors' presidents have chosen); a private such a company owned is
+    already the national's (10: "if they have not done so already")."""
+    if PRIVATES_EVENT in state.events and not state.trainless_majors:
+        nationalize_privates(ctx, state)
 
 
 def _pay_owner(state: GameState, owner: str, private: str, value: int) -> None:
@@ -52,6 +64,8 @@ def trainless_choice(ctx: Context, state: GameState, action: Action) -> None:
     state.trainless_majors.pop(0)
     if isinstance(action, Choose):
         nationalize(ctx, state, sym)
+    if not ctx.rules.privates_nationalized_before_trainless:
+        nationalize_privates_when_due(ctx, state)
 
 
 def nationalize(ctx: Context, state: GameState, sym: str) -> None:
@@ -84,7 +98,7 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
 def _national_without_treasury(ctx: Context, state: GameState, nat: Company) -> None:
     """§15.2: a national with no treasury takes the trains and tokens only; the company's
     cash goes to the bank."""
-    if nat.cash and ctx.rules.plays(RSR_EXPORTS):
+    if nat.cash and not ctx.title.national_keeps_money(ctx):
         state.bank += nat.cash
         state.log.append(f"{nat.sym} has no treasury: {nat.cash} goes to the bank (§15.2)")
         nat.cash = 0

@@ -626,7 +626,7 @@ def _hint(game: Game, key: str, actions: list[Action]) -> str:
     if isinstance(first, Bid):
         if key == "auction":
             return "auction " + "|".join(a.target for a in actions) + f" {first.price}+"  # type: ignore[attr-defined]
-        if game.round_name in ("Auction", "Bundles"):  # a private or a bundle: up to all the bidder's cash (5.1)
+        if not game.state.finished and game.round.bids_up_to_cash:  # a private or a bundle (5.1, 15.1)
             cash = game.state.player(first.entity).cash
             return f"bid {first.target} {first.price}..{cash - cash % 5}"
         return f"bid {first.target} {first.price}+"

@@ -12,15 +12,14 @@ from .actions import Action, BuyPrivate, DiscardTrain
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .operating_steps import STEP_NAMED, STEPS, Step, buy_private
-from .options import RSR_EXPORTS
-from .rounds import Round, RoundKind, TurnView
+from .rounds import Round, TurnView
 from .state import Company, Context, GameState
 from .tokens import home_city, put_token
 
 
 @dataclass
 class OperatingRound(Round):
-    kind: ClassVar[RoundKind] = "Operating"
+    kind: ClassVar[str] = "Operating"
     number: int = 1  # 1..operating rounds in this set
     order: list[str] = field(default_factory=list)
     index: int = 0
@@ -61,11 +60,12 @@ class OperatingRound(Round):
             _national_buys_on(ctx, state, self)
         elif trains.over_limit(ctx, state):
             trains.discard(ctx, state, action)
+            _national_buys_on(ctx, state, self)
         else:
             company = _company(state, self)
             if company is None or action.entity != company.sym:
                 raise IllegalAction(f"it is {company.sym if company else 'nobody'}'s turn to operate")
-            if isinstance(action, BuyPrivate) and self.step != "private_end":
+            if isinstance(action, BuyPrivate):
                 buy_private(ctx, state, company, action)  # 8.12: at any step
             elif self.current_step.handle(ctx, state, self, company, action):
                 _next_step(ctx, state, self)
@@ -132,7 +132,7 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
     for sym, owner in state.private_owner.items():
         if owner is None or sym in state.closed_privates:
             continue
-        if owner == ctx.board.national() and not _national_keeps_money(ctx):
+        if owner == ctx.board.national() and not ctx.title.national_keeps_money(ctx):
             continue
         revenue = ctx.board.private(sym).revenue
         if owner in state.companies:
@@ -143,20 +143,6 @@ def _privates_pay(ctx: Context, state: GameState) -> None:
         paid.append(f"{sym} {revenue} to {owner if owner in state.companies else state.player(owner).name}")
     if paid:
         state.log.append("Privates pay: " + ", ".join(paid))
-
-
-def _national_keeps_money(ctx: Context) -> bool:
-    """8.13: a national that only exports trains keeps no money (1867), unless the
-    18xx.games switch lets it collect its privates' income (RN 11.23)."""
-    if ctx.rules.plays(RSR_EXPORTS):
-        return False  # §15.2: the RSR has no treasury
-    return ctx.board.national_operates or ctx.rules.national_collects_private_income
-
-
-def current(state: GameState) -> Company | None:
-    """The company operating now (None between operating rounds)."""
-    rnd = state.round
-    return _company(state, rnd) if isinstance(rnd, OperatingRound) else None
 
 
 def _company(state: GameState, rnd: OperatingRound) -> Company | None:
@@ -175,7 +161,7 @@ def _next_company(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
         _end(ctx, state, rnd)
         return
     if company.is_national:
-        if "national_operates" not in ctx.board.phase(state.phase).status:
+        if not ctx.title.national_runs(ctx, state):
             _next_company(ctx, state, rnd)
             return
         _national_home_token(ctx, state, company)
@@ -237,9 +223,10 @@ def _next_step(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
 def _national_buys_on(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
     """8.13: the RSR buys as many trains as it can afford, so once the majors left
     trainless by its own purchase are decided (their cash may now be its), it goes on
-    (unless phase 8 has begun, :func:`trains.national_buys_trains`)."""
+    (unless phase 8 has begun, :func:`trains.national_buys_trains`). 8.11.1: only
+    once every effect of its last phase change is resolved, the discards too."""
     company = _company(state, rnd)
-    if state.trainless_majors or company is None or not company.is_national:
+    if state.trainless_majors or trains.over_limit(ctx, state) or company is None or not company.is_national:
         return
     if STEPS.index(rnd.current_step) > STEPS.index(STEP_NAMED["trains"]):
         trains.national_buys_trains(ctx, state)

@@ -66,7 +66,7 @@ class Step:
 
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
         """Every action open to the company here."""
-        return with_privates_and_pass(ctx, state, company, [])
+        return _with_privates_and_pass(ctx, state, company, [])
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         """Take the company's action here; True when the step is done."""
@@ -75,7 +75,7 @@ class Step:
         raise IllegalAction(f"{company.sym} may only pass now")
 
 
-def with_privates_and_pass(ctx: Context, state: GameState, company: Company, moves: list[Action]) -> list[Action]:
+def _with_privates_and_pass(ctx: Context, state: GameState, company: Company, moves: list[Action]) -> list[Action]:
     """A step's own moves, the privates the company may buy now (8.12) and a pass."""
     result = list(moves)
     if can_buy_private(ctx, state, company):
@@ -106,7 +106,7 @@ class Redeem(Step):
         price = market.price(ctx, state, company.sym)
         pool = state.pool_percent(company.sym) // 10
         own: list[Action] = [RedeemShares(company.sym, n) for n in range(1, pool + 1) if n * price <= company.cash]
-        return with_privates_and_pass(ctx, state, company, own)
+        return _with_privates_and_pass(ctx, state, company, own)
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if isinstance(action, Pass):
@@ -160,7 +160,7 @@ class Track(Step):
 
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
         own: list[Action] = list(possible_lays(ctx, state, rnd, company))
-        return with_privates_and_pass(ctx, state, company, own)
+        return _with_privates_and_pass(ctx, state, company, own)
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if isinstance(action, Pass):
@@ -234,7 +234,7 @@ class Token(Step):
         own: list[Action] = [
             PlaceToken(company.sym, h, c) for h, c in cities if token_cost(state, company.sym, h) <= company.cash
         ]
-        return with_privates_and_pass(ctx, state, company, own)
+        return _with_privates_and_pass(ctx, state, company, own)
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if isinstance(action, Pass):
@@ -336,7 +336,7 @@ class Dividends(Step):
 
     def automatic(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
         dividends.distribute(ctx, state, company, rnd.revenue, "withhold")
-        company.operated = True
+        _has_operated(ctx, company)
 
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
         return [Dividend(company.sym, c) for c in ("payout", "half", "withhold")]
@@ -345,8 +345,18 @@ class Dividends(Step):
         if not isinstance(action, Dividend):
             raise IllegalAction(f"{company.sym} must choose: payout, half or withhold")
         dividends.distribute(ctx, state, company, rnd.revenue, action.choice)
-        company.operated = True
+        _has_operated(ctx, company)
         return True
+
+
+def _has_operated(ctx: Context, company: Company) -> None:
+    """8.9: with its earnings settled the company has operated (10: for the trainless
+    nationalizations). RN 7.8: on 18xx.games each train it owns has then run this
+    round, also one that found no route (:attr:`Rules.idle_trains_count_as_run`)."""
+    company.operated = True
+    if ctx.rules.idle_trains_count_as_run:
+        for train in company.trains:
+            train.operated = True
 
 
 # --- F: loans (8.10) ------------------------------------------------------------------------
@@ -377,7 +387,7 @@ def must_buy(ctx: Context, state: GameState, company: Company) -> bool:
     return not company.trains and cheapest is not None and loans.borrowing_power(company) >= cheapest
 
 
-def train_purchases(ctx: Context, state: GameState, company: Company) -> list[Action]:
+def _train_purchases(ctx: Context, state: GameState, company: Company) -> list[Action]:
     """8.11: trains from the yard and the pool at list price (with loans when the
     purchase is compulsory), trade-ins (1867), and other companies' trains for 1."""
     if len(company.trains) >= trains.train_limit(ctx, state, company):
@@ -405,6 +415,16 @@ def train_purchases(ctx: Context, state: GameState, company: Company) -> list[Ac
     return result
 
 
+def _others_have_trains(ctx: Context, state: GameState, company: Company) -> bool:
+    """8.11: another company has a train it might sell for 1 or more. The national never
+    sells; RN 7.2: 18xx.games asks all the same when only the national has trains."""
+    return any(
+        c.trains and c.sym != company.sym and (ctx.rules.pass_asked_without_choice or not c.is_national)
+        for c in state.companies.values()
+        if not c.closed
+    )
+
+
 class Trains(Step):
     """G: buy trains; a trainless company must buy one if it can, with loans (8.11.3);
     the national buys what it can afford (8.13)."""
@@ -422,10 +442,9 @@ class Trains(Step):
         if len(company.trains) >= trains.train_limit(ctx, state, company):
             return False
         prices = [ctx.board.train(t.name).price for t in trains.bank_trains(ctx, state)]
-        others = any(
-            c.trains and not c.is_national and c.sym != company.sym for c in state.companies.values() if not c.closed
-        )
-        return bool(prices and company.cash >= min(prices)) or (others and company.cash >= 1)
+        if prices and company.cash >= min(prices):
+            return True
+        return company.cash >= 1 and _others_have_trains(ctx, state, company)
 
     def automatic(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
         if company.is_national:
@@ -440,10 +459,10 @@ class Trains(Step):
             rnd.privates_offered = True
 
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
-        own = train_purchases(ctx, state, company)
+        own = _train_purchases(ctx, state, company)
         if must_buy(ctx, state, company) and own:
             return own
-        return with_privates_and_pass(ctx, state, company, own)
+        return _with_privates_and_pass(ctx, state, company, own)
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if isinstance(action, Pass):
@@ -515,10 +534,7 @@ class Privates(Step):
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if isinstance(action, Pass):
             return True
-        if not isinstance(action, BuyPrivate):
-            raise IllegalAction(f"{company.sym} may buy a private company or pass")
-        buy_private(ctx, state, company, action)
-        return False
+        raise IllegalAction(f"{company.sym} may buy a private company or pass")  # a purchase: at any step
 
 
 class PrivatesBeforeLoans(Privates):

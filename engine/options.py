@@ -8,9 +8,11 @@ whether it plays by the rulebook or by 18xx.games (an import). The chosen option
 travel in :attr:`engine.rules.Rules.options`, apart from the 18xx.games switches:
 :meth:`Rules.site` never turns an option on.
 
-Rules that an option changes ask ``ctx.rules.plays(LONG_GAME)``; an option that only
-changes data (how many special trains) patches the title's board
-(:func:`engine.game_setup.board_for`). This module holds only the declarations.
+Rules that an option changes ask ``ctx.rules.plays(LONG_GAME)``, in the title's hooks
+where only one title offers the option (1861's, :mod:`engine.titles.t1861.options`); an
+option that only changes data (how many special trains, the phases in which the national
+exports) patches the title's board (:func:`engine.game_setup.board_for`). This module
+holds the declarations of the options either title offers.
 """
 
 from __future__ import annotations
@@ -23,14 +25,11 @@ LIMITED_SPECIAL_TRAINS = "limited-special-trains"
 NO_FLOOR = "no-floor"
 LONG_GAME = "long-game"
 LEFT_OF_AUCTIONEER = "left-of-auctioneer"
-EXPORTS = "exports"
-BUNDLES = "bundles"
-RSR_EXPORTS = "rsr-exports"
-SIX_TRAIN_END = "six-train-end"
 
 EXPORT_PER_SET = "national_exports_per_set"
-"""The phase status of 1861's train exports (§14): the RSR does not run; it exports a
-train at the end of each set of operating rounds, just before the second merger round."""
+"""The phase status of an option's train exports (1861's §14, §15.2): the national does
+not run; it exports a train at the end of each set of operating rounds, just before the
+second merger round."""
 
 
 @dataclass(frozen=True)
@@ -88,52 +87,5 @@ LEFT_OF_THE_AUCTIONEER = OptionDef(
     "the player to the left of the winner.",
     "§14",
 )
-TRAIN_EXPORTS = OptionDef(
-    EXPORTS,
-    "1861 train exports",
-    "Instead of running the Russian State Railway at the end of each Operating Round "
-    "between Phases 4 to 7, export 1 train at the end of each set of Operating Rounds "
-    "(just before the second Merger Round). It is recommended that players use this "
-    "variant for their first full play of 1861.",
-    "§14",
-    national_exports_per_set=True,
-)
-
-STARTING_BUNDLES = OptionDef(
-    BUNDLES,
-    "1861 short: starting bundles",
-    "Instead of the usual auction of Privates and Minor Companies, the initial setup "
-    "includes bundles of Private and Minor Companies for sale – one to each player during "
-    "the first Stock Round. Once a player has acquired a bundle, they take no further part "
-    "in the Stock Round. All bundles have the same Minimum Bid. (3 to 5 players; with two, "
-    "the 3-player bundles, §16.3.)",
-    "§15.1",
-    players=range(2, 6),
-)
-SHORT_RSR = OptionDef(
-    RSR_EXPORTS,
-    "1861 short: the RSR exports",
-    "The Russian State Railway has no treasury and no loans, just trains and station "
-    "markers. During Phases 4 to 7, at the end of each set of operating rounds, just before "
-    "the second Merger Round, the Russian State Railway exports the next available train "
-    "from the Train Yard.",
-    "§15.2",
-    conflicts=(EXPORTS,),
-    national_exports_per_set=True,
-)
-SHORT_END = OptionDef(
-    SIX_TRAIN_END,
-    "1861 short: game end at the first 6-train",
-    "The end of the game is triggered by the purchase of the first 6-train. Finish the "
-    "Operating Round, and play two more Operating Rounds, with a Stock Round in the usual "
-    "sequence.",
-    "§15.3",
-    conflicts=(LONG_GAME,),
-)
-
-SHORT = ("short", (BUNDLES, RSR_EXPORTS, SIX_TRAIN_END))
-"""§15: "If this is your first play of 1861, it is recommended to use all three rule
-changes": one word for the three."""
-
 BOTH_TITLES = (SPECIAL_TRAINS, NO_STOCK_PRICE_FLOOR, LONG, LEFT_OF_THE_AUCTIONEER)
 """The §14 options of either title."""

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from .actions import Action
     from .state import Context, GameState
-
-RoundKind = Literal["Auction", "Bundles", "Stock", "Operating", "Merger"]
-
 
 @dataclass(frozen=True)
 class TurnView:
@@ -37,8 +34,14 @@ class TurnView:
 class Round(ABC):
     """The state of the round in progress, and its rules."""
 
-    kind: ClassVar[RoundKind]
-    over: bool = field(default=False, compare=False, repr=False)
+    kind: ClassVar[str]
+    """``Auction``, ``Stock``, ``Operating``, ``Merger`` (and a title's own, ``Bundles``)."""
+    opens_operating_rounds: ClassVar[bool] = False
+    """A set's operating rounds follow it (7.6: a stock round)."""
+    bids_up_to_cash: ClassVar[bool] = False
+    """An auction of the round's own, where a bid may be anything up to the bidder's cash
+    (5.1: the privates; 15.1: the bundles), so its hint shows the range."""
+    over: bool = field(default=False, compare=False, repr=False, kw_only=True)
     """Its last action is done: the sequence starts the next round (never stored at rest)."""
 
     @abstractmethod

@@ -25,6 +25,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
 
 from .actions import Route
@@ -50,6 +51,10 @@ about a second here; the shared games never need half of it)."""
 GOAL_GROWTH = 3
 """How many times as many routes each goal of the integer program lets in as the one
 before (see :func:`_by_integer_program`)."""
+
+FIRST_GOAL_ITEMS = 1000
+"""How many routes the integer program's first goal may let in (800 are a fifth of a
+second of branch and bound on a national railway's seven trains)."""
 
 EXPRESS_STOPS = 5
 """How many stops a 5+5E counts."""
@@ -148,7 +153,6 @@ class _Scope:
         self.bonus_city = _mask(
             n for n, (h, _) in enumerate(graph.nodes) if h == board.bonus_revenue_hex
         )
-        self.reach = self._reach()
         self._pricing: dict[str, _Pricing] = {}
         self.budget: int | None = None  # search steps allowed (None: no limit)
         self.steps = 0
@@ -160,9 +164,11 @@ class _Scope:
             if self.steps > self.budget:
                 raise _OutOfSteps
 
-    def _reach(self) -> int:
+    @cached_property
+    def reach(self) -> int:
         """Nodes reachable from the tokens along unblocked track, repeats allowed: a
-        superset of the nodes any route can visit."""
+        superset of the nodes any route can visit (the search's bound; checking a
+        route needs none)."""
         graph = self.graph
         seen = self.token_mask
         stack = list(self.tokens)
@@ -554,6 +560,7 @@ class _TrainSearch:
         self.scope = scope
         self.pricing = scope.pricing(train)
         self.express = train.express
+        self._pooled: tuple[int, list[_Found]] | None = None  # the lowest threshold's pool
         worth_ub = self.pricing.worth_ub
         self.order_ub = sorted(range(len(worth_ub)), key=lambda n: -worth_ub[n])
         graph = scope.graph
@@ -656,16 +663,18 @@ class _TrainSearch:
 
         def step(
             t0: int, head: int, phase: int, visited: int, hexes: int, groups: int, used: int,
-            musts: int, must_ub: int, banned: int, floor: int, mark: object,
+            musts: int, must_ub: int, banned: int, floor: int, mark: object, within: int,
         ) -> None:
             # The bounds cover this route and all its extensions: cheap ones first.
+            # ``within``: what the branch's parent could still add, which holds all this
+            # branch can (it has less track left and more stops taken).
             tick()
             room = limit - musts
             threshold = bar.need(mark)
             if must_ub + reach_top[room] <= threshold:
                 return
             optional_seen = visited & ~banned & ~mandatory
-            if must_ub + self.top(scope.reach & ~visited | optional_seen, room) <= threshold:
+            if must_ub + self.top(within & ~visited | optional_seen, room) <= threshold:
                 return
             starts = [head] if passable >> head & 1 else []
             if phase == 1 and arm1:
@@ -689,7 +698,7 @@ class _TrainSearch:
                     floor = max(floor, value)
                     if not self.gainful(ahead, counted, optional_seen, room):
                         return
-            state = (visited, hexes, groups, used, musts, must_ub, floor, mark)
+            state = (visited, hexes, groups, used, musts, must_ub, floor, mark, ahead)
             if passable >> head & 1:
                 grow(t0, head, phase, -1, state, banned)
             if phase == 1 and arm1:
@@ -697,9 +706,9 @@ class _TrainSearch:
 
         def grow(
             t0: int, head: int, phase: int, after: int,
-            state: tuple[int, int, int, int, int, int, int, object], banned: int,
+            state: tuple[int, int, int, int, int, int, int, object, int], banned: int,
         ) -> None:
-            visited, hexes, groups, used, musts, must_ub, floor, mark = state
+            visited, hexes, groups, used, musts, must_ub, floor, mark, ahead = state
             arm, segs = (arm1, segs1) if phase == 1 else (arm2, segs2)
             for s, other, seg_mask in adjacent[head]:
                 bit = 1 << other
@@ -716,7 +725,7 @@ class _TrainSearch:
                     t0, other, phase, visited | bit, hexes | hex_bit[other],
                     groups | group_bit[other], used | seg_mask, musts + is_must,
                     must_ub + (worth_ub[other] if is_must else 0), banned, floor,
-                    bar.add(mark, seg_mask),
+                    bar.add(mark, seg_mask), ahead,
                 )
                 arm.pop()
                 segs.pop()
@@ -726,7 +735,7 @@ class _TrainSearch:
             is_must = mandatory >> t0 & 1
             step(
                 t0, t0, 1, banned | 1 << t0, hex_bit[t0], group_bit[t0], used0,
-                is_must, worth_ub[t0] if is_must else 0, banned, 0, bar.start(),
+                is_must, worth_ub[t0] if is_must else 0, banned, 0, bar.start(), scope.reach,
             )
             banned |= 1 << t0
 
@@ -744,11 +753,19 @@ class _TrainSearch:
 
     def pool(self, threshold: int) -> list[_Found]:
         """Every route earning more than ``threshold``, best first (leaving out routes
-        that a shorter route within them earns as much as)."""
+        that a shorter route within them earns as much as).
+
+        A list made for a lower threshold holds this one, in the same order: the bar
+        only cuts branches that hold no route earning more than it, and whether a
+        route is listed otherwise depends on its own branch alone. So one solve
+        enumerates each train's routes once for its lowest threshold so far."""
+        if self._pooled is not None and self._pooled[0] <= threshold:
+            return [found for found in self._pooled[1] if found.value > threshold]
         found: list[_Found] = []
         self.run(0, _Bar(threshold), lambda route, _mark: found.append(route))
         found.sort(key=lambda f: -f.value)
-        return found
+        self._pooled = (threshold, found)
+        return list(found)
 
 
 class _Bar:
@@ -1055,12 +1072,16 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
     The answer to beat is the best one the search found, improved train by train. A
     better answer needs each train's route to earn more than that answer less what
     the other trains earn on their best routes alone: those routes are the items, and
-    the program's relaxation over them caps every answer. Every total is a multiple
-    of ``step``. The goal starts at the cap and comes down: the best answer that could
+    the program's relaxation over them caps every answer (the border crossings around
+    each hex and each two neighbouring hexes tighten it, :func:`_hex_borders`); the
+    best packing of the routes in the relaxation's answer may beat the search's. Every
+    total is a multiple of ``step``. The goal starts near the cap and comes down: the best answer that could
     reach a goal either does (it is the best) or shows that none does (the cap comes
     down below the goal), until no answer can beat the best one found by ``step``.
-    The higher the goal, the fewer routes take part and the quicker the program; each
-    goal lets in at least :data:`GOAL_GROWTH` times as many routes as the one before,
+    The higher the goal, the fewer routes take part and the quicker the program. The
+    first goal is the lowest that lets in at most :data:`FIRST_GOAL_ITEMS` routes (the
+    answer to beat is often the best already, and this goal proves it); each goal
+    after lets in at least :data:`GOAL_GROWTH` times as many routes as the one before,
     so the last program, the one that decides, does most of the work.
     """
     from .packing import (  # HiGHS and numpy load only when a program is needed
@@ -1079,13 +1100,20 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
         for name in limits
         for found in optimizer.searches[name].pool(_total(best) - others[name])
     ]
-    packing = Packing([Item(found.value, found.mask, name) for name, found in routes], limits)
+    items = [Item(found.value, found.mask, name) for name, found in routes]
+    packing = Packing(items, limits, _hex_borders(optimizer.scope.graph))
+    found = [routes[i] for i in packing.found]
+    if _total(found) > _total(best):
+        best = found
     step = math.gcd(*(found.value for _name, found in routes + best))
     ceiling = step * math.floor(packing.bound / step)
     size = 0
     while _total(best) + step <= ceiling:
-        goal = ceiling
-        while goal - step > _total(best) and packing.size(goal) < GOAL_GROWTH * size:
+        goal, lowest = ceiling, _total(best) + step
+        if not size:  # the first goal: as low as FIRST_GOAL_ITEMS routes allow
+            while goal - step >= lowest and packing.size(goal - step) <= FIRST_GOAL_ITEMS:
+                goal -= step
+        while goal - step >= lowest and packing.size(goal) < GOAL_GROWTH * size:
             goal -= step
         size = packing.size(goal)
         answer = [routes[i] for i in packing.best(goal)]
@@ -1099,6 +1127,19 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
         mine = sorted((found for n, found in best if n == name), key=lambda f: -f.value)
         picked += zip((t for t in trains if t.name == name), mine)
     return picked
+
+
+def _hex_borders(graph: TrackGraph) -> list[int]:
+    """The border crossings around each hex with track, and around each two neighbouring
+    hexes: a route passing through uses two of them, so where their number is odd the
+    integer program's relaxation can be tightened (see :mod:`engine.packing`)."""
+    around: dict[str, int] = {}
+    for bit, (a, b) in enumerate(graph.bit_hexes):
+        if a != b:
+            around[a] = around.get(a, 0) | 1 << bit
+            around[b] = around.get(b, 0) | 1 << bit
+    pairs = [around[a] ^ around[b] for a, b in graph.bit_hexes if a != b]  # less the border between
+    return list(around.values()) + pairs
 
 
 def _total(routes: list[tuple[str, _Found]]) -> int:

@@ -82,7 +82,8 @@ class Rules:
 
     pass_asked_without_choice: bool = False
     """RN 7.2 — a company is asked to lay track or place a token even when no lay or
-    token is legal or affordable, and its logs hold the player's pass. Rulebook 8.4:
+    token is legal or affordable, and to buy a train when the only other trains are the
+    national's (which never sells), and its logs hold the player's pass. Rulebook 8.4:
     a step with nothing to decide is passed over (and the log says why)."""
 
     national_token_on_gray_moscow: bool = False
@@ -128,6 +129,13 @@ class Rules:
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
 
+    idle_trains_count_as_run: bool = False
+    """RN 7.8 — once a company's earnings are settled (8.9), every train it owns counts
+    as run this operating round, also one that found no route; so a train the national
+    takes over later in the round (a company nationalized for its loan interest, 10.1E)
+    does not run for it. Rulebook 8.8: "If a company owns any trains, it operates them",
+    so the national runs each train it owns that has not run."""
+
     national_buys_into_phase_eight: bool = False
     """RN 7.12 — the RSR goes on buying the next train while its cash covers it, also
     after its own purchase has started phase 8. Rulebook 8.13: it ceases operation at
@@ -161,6 +169,22 @@ class Rules:
     unconnected_judged_per_hex: bool = False
     """RN 4.3 (1867) — a major's home is preferred unconnected only if every city on
     its hex is unconnected. Rulebook 7.4: each city is judged by itself."""
+
+    major_home_only_in_empty_city: bool = False
+    """RN 4.3 — a major started in a stock round takes its home only in a city that holds
+    no token and no reservation. Rulebook 7.4: "a city spot that is unconnected" — a free
+    spot of an unconnected city, whoever else has a token there (8.7: not the last spot
+    a reservation needs); only 1867's fallback to a connected city asks for an
+    unoccupied one."""
+
+    privates_nationalized_before_trainless: bool = False
+    """RN 7.9 — at the start of phase 6 the privates are nationalized (paying their owners
+    face value) before the trainless companies are, so a trainless company's private is
+    paid for and the money goes to the national with it. Rulebook 11, phase 6: "3-Trains
+    rust; Trainless Minor Companies ... are immediately nationalized; Trainless Major
+    Companies ... may be nationalized; Private Companies are nationalized" (10: "if they
+    have not done so already"), so a private a nationalized company owned goes to the
+    national unpaid."""
 
     national_collects_private_income: bool = False
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in

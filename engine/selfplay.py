@@ -22,7 +22,6 @@ from .game import Game
 from .game_setup import rulebook_players
 from .legal import legal_actions
 from .merger import MergerRound
-from .options import RSR_EXPORTS
 from .rules import MARKETS, Rules
 from .state import PlacedTile
 from .titles import DEFAULT_TITLE
@@ -146,8 +145,9 @@ def check_invariants(game: Game, last: Action, before: Before | None = None) -> 
     keeps_income = ctx.rules.national_collects_private_income  # RN 11.23
     if not ctx.board.national_operates and (national.trains or (national.cash and not keeps_income)):
         raise InvariantError(f"{national.sym} only exports trains and keeps no money (8.13), yet holds some")
-    if ctx.rules.plays(RSR_EXPORTS) and (national.cash or national.loans):
-        raise InvariantError(f"{national.sym} has no treasury and no loans (§15.2), yet holds {national.cash}")
+    if not ctx.title.national_keeps_money(ctx) and (national.cash or national.loans):
+        raise InvariantError(f"{national.sym} keeps no money and takes no loans (8.13, §15.2), yet holds "
+                             f"{national.cash} and {national.loans} loans")
     over = trains.over_limit(ctx, state)
     if over and game.actor() != over[0] and not state.trainless_majors and not _merging_into(game, over[0]):
         raise InvariantError(f"{over[0]} is over its train limit and is not discarding")

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from .board import Board
 from .errors import IllegalAction
-from .options import BUNDLES
 from .state import (
     Certificate,
     Company,
@@ -61,8 +60,8 @@ def _two_player_setup(ctx: Context, state: GameState, seed: int) -> None:
         copies = [t for t in state.depot.upcoming if t.name == name]
         for train in copies[len(copies) - count :]:
             state.depot.upcoming.remove(train)
-    if ctx.rules.plays(BUNDLES):
-        return  # 16.3: the short game's bundles decide which privates play
+    if not ctx.title.draws_privates_out(ctx):
+        return
     draw = lcg(seed)
     keys = {sym: next(draw) for sym in state.private_owner}
     for sym in sorted(keys, key=lambda s: keys[s])[: variant["remove_privates"]]:

@@ -11,7 +11,7 @@ from .actions import Action, Bid, BuyShare, Par, Pass, PlaceToken, SellShares
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .options import LEFT_OF_AUCTIONEER
-from .rounds import Round, RoundKind, TurnView
+from .rounds import Round, TurnView
 from .state import Certificate, Context, GameState, Player
 
 MINOR_MIN_BID = 100
@@ -32,7 +32,8 @@ class MinorAuction:
 
 @dataclass
 class StockRound(Round):
-    kind: ClassVar[RoundKind] = "Stock"
+    kind: ClassVar[str] = "Stock"
+    opens_operating_rounds: ClassVar[bool] = True  # 7.6
     turn: int = 0  # seat to act
     passes: int = 0  # consecutive passes
     last_actor: int | None = None

@@ -85,6 +85,12 @@ def cities(ctx: Context, state: GameState) -> list[tuple[str, int]]:
     return result
 
 
+def cities_with_a_free_spot(ctx: Context, state: GameState) -> list[tuple[str, int]]:
+    """Cities where a new company may put a token: a free spot that is not the last
+    one another company's reservation needs (8.7), whoever else has a token there."""
+    return [(h, c) for h, c in cities(ctx, state) if free_slot_for(ctx, state, "", h, c) is not None]
+
+
 def open_unreserved_cities(ctx: Context, state: GameState) -> list[tuple[str, int]]:
     """Cities with no token and no reservation: open for a new company's home."""
     result = []

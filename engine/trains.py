@@ -6,10 +6,14 @@ from . import market
 from .actions import Action, DiscardTrain
 from .board import PhaseDef, TrainDef
 from .errors import IllegalAction
-from .game_end import end_after
 from .loans import borrow_for, borrowing_power
-from .nationalization import national, nationalize, nationalize_privates
-from .options import LONG_GAME, SIX_TRAIN_END
+from .nationalization import (
+    PRIVATES_EVENT,
+    national,
+    nationalize,
+    nationalize_privates,
+    nationalize_privates_when_due,
+)
 from .state import Company, Context, GameState, Train
 
 
@@ -132,27 +136,7 @@ def buy_train(
     _transfer(ctx, state, buyer, source, train, price)
     if source == "yard":
         _after_yard_sale(ctx, state, definition)
-        _first_6_train_ends_game(ctx, state, definition)
-
-
-SHORT_END_TRAIN = "6"
-"""§15.3: the train whose first purchase ends the short game."""
-
-
-def _first_6_train_ends_game(ctx: Context, state: GameState, bought: TrainDef) -> None:
-    """§15.3: the purchase of the first 6-train ends the game: finish this operating
-    round and play two more, with a stock round in the usual sequence (12.1: with
-    another trigger, the earlier end wins)."""
-    if not ctx.rules.plays(SIX_TRAIN_END) or bought.name != SHORT_END_TRAIN:
-        return
-    done = state.round.operating_rounds_done() if state.round is not None else 0
-    last = done + 2
-    if last <= state.operating_rounds:
-        after = (state.round_number, last)
-    else:
-        after = (state.round_number + 1, last - state.operating_rounds)
-    if end_after(ctx, state, after, "first_6_train"):
-        state.log.append("The first 6-train: two more operating rounds after this one, then the game ends (§15.3)")
+        ctx.title.train_bought(ctx, state, definition.name)
 
 
 def trade_in_prices(ctx: Context, state: GameState, company: Company) -> list[tuple[Train, Train, int]]:
@@ -247,14 +231,16 @@ def change_phase(ctx: Context, state: GameState, phase: str) -> None:
     _rust(ctx, state, phase)
     for event in events:
         state.events.add(event)
-        EVENTS[event](ctx, state)
+        if not _after_the_trainless(ctx, event):
+            EVENTS[event](ctx, state)
     if phase == LOCKS_OPEN_IN_PHASE:
         state.map.blocked_hexes.clear()
     if "trainless_nationalization" in events:
         _trainless_companies(ctx, state)
+    if not ctx.rules.privates_nationalized_before_trainless:
+        nationalize_privates_when_due(ctx, state)
     if phase == ctx.board.phases[-1].name:
-        if not ctx.rules.plays(LONG_GAME) and not ctx.rules.plays(SIX_TRAIN_END):  # §14, §15.3
-            ctx.title.final_phase_reached(ctx, state)
+        ctx.title.last_phase_began(ctx, state)
         if not ctx.rules.national_token_on_gray_moscow:
             _national_reserved_tokens(ctx, state)
 
@@ -273,7 +259,7 @@ EVENT_WORDS = {
     "trainless_nationalization": "trainless companies are nationalized (10)",
     "train_trade_allowed": "trains may be traded in (8.11)",
     "minors_cannot_start": "minors not yet started leave the game",
-    "nationalize_companies": "privates are nationalized",
+    PRIVATES_EVENT: "privates are nationalized",
     "minors_nationalized": "every minor is nationalized (10)",
 }
 """What each train event (11) does, as the phase change announces it."""
@@ -333,6 +319,12 @@ def _nationalize_companies(ctx: Context, state: GameState) -> None:
     nationalize_privates(ctx, state)
 
 
+def _after_the_trainless(ctx: Context, event: str) -> bool:
+    """11, phase 6: the privates are nationalized after the trainless companies (the
+    phase table's order); RN 7.9: on 18xx.games first, with the train's other events."""
+    return event == PRIVATES_EVENT and not ctx.rules.privates_nationalized_before_trainless
+
+
 def _minors_nationalized(ctx: Context, state: GameState) -> None:
     """Phase 8: every minor is nationalized, in stock price order (10)."""
     minors = [s for s in ctx.board.minors() if state.companies[s].floated and not state.companies[s].closed]
@@ -356,14 +348,17 @@ EVENTS = {
     "trainless_nationalization": _no_immediate_effect,
     "train_trade_allowed": _no_immediate_effect,
     "minors_cannot_start": _minors_cannot_start,
-    "nationalize_companies": _nationalize_companies,
+    PRIVATES_EVENT: _nationalize_companies,
     "minors_nationalized": _minors_nationalized,
 }
 
 
 def _trainless_companies(ctx: Context, state: GameState) -> None:
     """Phases 4, 6, 8: trainless minors that have operated are nationalized; trainless
-    majors that have operated may be (their president chooses, 10)."""
+    majors that have operated may be (their president chooses, 10). The choices asked
+    are those of the majors trainless now, each once: one still open from an earlier
+    phase change of the same purchases (a rich RSR buying from phase 5 into 8) is not
+    asked twice."""
     minors = [
         s for s, c in state.companies.items()
         if c.is_minor and c.floated and not c.closed and c.operated and not c.trains
@@ -374,7 +369,7 @@ def _trainless_companies(ctx: Context, state: GameState) -> None:
         s for s, c in state.companies.items()
         if c.is_major and c.floated and c.operated and not c.trains
     ]
-    state.trainless_majors.extend(market.in_price_order(ctx, state, majors))
+    state.trainless_majors = market.in_price_order(ctx, state, majors)
 
 
 def _national_reserved_tokens(ctx: Context, state: GameState) -> None:
@@ -426,4 +421,4 @@ def _national_still_buys(ctx: Context, state: GameState) -> bool:
     """3.4, 8.13: "At the start of Phase 8, the National Railways will cease
     operation", so the 8-train that starts phase 8 is its last purchase. RN 7.12:
     18xx.games goes on buying while its cash covers the next train."""
-    return ctx.rules.national_buys_into_phase_eight or "national_operates" in ctx.board.phase(state.phase).status
+    return ctx.rules.national_buys_into_phase_eight or ctx.title.national_runs(ctx, state)

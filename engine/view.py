@@ -7,8 +7,12 @@ each round says how it looks (:meth:`engine.rounds.Round.view`).
 
 from __future__ import annotations
 
-from .game import Game
+from typing import TYPE_CHECKING
+
 from .rounds import TurnView
+
+if TYPE_CHECKING:
+    from .game import Game
 
 __all__ = ["TurnView", "round_title", "turn_view"]
 

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from engine.bundles import bundle_of
 from engine.game_setup import describe
 from engine.market import in_price_order
 from engine.scoring import final_values
 from engine.shares import cert_count, cert_limit
 from engine.state import Company, Context, GameState
 from engine.stock_round import available_minors
+from engine.titles.t1861.bundles import bundle_of
 
 from .colors import swatch
 from .svg import (

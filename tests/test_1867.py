@@ -279,6 +279,46 @@ def test_the_first_8_train_ends_the_game_after_this_set_a_stock_round_and_three_
     assert state.game_ends_after == (state.round_number + 1, 3)
 
 
+def test_an_exported_first_8_train_ends_the_game_as_a_bought_one() -> None:
+    """12.1 (1867), as Troika reads it: the CN's export starts phase 8 (8.13), and the
+    first 8-train exported ends the game after this set, a stock round and three
+    operating rounds, as one bought would (tobymao/18xx#3108). In 1867-21268, by the
+    rulebook's rules, GTR's 7-train at the end of operating round 5.1 leaves the 8 to
+    export."""
+    from engine.importer import convert
+
+    log, _ = shared_game("1867-21268")
+    game = _before(815)
+    game.ctx.rules = Rules.rulebook(market=game.ctx.rules.market)
+    state = game.state
+    game.apply(convert(state, {a["id"]: a for a in log["actions"]}[815]))
+    assert "CN exports a 8-train" in state.log and state.phase == "8"
+    assert (state.round_number, state.round.number) == (5, 2)
+    assert state.game_ends_after == (6, 3)
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_bank_broken_by_the_export_ends_the_game_after_that_operating_round(site: bool) -> None:
+    """12.1: "If the bank breaks during an Operating Round, complete that Operating
+    Round, and then the game ends." In 1867-21268 the CN's 6-train at the end of
+    operating round 4.2 starts phase 6; with the bank all but empty, nationalizing the
+    minor CS (made trainless and penniless here) breaks it, so the game ends there,
+    before any merger round."""
+    from engine.importer import convert
+
+    log, _ = shared_game("1867-21268")
+    game = _before(698)
+    game.ctx.rules = (Rules.site if site else Rules.rulebook)(market=game.ctx.rules.market)
+    state = game.state
+    cs = state.companies["CS"]
+    state.players[0].cash += state.bank - 1 + cs.cash
+    state.bank, cs.cash, cs.trains = 1, 0, []
+    game.apply(convert(state, {a["id"]: a for a in log["actions"]}[698]))  # C&O's last pass
+    assert "CN exports a 6-train" in state.log and state.bank_broken
+    assert (state.round_number, state.round.number) == (4, 2)
+    assert state.finished and state.end_reason == "bank"
+
+
 @pytest.mark.parametrize("site", [False, True])
 def test_the_cn_takes_its_montreal_spot_in_phase_8_or_with_gray_montreal(site: bool) -> None:
     """8.13 (1867): the CN's reserved Montreal token comes at phase 8 by the rulebook;

@@ -9,10 +9,12 @@ import re
 
 from bot.console import CHANNEL, banner
 from bot.service import TroikaService
+from bot.transcript import log_commands
 from engine.game import Game
 from engine.route_notation import routes_detail
 from engine.routes import best_routes
 from storage import SqliteEventStore
+from tests.conftest import shared_game
 from tests.test_bot_service import Table, start_shared
 
 CV_TURN_ENDS = 124
@@ -296,3 +298,39 @@ async def test_the_log_writes_a_merge_into_a_major_as_it_was_typed(store: Sqlite
     logged = await table.say("log 40")
     assert "`into CNR`" in logged and "`merge CNR`" not in logged, logged
     assert "(Player 1: `into CNR`)" in await table.say("as Player 1 undo")
+
+
+# standing orders typed as a player: `auto buy` and `auto off` ---------------------------
+
+
+MERGED = 422
+"""Commands of 1867-21268 up to its first merger round's last merge (GTR formed); the
+next stock round opens with Player 3's `buy NYC` (command 427)."""
+
+
+async def test_auto_buy_buys_when_its_player_is_called_and_auto_off_cancels(store: SqliteEventStore) -> None:
+    """Late in 1867-21268's first merger round Player 3 (50% of NYC) leaves `auto buy NYC
+    until 60%` and Player 2 sets and cancels `auto pass stock`. The stock round that
+    follows calls Player 3 first: the order buys the share the log's player bought, is
+    done, and the game goes on as logged."""
+    log, _ = shared_game("1867-21268")
+    commands = list(log_commands(log))
+    assert commands[MERGED + 4] == ("Player 3", "buy NYC")
+    table = await start_shared(TroikaService(store, pictures=False), MERGED, "1867-21268")
+    assert "Player 3's standing order: buy NYC until 60%" in await table.say("as Player 3 auto buy NYC until 60%")
+    assert "standing order: pass in stock rounds" in await table.say("as Player 2 auto pass stock")
+    cancelled = await table.say("as Player 2 auto off")
+    assert "Player 2's standing order to pass in stock rounds is cancelled" in cancelled
+    orders = (await table.say("status")).split("Standing orders: ")[1].split("\n")[0]
+    assert orders.startswith("Player 3: buy NYC until 60%") and "Player 2" not in orders
+    for name, command in commands[MERGED:MERGED + 4]:  # the merger round ends; the stock round calls Player 3
+        reply = await table.say(f"as {name} {command}")
+        assert "✗" not in reply, (name, command, reply)
+    assert "Player 3's standing order: buys NYC" in reply
+    assert "Player 3's standing order to buy NYC until 60% is done (60% of NYC)" in reply
+    game = await table.game()
+    holder = next(p for p in game.state.players if p.name == "Player 3")
+    assert game.round_name == "Stock" and holder.percent_of("NYC") == 60
+    assert "Standing orders" not in await table.say("status")
+    for name, command in commands[MERGED + 5:MERGED + 8]:  # the others' turns, as logged
+        assert "✗" not in await table.say(f"as {name} {command}")

@@ -8,10 +8,11 @@ import pickle
 import pytest
 
 from engine import market
-from engine.actions import BuyTrain, Choose, Dividend, Pass, PlaceToken, RunBest, RunRoutes
+from engine.actions import BuyTrain, Choose, DiscardTrain, Dividend, Pass, PlaceToken, RunBest, RunRoutes
 from engine.dividends import distribute
 from engine.game import Game
 from engine.game_end import check_bank
+from engine.importer import convert
 from engine.legal import legal_actions
 from engine.loans import pay_interest, repay_loans
 from engine.nationalization import nationalize
@@ -201,6 +202,53 @@ def test_the_rsr_buys_on_with_the_cash_of_majors_its_purchase_nationalized() -> 
     play(game, Choose("MVR", "nationalize"))
     assert state.phase == "7"
     assert "7" in [t.name for t in rsr.trains]
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_major_trainless_at_two_phase_changes_of_one_turn_is_asked_once(site: bool) -> None:
+    """10: in 1861-29683's OR 5.1 an RSR given 6000 buys from phase 5 into 8 after its
+    run; GRR, its 4-train taken away, is trainless at the 6 and still at the 8: its
+    president chooses once (18xx.games makes the list anew at each phase change)."""
+    log, _ = shared_game("1861-29683")
+    game = replayed("1861-29683", 594, Rules.site() if site else Rules.rulebook())
+    state = game.state
+    grr = state.companies["GRR"]
+    four = next(t for t in grr.trains if t.name == "4")
+    grr.trains.remove(four)
+    state.depot.pool.append(four)
+    state.companies["RSR"].cash += 6000
+    state.bank -= 6000
+    game.apply(convert(state, next(a for a in log["actions"] if a["id"] == 595)))  # the RSR's run
+    assert state.phase == "8" and state.trainless_majors == ["GRR"]
+    play(game, Pass("GRR"))
+    assert state.trainless_majors == [] and game.actor() != "GRR"
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_the_rsr_buys_on_only_once_the_discards_of_its_phase_change_are_made(site: bool) -> None:
+    """8.11.1, 8.13: every effect of a phase change is resolved before the company that
+    caused it goes on. In 1861-29683's OR 5.1 (trains moved so that GRR holds only
+    3-trains and SE a 5 and two 4s) the RSR's 6-train leaves GRR trainless and SE over
+    its limit of 2; GRR's nationalization brings the RSR the cash for the first 8, which
+    would rust SE's 4s: SE discards first, as on 18xx.games, then the RSR buys on."""
+    log, _ = shared_game("1861-29683")
+    game = replayed("1861-29683", 594, Rules.site() if site else Rules.rulebook())
+    state = game.state
+    companies = state.companies
+    for owner in ("GRR", "NW"):
+        four = next(t for t in companies[owner].trains if t.name == "4")
+        companies[owner].trains.remove(four)
+        companies["SE"].trains.append(four)
+    state.bank += companies["RSR"].cash - 700
+    companies["RSR"].cash = 700  # enough for one 6-train
+    companies["GRR"].cash += 3000
+    state.bank -= 3000
+    game.apply(convert(state, next(a for a in log["actions"] if a["id"] == 595)))  # the RSR's run
+    assert state.phase == "6" and state.trainless_majors == ["GRR"] and len(companies["SE"].trains) == 3
+    play(game, Choose("GRR", "nationalize"))
+    assert state.phase == "6" and game.actor() == "SE"
+    play(game, DiscardTrain("SE", companies["SE"].trains[0].id))
+    assert state.phase == "8" and "8" in [t.name for t in companies["RSR"].trains]
 
 
 @pytest.mark.parametrize("site", [False, True])

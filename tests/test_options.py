@@ -17,18 +17,10 @@ from engine.errors import EngineError, InvalidAction
 from engine.game import Game
 from engine.game_setup import Setup, check_options, parse_setup
 from engine.legal import legal_actions
-from engine.options import (
-    BUNDLES,
-    EXPORTS,
-    LEFT_OF_AUCTIONEER,
-    LIMITED_SPECIAL_TRAINS,
-    LONG_GAME,
-    NO_FLOOR,
-    RSR_EXPORTS,
-    SIX_TRAIN_END,
-)
+from engine.options import LEFT_OF_AUCTIONEER, LIMITED_SPECIAL_TRAINS, LONG_GAME, NO_FLOOR
 from engine.rules import SWITCHES, Rules
 from engine.titles import TITLES, title_named
+from engine.titles.t1861.options import BUNDLES, EXPORTS, RSR_EXPORTS, SIX_TRAIN_END
 from storage import SqliteEventStore
 from tests.conftest import PLAYERS3, play, refused
 

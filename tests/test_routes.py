@@ -25,6 +25,8 @@ from engine.replay import replay
 from engine.routes import (
     QUICK_STEPS,
     RouteResult,
+    _Scope,
+    _TrainSearch,
     best_routes,
     check_routes,
     route_text,
@@ -474,3 +476,43 @@ def test_a_national_with_many_trains_runs_legal_routes_for_the_same_total_every_
     # No less than the best of six of them, with the seventh on the track left.
     rsr.trains.pop()
     assert total >= sum(r.revenue for r in best_routes(game.ctx, game.state, rsr))
+
+
+@pytest.mark.skipif(not TRACES, reason="shared game traces not present")
+@pytest.mark.parametrize("name", ["4", "6"])
+def test_a_train_s_routes_for_a_higher_bar_are_the_lower_bar_s_list_cut(name: str) -> None:
+    # One solve enumerates a train's routes once: the list for a higher bar is read
+    # off the lower one's, and must be what a fresh search lists.
+    game, rsr = _national_with([name])
+    scope = _Scope(game.ctx, game.state, rsr)
+    train = game.ctx.board.train(name)
+    fresh = _TrainSearch(scope, train).pool(200)
+    reused = _TrainSearch(scope, train)
+    lower = reused.pool(100)
+    assert len(lower) > len(fresh) > 0
+    assert reused.pool(200) == fresh
+
+
+@pytest.mark.skipif(not TRACES, reason="shared game traces not present")
+def test_hex_border_rows_prove_the_heaviest_national_run_met_in_play(monkeypatch: pytest.MonkeyPatch) -> None:
+    # S4018, the RSR in phase 7 with 4, 5, 5, 6, 7: without the rows the relaxation's
+    # bound is far above the best total; with them it is the best total, so no branch
+    # and bound is needed.
+    from engine import packing
+    from tests.conftest import replayed
+
+    game = replayed("1861-gen-P4-column-S4018", 766)
+    rsr = game.state.companies["RSR"]
+    plain = packing.Packing
+    made: list[tuple[Sequence[packing.Item], dict[str, int], float]] = []
+
+    class Recorded(plain):
+        def __init__(self, items: Sequence[packing.Item], limits: dict[str, int], groups: Sequence[int] = ()) -> None:
+            super().__init__(items, limits, groups)
+            made.append((items, limits, self.bound))
+
+    monkeypatch.setattr(packing, "Packing", Recorded)
+    total = sum(r.revenue for r in best_routes(game.ctx, game.state, rsr, remember=False))
+    ((items, limits, bound),) = made
+    assert total - 1 < bound < total + 1
+    assert plain(items, limits).bound > total + 50

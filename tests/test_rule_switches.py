@@ -7,7 +7,7 @@ from dataclasses import fields
 
 import pytest
 
-from engine.actions import Dividend, LayTile, Pass, RunRoutes
+from engine.actions import BuyTrain, Choose, Dividend, LayTile, Pass, RunBest, RunRoutes
 from engine.errors import IllegalAction, InvalidAction
 from engine.game import Game
 from engine.game_setup import parse_setup
@@ -177,6 +177,32 @@ def test_a_city_whose_track_reaches_only_an_off_board_is_unconnected(site: bool)
 
 
 @pytest.mark.parametrize("site", [False, True])
+def test_a_major_may_start_beside_a_token_in_an_unconnected_city(site: bool) -> None:
+    """7.4: "a city spot that is unconnected", whoever else has a token there. S4013,
+    stock round 8: MKN's home Nizhnii Novgorod (K7) and Riga (B4) have a free spot and no
+    route to another city, so by the rulebook a new major may start there too. RN 4.3:
+    18xx.games offers only cities with no token."""
+    game = replayed("1861-gen-P4-grid-S4013", 739, (Rules.site if site else Rules.rulebook)(market="grid"))
+    homes = sorted(game.ctx.title.major_home_cities(game.ctx, game.state))
+    assert game.state.map.tokens[("K7", 0)][0] == "MKN"
+    expected = [("M19", 0), ("M7", 0), ("N10", 0)]
+    assert homes == (expected if site else sorted([*expected, ("B4", 0), ("K7", 0)]))
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_1867_offers_an_unconnected_city_with_a_token_before_a_connected_one(site: bool) -> None:
+    """7.4 (1867): a connected unoccupied city only "if no unconnected cities exist".
+    S5008, stock round 7, before C&O starts: BO's home Sudbury (D8) has a free spot and
+    no route to another city, and so has Montreal's third city: those two are offered.
+    RN 4.3: 18xx.games looks only at hexes with no token, finds none unconnected and
+    offers the connected ones (Peterborough, Kingston, Trois-Rivières)."""
+    game = replayed("1867-gen-P4-grid-S5008", 586, (Rules.site if site else Rules.rulebook)(market="grid"))
+    homes = sorted(game.ctx.title.major_home_cities(game.ctx, game.state))
+    assert game.state.map.tokens[("D8", 0)][0] == "BO"
+    assert homes == ([("G15", 0), ("I15", 0), ("M9", 0)] if site else [("D8", 0), ("L12", 2)])
+
+
+@pytest.mark.parametrize("site", [False, True])
 def test_1867_judges_each_city_of_a_hex_by_itself(site: bool) -> None:
     """7.4 (1867): "a city spot that is unconnected". S5006, stock round 7: Montreal's
     city 1 (L12) is unconnected, its other cities are not; by the rulebook it is
@@ -227,3 +253,84 @@ def test_who_has_the_first_priority_deal(site: bool) -> None:
     firsts = {Game.new(players, seed, Rules.site() if site else Rules.rulebook()).state.priority
               for seed in range(12)}
     assert firsts == {0} if site else len(firsts) > 1
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_train_that_sat_idle_has_run_once_its_company_has_operated(site: bool) -> None:
+    """RN 7.8: on 18xx.games every train of a company whose earnings are settled has
+    run this round, also one with no route. In S4019's OR 7.2 SW has a 4-train and no
+    route; after its track pass it cannot pay its interest and is nationalized. With
+    the RSR's own 4-train taken away, the site skips the RSR's run and the merger round
+    begins (KB may convert); by the rulebook (8.8) the RSR runs SW's 4-train."""
+    rules = Rules.site().but(idle_trains_count_as_run=site)
+    game = replayed("1861-gen-P5-column-S4019", 716, rules)
+    state = game.state
+    rsr = state.companies["RSR"]
+    assert [t.id for t in rsr.trains] == ["4-2"] and [t.id for t in state.companies["SW"].trains] == ["4-3"]
+    state.depot.pool.append(rsr.trains.pop())
+    play(game, Pass("SW"))
+    assert state.companies["SW"].market is None and [t.id for t in rsr.trains] == ["4-3"]
+    if site:
+        assert state.round.kind == "Merger" and game.actor() == "KB"
+        return
+    assert state.round.kind == "Operating" and state.round.step == "routes" and game.actor() == "RSR"
+    play(game, RunBest("RSR"))
+    assert rsr.last_revenue > 0 and state.round.kind == "Merger"
+
+
+def test_by_the_rulebook_the_national_runs_a_train_taken_from_a_company_that_ran_none() -> None:
+    """8.8, 8.13: the RSR finds and runs its best routes itself, with SW's 4-train."""
+    game = replayed("1861-gen-P5-column-S4019", 716, Rules.rulebook())
+    state = game.state
+    rsr = state.companies["RSR"]
+    state.depot.pool.append(rsr.trains.pop())
+    play(game, Pass("SW"))
+    assert "RSR runs for 180: 4-3 E1-G5-H8-K7-M7" in state.log
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_company_is_asked_to_buy_a_train_when_only_the_national_has_trains_only_on_18xx_games(
+    site: bool,
+) -> None:
+    """RN 7.2: with 19 left after its 4-train (1861-29683, OR 3.2), NW could buy only from
+    another company; with every other train moved to the RSR, which never sells, the
+    rulebook passes NW's train step over, and 18xx.games still asks it to buy or pass."""
+    game = _at(380, Rules.site() if site else Rules.rulebook())
+    state = game.state
+    rsr = state.companies["RSR"]
+    for company in state.companies.values():
+        if company.sym not in ("NW", "RSR"):
+            rsr.trains.extend(company.trains)
+            company.trains = []
+    play(game, BuyTrain("NW", "4-1", 350))
+    assert state.companies["NW"].cash == 19
+    assert (game.actor() == "NW" and state.round.step == "trains") is site
+    if site:
+        refused(game, BuyTrain("NW", rsr.trains[0].id, 1), "does not sell")
+        play(game, Pass("NW"))
+        assert state.round.step == "private_end"
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_phase_six_nationalizes_the_trainless_before_the_privates(site: bool) -> None:
+    """11, phase 6: "3-Trains rust; Trainless Minor Companies ... are immediately
+    nationalized; Trainless Major Companies ... may be nationalized; Private Companies are
+    nationalized" (10: "if they have not done so already"). S4026: the RSR's 6-train
+    leaves MK (owning MYR), MKV and MVR trainless; MK nationalized takes MYR to the RSR
+    unpaid, and GRR is paid for TSR once the presidents have chosen. RN 7.9: 18xx.games
+    nationalizes the privates first, so MK's 60 for MYR goes to the RSR with MK."""
+    from engine.importer import convert
+
+    log, _ = shared_game("1861-gen-P2-column-S4026")
+    rules = Rules.site(market="column").but(privates_nationalized_before_trainless=site)
+    game = replayed("1861-gen-P2-column-S4026", 543, rules)
+    state = game.state
+    game.apply(convert(state, {a["id"]: a for a in log["actions"]}[544]))  # the RSR runs, buys a 6
+    assert state.phase == "6" and state.trainless_majors == ["MK", "MKV", "MVR"]
+    assert state.private_owner["MYR"] == ("RSR" if site else "MK")
+    assert state.private_owner["TSR"] == ("RSR" if site else "GRR")
+    mk_cash = state.companies["MK"].cash
+    play(game, Choose("MK", "nationalize"), Pass("MKV"), Choose("MVR", "nationalize"))
+    assert set(state.private_owner.values()) == {"RSR"}
+    assert state.companies["RSR"].cash == (250 if site else 190)
+    assert mk_cash == (378 if site else 318)

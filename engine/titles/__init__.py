@@ -4,9 +4,12 @@ marks as its own ("1861" or 🍁 1867).
 The shared rules (the rest of ``engine``) call the hooks of :class:`Title` where the
 rulebook gives a title its own rule; a title is a subclass in its own folder with its
 data files beside it (``board.json``, ``upgrades.json``, ``two_player.json``,
-1861's ``bundles.json``). The rulebook's variants (§14–16) are options a title declares
-(:attr:`Title.options`, from :mod:`engine.options`); a third title would be one more
-folder and one line in ``TITLES``.
+1861's ``bundles.json``). The title decides the sequence of rounds (its first round,
+the merger rounds, when the national runs or exports: :mod:`engine.sequence` asks) and
+what ends the game (12.1). The rulebook's variants (§14–16) are options a title declares
+(:attr:`Title.options`, from :mod:`engine.options` and its own folder, as 1861's short
+game with its bundle round); a third title would be one more folder and one line in
+``TITLES``.
 """
 
 from __future__ import annotations
@@ -14,13 +17,18 @@ from __future__ import annotations
 import json
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
-from ..options import BOTH_TITLES, BUNDLES, EXPORT_PER_SET, OptionDef
+from ..options import BOTH_TITLES, EXPORT_PER_SET, LONG_GAME, OptionDef
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..state import Company, Context, GameState
+
+    RoundStart = Callable[[Context, GameState], object]
+    """Starts a round (:func:`engine.auction.start`)."""
 
 TITLES = {"1861": "t1861", "1867": "t1867"}
 """Title name -> its folder under ``engine/titles``."""
@@ -66,18 +74,27 @@ class Title:
         except FileNotFoundError as exc:
             raise DataError(f"{self.name} has no data file {name}") from exc
 
-    # --- the sequence of rounds (6), read by :mod:`engine.sequence` -------------------
+    # --- the sequence of rounds (6) and the national (8.13) ----------------------------
 
-    def first_round(self, ctx: Context) -> Literal["Auction", "Bundles"]:
-        """5: the private auction; with 15.1's starting bundles, the first stock round
-        sells them instead."""
-        return "Bundles" if ctx.rules.plays(BUNDLES) else "Auction"
+    def first_round(self, ctx: Context, state: GameState, private_auction: RoundStart) -> None:
+        """Start the game's first round: 5, the private auction (``private_auction``
+        starts it) unless the title opens with a round of its own."""
+        private_auction(ctx, state)
+
+    def draws_privates_out(self, ctx: Context) -> bool:
+        """16.2: the two-player game removes privates at random before the first round."""
+        return True
 
     def merger_round_follows(self, ctx: Context, state: GameState) -> bool:
         """9: a merger round follows each operating round while minors and majors both
         exist (phases 3 to 7: from the first 3-train to the first 8-train)."""
         limits = ctx.board.phase(state.phase).train_limit
         return "minor" in limits and "major" in limits
+
+    def national_runs(self, ctx: Context, state: GameState) -> bool:
+        """8.13: the national operates (runs and buys trains) in the phases that say so
+        (1861: 4 to 7, unless it exports instead, §14, §15.2); 1867's CN never does."""
+        return "national_operates" in ctx.board.phase(state.phase).status
 
     def national_exports(self, ctx: Context, state: GameState, number: int) -> bool:
         """8.13 (1867): the national exports a train after every operating round; with
@@ -87,6 +104,22 @@ class Title:
         if EXPORT_PER_SET in status:
             return number == state.operating_rounds
         return "export_train" in status
+
+    def national_keeps_money(self, ctx: Context) -> bool:
+        """8.13: a national that only exports trains keeps no money (1867), unless the
+        18xx.games switch lets it collect its privates' income (RN 11.23)."""
+        return ctx.board.national_operates or ctx.rules.national_collects_private_income
+
+    # --- the game's end (12.1), read by :mod:`engine.trains` --------------------------
+
+    def last_phase_began(self, ctx: Context, state: GameState) -> None:
+        """12.1: the first 8-train (the last phase) triggers the game's end; §14's long
+        game ignores it and plays on until the bank breaks."""
+        if not ctx.rules.plays(LONG_GAME):
+            self.final_phase_reached(ctx, state)
+
+    def train_bought(self, ctx: Context, state: GameState, train: str) -> None:
+        """A train bought from the yard that triggers something of the title's own."""
 
     # --- the title's own rules ------------------------------------------------------
 

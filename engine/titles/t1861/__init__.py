@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
-from ...options import BOTH_TITLES, SHORT, SHORT_END, SHORT_RSR, STARTING_BUNDLES, TRAIN_EXPORTS
+from typing import TYPE_CHECKING
+
+from ...options import BOTH_TITLES
 from ...state import Company, Context, GameState
 from .. import Title
+from . import bundles
+from .options import (
+    BUNDLES,
+    RSR_EXPORTS,
+    SHORT,
+    SHORT_END,
+    SHORT_RSR,
+    SIX_TRAIN_END,
+    STARTING_BUNDLES,
+    TRAIN_EXPORTS,
+)
+
+if TYPE_CHECKING:
+    from .. import RoundStart
+
+SHORT_END_TRAIN = "6"
+"""§15.3: the train whose first purchase ends the short game."""
 
 
 class Russia(Title):
@@ -19,12 +38,54 @@ class Russia(Title):
     option_sets = dict([SHORT])
     two_player_variant = True
 
-    def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
-        """7.4: only an unconnected city; with none, no major can start this way."""
-        from ...graph import city_is_unconnected
-        from ...tokens import open_unreserved_cities
+    def first_round(self, ctx: Context, state: GameState, private_auction: RoundStart) -> None:
+        """15.1: with the starting bundles, the first stock round sells them instead of
+        the private auction."""
+        if ctx.rules.plays(BUNDLES):
+            bundles.start(ctx, state)
+        else:
+            private_auction(ctx, state)
 
-        return [(h, c) for h, c in open_unreserved_cities(ctx, state) if city_is_unconnected(ctx, state, h, c)]
+    def draws_privates_out(self, ctx: Context) -> bool:
+        """16.3: in the short two-player game the bundles decide which privates play."""
+        return not ctx.rules.plays(BUNDLES)
+
+    def national_keeps_money(self, ctx: Context) -> bool:
+        """§15.2: the short game's RSR has no treasury."""
+        return not ctx.rules.plays(RSR_EXPORTS) and super().national_keeps_money(ctx)
+
+    def last_phase_began(self, ctx: Context, state: GameState) -> None:
+        """§15.3: the short game ends at the first 6-train, not the 8-train."""
+        if not ctx.rules.plays(SIX_TRAIN_END):
+            super().last_phase_began(ctx, state)
+
+    def train_bought(self, ctx: Context, state: GameState, train: str) -> None:
+        """§15.3: the purchase of the first 6-train ends the game: finish this operating
+        round and play two more, with a stock round in the usual sequence (12.1: with
+        another trigger, the earlier end wins)."""
+        from ...game_end import end_after
+
+        if not ctx.rules.plays(SIX_TRAIN_END) or train != SHORT_END_TRAIN:
+            return
+        done = state.round.operating_rounds_done() if state.round is not None else 0
+        last = done + 2
+        if last <= state.operating_rounds:
+            after = (state.round_number, last)
+        else:
+            after = (state.round_number + 1, last - state.operating_rounds)
+        if end_after(ctx, state, after, "first_6_train"):
+            state.log.append("The first 6-train: two more operating rounds after this one, then the game ends (§15.3)")
+
+    def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
+        """7.4: "a city spot that is unconnected", whoever else has a token in the city;
+        with none, no major can start this way. RN 4.3: on 18xx.games only a city with
+        no token and no reservation."""
+        from ...graph import city_is_unconnected
+        from ...tokens import cities_with_a_free_spot, open_unreserved_cities
+
+        empty_only = ctx.rules.major_home_only_in_empty_city
+        spots = open_unreserved_cities(ctx, state) if empty_only else cities_with_a_free_spot(ctx, state)
+        return [(h, c) for h, c in spots if city_is_unconnected(ctx, state, h, c)]
 
     def national_takes_assets(self, ctx: Context, state: GameState, company: Company) -> None:
         """10.1E: the RSR takes the company's cash, trains and privates."""

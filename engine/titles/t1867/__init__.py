@@ -52,36 +52,34 @@ class Canada(Title):
         return [c for c in open_unreserved_cities(ctx, state) if c not in closed]
 
     def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
-        """7.4 (1867): an unconnected city if there is one, else a connected unoccupied
-        one, each city judged by itself; with the 18xx.games switches a hex qualifies
-        when no city on it holds a company's token (RN 11.6) and is unconnected when
-        all its cities are (RN 4.3)."""
+        """7.4 (1867): a free spot of an unconnected city if there is one (whoever else
+        has a token there), else a connected unoccupied city, each city judged by
+        itself. With the 18xx.games switches only unoccupied cities count (RN 4.3), a
+        hex qualifies when no city on it holds a company's token (RN 11.6) and is
+        unconnected when all its cities are (RN 4.3)."""
         from ...graph import city_is_unconnected
-        from ...tokens import cities, city_slots, free_slot_for
+        from ...tokens import cities_with_a_free_spot, city_slots
 
         def occupied(hex_id: str, city: int) -> bool:
             return any(s not in (None, NEUTRAL) for s in city_slots(ctx, state, hex_id, city))
 
-        open_cities = []
-        for hex_id, city in cities(ctx, state):
-            if free_slot_for(ctx, state, "", hex_id, city) is None:
-                continue
+        def unoccupied(hex_id: str, city: int) -> bool:
             if ctx.rules.whole_hex_unoccupied_for_major_home:
-                tile, _ = ctx.tile_at(state, hex_id)
-                if any(occupied(hex_id, c) for c in tile.city_indexes):
-                    continue
-            elif occupied(hex_id, city):
-                continue
-            open_cities.append((hex_id, city))
+                return not any(occupied(hex_id, c) for c in ctx.tile_at(state, hex_id)[0].city_indexes)
+            return not occupied(hex_id, city)
+
+        free = cities_with_a_free_spot(ctx, state)
+        unoccupied_spots = [(h, c) for h, c in free if unoccupied(h, c)]
+        candidates = unoccupied_spots if ctx.rules.major_home_only_in_empty_city else free
         if ctx.rules.unconnected_judged_per_hex:
             unconnected_hexes = {
-                h for h, _ in open_cities
+                h for h, _ in candidates
                 if all(city_is_unconnected(ctx, state, h, c) for c in ctx.tile_at(state, h)[0].city_indexes)
             }
-            unconnected = [(h, c) for h, c in open_cities if h in unconnected_hexes]
+            unconnected = [(h, c) for h, c in candidates if h in unconnected_hexes]
         else:
-            unconnected = [(h, c) for h, c in open_cities if city_is_unconnected(ctx, state, h, c)]
-        return unconnected or open_cities
+            unconnected = [(h, c) for h, c in candidates if city_is_unconnected(ctx, state, h, c)]
+        return unconnected or unoccupied_spots
 
     def national_takes_assets(self, ctx: Context, state: GameState, company: Company) -> None:
         """8.13 (1867): the CN keeps no money: the cash goes to the bank; trains and

@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from . import market
-from .actions import Action, Bid, Pass
-from .errors import IllegalAction
-from .rounds import Round, RoundKind, TurnView
-from .state import Context, GameState
+from ... import market
+from ...actions import Action, Bid, Pass
+from ...errors import IllegalAction
+from ...rounds import Round, TurnView
+from ...state import Context, GameState
 
 BID_STEP = 5
 TWO_PLAYER_BUNDLES = 3
@@ -28,7 +28,9 @@ TWO_PLAYER_BUNDLES = 3
 
 @dataclass
 class BundleRound(Round):
-    kind: ClassVar[RoundKind] = "Bundles"
+    kind: ClassVar[str] = "Bundles"
+    opens_operating_rounds: ClassVar[bool] = True  # it is the first stock round (15.1)
+    bids_up_to_cash: ClassVar[bool] = True
     turn: int = 0  # seat to act
     bundle: str | None = None  # the bundle up for auction ("1", "2", ...)
     nominator: int = 0
