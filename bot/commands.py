@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from engine import notation, trains
 from engine.actions import Action, BuyPrivate, BuyTrain, Merge, RunRoutes
@@ -18,108 +19,195 @@ from engine.game import Game
 from engine.notation import shown
 from engine.route_notation import routes_detail
 from engine.routes import RouteResult
+from engine.rules import MARKETS
+from engine.titles import TITLES
 
 from .errors import Refusal
+
+TITLES_OFFERED = tuple(TITLES)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One argument of a verb as a slash command offers it (``/bid what:TSR 25``).
+
+    ``kind``: ``text``, the rest of the line; ``word``, one word; ``number``; ``file``, an
+    attachment; ``member``, a member of the server. ``menu``: its values are suggested
+    as it is typed, from ``actions`` (the engine's candidate moves for the verb),
+    ``players`` (the seats) or ``options`` (the title's optional rules)."""
+
+    name: str
+    kind: str = "text"
+    required: bool = False
+    default: str = ""
+    choices: tuple[str, ...] = ()
+    menu: str | None = None
+    description: str = ""
+
+
+def what(*, required: bool = True, menu: bool = False, default: str = "") -> tuple[Option, ...]:
+    """The usual single option: the rest of the command, described by its usage."""
+    return (Option("what", required=required, default=default, menu="actions" if menu else None),)
+
+
+class Reader(Protocol):
+    """How an action verb's text becomes the engine's action, read against the game now."""
+
+    def __call__(self, game: Game, player: str, verb: str, rest: str) -> Parsed: ...
+
+
+def read_action(game: Game, player: str, verb: str, rest: str) -> Parsed:
+    """A move in the engine's notation, by whoever acts now (see :func:`parse_action`)."""
+    return parse_action(game, verb, rest)
+
+
+def read_order(game: Game, player: str, verb: str, rest: str) -> Parsed:
+    """A standing order (``auto pass merger``) for ``player``."""
+    try:
+        return Parsed(notation.parse_order(player, rest))
+    except EngineError as exc:
+        raise Refusal(str(exc)) from None
 
 
 @dataclass(frozen=True)
 class Verb:
-    """A command word: how it is written and what it does."""
+    """A command word, declared once: how it is written, read and carried out.
+
+    ``kind`` groups it in `help`; ``game``: it acts on the channel's game, else on the
+    channel (``handler(command)``, a :class:`bot.core.Command`). ``handler`` names the
+    method of the service's feature that carries it out (``"feature.method"``); for a
+    verb on the game, its kind says what the service resolves before calling it:
+    ``info`` gets ``(record, rest)``, ``admin`` ``(record, commissioner, rest)``,
+    ``turn`` ``(record, seat, rest, proxy)``, and ``action`` ``(record, seat, verb, rest,
+    proxy)``, its text read by ``reader`` into the engine's action.
+    ``words``: the most words after the verb (None: free text); ``button``: offered as a
+    button under a post whose prompt names it; ``options``: its slash command's
+    arguments; ``typist``: whose seat a bare command is typed from at a shared keyboard
+    (the console): the player who must decide now (``decider``), the one whose deal
+    waits (``requester``), the one whose move it takes back (``mover``) or whose undo it
+    restores (``undoer``)."""
 
     name: str
     usage: str
     summary: str
     kind: str  # "setup", "action", "turn", "info" or "admin"
+    handler: str = "turns.act"
+    words: int | None = None
+    aliases: tuple[str, ...] = ()
+    reader: Reader = read_action
+    button: bool = False
+    options: tuple[Option, ...] = ()
+    game: bool = True
+    any_time: bool = False
+    """An action any seated player may take, their turn or not (a standing order)."""
+    typist: str = "decider"
 
+
+def _move(name: str, usage: str, summary: str, words: int | None, *, menu: bool = True,
+          required: bool = True, **more: Any) -> Verb:
+    """An action verb: read by the engine's notation, its argument offered from the candidate moves."""
+    default = more.pop("default", "")
+    options = more.pop("options", what(menu=menu, required=required, default=default) if words != 0 else ())
+    return Verb(name, usage, summary, "action", words=words, options=options, **more)
+
+
+SEAT_OPTIONS = (Option("player", "word", required=True, menu="players"), Option("member", "member", required=True))
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("new", "new [1861|1867] [grid|column] [site] [OPTION ...]",
          "Set up a game of 1861 (or 1867) here, with the rulebook's options (`site`: the rules as 18xx.games "
-         "plays them); you become its commissioner", "setup"),
+         "plays them); you become its commissioner", "setup", "setup.new", words=13, game=False, options=(
+             Option("title", "word", choices=TITLES_OFFERED), Option("market", "word", choices=MARKETS),
+             Option("options", menu="options",
+                    description="the rulebook's optional rules, e.g. long-game no-floor (`/options` lists them)"))),
     Verb("import", "import (with the JSON attached)", "Bring a game from 18xx.games here and play on; you become "
-         "its commissioner", "setup"),
-    Verb("options", "options [1861|1867]", "The rulebook's optional rules (§14–16), to choose with `new`", "info"),
-    Verb("join", "join", "Take a seat in the game being set up", "setup"),
-    Verb("leave", "leave", "Give up your seat before the game starts", "setup"),
-    Verb("start", "start", "Commissioner: start; seats are fixed and the first player drawn", "setup"),
-    Verb("bid", "bid [PRIVATE|MINOR] PRICE", "Bid on the private or minor up for auction", "action"),
-    Verb("auction", "auction MINOR [PRICE]", "Put a minor up for auction, opening at PRICE (100+)", "action"),
-    Verb("pass", "pass", "Pass: in an auction, a stock turn or the current operating step "
-         "(`pass KP` names the company it is for)", "action"),
-    Verb("buy", "buy MAJOR [pool]", "Buy a 10% share from the treasury (or the bank pool)", "action"),
-    Verb("sell", "sell MAJOR [COUNT]", "Sell shares of a major to the bank pool", "action"),
-    Verb("par", "par MAJOR PRICE", "Start a major (phase 4+), then place its home token", "action"),
-    Verb("token", "token HEX [CITY]", "Place a station token (CITY only if the hex has several)", "action"),
-    Verb("home", "home HEX [CITY]", "Place a new major's home token (same as token)", "action"),
-    Verb("lay", "lay HEX TILE [ROTATION] [loan]", "Lay or upgrade a tile; ROTATION 0-5, optional if one fits; "
-         "`loan` agrees to borrow for it", "action"),
-    Verb("tiles", "tiles [HEX]", "Where the company acting may lay track: hexes, tiles, rotations, costs", "info"),
-    Verb("run", "run [TRAIN: HEX-HEX-...; ...] [= REVENUE]", "Run trains: the best routes, or yours by stops",
-         "action"),
-    Verb("payout", "payout", "Pay the whole revenue out to shareholders", "action"),
-    Verb("half", "half", "Pay half out, keep half in the treasury", "action"),
-    Verb("withhold", "withhold", "Keep the whole revenue in the treasury", "action"),
-    Verb("train", "train TRAIN [pool] | train TRAIN from COMPANY PRICE | train 8 trade OWN",
-         "Buy a train (1867, phase 8: trade one of yours in for half its value)", "action"),
-    Verb("discard", "discard TRAIN", "Discard a train over the limit to the pool", "action"),
-    Verb("private", "private PRIVATE PRICE", "The company buys a private from a player", "action"),
-    Verb("redeem", "redeem [COUNT]", "The major buys back shares from the pool", "action"),
-    Verb("convert", "convert", "Merger round: convert the minor into a major", "action"),
-    Verb("merge", "merge MINOR", "Merger round: add another minor to the merge", "action"),
-    Verb("into", "into MAJOR", "Merger round: choose the major the minors form", "action"),
-    Verb("remove", "remove HEX [CITY]", "After a merge: remove one of the major's tokens", "action"),
-    Verb("nationalize", "nationalize", "Nationalize the trainless major you run", "action"),
-    Verb("keep", "keep", "Keep the trainless major you run", "action"),
+         "its commissioner", "setup", "setup.import_text", words=1, game=False,
+         options=(Option("log", "file", required=True),)),
+    Verb("options", "options [1861|1867]", "The rulebook's optional rules (§14–16), to choose with `new`", "info",
+         "setup.options", words=1, game=False, options=(Option("title", "word", choices=TITLES_OFFERED),)),
+    Verb("join", "join", "Take a seat in the game being set up", "setup", "setup.join", words=0, game=False),
+    Verb("leave", "leave", "Give up your seat before the game starts", "setup", "setup.leave", words=0, game=False),
+    Verb("start", "start", "Commissioner: start; seats are fixed and the first player drawn", "setup",
+         "setup.start", words=0, game=False),
+    _move("bid", "bid [PRIVATE|MINOR] PRICE", "Bid on the private or minor up for auction", 2),
+    _move("auction", "auction MINOR [PRICE]", "Put a minor up for auction, opening at PRICE (100+)", 2),
+    _move("pass", "pass", "Pass: in an auction, a stock turn or the current operating step "
+          "(`pass KP` names the company it is for)", 1, button=True, options=()),
+    _move("buy", "buy MAJOR [pool]", "Buy a 10% share from the treasury (or the bank pool)", 2),
+    _move("sell", "sell MAJOR [COUNT]", "Sell shares of a major to the bank pool", 2),
+    _move("par", "par MAJOR PRICE", "Start a major (phase 4+), then place its home token", 2),
+    _move("token", "token HEX [CITY]", "Place a station token (CITY only if the hex has several)", 2),
+    _move("home", "home HEX [CITY]", "Place a new major's home token (same as token)", 2),
+    _move("lay", "lay HEX TILE [ROTATION] [loan]", "Lay or upgrade a tile; ROTATION 0-5, optional if one fits; "
+          "`loan` agrees to borrow for it", 4),
+    Verb("tiles", "tiles [HEX]", "Where the company acting may lay track: hexes, tiles, rotations, costs", "info",
+         "information.tiles", words=1, options=what(required=False)),
+    _move("run", "run [TRAIN: HEX-HEX-...; ...] [= REVENUE]", "Run trains: the best routes, or yours by stops",
+          None, required=False),
+    _move("payout", "payout", "Pay the whole revenue out to shareholders", 0, aliases=("pay", "full"), button=True),
+    _move("half", "half", "Pay half out, keep half in the treasury", 0, button=True),
+    _move("withhold", "withhold", "Keep the whole revenue in the treasury", 0, aliases=("withold",), button=True),
+    _move("train", "train TRAIN [pool] | train TRAIN from COMPANY PRICE | train 8 trade OWN",
+          "Buy a train (1867, phase 8: trade one of yours in for half its value)", 5),
+    _move("discard", "discard TRAIN", "Discard a train over the limit to the pool", 1),
+    _move("private", "private PRIVATE PRICE", "The company buys a private from a player", 2),
+    _move("redeem", "redeem [COUNT]", "The major buys back shares from the pool", 1, required=False, default="1"),
+    _move("convert", "convert", "Merger round: convert the minor into a major", 0),
+    _move("merge", "merge MINOR", "Merger round: add another minor to the merge", 1),
+    _move("into", "into MAJOR", "Merger round: choose the major the minors form", 1),
+    _move("remove", "remove HEX [CITY]", "After a merge: remove one of the major's tokens", 2),
+    _move("keep", "keep", "Keep the trainless major you run", 0, button=True),
+    _move("nationalize", "nationalize", "Nationalize the trainless major you run", 0,
+          aliases=("choose", "nationalise"), button=True),
     Verb("auto", "auto pass merger [this round|until phase N] | auto pass stock [this round] | "
          "auto buy MAJOR until N% | auto off",
          "Standing order, at any time: the engine passes (or buys) for you when you are called; "
-         "your own move cancels it", "action"),
-    Verb("undo", "undo [REASON]", "Take back your last action (commissioner: any, with a reason)", "turn"),
-    Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn"),
-    Verb("agree", "agree", "Agree to the deal you were asked about", "turn"),
-    Verb("refuse", "refuse", "Refuse the deal you were asked about", "turn"),
-    Verb("withdraw", "withdraw", "Take back a deal you proposed before it is answered", "turn"),
-    Verb("status", "status", "Round, phase, who acts, what they may do, time to act", "info"),
-    Verb("map", "map [HEX]", "The map, or a close-up around HEX", "info"),
-    Verb("market", "market", "The stock market", "info"),
-    Verb("table", "table", "Players, companies, privates, trains and phase", "info"),
-    Verb("holdings", "holdings", "Cash, shares, privates and trains as text", "info"),
-    Verb("export", "export", "The game as an 18xx.games log, a JSON file to open on the site", "info"),
+         "your own move cancels it", "action", reader=read_order, any_time=True, options=what()),
+    Verb("undo", "undo [REASON]", "Take back your last action (commissioner: any, with a reason)", "turn",
+         "turns.undo", options=what(required=False), typist="mover"),
+    Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn", "turns.redo",
+         options=what(required=False), typist="undoer"),
+    Verb("agree", "agree", "Agree to the deal you were asked about", "turn", "turns.agree", words=0, button=True),
+    Verb("refuse", "refuse", "Refuse the deal you were asked about", "turn", "turns.refuse", words=0, button=True),
+    Verb("withdraw", "withdraw", "Take back a deal you proposed before it is answered", "turn", "turns.withdraw",
+         words=0, typist="requester"),
+    Verb("status", "status", "Round, phase, who acts, what they may do, time to act", "info",
+         "information.status", words=0, aliases=("info",)),
+    Verb("map", "map [HEX]", "The map, or a close-up around HEX", "info", "information.map", words=1,
+         options=what(required=False)),
+    Verb("market", "market", "The stock market", "info", "information.market", words=0),
+    Verb("table", "table", "Players, companies, privates, trains and phase", "info", "information.table", words=0),
+    Verb("holdings", "holdings", "Cash, shares, privates and trains as text", "info", "information.holdings",
+         words=0),
+    Verb("export", "export", "The game as an 18xx.games log, a JSON file to open on the site", "info",
+         "information.export", words=0),
     Verb("log", "log [COUNT] | log page N", "The last actions with what they did, undos and commissioner decisions",
-         "info"),
-    Verb("games", "games", "Your games in every channel, and where it is your turn", "info"),
-    Verb("help", "help [COMMAND]", "The commands, or how to use one", "info"),
-    Verb("as", "as PLAYER COMMAND", "Commissioner: act for an absent player", "admin"),
-    Verb("replace", "replace PLAYER @ACCOUNT", "Commissioner: give a seat to another account", "admin"),
-    Verb("seat", 'seat "PLAYER" @ACCOUNT', "Commissioner: give an imported game's seat to a member", "admin"),
-    Verb("pause", "pause [REASON]", "Commissioner: pause the game", "admin"),
-    Verb("resume", "resume", "Commissioner: resume a paused game", "admin"),
+         "info", "information.log", words=2,
+         options=(Option("count", default="15", description="how many lines (15), or `page N` for older ones"),)),
+    Verb("games", "games", "Your games in every channel, and where it is your turn", "info", "information.games",
+         words=0, game=False),
+    Verb("help", "help [COMMAND]", "The commands, or how to use one", "info", "information.help", words=1,
+         aliases=("?",), game=False, options=what(required=False)),
+    Verb("as", "as PLAYER COMMAND", "Commissioner: act for an absent player", "admin", "commissioner.act_for",
+         options=(Option("player", "word", required=True, menu="players"), Option("what", required=True))),
+    Verb("replace", "replace PLAYER @ACCOUNT", "Commissioner: give a seat to another account", "admin",
+         "commissioner.replace_typed", options=SEAT_OPTIONS),
+    Verb("seat", 'seat "PLAYER" @ACCOUNT', "Commissioner: give an imported game's seat to a member", "admin",
+         "commissioner.replace_typed", options=SEAT_OPTIONS),
+    Verb("pause", "pause [REASON]", "Commissioner: pause the game", "admin", "commissioner.pause",
+         options=what(required=False)),
+    Verb("resume", "resume", "Commissioner: resume a paused game", "admin", "commissioner.resume", words=0),
     Verb("end", "end confirm [REASON]", "Commissioner: end the game now (scores as it stands; no way back)",
-         "admin"),
+         "admin", "commissioner.end", options=what(required=False)),
     Verb("remind", "remind [me] HOURS|off", "Commissioner: remind a player after HOURS, then the channel; "
-         "`remind me`: anyone, their own time", "admin"),
+         "`remind me`: anyone, their own time", "admin", "commissioner.remind", words=2, options=what()),
 )}
 
-ALIASES = {
-    "choose": "nationalize",
-    "nationalise": "nationalize",
-    "pay": "payout",
-    "full": "payout",
-    "withold": "withhold",
-    "info": "status",
-    "?": "help",
-}
+ALIASES = {alias: verb.name for verb in VERBS.values() for alias in verb.aliases}
 """Other words players use; ``dividend KIND`` and ``choose nationalize`` read their argument."""
 
-ARGUMENTS = {
-    "new": 13, "options": 1, "import": 1, "join": 0, "leave": 0, "start": 0, "bid": 2, "auction": 2, "pass": 1,
-    "buy": 2, "sell": 2,
-    "par": 2, "token": 2, "home": 2, "lay": 4, "tiles": 1, "payout": 0, "half": 0, "withhold": 0, "train": 5,
-    "discard": 1, "private": 2, "redeem": 1, "convert": 0, "merge": 1, "into": 1, "remove": 2,
-    "nationalize": 0, "keep": 0, "agree": 0, "refuse": 0, "withdraw": 0, "status": 0, "map": 1, "market": 0,
-    "table": 0, "holdings": 0, "log": 2, "export": 0, "help": 1, "resume": 0, "remind": 2, "games": 0,
-}
-"""The most words each command takes after its verb (others take free text)."""
+BUTTONS = tuple(verb.name for verb in VERBS.values() if verb.button)
+"""Frequent small choices offered as buttons under a post, when the post offers them."""
 
 MAX_COMMAND = 300
 """Characters in a command; more is a paste gone wrong."""
@@ -149,7 +237,8 @@ def split(text: str) -> tuple[str, str]:
         close = difflib.get_close_matches(verb, list(VERBS), n=2)
         hint = f" Did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""
         raise Refusal(f"I don't know `{shown(words[0])}`.{hint} `help` lists the commands.")
-    extra = rest.split()[ARGUMENTS.get(verb, len(rest.split())):]
+    most = VERBS[verb].words
+    extra = rest.split()[most:] if most is not None else []
     if extra:
         raise Refusal(f"`{verb}` takes no `{shown(' '.join(extra))}`: write it as `{VERBS[verb].usage}`.")
     return verb, rest

@@ -18,6 +18,7 @@ from engine.game_setup import is_setup_word
 from storage import store_at
 from storage.postgres import safe_url
 
+from .commands import split
 from .errors import NoGame, NotAllowed, Refusal
 from .posts import Picture
 from .service import (
@@ -109,9 +110,9 @@ class Console:
             return account, " ".join(command)
         if verb in ("replace", "seat"):
             raise Refusal("On the console everyone shares the keyboard: `as NAME ...` types for a player.")
-        if verb == "withdraw":
-            return await self.service.requesting_account(CHANNEL) or NOBODY, " ".join(words)
-        return await self.service.deciding_account(CHANNEL) or NOBODY, " ".join(words)
+        command = " ".join(words)
+        verb, _ = split(command)  # the table's verb, its other names read
+        return await self.service.typing_account(CHANNEL, verb) or NOBODY, command
 
     async def _import(self, path: str) -> Reply:
         """``import PATH``: an 18xx.games log from a file, every seat at this keyboard."""

@@ -19,16 +19,15 @@ reminder loops outlive any error: it is logged and the loop backs off.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import io
 import logging
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import aiohttp
 import discord
@@ -36,12 +35,11 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from engine.rules import MARKETS
 from storage import Shard, StoreError, store_at
 
-from .commands import VERBS, split
+from .commands import BUTTONS, VERBS, Verb, split
 from .errors import Refusal
-from .service import TITLES, Account, Post, Reply, TroikaService, option_suggestions
+from .service import Account, Post, Reply, TroikaService, option_suggestions
 from .site_games import check_size
 
 log = logging.getLogger("troika.discord")
@@ -65,7 +63,6 @@ FETCHED_CHANNELS = 1000
 EXIT_REFUSED = 3
 """Exit status when Discord refuses the configuration (the token, the intents): starting
 again cannot help, so deploy/troika.service does not restart on it."""
-Callback = TypeVar("Callback", bound=Callable[..., Coroutine[Any, Any, None]])
 
 
 class TokenError(ValueError):
@@ -286,10 +283,6 @@ def account(user: discord.abc.User) -> Account:
     return Account(str(user.id), user.display_name)
 
 
-BUTTONS = ("pass", "payout", "half", "withhold", "agree", "refuse", "keep", "nationalize")
-"""Frequent small choices offered as buttons under a post, when the post offers them."""
-
-
 class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
                    template=r"troika:(?P<verb>[a-z]+)(?::(?P<game>[0-9]+):(?P<seq>[0-9]+))?"):
     """A button for one choice a post offers, bound to the post: its custom id names the
@@ -372,23 +365,67 @@ async def suggest_options(interaction: discord.Interaction, current: str) -> lis
     return [app_commands.Choice(name=t[:100], value=t[:100]) for t in texts[:25]]
 
 
-def game_command(name: str, *, menu: bool = False) -> Callable[[Callback], Any]:
-    """A hybrid command described by its verb; ``menu``: its ``what`` argument is
-    autocompleted from the candidate actions."""
-    verb = VERBS[name]
+MENUS: dict[str, Callable[[discord.Interaction, str], Awaitable[list[app_commands.Choice[str]]]]] = {
+    "actions": suggest, "players": suggest_player, "options": suggest_options,
+}
+"""Where an option's suggestions come from (:class:`bot.commands.Option` ``menu``)."""
 
-    def decorate(func: Callback) -> Any:
-        if menu:
-            func = app_commands.autocomplete(what=suggest)(func)
-        if "what" in inspect.signature(func).parameters:
-            func = app_commands.describe(what=verb.usage)(func)
-        return commands.hybrid_command(name=name, description=verb.summary[:100], help=verb.usage)(func)
-
-    return decorate
+TYPES: dict[str, type] = {"text": str, "word": str, "number": int, "file": discord.Attachment,
+                          "member": discord.Member}
+"""The Python type discord.py reads an option as, by its kind."""
 
 
-class GameCog(commands.Cog, name="Game"):
-    """Set-up, moves, turns, information and the commissioner's commands."""
+def verb_callback(verb: Verb) -> Callable[..., Coroutine[Any, Any, None]]:
+    """A coroutine function whose parameters are the verb's options (discord.py reads a
+    command's options from its callback's signature): a ``text`` option keyword-only, so
+    that a prefix command gives it the rest of the line, the others one word each. It
+    hands the values to :meth:`GameCog.carry_out`."""
+    parameters, names = [], []
+    for option in verb.options:
+        if option.kind == "text" and "*" not in parameters:
+            parameters.append("*")
+        default = "" if option.required else f" = defaults[{option.name!r}]"
+        parameters.append(f"{option.name}: types[{option.kind!r}]{default}")
+        names.append(option.name)
+    source = (f"async def {verb.name}_(cog, ctx, {', '.join(parameters)}):\n"
+              f"    await cog.carry_out(ctx, verb, [{', '.join(names)}])\n")
+    defaults = {o.name: TYPES[o.kind](o.default) for o in verb.options if not o.required}
+    namespace: dict[str, Any] = {"__name__": __name__, "verb": verb, "types": TYPES, "defaults": defaults}
+    exec(source, namespace)  # a signature made from data, as dataclasses makes __init__
+    callback = namespace[f"{verb.name}_"]
+    callback.__qualname__ = f"GameCog.{verb.name}"  # discord.py passes the cog to a command named in its class
+    return callback  # type: ignore[no-any-return]
+
+
+def verb_command(verb: Verb) -> commands.HybridCommand[Any, ..., None]:
+    """The hybrid command (``!verb``, ``/verb``) of a verb of the table, its options as
+    declared there; choices, menus and descriptions go to the slash command."""
+    func: Any = verb_callback(verb)
+    choices = {o.name: [app_commands.Choice(name=c, value=c) for c in o.choices] for o in verb.options if o.choices}
+    menus = {o.name: MENUS[o.menu] for o in verb.options if o.menu}
+    described = {o.name: o.description or verb.usage for o in verb.options if o.description or o.name == "what"}
+    if choices:
+        func = app_commands.choices(**choices)(func)
+    if menus:
+        func = app_commands.autocomplete(**menus)(func)
+    if described:
+        func = app_commands.describe(**described)(func)
+    return commands.hybrid_command(name=verb.name, description=verb.summary[:100], help=verb.usage)(func)
+
+
+def verb_commands(verbs: Mapping[str, Verb]) -> type:
+    """A class holding the generated command of each verb, for a cog to collect (a cog
+    gathers the commands of its bases)."""
+    return type("VerbCommands", (), {f"{name}_command": verb_command(verb) for name, verb in verbs.items()})
+
+
+VerbCommands = verb_commands(VERBS)
+"""Every verb's command, generated from the table, for :class:`GameCog` to collect."""
+
+
+class GameCog(VerbCommands, commands.Cog, name="Game"):
+    """Set-up, moves, turns, information and the commissioner's commands: one per verb
+    of the table (:data:`bot.commands.VERBS`), each carried out by :meth:`carry_out`."""
 
     def __init__(self, bot: TroikaBot) -> None:
         self.bot = bot
@@ -534,27 +571,23 @@ class GameCog(commands.Cog, name="Game"):
             else:
                 await send(chunk)
 
-    # --- set-up ------------------------------------------------------------------------
+    # --- the commands ------------------------------------------------------------------
 
-    @game_command("new")
-    @app_commands.choices(
-        title=[app_commands.Choice(name=t, value=t) for t in TITLES],
-        market=[app_commands.Choice(name=m, value=m) for m in MARKETS],
-    )
-    @app_commands.autocomplete(options=suggest_options)
-    @app_commands.describe(options="the rulebook's optional rules, e.g. long-game no-floor (`/options` lists them)")
-    async def new(self, ctx: commands.Context[Any], title: str = "", market: str = "", *, options: str = "") -> None:
-        """The words may come in any order: ``!new 1867``, ``!new column``,
-        ``!new 1867 no-floor left-of-auctioneer``."""
-        await self.play(ctx, f"new {title} {market} {options}".strip())
+    async def carry_out(self, ctx: commands.Context[Any], verb: Verb, values: list[Any]) -> None:
+        """A verb's command, for the service: as typed (a prefix command), or its slash
+        options written back as the command's text; an attached file (`import`) and a
+        member (`replace`, `seat`) are no text and go to the service's own calls for them."""
+        kinds = [option.kind for option in verb.options]
+        if "file" in kinds:
+            await self.import_file(ctx, values[kinds.index("file")])
+        elif "member" in kinds:
+            await self.replace_member(ctx, values[0], values[kinds.index("member")])
+        elif ctx.interaction is None:  # typed: the service reads the words as written (`!pass KP`, `!log page 2`)
+            await self.play(ctx, ctx.message.content[len(ctx.prefix or ""):])
+        else:
+            await self.play(ctx, " ".join(str(v) for v in [verb.name, *values] if str(v)))
 
-    @game_command("options")
-    @app_commands.choices(title=[app_commands.Choice(name=t, value=t) for t in TITLES])
-    async def options(self, ctx: commands.Context[Any], title: str = "") -> None:
-        await self.play(ctx, f"options {title}".strip())
-
-    @game_command("import")
-    async def import_(self, ctx: commands.Context[Any], log: discord.Attachment) -> None:
+    async def import_file(self, ctx: commands.Context[Any], log: discord.Attachment) -> None:
         """The game's JSON exported from 18xx.games, attached (checked before it is read)."""
         await ctx.defer()
         check_size(log.size, log.filename)
@@ -563,212 +596,12 @@ class GameCog(commands.Cog, name="Game"):
                                                     name=log.filename, guild_id=guild_id)
         await self.answer(ctx, reply)
 
-    @game_command("join")
-    async def join(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "join")
-
-    @game_command("leave")
-    async def leave(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "leave")
-
-    @game_command("start")
-    async def start(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "start")
-
-    # --- moves ---------------------------------------------------------------------------
-
-    @game_command("bid", menu=True)
-    async def bid(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"bid {what}")
-
-    @game_command("auction", menu=True)
-    async def auction(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"auction {what}")
-
-    @game_command("pass")
-    async def pass_(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "pass")
-
-    @game_command("buy", menu=True)
-    async def buy(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"buy {what}")
-
-    @game_command("sell", menu=True)
-    async def sell(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"sell {what}")
-
-    @game_command("par", menu=True)
-    async def par(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"par {what}")
-
-    @game_command("token", menu=True)
-    async def token(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"token {what}")
-
-    @game_command("home", menu=True)
-    async def home(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"home {what}")
-
-    @game_command("lay", menu=True)
-    async def lay(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"lay {what}")
-
-    @game_command("run", menu=True)
-    async def run(self, ctx: commands.Context[Any], *, what: str = "") -> None:
-        await self.play(ctx, f"run {what}")
-
-    @game_command("payout")
-    async def payout(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "payout")
-
-    @game_command("half")
-    async def half(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "half")
-
-    @game_command("withhold")
-    async def withhold(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "withhold")
-
-    @game_command("train", menu=True)
-    async def train(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"train {what}")
-
-    @game_command("discard", menu=True)
-    async def discard(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"discard {what}")
-
-    @game_command("private", menu=True)
-    async def private(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"private {what}")
-
-    @game_command("redeem", menu=True)
-    async def redeem(self, ctx: commands.Context[Any], *, what: str = "1") -> None:
-        await self.play(ctx, f"redeem {what}")
-
-    @game_command("convert")
-    async def convert(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "convert")
-
-    @game_command("merge", menu=True)
-    async def merge(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"merge {what}")
-
-    @game_command("into", menu=True)
-    async def into(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"into {what}")
-
-    @game_command("remove", menu=True)
-    async def remove(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"remove {what}")
-
-    @game_command("nationalize")
-    async def nationalize(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "nationalize")
-
-    @game_command("keep")
-    async def keep(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "keep")
-
-    # --- turns ---------------------------------------------------------------------------
-
-    @game_command("undo")
-    async def undo(self, ctx: commands.Context[Any], *, what: str = "") -> None:
-        await self.play(ctx, f"undo {what}")
-
-    @game_command("redo")
-    async def redo(self, ctx: commands.Context[Any], *, what: str = "") -> None:
-        await self.play(ctx, f"redo {what}")
-
-    @game_command("agree")
-    async def agree(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "agree")
-
-    @game_command("refuse")
-    async def refuse(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "refuse")
-
-    @game_command("withdraw")
-    async def withdraw(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "withdraw")
-
-    # --- information ------------------------------------------------------------------
-
-    @game_command("status")
-    async def status(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "status")
-
-    @game_command("map")
-    async def map_(self, ctx: commands.Context[Any], *, what: str = "") -> None:
-        await self.play(ctx, f"map {what}")
-
-    @game_command("market")
-    async def market(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "market")
-
-    @game_command("tiles")
-    async def tiles(self, ctx: commands.Context[Any], *, what: str = "") -> None:
-        await self.play(ctx, f"tiles {what}")
-
-    @game_command("games")
-    async def games(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "games")
-
-    @game_command("table")
-    async def table(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "table")
-
-    @game_command("holdings")
-    async def holdings(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "holdings")
-
-    @game_command("export")
-    async def export(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "export")
-
-    @game_command("log")
-    async def log_(self, ctx: commands.Context[Any], count: int = 15) -> None:
-        await self.play(ctx, f"log {count}")
-
-    @game_command("help")
-    async def help_(self, ctx: commands.Context[Any], *, what: str = "") -> None:
-        await self.play(ctx, f"help {what}")
-
-    # --- the commissioner -------------------------------------------------------------
-
-    @game_command("as")
-    @app_commands.autocomplete(player=suggest_player)
-    async def as_(self, ctx: commands.Context[Any], player: str, *, what: str) -> None:
-        await self.play(ctx, f"as {player} {what}")
-
-    @game_command("replace")
-    @app_commands.autocomplete(player=suggest_player)
-    async def replace(self, ctx: commands.Context[Any], player: str, member: discord.Member) -> None:
+    async def replace_member(self, ctx: commands.Context[Any], player: str, member: discord.Member) -> None:
+        """``!replace Boris @someone`` (``!seat "Player 2" @someone``): the seat to a member."""
         await ctx.defer(ephemeral=True)
         reply = await self.service.replace_seat(str(ctx.channel.id), account(ctx.author), player, account(member),
                                                 key=request_key(ctx))
         await self.answer(ctx, reply)
-
-    @game_command("seat")
-    @app_commands.autocomplete(player=suggest_player)
-    async def seat(self, ctx: commands.Context[Any], player: str, member: discord.Member) -> None:
-        """``!seat "Player 2" @someone``: an imported game's seat, by the site's name."""
-        await self.replace(ctx, player, member)
-
-    @game_command("pause")
-    async def pause(self, ctx: commands.Context[Any], *, what: str = "") -> None:
-        await self.play(ctx, f"pause {what}")
-
-    @game_command("resume")
-    async def resume(self, ctx: commands.Context[Any]) -> None:
-        await self.play(ctx, "resume")
-
-    @game_command("end")
-    async def end(self, ctx: commands.Context[Any], *, what: str = "") -> None:
-        await self.play(ctx, f"end {what}")
-
-    @game_command("remind")
-    async def remind(self, ctx: commands.Context[Any], *, what: str) -> None:
-        await self.play(ctx, f"remind {what}")
 
 
 def _fit(text: str) -> str:

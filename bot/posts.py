@@ -13,14 +13,15 @@ from datetime import datetime
 from typing import Any
 
 from engine import market, notation
-from engine.actions import Action, BuyTrain, RunRoutes, action_from_dict
+from engine.actions import Action, BuyTrain, PlaceToken, RunRoutes, action_from_dict
+from engine.board import load_board
 from engine.errors import EngineError
 from engine.game import Game
 from engine.game_setup import describe
 from engine.options import OptionDef
 from engine.routes import RouteResult, check_routes
 from engine.titles import TITLES, title_named
-from engine.trains import over_limit
+from engine.trains import find_train, over_limit
 from engine.view import round_title, turn_view
 from render.map import render_map
 from render.market import render_market
@@ -82,19 +83,19 @@ def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
     if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors \
             and not over_limit(game.ctx, game.state):
         return f"{track_hint(game)}, `pass`"
-    text = ", ".join(_token_choice(game, c) if c.startswith("token ") else f"`{c}`{_loan_mark(game, c)}"
-                     for c in game.choices())
+    text = ", ".join(_token_choice(game, hint, actions[0]) if isinstance(actions[0], PlaceToken)
+                     else f"`{hint}`{_loan_mark(game, actions)}" for hint, actions in notation.hinted_actions(game))
     if limit is not None and len(text) > limit:
         text = text[: text.rfind(",", 0, limit)] + ", … (`status` shows all)"
     return text
 
 
-def _token_choice(game: Game, command: str) -> str:
+def _token_choice(game: Game, command: str, token: PlaceToken) -> str:
     """``token M9 0`` offered with the place's name and, in an operating round, what the
     token costs: ```token O7 0` Québec $40``."""
     from engine.tokens import token_cost
 
-    hex_id = command.split()[1]
+    hex_id = token.hex
     name = game.ctx.board.location_names.get(hex_id, "").partition(" (")[0]
     cost = ""
     if game.round_name == "Operating":
@@ -102,18 +103,19 @@ def _token_choice(game: Game, command: str) -> str:
     return f"`{command}`" + (f" {name}" if name else "") + cost
 
 
-def _loan_mark(game: Game, command: str) -> str:
-    """`` (loan)`` after a train the company can only pay for by borrowing (8.11.3)."""
-    if game.round_name != "Operating" or not command.startswith("train "):
+def _loan_mark(game: Game, actions: list[Action]) -> str:
+    """`` (loan)`` after a train from the bank the company can only pay for by borrowing
+    (8.11.3); a train from another company has its price still to name."""
+    action = actions[0]
+    if game.round_name != "Operating" or not isinstance(action, BuyTrain):
         return ""
     try:
-        action = notation.parse(game, command)
-    except EngineError:  # a hint with a price still to name (`train 2-0 from N PRICE`)
+        source, _ = find_train(game.ctx, game.state, action.train)
+    except EngineError:
         return ""
     company = game.state.companies.get(action.entity)
-    if not isinstance(action, BuyTrain) or company is None:
-        return ""
-    return " (loan)" if action.price > company.cash else ""
+    from_bank = source in ("yard", "pool")
+    return " (loan)" if from_bank and company is not None and action.price > company.cash else ""
 
 
 def next_line(game: Game) -> str:
@@ -364,10 +366,11 @@ def seat_name(record: GameRecord, player_id: str | None) -> str:
     return seat.display_name if seat else (player_id or "the bot")
 
 
-def event_command(event: Event) -> str:
-    """A stored action as the command that makes it."""
+def event_command(record: GameRecord, event: Event) -> str:
+    """A stored action of the game as the command that makes it."""
+    board = load_board(record.title) if record.title in TITLES else None
     try:
-        return notation.command(None, action_from_dict(event.action))
+        return notation.command(None, action_from_dict(event.action), board=board)
     except EngineError:
         return str(event.action.get("type"))
 
@@ -383,8 +386,8 @@ def log_line(record: GameRecord, event: Event, effective: set[int], moved: list[
         entity = data.get("entity")
         for_ = f" for {entity}" if entity not in (event.actor, None) and data.get("type") != "end_game" else ""
         undone = "" if event.seq in effective else " — undone"
-        return f"#{event.seq} {when} {who}{for_}: `{event_command(event)}`{note}{undone}"
-    what = ", ".join(f"#{e.seq} `{event_command(e)}`" for e in moved)
+        return f"#{event.seq} {when} {who}{for_}: `{event_command(record, event)}`{note}{undone}"
+    what = ", ".join(f"#{e.seq} `{event_command(record, e)}`" for e in moved)
     if event.kind is EventKind.UNDO:
         return f"#{event.seq} {when} ↶ {who} takes back {what or 'a move'}{note}"
     if event.kind is EventKind.REDO:

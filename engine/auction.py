@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from .actions import Action, Bid, Pass
 from .errors import IllegalAction
 from .options import LEFT_OF_AUCTIONEER
+from .rounds import Round, RoundKind, TurnView
 from .state import Context, GameState
 
 BID_STEP = 5
 
 
 @dataclass
-class AuctionRound:
+class AuctionRound(Round):
     """Auction of the privates, one at a time in ascending face value."""
 
-    kind = "Auction"
+    kind: ClassVar[RoundKind] = "Auction"
     private: str = ""
     opener: int = 0  # seat of the player who had the first opportunity
     minimum: int = 0  # current minimum opening bid
@@ -26,6 +28,34 @@ class AuctionRound:
     turn: int = 0  # seat to act
     declined: list[int] = field(default_factory=list)  # passed before any bid
     reduced: bool = False  # the minimum has dropped since nobody opened
+
+    def actor(self, ctx: Context, state: GameState) -> str:
+        return state.players[self.turn].id
+
+    def moves(self, ctx: Context, state: GameState) -> list[Action]:
+        """A bid at the lowest amount allowed, and a pass."""
+        player = state.players[self.turn]
+        lowest = self.minimum if self.high_bidder is None else self.high_bid + BID_STEP
+        bid: list[Action] = [Bid(player.id, self.private, lowest)] if player.cash >= lowest else []
+        return bid + [Pass(player.id)]
+
+    def apply(self, ctx: Context, state: GameState, action: Action) -> None:
+        """A bid or a pass in the private auction."""
+        seat = state.player_index(action.entity)
+        if seat != self.turn:
+            raise IllegalAction(f"it is {state.players[self.turn].name}'s turn to bid on {self.private}")
+        if isinstance(action, Bid):
+            _bid(ctx, state, self, seat, action)
+        elif isinstance(action, Pass):
+            _pass(ctx, state, self, seat)
+        else:
+            raise IllegalAction(f"during the private auction you may only bid or pass (not {action.kind})")
+
+    def heading(self, state: GameState) -> str:
+        return "Private auction"
+
+    def view(self, ctx: Context, state: GameState, actor: str) -> TurnView:
+        return TurnView(self.heading(state), self.kind, f"bids on {self.private}", actor, up_for_auction=self.private)
 
 
 def start(ctx: Context, state: GameState) -> AuctionRound:
@@ -62,25 +92,6 @@ def _open_bidding(state: GameState, auction: AuctionRound) -> None:
     auction.high_bidder = None
     auction.declined = []
     auction.turn = auction.active[0] if auction.active else auction.opener
-
-
-def actor(ctx: Context, state: GameState) -> str:
-    auction: AuctionRound = state.round
-    return state.players[auction.turn].id
-
-
-def apply(ctx: Context, state: GameState, action: Action) -> None:
-    """Apply a bid or pass in the private auction."""
-    auction: AuctionRound = state.round
-    seat = state.player_index(action.entity)
-    if seat != auction.turn:
-        raise IllegalAction(f"it is {state.players[auction.turn].name}'s turn to bid on {auction.private}")
-    if isinstance(action, Bid):
-        _bid(ctx, state, auction, seat, action)
-    elif isinstance(action, Pass):
-        _pass(ctx, state, auction, seat)
-    else:
-        raise IllegalAction(f"during the private auction you may only bid or pass (not {action.kind})")
 
 
 def _bid(ctx: Context, state: GameState, auction: AuctionRound, seat: int, action: Bid) -> None:
@@ -175,8 +186,6 @@ def _sell(ctx: Context, state: GameState, auction: AuctionRound, seat: int, pric
     nxt = _next_private(ctx, state)
     if nxt is None:
         state.priority = after  # 5.3: left of the last winner has priority
-        from . import stock_round
-
-        stock_round.start(ctx, state)
+        auction.over = True
         return
     _offer(ctx, state, auction, nxt, after)

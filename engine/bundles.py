@@ -13,11 +13,12 @@ rounds begin.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from . import market, operating
+from . import market
 from .actions import Action, Bid, Pass
 from .errors import IllegalAction
+from .rounds import Round, RoundKind, TurnView
 from .state import Context, GameState
 
 BID_STEP = 5
@@ -26,8 +27,8 @@ TWO_PLAYER_BUNDLES = 3
 
 
 @dataclass
-class BundleRound:
-    kind = "Bundles"
+class BundleRound(Round):
+    kind: ClassVar[RoundKind] = "Bundles"
     turn: int = 0  # seat to act
     bundle: str | None = None  # the bundle up for auction ("1", "2", ...)
     nominator: int = 0
@@ -36,6 +37,47 @@ class BundleRound:
     active: list[int] = field(default_factory=list)  # seats still bidding on it
     unsold: list[str] = field(default_factory=list)
     holders: list[int] = field(default_factory=list)  # seats that have a bundle
+
+    def actor(self, ctx: Context, state: GameState) -> str:
+        return state.players[self.turn].id
+
+    def moves(self, ctx: Context, state: GameState) -> list[Action]:
+        """The nominations at the minimum bid, or the lowest raise and a pass."""
+        player = state.players[self.turn]
+        if self.bundle is None:
+            return [Bid(player.id, name, minimum_bid(ctx, state)) for name in self.unsold]
+        lowest = self.high_bid + BID_STEP
+        raise_: list[Action] = [Bid(player.id, self.bundle, lowest)] if player.cash >= lowest else []
+        return raise_ + [Pass(player.id)]
+
+    def apply(self, ctx: Context, state: GameState, action: Action) -> None:
+        """A nomination, a raise or a pass."""
+        seat = state.player_index(action.entity)
+        if seat != self.turn:
+            raise IllegalAction(f"it is {state.players[self.turn].name}'s turn")
+        if self.bundle is None:
+            if not isinstance(action, Bid):
+                raise IllegalAction("a player without a bundle must nominate one and bid (15.1): "
+                                    f"`bid BUNDLE {minimum_bid(ctx, state)}`, bundles {', '.join(self.unsold)}")
+            _nominate(ctx, state, self, seat, action)
+        elif isinstance(action, Bid):
+            _raise(ctx, state, self, seat, action)
+        elif isinstance(action, Pass):
+            self.active.remove(seat)
+            state.log.append(f"{state.players[seat].name} passes on bundle {self.bundle}")
+            _next_bidder(ctx, state, self, seat)
+        else:
+            raise IllegalAction(f"bundle {self.bundle} is up for auction: bid or pass")
+
+    def heading(self, state: GameState) -> str:
+        return f"Stock round {state.round_number}: starting bundles"
+
+    def view(self, ctx: Context, state: GameState, actor: str) -> TurnView:
+        if self.bundle is None:
+            offered = " · ".join(describe(ctx, state, name) for name in self.unsold)
+            return TurnView(self.heading(state), self.kind, f"nominates a bundle (15.1): {offered}", actor)
+        return TurnView(self.heading(state), self.kind, f"bids on bundle {self.bundle}", actor,
+                        up_for_auction=self.bundle)
 
 
 def bundle_set(ctx: Context, players: int) -> dict[str, Any]:
@@ -68,11 +110,6 @@ def start(ctx: Context, state: GameState) -> None:
     state.log.append(f"Stock round {state.round_number}: the starting bundles (15.1)")
 
 
-def actor(ctx: Context, state: GameState) -> str:
-    rnd: BundleRound = state.round
-    return state.players[rnd.turn].id
-
-
 def describe(ctx: Context, state: GameState, name: str) -> str:
     """``Bundle 1: TSR, WVR, N (165), KB (100), bonus 10``."""
     data = bundle(ctx, state, name)
@@ -88,38 +125,6 @@ def bundle_of(ctx: Context, state: GameState, private: str) -> str | None:
     if not isinstance(rnd, BundleRound):
         return None
     return next((name for name in rnd.unsold if private in bundle(ctx, state, name)["privates"]), None)
-
-
-def moves(ctx: Context, state: GameState) -> list[Action]:
-    """The nominations at the minimum bid, or the lowest raise and a pass."""
-    rnd: BundleRound = state.round
-    player = state.players[rnd.turn]
-    if rnd.bundle is None:
-        return [Bid(player.id, name, minimum_bid(ctx, state)) for name in rnd.unsold]
-    lowest = rnd.high_bid + BID_STEP
-    raise_: list[Action] = [Bid(player.id, rnd.bundle, lowest)] if player.cash >= lowest else []
-    return raise_ + [Pass(player.id)]
-
-
-def apply(ctx: Context, state: GameState, action: Action) -> None:
-    """A nomination, a raise or a pass."""
-    rnd: BundleRound = state.round
-    seat = state.player_index(action.entity)
-    if seat != rnd.turn:
-        raise IllegalAction(f"it is {state.players[rnd.turn].name}'s turn")
-    if rnd.bundle is None:
-        if not isinstance(action, Bid):
-            raise IllegalAction("a player without a bundle must nominate one and bid (15.1): "
-                                f"`bid BUNDLE {minimum_bid(ctx, state)}`, bundles {', '.join(rnd.unsold)}")
-        _nominate(ctx, state, rnd, seat, action)
-    elif isinstance(action, Bid):
-        _raise(ctx, state, rnd, seat, action)
-    elif isinstance(action, Pass):
-        rnd.active.remove(seat)
-        state.log.append(f"{state.players[seat].name} passes on bundle {rnd.bundle}")
-        _next_bidder(ctx, state, rnd, seat)
-    else:
-        raise IllegalAction(f"bundle {rnd.bundle} is up for auction: bid or pass")
 
 
 def _check_bid(ctx: Context, state: GameState, seat: int, price: int, lowest: int) -> None:
@@ -198,10 +203,10 @@ def _sell(ctx: Context, state: GameState, rnd: BundleRound) -> None:
 def _finish(ctx: Context, state: GameState, rnd: BundleRound, last_winner: int) -> None:
     """Everyone has a bundle: 16.3.2's unbought bundle leaves its minors for later stock
     rounds and its privates out of play; the player left of the last winner has the
-    priority deal; the operating rounds begin."""
+    priority deal; the round is over."""
     for name in rnd.unsold:
         for private in bundle(ctx, state, name)["privates"]:
             del state.private_owner[private]
             state.log.append(f"{private} is removed: its bundle was not bought (16.3.2)")
     state.priority = (last_winner + 1) % len(state.players)
-    operating.start_set(ctx, state)
+    rnd.over = True

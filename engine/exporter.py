@@ -106,7 +106,7 @@ def export_game(game_id: int, seed: int, fresh: Callable[[], Game], entries: Seq
         "players": [{"id": ids[pid], "name": name} for pid, name in seated],
         "settings": {"seed": seed, "optional_rules": optional},
         "status": "finished" if finished else "active",
-        "round": "Finished" if finished else game.state.round.kind,
+        "round": "Finished" if finished else game.round_name,
         "turn": game.state.round_number,
         "acting": [ids[p] for p in [game.acting_player()] if p],
         "result": {str(ids[k]): v for k, v in game.result().items()} if finished else {},

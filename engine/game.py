@@ -11,29 +11,20 @@ import pickle
 import random
 from collections.abc import Callable, Iterable
 from functools import partial
-from types import ModuleType
 from typing import Any
 
-from . import auction, bundles, merger, operating, orders, stock_round
+from . import orders, sequence
 from .actions import Action, EndGame, StandingOrder
 from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
 from .game_setup import board_for, check_options
-from .options import BUNDLES
+from .rounds import Round
 from .rules import Rules
 from .scoring import end_game, final_values
 from .setup import new_state
 from .state import Context, GameState
 from .titles import DEFAULT_TITLE
-
-ROUND_MODULES: dict[str, ModuleType] = {
-    "Auction": auction,
-    "Stock": stock_round,
-    "Operating": operating,
-    "Merger": merger,
-    "Bundles": bundles,
-}
 
 
 class Game:
@@ -63,19 +54,25 @@ class Game:
         if first_player is None:
             first_player = 0 if ctx.rules.first_seat_starts else random.Random(seed).randrange(len(players))
         state = new_state(ctx, players, first_player, seed)
-        _first_round(ctx, state)
+        sequence.begin(ctx, state)
         return cls(ctx, state)
 
     @property
+    def round(self) -> Round:
+        """The round in progress (the last one, once the game is over)."""
+        if self.state.round is None:
+            raise IllegalAction("the game has no round under way")
+        return self.state.round
+
+    @property
     def round_name(self) -> str:
-        return "Finished" if self.state.finished else self.state.round.kind
+        return "Finished" if self.state.finished else self.round.kind
 
     def actor(self) -> str | None:
         """The player id or company symbol that must act now (None when finished)."""
         if self.state.finished:
             return None
-        actor: str = ROUND_MODULES[self.state.round.kind].actor(self.ctx, self.state)
-        return actor
+        return self.round.actor(self.ctx, self.state)
 
     def acting_player(self) -> str | None:
         """The player who decides for the actor (the president of an acting company)."""
@@ -94,10 +91,8 @@ class Game:
         if company.is_national:
             return self.state.national_operator
         president = self.state.president(entity)
-        if president is None and self.round_name == "Stock":
-            return stock_round.home_token_placer(self.state, entity)
-        if president is None and self.round_name == "Merger":
-            return merger.decider_before_president(self.state, entity)
+        if president is None and not self.state.finished:
+            return self.round.decider(self.state, entity)
         return president.id if president else None
 
     def choices(self) -> list[str]:
@@ -145,22 +140,25 @@ class Game:
         return None
 
     def _apply(self, action: Action) -> None:
-        kind = self.state.round.kind
         if isinstance(action, EndGame):
             end_game(self.ctx, self.state, "manually_ended")
         elif isinstance(action, StandingOrder):
             orders.set_order(self.ctx, self.state, action)
         elif not self.state.orders:
-            ROUND_MODULES[kind].apply(self.ctx, self.state, action)
-            check_bank(self.ctx, self.state)
+            self._play(action)
         else:
-            key, controller = orders.round_key(self.state), self.controller(action.entity)
-            ROUND_MODULES[kind].apply(self.ctx, self.state, action)
-            check_bank(self.ctx, self.state)
+            kind, key, controller = self.round.kind, orders.round_key(self.state), self.controller(action.entity)
+            self._play(action)
             orders.after_move(self.state, action, kind, key, controller)
         if self.state.orders:
             self._carry_out_orders()
         self.last_action = action
+
+    def _play(self, action: Action) -> None:
+        """The round's move, the rounds that follow if it ended the round (6), the bank."""
+        self.round.apply(self.ctx, self.state, action)
+        sequence.run_on(self.ctx, self.state)
+        check_bank(self.ctx, self.state)
 
     def _carry_out_orders(self) -> None:
         """Whoever is to act with a standing order for it acts at once (one order's
@@ -184,8 +182,7 @@ class Game:
         for action in tries:
             self.state.log.append(announce(action))
             try:
-                ROUND_MODULES[self.state.round.kind].apply(self.ctx, self.state, action)
-                check_bank(self.ctx, self.state)
+                self._play(action)
             except EngineError:
                 self.state = _restore(before, self.state, start)
                 continue
@@ -202,15 +199,6 @@ class Game:
         rest = {name: getattr(self.state, name) for name in _field_names(type(self.state))}
         plain: dict[str, Any] = _plain(rest | {"round": _round_dump(self.state)})
         return plain
-
-
-def _first_round(ctx: Context, state: GameState) -> None:
-    """5: the private auction; with the 1861 short variant's bundles (15.1), the first
-    stock round sells them instead."""
-    if ctx.rules.plays(BUNDLES):
-        bundles.start(ctx, state)
-    else:
-        auction.start(ctx, state)
 
 
 def _snapshot(state: GameState) -> bytes:

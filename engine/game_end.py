@@ -15,16 +15,7 @@ def check_bank(ctx: Context, state: GameState) -> None:
         return
     state.bank_broken = True
     state.log.append("The bank has broken")
-    rnd = state.round
-    kind = getattr(rnd, "kind", "")
-    if kind == "Operating":
-        after = (state.round_number, rnd.number)
-    elif kind == "Merger" and rnd.after_or < state.operating_rounds:
-        after = (state.round_number, rnd.after_or + 1)
-    elif kind == "Merger":
-        after = (state.round_number + 1, 1)
-    else:
-        after = (state.round_number, 1)
+    after = state.round.bank_breaks_end(state) if state.round is not None else (state.round_number, 1)
     end_after(ctx, state, after, "bank")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from . import graph, loans
@@ -18,6 +19,7 @@ from .track import (
     exits_are_legal,
     lay_cost,
     new_track_ends,
+    next_color,
     pay_borders,
     place_tile,
     revenue_grows,
@@ -46,6 +48,48 @@ def lay_tile(ctx: Context, state: GameState, rnd: OperatingRound, company: Compa
     )
     if tile.color == "gray" and ctx.rules.national_token_on_gray_moscow:
         _national_moscow_token(ctx, state, hex_id)
+
+
+def possible_lays(
+    ctx: Context, state: GameState, rnd: OperatingRound, company: Company, *, first_only: bool = False
+) -> list[LayTile]:
+    """Every tile, hex and rotation the company may lay now (8.6), or with
+    ``first_only`` just the first found. Hexes and tiles refused whatever the rotation
+    are passed over before the rotations are tried."""
+    reach = graph.reachable(ctx, state, company.sym)
+    hexes = set(reach.hexes) | {t.hex for t in company.tokens if t.hex}
+    for hex_id, edge in reach.track_ends:
+        neighbour = ctx.board.neighbours.get(hex_id, {}).get(edge)
+        if neighbour:
+            hexes.add(neighbour)
+    tiles = [t for t in ctx.board.tiles.values() if not _refused(check_tile_available, ctx, state, t)]
+    result = []
+    for hex_id in sorted(hexes):
+        current, _ = ctx.tile_at(state, hex_id)
+        color = next_color(current.color) if current.color in ("white", "yellow", "green", "brown") else None
+        if color is None or _refused(check_hex_open, ctx, state, rnd, hex_id):
+            continue
+        for tile in tiles:
+            if tile.color != color or _refused(check_upgrade_tile, ctx, state, hex_id, tile):
+                continue
+            for rotation in range(6):
+                action = LayTile(company.sym, hex_id, tile.name, rotation)
+                try:
+                    check_lay(ctx, state, rnd, company, action, reach)
+                except IllegalAction:
+                    continue
+                result.append(action)
+                if first_only:
+                    return result
+    return result
+
+
+def _refused(check: Callable[..., None], *args: object) -> bool:
+    try:
+        check(*args)
+    except IllegalAction:
+        return True
+    return False
 
 
 def check_lay(

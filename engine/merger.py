@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from . import graph, market, shares, trains
 from .actions import Action, BuyShare, Convert, DiscardTrain, Merge, Pass, RemoveToken
 from .board import MarketCell
 from .errors import IllegalAction
 from .nationalization import trainless_choice
+from .rounds import Round, RoundKind, TurnView
 from .state import Company, Context, GameState, StationToken
 from .tokens import remove_token
 
@@ -22,8 +24,8 @@ TOKENS_KEPT_ON_MAP = 2
 
 
 @dataclass
-class MergerRound:
-    kind = "Merger"
+class MergerRound(Round):
+    kind: ClassVar[RoundKind] = "Merger"
     after_or: int = 1
     order: list[str] = field(default_factory=list)  # minors in price order at the start
     index: int = 0
@@ -41,12 +43,93 @@ class MergerRound:
     shares_done: bool = False  # 9.2C–D (9.1D) settled for the major just formed
     undo_point: GameState | None = field(default=None, repr=False, compare=False)  # before the merge
 
+    def actor(self, ctx: Context, state: GameState) -> str:
+        if state.trainless_majors:
+            return state.trainless_majors[0]
+        if self.major is not None and _tokens_to_remove(state, self):
+            return self.major
+        if self.buyers:
+            return state.players[self.buyers[0]].id
+        over = trains.over_limit(ctx, state)
+        if over:
+            return over[0]
+        return self.merging[0] if self.merging else ""
 
-def active_in_phase(ctx: Context, state: GameState) -> bool:
-    """9: merger rounds follow operating rounds while minors and majors both exist
-    (phases 3 to 7: from the first 3-train to the first 8-train)."""
-    limits = ctx.board.phase(state.phase).train_limit
-    return "minor" in limits and "major" in limits
+    def moves(self, ctx: Context, state: GameState) -> list[Action]:
+        """Every action open to whoever acts now in the merger round, by the rules that
+        judge them (the one answer for menus, hints and self-play)."""
+        over = trains.over_limit(ctx, state)
+        if self.major is not None and _tokens_to_remove(state, self):
+            placed = [(t.hex or "", t.city or 0) for t in state.companies[self.major].placed_tokens]
+            hexes = [h for h, _ in placed]
+            doubled = {h for h in hexes if hexes.count(h) > 1}
+            return [RemoveToken(self.major, h, c) for h, c in placed if not doubled or h in doubled]
+        if self.buyers:
+            player = state.players[self.buyers[0]]
+            able = _can_buy(ctx, state, self, self.buyers[0])
+            buy: list[Action] = [BuyShare(player.id, self.major or "")] if able else []
+            return buy + [Pass(player.id)]
+        if over:
+            return [DiscardTrain(over[0], t.id) for t in state.companies[over[0]].trains]
+        if not self.merging:
+            return []
+        active = self.merging[0]
+        result: list[Action] = []
+        if not self.converting and len(self.merging) == 1 and _can_convert(ctx, state, state.companies[active]):
+            result.append(Convert(active))
+        if not self.adding_done and not self.converting:
+            result += [Merge(active, m) for m in _candidates(ctx, state, self)]
+        if (self.converting or len(self.merging) > 1) and _someone_could_preside(
+            state, self, _start_cell(ctx, state, self).price
+        ):
+            result += [Merge(active, m) for m in _free_majors(state)]
+        return result + [Pass(active)]
+
+    def apply(self, ctx: Context, state: GameState, action: Action) -> None:
+        """Apply one merger-round action."""
+        # After a merge: shares (9.2C-D) and tokens (9.2E) in the order of
+        # :func:`_merge_steps`, then discards (9.2F).
+        if state.trainless_majors:
+            trainless_choice(ctx, state, action)
+        elif self.major is not None and _tokens_to_remove(state, self):
+            _remove_token(ctx, state, self, action)
+        elif self.buyers:
+            _buy_or_pass(ctx, state, self, action)
+        elif trains.over_limit(ctx, state):
+            trains.discard(ctx, state, action)
+        else:
+            _minor_action(ctx, state, self, action)
+        _continue(ctx, state, self)
+
+    def decider(self, state: GameState, company: str) -> str | None:
+        """Who decides for a major just formed that has no president yet (its token
+        reduction on 18xx.games, RN 8.1): the active player, who proposed the merge."""
+        if self.major != company:
+            return None
+        return state.players[self.proposer].id
+
+    def heading(self, state: GameState) -> str:
+        return f"Merger round {state.round_number}.{self.after_or}"
+
+    def view(self, ctx: Context, state: GameState, actor: str) -> TurnView:
+        title = self.heading(state)
+        if self.major is not None and actor == self.major and not self.buyers and _tokens_to_remove(state, self):
+            return TurnView(title, self.kind, "removes station tokens", actor)  # 9.2E before the discards (RN 8.1)
+        if actor in trains.over_limit(ctx, state):
+            return TurnView(title, self.kind, "is over its train limit and discards", actor)
+        if self.buyers:
+            return TurnView(title, self.kind, f"may buy shares of {self.major}", actor)
+        if self.major is not None and actor == self.major:
+            return TurnView(title, self.kind, "removes station tokens", actor)
+        return TurnView(title, self.kind, "may convert, merge or pass", actor)
+
+    def operating_rounds_done(self) -> int:
+        return self.after_or
+
+    def bank_breaks_end(self, state: GameState) -> tuple[int, int]:
+        if self.after_or < state.operating_rounds:
+            return (state.round_number, self.after_or + 1)
+        return (state.round_number + 1, 1)
 
 
 def start(ctx: Context, state: GameState, after_or: int) -> None:
@@ -86,55 +169,12 @@ def _finish(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     rnd.index = len(rnd.order)
     if state.trainless_majors or trains.over_limit(ctx, state):
         return
-    from .operating import after_operating_round
-
-    after_operating_round(ctx, state, rnd.after_or)
-
-
-def actor(ctx: Context, state: GameState) -> str:
-    rnd: MergerRound = state.round
-    if state.trainless_majors:
-        return state.trainless_majors[0]
-    if rnd.major is not None and _tokens_to_remove(state, rnd):
-        return rnd.major
-    if rnd.buyers:
-        return state.players[rnd.buyers[0]].id
-    over = trains.over_limit(ctx, state)
-    if over:
-        return over[0]
-    return rnd.merging[0] if rnd.merging else ""
-
-
-def decider_before_president(state: GameState, entity: str) -> str | None:
-    """Who decides for a major just formed that has no president yet (its token
-    reduction on 18xx.games, RN 8.1): the active player, who proposed the merge."""
-    rnd: MergerRound = state.round
-    if rnd.major != entity:
-        return None
-    return state.players[rnd.proposer].id
-
-
-def apply(ctx: Context, state: GameState, action: Action) -> None:
-    """Apply one merger-round action."""
-    rnd: MergerRound = state.round
-    # After a merge: shares (9.2C-D) and tokens (9.2E) in the order of
-    # :func:`_merge_steps`, then discards (9.2F).
-    if state.trainless_majors:
-        trainless_choice(ctx, state, action)
-    elif rnd.major is not None and _tokens_to_remove(state, rnd):
-        _remove_token(ctx, state, rnd, action)
-    elif rnd.buyers:
-        _buy_or_pass(ctx, state, rnd, action)
-    elif trains.over_limit(ctx, state):
-        trains.discard(ctx, state, action)
-    else:
-        _minor_action(ctx, state, rnd, action)
-    _continue(ctx, state, rnd)
+    rnd.over = True
 
 
 def _continue(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     """Move on once nothing is pending for the merge just made."""
-    if state.round is not rnd or state.trainless_majors:
+    if state.round is not rnd or rnd.over or state.trainless_majors:
         return
     if rnd.index >= len(rnd.order):
         _finish(ctx, state, rnd)
@@ -437,11 +477,6 @@ def _convert_exchange(state: GameState, major: Company, minor_sym: str) -> None:
 # --- token reduction (9.2E, RN 8.3) -------------------------------------------------
 
 
-def tokens_to_remove(state: GameState, rnd: MergerRound) -> bool:
-    """Whether the major just formed must still remove station tokens (9.2E)."""
-    return _tokens_to_remove(state, rnd)
-
-
 def _tokens_to_remove(state: GameState, rnd: MergerRound) -> bool:
     """The new major must now remove a token: its turn has come (after the share
     purchases by the rulebook, before them on 18xx.games) and it has too many."""
@@ -518,7 +553,9 @@ def _merge_failed(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     assert restored is not None
     state.__dict__.update(restored.copy().__dict__)
     state.log.append(f"Nobody can be president of {major}: the merge is reversed")
-    _next_minor(ctx, state, state.round)
+    before = state.round
+    assert isinstance(before, MergerRound)
+    _next_minor(ctx, state, before)
 
 
 def _start_phase_two(ctx: Context, state: GameState, rnd: MergerRound) -> None:
@@ -605,34 +642,3 @@ def _buy_or_pass(ctx: Context, state: GameState, rnd: MergerRound, action: Actio
         state.log.append(line)
     if rnd.buy_phase == 2:
         rnd.buyers.pop(0)
-
-
-def moves(ctx: Context, state: GameState) -> list[Action]:
-    """Every action open to whoever acts now in the merger round, by the rules that
-    judge them (the one answer for menus, hints and self-play)."""
-    rnd: MergerRound = state.round
-    over = trains.over_limit(ctx, state)
-    if rnd.major is not None and _tokens_to_remove(state, rnd):
-        placed = [(t.hex or "", t.city or 0) for t in state.companies[rnd.major].placed_tokens]
-        hexes = [h for h, _ in placed]
-        doubled = {h for h in hexes if hexes.count(h) > 1}
-        return [RemoveToken(rnd.major, h, c) for h, c in placed if not doubled or h in doubled]
-    if rnd.buyers:
-        player = state.players[rnd.buyers[0]]
-        buy: list[Action] = [BuyShare(player.id, rnd.major or "")] if _can_buy(ctx, state, rnd, rnd.buyers[0]) else []
-        return buy + [Pass(player.id)]
-    if over:
-        return [DiscardTrain(over[0], t.id) for t in state.companies[over[0]].trains]
-    if not rnd.merging:
-        return []
-    active = rnd.merging[0]
-    result: list[Action] = []
-    if not rnd.converting and len(rnd.merging) == 1 and _can_convert(ctx, state, state.companies[active]):
-        result.append(Convert(active))
-    if not rnd.adding_done and not rnd.converting:
-        result += [Merge(active, m) for m in _candidates(ctx, state, rnd)]
-    if (rnd.converting or len(rnd.merging) > 1) and _someone_could_preside(
-        state, rnd, _start_cell(ctx, state, rnd).price
-    ):
-        result += [Merge(active, m) for m in _free_majors(state)]
-    return result + [Pass(active)]

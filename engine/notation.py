@@ -38,11 +38,13 @@ from .actions import (
     SellShares,
     StandingOrder,
 )
-from .board import TileDef
+from .board import Board, TileDef
 from .errors import AmbiguousAction, IllegalAction, InvalidAction
+from .operating import OperatingRound
 from .route_notation import parse_routes, route_stops
 from .routes import RouteResult
 from .state import Train
+from .stock_round import StockRound
 from .view import turn_view
 
 if TYPE_CHECKING:
@@ -201,11 +203,11 @@ def loan_needed(game: Game, action: LayTile) -> str:
     from .lay import check_lay
     from .loans import INTEREST, LOAN
 
-    company = game.state.companies.get(action.entity)
-    if company is None or game.round_name != "Operating" or game.state.round.step != "track":
+    company, rnd = game.state.companies.get(action.entity), game.state.round
+    if company is None or game.state.finished or not isinstance(rnd, OperatingRound) or rnd.step != "track":
         return ""
     try:
-        cost = check_lay(game.ctx, game.state, game.state.round, company, action)
+        cost = check_lay(game.ctx, game.state, rnd, company, action)
     except IllegalAction:
         return ""
     if cost <= company.cash:
@@ -245,12 +247,13 @@ def rotations(game: Game, actor: str, hex_id: str, tile: str) -> list[int]:
     from .view import turn_view
 
     state = game.state
-    if not turn_view(game).laying_track or actor not in state.companies:
+    rnd = state.round
+    if not turn_view(game).laying_track or actor not in state.companies or not isinstance(rnd, OperatingRound):
         return []
     fits = []
     for rotation in ROTATIONS:
         try:
-            check_lay(game.ctx, state, state.round, state.companies[actor], LayTile(actor, hex_id, tile, rotation))
+            check_lay(game.ctx, state, rnd, state.companies[actor], LayTile(actor, hex_id, tile, rotation))
         except IllegalAction:
             continue
         fits.append(rotation)
@@ -420,9 +423,11 @@ READERS: dict[str, Callable[[Game, str, list[str]], Action]] = {
 """The action commands and how each is read (``run`` is read by :mod:`engine.route_notation`)."""
 
 
-def command(game: Game | None, action: Action) -> str:
+def command(game: Game | None, action: Action, *, board: Board | None = None) -> str:
     """The command a player types for ``action`` in ``game`` as it is before it. With no
-    game (a stored action shown on its own), the form that names everything."""
+    game (a stored action shown on its own), the form that names everything; the game's
+    ``board`` tells which word the player typed where the verb depends on the company
+    (`into MAJOR`, `merge MINOR`)."""
     if game is not None:
         typed = _in_position(game, action)
         if typed is not None:
@@ -456,7 +461,7 @@ def command(game: Game | None, action: Action) -> str:
         case RedeemShares(count=count):
             return f"redeem {count}"
         case Merge(target=target):
-            return f"merge {target}"
+            return f"into {target}" if board is not None and _is_major(board, target) else f"merge {target}"
         case RemoveToken(hex=hex_id, city=city):
             return f"remove {hex_id} {city}"
         case Choose():
@@ -497,6 +502,11 @@ def _until(words: list[str], *, phases: bool) -> str:
     raise InvalidAction(f"Write a standing order as {ORDER_USAGE}.")
 
 
+def _is_major(board: Board, sym: str) -> bool:
+    corporation = board.corporations.get(sym)
+    return corporation is not None and corporation.type == "major"
+
+
 def _order_command(action: StandingOrder) -> str:
     if action.order == "off":
         return "auto off"
@@ -507,11 +517,17 @@ def _order_command(action: StandingOrder) -> str:
     return f"auto {what}{until}"
 
 
+def _nominating(game: Game) -> bool:
+    """A bid now puts a minor up for auction (7.2), no auction being under way."""
+    rnd = game.state.round
+    return not game.state.finished and isinstance(rnd, StockRound) and rnd.auction is None
+
+
 def _in_position(game: Game, action: Action) -> str | None:
     """The shorter command the position allows, where it differs from the full form."""
     state = game.state
     if isinstance(action, Bid):
-        nominating = game.round_name == "Stock" and state.round.auction is None
+        nominating = _nominating(game)
         return f"auction {action.target} {action.price}" if nominating else None
     if isinstance(action, Pass) and state.trainless_majors:
         return "keep"
@@ -576,12 +592,17 @@ def _train_command(game: Game, action: BuyTrain) -> str | None:
 def hints(game: Game) -> list[str]:
     """The legal actions as the short command words a player types, alike ones
     folded together (``sell NW 1..3``, ``auction RO|KB 100+``)."""
+    return [hint for hint, _ in hinted_actions(game)]
+
+
+def hinted_actions(game: Game) -> list[tuple[str, list[Action]]]:
+    """Each hint of :func:`hints` with the legal actions it stands for."""
     from .legal import legal_actions
 
     folds: dict[str, list[Action]] = {}
     for action in legal_actions(game):
         folds.setdefault(_fold_key(game, action), []).append(action)
-    return [_hint(game, key, actions) for key, actions in folds.items()]
+    return [(_hint(game, key, actions), actions) for key, actions in folds.items()]
 
 
 def _fold_key(game: Game, action: Action) -> str:
@@ -589,7 +610,7 @@ def _fold_key(game: Game, action: Action) -> str:
     if isinstance(action, SellShares):
         return f"sell {action.company}"
     if isinstance(action, Bid):
-        nominating = game.round_name == "Stock" and game.state.round.auction is None
+        nominating = _nominating(game)
         return "auction" if nominating else f"bid {action.target}"
     if isinstance(action, Par):
         return f"par {action.company}"

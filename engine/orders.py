@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from .actions import Action, BuyShare, Convert, Merge, Pass, StandingOrder
 from .errors import IllegalAction
+from .merger import MergerRound
 from .state import Context, GameState, Order
+from .stock_round import StockRound
 
 MAX_IN_A_ROW = 1000
 """Orders carried out after one action, at most (a guard: every one moves the game on)."""
@@ -55,7 +57,7 @@ def set_order(ctx: Context, state: GameState, action: StandingOrder) -> None:
         _check_buy_order(ctx, state, action)
     order = Order(player.id, action.order, action.company, action.percent, until_phase,
                   action.until == "round", round_key(state) if action.until == "round" and
-                  state.round.kind == ROUND_OF[action.order] else "")
+                  state.round is not None and state.round.kind == ROUND_OF[action.order] else "")
     state.orders = [o for o in state.orders if not (o.player == player.id and o.order == order.order)] + [order]
     state.log.append(f"{player.name}'s standing order: {describe(order)}")
 
@@ -103,10 +105,10 @@ def due(ctx: Context, state: GameState, actor: str | None, player: str | None) -
 def _tries(state: GameState, order: Order, actor: str) -> list[Action]:
     rnd = state.round
     if order.order == "pass_merger":
-        deciding = bool(rnd.merging) and actor == rnd.merging[0] and len(rnd.merging) == 1 \
-            and not rnd.converting and rnd.major is None and not rnd.buyers
+        deciding = isinstance(rnd, MergerRound) and bool(rnd.merging) and actor == rnd.merging[0] \
+            and len(rnd.merging) == 1 and not rnd.converting and rnd.major is None and not rnd.buyers
         return [Pass(actor)] if deciding else []
-    if actor != order.player or rnd.home_token:
+    if actor != order.player or not isinstance(rnd, StockRound) or rnd.home_token:
         return []
     if order.order == "pass_stock":
         return [Pass(actor)]
@@ -172,6 +174,6 @@ def round_key(state: GameState) -> str:
     rnd = state.round
     if rnd is None or state.finished:
         return "over"
-    number = {"Operating": f"{state.round_number}.{getattr(rnd, 'number', 0)}",
-              "Merger": f"{state.round_number}.{getattr(rnd, 'after_or', 0)}"}.get(rnd.kind, str(state.round_number))
+    within = rnd.kind in ("Operating", "Merger")
+    number = f"{state.round_number}.{rnd.operating_rounds_done()}" if within else str(state.round_number)
     return f"{rnd.kind} {number}"

@@ -21,6 +21,7 @@ from .actions import Action, LayTile, Pass
 from .game import Game
 from .game_setup import rulebook_players
 from .legal import legal_actions
+from .merger import MergerRound
 from .options import RSR_EXPORTS
 from .rules import MARKETS, Rules
 from .state import PlacedTile
@@ -163,7 +164,8 @@ def check_invariants(game: Game, last: Action, before: Before | None = None) -> 
 def _merging_into(game: Game, sym: str) -> bool:
     """``sym`` is the major of the merge in progress: its token reduction and its
     discards (9.2E, F) wait for the merge's other steps."""
-    return game.round_name == "Merger" and game.state.round.major == sym
+    rnd = game.state.round
+    return not game.state.finished and isinstance(rnd, MergerRound) and rnd.major == sym
 
 
 MERGE_LINE = re.compile(r"^\S+(?: and \S+)+ form (\S+) at \d+$")

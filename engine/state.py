@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import pickle
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .board import Board, TileDef
 from .errors import IllegalAction
 from .rules import Rules
 
 if TYPE_CHECKING:
+    from .rounds import Round
     from .titles import Title
 
 
@@ -157,7 +158,7 @@ class GameState:
     events: set[str] = field(default_factory=set)  # train events that have happened (11)
     priority: int = 0  # index of the player with the priority deal
     national_operator: str | None = None  # player who runs the national's trains (8.13)
-    round: Any = None  # AuctionRound | StockRound | OperatingRound | MergerRound
+    round: Round | None = None  # the round in progress (:mod:`engine.rounds`)
     round_number: int = 1  # stock-round number (the "set")
     operating_rounds: int = 2  # operating rounds in the current set
     trainless_majors: list[str] = field(default_factory=list)  # awaiting their president's choice (10)

@@ -4,11 +4,14 @@ start a major; ends when everybody passes in a row."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from . import market, shares
 from .actions import Action, Bid, BuyShare, Par, Pass, PlaceToken, SellShares
 from .errors import IllegalAction
+from .nationalization import trainless_choice
 from .options import LEFT_OF_AUCTIONEER
+from .rounds import Round, RoundKind, TurnView
 from .state import Certificate, Context, GameState, Player
 
 MINOR_MIN_BID = 100
@@ -28,8 +31,8 @@ class MinorAuction:
 
 
 @dataclass
-class StockRound:
-    kind = "Stock"
+class StockRound(Round):
+    kind: ClassVar[RoundKind] = "Stock"
     turn: int = 0  # seat to act
     passes: int = 0  # consecutive passes
     last_actor: int | None = None
@@ -40,38 +43,75 @@ class StockRound:
     home_token: str | None = None  # a company that must place its home token now
     home_player: int | None = None  # the player who places it
 
+    def actor(self, ctx: Context, state: GameState) -> str:
+        if state.trainless_majors:
+            return state.trainless_majors[0]
+        if self.home_token is not None:
+            return self.home_token
+        if self.auction is not None:
+            return state.players[self.auction.turn].id
+        return state.players[self.turn].id
+
+    def moves(self, ctx: Context, state: GameState) -> list[Action]:
+        """Every action open to whoever acts now (bids at the lowest amount allowed)."""
+        if self.home_token:
+            return [PlaceToken(self.home_token, h, c) for h, c in home_cities(ctx, state)]
+        if self.auction:
+            a = self.auction
+            bidder = state.players[a.turn]
+            bid = [Bid(bidder.id, a.minor, a.high_bid + BID_STEP)] if bidder.cash >= a.high_bid + BID_STEP else []
+            return bid + [Pass(bidder.id)]
+        player = state.players[self.turn]
+        result: list[Action] = []
+        for sym in _held_majors(player):
+            result += [SellShares(player.id, sym, n) for n in range(1, _max_sellable(ctx, state, player, sym) + 1)]
+        if not _over_limits(ctx, state, player):
+            for sym in _started_majors(state):
+                sources = _buyable_sources(ctx, state, self, player, sym)
+                result += [BuyShare(player.id, sym, source) for source in sources]
+            if player.cash >= MINOR_MIN_BID and shares.cert_count(player) < shares.cert_limit(ctx, state):
+                result += [Bid(player.id, sym, MINOR_MIN_BID) for sym in available_minors(ctx, state)]
+            result += _starts(ctx, state, player)
+        if not (_over_limits(ctx, state, player) and result):
+            result.append(Pass(player.id))
+        return result
+
+    def apply(self, ctx: Context, state: GameState, action: Action) -> None:
+        """Apply one stock-round action."""
+        if state.trainless_majors:
+            trainless_choice(ctx, state, action)
+        elif self.home_token is not None:
+            _home_token(ctx, state, self, action)
+        elif self.auction is not None:
+            _auction_action(ctx, state, self, action)
+        else:
+            _turn_action(ctx, state, self, action)
+
+    def heading(self, state: GameState) -> str:
+        return f"Stock round {state.round_number}"
+
+    def view(self, ctx: Context, state: GameState, actor: str) -> TurnView:
+        title = self.heading(state)
+        if self.home_token:
+            return TurnView(title, self.kind, "places its home token", actor, placing_token=True)
+        if self.auction:
+            minor = self.auction.minor
+            return TurnView(title, self.kind, f"bids on {minor}", actor, up_for_auction=minor)
+        return TurnView(title, self.kind, "has a stock turn", actor)
+
+    def decider(self, state: GameState, company: str) -> str | None:
+        """The player who places ``company``'s home token now (its nominator or founder)."""
+        if self.home_token != company or self.home_player is None:
+            return None
+        return state.players[self.home_player].id
+
 
 def start(ctx: Context, state: GameState) -> None:
     """Begin a stock round with the priority deal player."""
-    state.round = StockRound(turn=state.priority)
+    sr = StockRound(turn=state.priority)
+    state.round = sr
     state.log.append(f"Stock round {state.round_number}")
-    _skip_players_without_actions(ctx, state)
-
-
-def actor(ctx: Context, state: GameState) -> str:
-    sr: StockRound = state.round
-    if state.trainless_majors:
-        return state.trainless_majors[0]
-    if sr.home_token is not None:
-        return sr.home_token
-    if sr.auction is not None:
-        return state.players[sr.auction.turn].id
-    return state.players[sr.turn].id
-
-
-def apply(ctx: Context, state: GameState, action: Action) -> None:
-    """Apply one stock-round action."""
-    sr: StockRound = state.round
-    if state.trainless_majors:
-        from .nationalization import trainless_choice
-
-        trainless_choice(ctx, state, action)
-    elif sr.home_token is not None:
-        _home_token(ctx, state, sr, action)
-    elif sr.auction is not None:
-        _auction_action(ctx, state, sr, action)
-    else:
-        _turn_action(ctx, state, sr, action)
+    _skip_players_without_actions(ctx, state, sr)
 
 
 # --- a player's turn -------------------------------------------------------------
@@ -89,7 +129,7 @@ def _turn_action(ctx: Context, state: GameState, sr: StockRound, action: Action)
             raise IllegalAction(f"{player.name} is {over} and must sell down to it first (7.5)")
     if isinstance(action, SellShares):
         _sell(ctx, state, sr, player, action)
-        if not has_action(ctx, state, player):
+        if not has_action(ctx, state, sr, player):
             _end_turn(ctx, state, sr, acted=True)  # 7.1: nothing more to sell or buy
     elif isinstance(action, BuyShare):
         _buy(ctx, state, sr, player, action)
@@ -127,17 +167,16 @@ def _end_turn(ctx: Context, state: GameState, sr: StockRound, *, acted: bool) ->
     sr.sold_this_turn = False
     sr.dropped_this_turn = []
     sr.turn = (sr.turn + 1) % len(state.players)
-    _skip_players_without_actions(ctx, state)
+    _skip_players_without_actions(ctx, state, sr)
 
 
-def _skip_players_without_actions(ctx: Context, state: GameState) -> None:
+def _skip_players_without_actions(ctx: Context, state: GameState, sr: StockRound) -> None:
     """Players with nothing they could do pass automatically; all passing ends the round."""
-    sr: StockRound = state.round
     if sr.home_token is not None:
         return  # the home token comes first; the turn moves on after it
     n = len(state.players)
     while sr.passes < n:
-        if has_action(ctx, state, state.players[sr.turn]):
+        if has_action(ctx, state, sr, state.players[sr.turn]):
             return
         state.log.append(f"{state.players[sr.turn].name} passes: nothing to sell, buy or auction")
         sr.passes += 1
@@ -145,7 +184,7 @@ def _skip_players_without_actions(ctx: Context, state: GameState) -> None:
     _finish(ctx, state, sr)
 
 
-def has_action(ctx: Context, state: GameState, player: Player) -> bool:
+def has_action(ctx: Context, state: GameState, sr: StockRound, player: Player) -> bool:
     """Whether a player has any stock action available (else they pass automatically)."""
     if any(_max_sellable(ctx, state, player, c) for c in _held_majors(player)):
         return True
@@ -158,19 +197,17 @@ def has_action(ctx: Context, state: GameState, player: Player) -> bool:
         return True
     if may_start_a_major(ctx, state, player):
         return True
-    return any(_buyable_sources(ctx, state, player, sym) for sym in _started_majors(state))
+    return any(_buyable_sources(ctx, state, sr, player, sym) for sym in _started_majors(state))
 
 
 def _finish(ctx: Context, state: GameState, sr: StockRound) -> None:
-    """7.6: priority to the left of the last actor, sold-out majors move, then operate."""
+    """7.6: priority to the left of the last actor, sold-out majors move; the round is over."""
     if sr.last_actor is not None:
         state.priority = (sr.last_actor + 1) % len(state.players)
     for sym in market.in_price_order(ctx, state, _started_majors(state)):
         if _sold_out(state, sym):
             market.move_up(ctx, state, sym)
-    from . import operating
-
-    operating.start_set(ctx, state)
+    sr.over = True
 
 
 def _sold_out(state: GameState, sym: str) -> bool:
@@ -309,10 +346,10 @@ def choose_sold(player: Player, sym: str, units: int, named: tuple[str, ...]) ->
 # --- buying (7.4) ----------------------------------------------------------------
 
 
-def _buyable_sources(ctx: Context, state: GameState, player: Player, sym: str) -> list[str]:
+def _buyable_sources(ctx: Context, state: GameState, sr: StockRound, player: Player, sym: str) -> list[str]:
     """Where the player could buy a share of ``sym`` from right now."""
     try:
-        _check_buy(ctx, state, state.round, player, sym)
+        _check_buy(ctx, state, sr, player, sym)
     except IllegalAction:
         return []
     price = market.price(ctx, state, sym)
@@ -542,19 +579,11 @@ def _par(ctx: Context, state: GameState, sr: StockRound, seat: int, action: Par)
     sr.home_player = seat
 
 
-def home_token_placer(state: GameState, sym: str) -> str | None:
-    """The player who places ``sym``'s home token now (its nominator or founder)."""
-    sr: StockRound = state.round
-    if sr.home_token != sym or sr.home_player is None:
-        return None
-    return state.players[sr.home_player].id
-
-
 def home_cities(ctx: Context, state: GameState) -> list[tuple[str, int]]:
     """Where the company that must place its home token now may put it: a minor just
     nominated (7.2.1, 1867) or a major just started (7.4)."""
-    sr: StockRound = state.round
-    if sr.home_token is not None and state.companies[sr.home_token].is_minor:
+    sr = state.round
+    if isinstance(sr, StockRound) and sr.home_token is not None and state.companies[sr.home_token].is_minor:
         return ctx.title.minor_home_cities(ctx, state)
     return ctx.title.major_home_cities(ctx, state)
 
@@ -575,37 +604,11 @@ def _home_token(ctx: Context, state: GameState, sr: StockRound, action: Action) 
     if minor:
         sr.home_player = None
         if sr.auction is None:
-            _skip_players_without_actions(ctx, state)
+            _skip_players_without_actions(ctx, state, sr)
         return
     sr.turn = sr.home_player if sr.home_player is not None else sr.turn
     sr.home_player = None
     _end_turn(ctx, state, sr, acted=True)
-
-
-def moves(ctx: Context, state: GameState) -> list[Action]:
-    """Every action open to whoever acts now (bids at the lowest amount allowed), by
-    the same rules that judge them: the one answer for menus, hints and self-play."""
-    sr: StockRound = state.round
-    if sr.home_token:
-        return [PlaceToken(sr.home_token, h, c) for h, c in home_cities(ctx, state)]
-    if sr.auction:
-        a = sr.auction
-        bidder = state.players[a.turn]
-        bid = [Bid(bidder.id, a.minor, a.high_bid + BID_STEP)] if bidder.cash >= a.high_bid + BID_STEP else []
-        return bid + [Pass(bidder.id)]
-    player = state.players[sr.turn]
-    result: list[Action] = []
-    for sym in _held_majors(player):
-        result += [SellShares(player.id, sym, n) for n in range(1, _max_sellable(ctx, state, player, sym) + 1)]
-    if not _over_limits(ctx, state, player):
-        for sym in _started_majors(state):
-            result += [BuyShare(player.id, sym, source) for source in _buyable_sources(ctx, state, player, sym)]
-        if player.cash >= MINOR_MIN_BID and shares.cert_count(player) < shares.cert_limit(ctx, state):
-            result += [Bid(player.id, sym, MINOR_MIN_BID) for sym in available_minors(ctx, state)]
-        result += _starts(ctx, state, player)
-    if not (_over_limits(ctx, state, player) and result):
-        result.append(Pass(player.id))
-    return result
 
 
 def _starts(ctx: Context, state: GameState, player: Player) -> list[Action]:

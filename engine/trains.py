@@ -145,8 +145,7 @@ def _first_6_train_ends_game(ctx: Context, state: GameState, bought: TrainDef) -
     another trigger, the earlier end wins)."""
     if not ctx.rules.plays(SIX_TRAIN_END) or bought.name != SHORT_END_TRAIN:
         return
-    rnd = state.round
-    done = rnd.number if rnd.kind == "Operating" else rnd.after_or
+    done = state.round.operating_rounds_done() if state.round is not None else 0
     last = done + 2
     if last <= state.operating_rounds:
         after = (state.round_number, last)

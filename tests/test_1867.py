@@ -172,15 +172,14 @@ def test_yellow_tiles_on_the_triangle_hexes_must_use_the_triangle() -> None:
 
 
 def test_merger_rounds_run_while_minors_and_majors_both_exist() -> None:
-    """9: phases 3 to 7 on both maps, read from the phases' train limits."""
-    from engine import merger
-
+    """9: phases 3 to 7 on both maps, read from the phases' train limits (the title's
+    sequence of rounds decides)."""
     for title in ("1861", "1867"):
         game = Game.new(PLAYERS3, 1, Rules.rulebook(), title)
         active = []
         for phase in game.ctx.board.phases:
             game.state.phase = phase.name
-            if merger.active_in_phase(game.ctx, game.state):
+            if game.ctx.title.merger_round_follows(game.ctx, game.state):
                 active.append(phase.name)
         assert active == ["3", "4", "5", "6", "7"]
 

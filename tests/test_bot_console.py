@@ -89,3 +89,25 @@ def test_the_token_comes_from_the_environment_or_a_file(tmp_path: Path, monkeypa
     assert load_token() == "secret-file"
     monkeypatch.setenv("DISCORD_TOKEN", "secret-env")
     assert load_token() == "secret-env"
+
+
+async def test_undo_and_redo_are_typed_by_whoever_made_the_move_or_the_undo() -> None:
+    """Finding 24: at one keyboard, a bare `redo` after the commissioner's `as Anna undo
+    REASON` is Anna's, not the player called again; a bare `undo` is the last mover's."""
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+        await service.start_local_game(CHANNEL, [("Anna", "Anna"), ("Boris", "Boris"), ("Clara", "Clara")],
+                                       first_player=1, seed=7)
+        await service.flush(console._deliver)
+        await console.line("pass")  # Boris, who acts first
+        await console.line("as Anna undo Boris meant to bid")
+        assert "↶ Anna takes back #2 (Boris: `pass`)" in out[-1]
+        out.clear()
+        await console.line("redo")  # Boris is called again, but the undo was Anna's
+        assert not [line for line in out if line.startswith("✗")], out
+        assert out[0].startswith("↷ Anna redoes #2 (Boris: `pass`)")
+        out.clear()
+        await console.line("undo")  # Clara is called now; the move is Boris's
+        assert out[0].startswith("↶ Boris takes back #2 (Boris: `pass`)"), out

@@ -12,6 +12,7 @@ import itertools
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -19,10 +20,14 @@ import discord
 import pytest
 from discord.ext import commands
 
-from bot.discord_bot import ChoiceButton, GameCog, TroikaBot, buttons_for, suggest, suggest_options
+from bot.commands import VERBS, Verb
+from bot.console import Console
+from bot.discord_bot import ChoiceButton, GameCog, TroikaBot, buttons_for, suggest, suggest_options, verb_commands
 from bot.errors import Refusal
-from bot.service import Post, TroikaService
-from storage import Shard, SqliteEventStore
+from bot.information import Information
+from bot.posts import help_text
+from bot.service import Post, Reply, TroikaService
+from storage import GameRecord, Shard, SqliteEventStore
 
 CHANNEL_ID = 500
 MESSAGE_IDS = itertools.count(1)
@@ -408,7 +413,7 @@ async def test_times_are_discord_timestamps_and_reminders_are_per_player(table: 
     first = await table.acting()
     assert "is reminded after 2 h" in (await table.say(first, "!remind me 2"))[-1].content
     assert "✗ Only the commissioner" in (await table.say(BORIS, "!remind 5"))[0].content
-    ledger = await table.service._ledger(1)
+    ledger = await table.service.core.ledger(1)
     assert ledger.player_remind == {str(first.id): 2.0} and ledger.remind_hours is None
 
 
@@ -490,3 +495,71 @@ async def test_a_thread_asked_for_twice_at_once_is_fetched_once(store: SqliteEve
     assert first is second and fetched == [777]
     assert await bot.resolve_channel("777") is first and fetched == [777]
     await bot.close()
+
+
+OPTION_TYPES = {"text": 3, "word": 3, "number": 4, "member": 6, "file": 11}
+"""Discord's application command option types, by the table's option kinds."""
+
+
+async def test_every_slash_command_is_a_verb_of_the_table_with_its_options_and_in_help(table: Table) -> None:
+    slash = {command.name: command.to_dict(table.bot.tree) for command in table.bot.tree.get_commands()}
+    assert set(slash) == set(VERBS)  # each verb has its slash command, and there is no other
+    listed = help_text("")
+    for name, verb in VERBS.items():
+        offered = {o["name"]: (o["type"], o["required"], bool(o.get("autocomplete")),
+                               [c["value"] for c in o.get("choices", [])]) for o in slash[name].get("options", [])}
+        assert offered == {o.name: (OPTION_TYPES[o.kind], o.required, o.menu is not None, list(o.choices))
+                           for o in verb.options}, name
+        assert slash[name]["description"] == verb.summary[:100]
+        prefix = table.bot.get_command(name)
+        assert prefix is not None and prefix.help == verb.usage
+        assert f"`{name}`" in listed and help_text(name).startswith(f"`{verb.usage}` — ")
+
+
+async def test_log_pages_are_asked_for_with_the_prefix_command_too(table: Table) -> None:
+    for user, text in ((ANNA, "!new"), (BORIS, "!join"), (CLARA, "!join"), (ANNA, "!start")):
+        await table.say(user, text)
+    assert (await table.say(BORIS, "!log page 2"))[0].content == "There is no page 2 of the log."
+    assert "the game starts" in ((await table.say(BORIS, "!log 5"))[0].content or "")
+
+
+async def test_a_new_information_command_is_one_entry_in_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `trains` command: one entry in the table and one function of the information
+    feature; `!trains`, `/trains`, `help` and the console all have it from the entry."""
+
+    async def trains(self: Information, record: GameRecord, rest: str) -> Reply:
+        game = (await self.repo.load(record.id)).game
+        return Reply(f"Trains in the yard: {len(game.state.depot.upcoming)}")
+
+    monkeypatch.setattr(Information, "trains", trains, raising=False)
+    verb = Verb("trains", "trains", "The trains still in the yard", "info", "information.trains", words=0)
+    monkeypatch.setitem(VERBS, "trains", verb)
+
+    class TrialCog(verb_commands({"trains": verb}), GameCog, name="Game"):  # type: ignore[misc]
+        """The bot's cog with the new verb's command (the real one is made from the table as it is imported)."""
+
+    async with SqliteEventStore(tmp_path / "bot.sqlite3") as store:
+        service = TroikaService(store, pictures=False)
+        channel = FakeChannel(CHANNEL_ID)
+        async with FakeBot(service, channel) as bot:
+            bot._connection.user = FakeUser(1, "Troika", bot=True)  # type: ignore[assignment]
+            await bot.add_cog(TrialCog(bot))
+            table = Table(bot, service, channel)
+            for user, text in ((ANNA, "!new"), (BORIS, "!join"), (CLARA, "!join"), (ANNA, "!start")):
+                await table.say(user, text)
+            _, game = await service.game_in(str(CHANNEL_ID))
+            assert (await table.say(BORIS, "!trains"))[0].content == \
+                f"Trains in the yard: {len(game.state.depot.upcoming)}"
+            assert "takes no `3`" in ((await table.say(BORIS, "!trains 3"))[0].content or "")
+            assert "`trains`" in ((await table.say(BORIS, "!help"))[0].content or "")
+            assert (await table.say(BORIS, "!help trains"))[0].content == "`trains` — The trains still in the yard."
+            slash = {c.name: c for c in bot.tree.get_commands()}["trains"].to_dict(bot.tree)
+            assert slash["description"] == "The trains still in the yard" and not slash.get("options")
+            await bot.remove_cog("Game")
+        out: list[str] = []
+        console = Console(service, Path("unused"), out.append)
+        await service.start_local_game("console", [("Anna", "Anna"), ("Boris", "Boris")])
+        await console.line("trains")
+        assert any(line.startswith("Trains in the yard: ") for line in out), out

@@ -288,3 +288,11 @@ async def test_a_train_only_a_loan_pays_for_is_marked(store: SqliteEventStore) -
     may = (await table.say("status")).split("May: ")[1]
     assert "`train 2` (loan)" in may, may  # the 2-train costs 100, KR holds 85
     assert "has no train and must buy one (8.11.3)" in await table.say("run")
+
+
+async def test_the_log_writes_a_merge_into_a_major_as_it_was_typed(store: SqliteEventStore) -> None:
+    """Finding 16: `into CNR` is logged as `into CNR` (the notation's word), not `merge CNR`."""
+    table = await start_shared(TroikaService(store, pictures=False), 213, "1867-19792")  # the last is `into CNR`
+    logged = await table.say("log 40")
+    assert "`into CNR`" in logged and "`merge CNR`" not in logged, logged
+    assert "(Player 1: `into CNR`)" in await table.say("as Player 1 undo")

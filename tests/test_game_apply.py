@@ -13,7 +13,7 @@ from engine.state import GameState
 from tests.conftest import new_game
 
 
-def _half_done(ctx: object, state: GameState, action: Action) -> None:
+def _half_done(rnd: object, ctx: object, state: GameState, action: Action) -> None:
     """A rule that changes the state, then refuses."""
     state.bank -= 100
     state.players[0].certs.clear()
@@ -25,7 +25,7 @@ def test_a_refusal_after_a_change_leaves_the_state_as_it_was(monkeypatch: pytest
     game = new_game()
     before = game.dump()
     log = list(game.state.log)
-    monkeypatch.setattr(auction, "apply", _half_done)
+    monkeypatch.setattr(auction.AuctionRound, "apply", _half_done)
     with pytest.raises(IllegalAction, match="after a change"):
         game.apply(Pass(game.actor() or ""))
     assert game.dump() == before

@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import DataError
-from ..options import BOTH_TITLES, OptionDef
+from ..options import BOTH_TITLES, BUNDLES, EXPORT_PER_SET, OptionDef
 
 if TYPE_CHECKING:
     from ..state import Company, Context, GameState
@@ -65,6 +65,30 @@ class Title:
             return json.loads((Path(__file__).parent / self.folder / name).read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
             raise DataError(f"{self.name} has no data file {name}") from exc
+
+    # --- the sequence of rounds (6), read by :mod:`engine.sequence` -------------------
+
+    def first_round(self, ctx: Context) -> Literal["Auction", "Bundles"]:
+        """5: the private auction; with 15.1's starting bundles, the first stock round
+        sells them instead."""
+        return "Bundles" if ctx.rules.plays(BUNDLES) else "Auction"
+
+    def merger_round_follows(self, ctx: Context, state: GameState) -> bool:
+        """9: a merger round follows each operating round while minors and majors both
+        exist (phases 3 to 7: from the first 3-train to the first 8-train)."""
+        limits = ctx.board.phase(state.phase).train_limit
+        return "minor" in limits and "major" in limits
+
+    def national_exports(self, ctx: Context, state: GameState, number: int) -> bool:
+        """8.13 (1867): the national exports a train after every operating round; with
+        1861's train exports (§14, §15.2) after the set's last one, just before its
+        merger round."""
+        status = ctx.board.phase(state.phase).status
+        if EXPORT_PER_SET in status:
+            return number == state.operating_rounds
+        return "export_train" in status
+
+    # --- the title's own rules ------------------------------------------------------
 
     def setup_map(self, ctx: Context, state: GameState) -> None:
         """2H: what the title puts on the map before the game starts."""

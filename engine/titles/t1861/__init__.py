@@ -42,7 +42,7 @@ class Russia(Title):
         from ...game_end import FINAL_SET_ROUNDS, end_after
 
         rnd = state.round
-        if getattr(rnd, "kind", "") == "Operating" and rnd.number == 1:
+        if rnd is not None and rnd.kind == "Operating" and rnd.operating_rounds_done() == 1:
             if end_after(ctx, state, (state.round_number, FINAL_SET_ROUNDS), "final_phase"):
                 state.operating_rounds = FINAL_SET_ROUNDS
                 state.log.append("The first 8-train: two more operating rounds after this one, then the game ends")

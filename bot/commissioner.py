@@ -1,0 +1,155 @@
+"""The commissioner's commands: `as`, `replace` / `seat`, `pause`, `resume`, `end`,
+`remind` (and every player's `remind me`)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+from typing import Any
+
+from engine.actions import EndGame
+from storage import CorruptEvent, EventKind, GameRecord, GameStatus, NewEvent, Seat, StoreError
+
+from .commands import Parsed, split
+from .core import Account, Core, Feature, Reply, code_span, match_seat, seated_name
+from .errors import Refusal
+from .posts import next_line
+from .turns import Turns
+
+REMIND_HOURS = (1, 720)
+DISCORD_MENTION = re.compile(r"<@!?[0-9]+>")
+
+
+class Commissioner(Feature):
+    """What the commissioner decides for the table."""
+
+    def __init__(self, core: Core, turns: Turns) -> None:
+        super().__init__(core)
+        self.turns = turns
+
+    async def act_for(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
+        seat, used = match_seat(record, rest.split())
+        command = " ".join(rest.split()[used:])
+        if not command:
+            raise Refusal(f"Write the command to enter for {seat.display_name}: `as {seat.display_name} pass`.")
+        verb, args = split(command)
+        if verb == "as":
+            raise Refusal(f"One `as` at a time: `as {seat.display_name} {args or 'pass'}`.")
+        return await self.turns.as_seat(record, seat, verb, args, commissioner)
+
+    async def replace_typed(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
+        """`replace PLAYER @ACCOUNT` (or `seat`) as typed: the account as its mention."""
+        name, _, new = rest.rpartition(" ")
+        if DISCORD_MENTION.fullmatch(new):  # an account is resolved by the frontend, not read here
+            raise Refusal("Write it as `replace PLAYER @ACCOUNT`, mentioning the new player.")
+        return await self.replace(record, commissioner, name.strip('"'), Account(new, new))
+
+    async def replace(self, record: GameRecord, commissioner: Seat, player: str, new: Account) -> Reply:
+        """The commissioner gives ``player``'s seat to the account ``new``."""
+        seat, used = match_seat(record, player.split())
+        if used != len(player.split()):
+            raise Refusal("Write it as `replace PLAYER @ACCOUNT`.")
+        name = seated_name(new)
+
+        def seated(current: GameRecord) -> list[Seat]:
+            if any(s.discord_user_id == new.id for s in current.seats):
+                raise Refusal(f"{name} already has a seat.")
+            if any(s.display_name.lower() == name.lower() for s in current.seats if s.seat != seat.seat):
+                raise Refusal(f"A player called {name} is already seated; they need another nickname first.")
+            return [replace(s, discord_user_id=new.id, display_name=name) if s.seat == seat.seat else s
+                    for s in current.seats]
+
+        await self.repo.change_seats(record.id, seated, commissioner.player_id,
+                                     note=f"{name} replaces {seat.display_name}")
+        return Reply(f"**{name}** takes {seat.display_name}'s seat.")
+
+    async def pause(self, record: GameRecord, commissioner: Seat, reason: str) -> Reply:
+        return await self._admin_post(record, commissioner, {"type": "pause"}, reason.strip(),
+                                      f"⏸ **{commissioner.display_name}** pauses the game" +
+                                      (f": {code_span(reason.strip())}" if reason.strip() else ""))
+
+    async def resume(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
+        return await self._admin_post(record, commissioner, {"type": "resume"}, None,
+                                      f"▶ **{commissioner.display_name}** resumes the game", mention=True)
+
+    async def end(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
+        word, _, reason = rest.strip().partition(" ")
+        if word.lower() not in ("confirm", "yes"):
+            what = "cancels the game being set up" if record.status is GameStatus.SETTING_UP else \
+                "ends the game now and scores it as it stands; nothing can take that back"
+            return Reply(f"`end` {what}. To go ahead, type `end confirm` (a reason may follow: "
+                         "`end confirm we stop here`).")
+        if record.status is GameStatus.SETTING_UP:
+            await self.store.set_status(record.id, GameStatus.ABANDONED)
+            return Reply(f"Game {record.id} is cancelled.")
+        try:
+            live = await self.repo.load(record.id)
+        except CorruptEvent as exc:
+            return await self._abandon_broken(record, commissioner, reason, exc)
+        except StoreError as exc:  # a damaged page of its log, say: ended all the same
+            unreadable = CorruptEvent(record.id, 0, f"its log cannot be read ({exc})")
+            return await self._abandon_broken(record, commissioner, reason, unreadable)
+        if live.game.state.finished:
+            await self.store.set_status(record.id, GameStatus.FINISHED)
+            return Reply(f"Game {record.id} was over already; the channel is free for a `new` game.")
+        parsed = Parsed(EndGame(commissioner.player_id))
+        await self.turns.apply(record, live.seq, live.game, commissioner, parsed, "end",
+                          None if reason.strip() else "ended by the commissioner", reason=reason)
+        return Reply()
+
+    async def _abandon_broken(
+        self, record: GameRecord, commissioner: Seat, reason: str, problem: CorruptEvent
+    ) -> Reply:
+        """End a game that cannot be loaded: logged as an admin event (its log is not
+        read), and the channel is free for another."""
+        seq = await self.store.last_seq(record.id)
+        event = NewEvent({"type": "abandon", "problem": str(problem)}, EventKind.ADMIN, commissioner.player_id,
+                         reason.strip() or None)
+        await self.store.append(record.id, seq, event, status=GameStatus.ABANDONED)
+        return Reply(f"Game {record.id} is ended: it could not be loaded ({problem.reason}). "
+                     "The channel is free for a `new` game.")
+
+    async def remind(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
+        hours = _hours(rest)
+        text = (f"⏰ Reminders: a player is reminded after {hours:g} h, the channel told after {2 * hours:g} h."
+                if hours else "⏰ No more reminders.")
+        return await self._admin_post(record, commissioner, {"type": "settings", "remind_hours": hours}, None, text)
+
+    async def remind_me(self, record: GameRecord, seat: Seat, rest: str) -> Reply:
+        """A player's own reminder time, instead of the game's."""
+        hours = _hours(rest, "remind me")
+        text = (f"⏰ **{seat.display_name}** is reminded after {hours:g} h." if hours
+                else f"⏰ **{seat.display_name}** gets no reminders.")
+        data = {"type": "settings", "player": seat.player_id, "remind_hours": hours}
+        return await self._admin_post(record, seat, data, None, text)
+
+    async def _admin_post(
+        self, record: GameRecord, commissioner: Seat, data: dict[str, Any], note: str | None, text: str,
+        *, mention: bool = False,
+    ) -> Reply:
+        if record.status is not GameStatus.RUNNING:
+            raise Refusal("The game has not started yet.")
+        live = await self.repo.load(record.id)
+        post = {
+            "kind": "note", "seq": live.seq + 1, "text": text, "next": next_line(live.game),
+            "mention": live.game.acting_player() if mention else None,
+        }
+        await self.repo.record_admin(record.id, live.seq, data, commissioner.player_id, note=note or None,
+                                     outbox=[post])
+        return Reply()
+
+
+def _hours(text: str, verb: str = "remind") -> float | None:
+    """A reminder time in hours (``24``, ``24h``, ``2d``), or None for ``off``."""
+    word = text.strip().lower()
+    if word in ("off", "0", "never", "none"):
+        return None
+    try:
+        hours = float(word.rstrip("hd").strip()) * (24 if word.endswith("d") else 1)
+    except ValueError:
+        raise Refusal(f"Write it as `{verb} 24` (hours), `{verb} 2d` or `{verb} off`.") from None
+    low, high = REMIND_HOURS
+    if not (math.isfinite(hours) and low <= hours <= high):
+        raise Refusal(f"The reminder time is a number of hours from {low} to {high} (30 days): `{verb} 24`.")
+    return hours

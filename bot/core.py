@@ -1,0 +1,262 @@
+"""What every part of the service shares: the :class:`Core` (store, repository,
+engine, clock, the games' ledgers and the channels' locks) and the lookups every
+feature makes (the channel's game, a seat, the commissioner), with the values the
+service hands its frontends (:class:`Account`, :class:`Reply`, :class:`Post`,
+:class:`Status`).
+
+Each feature of the service (:mod:`bot.setting_up`, :mod:`bot.turns`,
+:mod:`bot.commissioner`, :mod:`bot.information`, :mod:`bot.delivery`) is a
+:class:`Feature` over one :class:`Core`; :class:`bot.service.TroikaService` puts them
+together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from engine.game import Game
+from storage import (
+    AppendConflict,
+    CorruptEvent,
+    EventStore,
+    GameRecord,
+    GameRepository,
+    GameStatus,
+    Seat,
+    Shard,
+    TroikaEngine,
+)
+from storage.store import DuplicateRequest
+
+from .errors import NoGame, NotAllowed, Refusal
+from .ledger import Ledger
+from .posts import Attachment, Picture
+
+MAX_TRIES = 30
+"""Times a command is tried when other processes keep changing its game meanwhile."""
+REPLY_LIMIT = 1900
+"""Characters of a refusal or a page of text: a Discord message (2,000) with room to spare."""
+MAX_NAME = 32
+
+
+@dataclass(frozen=True)
+class Account:
+    """Who typed a command: a Discord user (id, display name), or a console player."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command typed in a channel, as the service hands it to the feature that carries it out."""
+
+    channel_id: str
+    account: Account
+    verb: str
+    rest: str
+    guild_id: str | None = None
+
+
+@dataclass
+class Reply:
+    """The direct answer to a command."""
+
+    text: str = ""
+    pictures: list[Picture] = field(default_factory=list)
+    files: list[Attachment] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Post:
+    """A post the bot owes a game's channel; ``mention`` is the seat to call, if any."""
+
+    outbox_id: int
+    game_id: int
+    channel_id: str | None
+    text: str
+    next: str
+    mention: Seat | None
+    pictures: list[Picture]
+    seq: int = 0
+    """The game's event the post was written after: the position its choices are for."""
+    recap: str = ""
+    """For the player called: the moves others made since their last one."""
+
+    def content(self, mention: Callable[[Seat], str], *, recap: bool = True) -> str:
+        """The post as text, the mention written by ``mention`` before the next line;
+        without the ``recap`` (hot seat: everyone saw every move)."""
+        tail = ((mention(self.mention) + " " if self.mention else "") + self.next) if self.next else ""
+        return "\n".join(part for part in (self.text, self.recap if recap else "", tail) if part)
+
+
+@dataclass(frozen=True)
+class Status:
+    """A game's status text, and the channel and message that show it (if pinned yet)."""
+
+    channel_id: str | None
+    message_id: str | None
+    text: str
+
+
+class Core:
+    """The store and what the service keeps in memory for it, shared by every feature."""
+
+    def __init__(
+        self, store: EventStore, *, clock: Callable[[], datetime], pictures: bool, shard: Shard | None, owner: str,
+        timestamps: bool,
+    ) -> None:
+        self.store = store
+        self.shard = shard
+        self.owner = owner
+        self.timestamps = timestamps
+        self.engine = TroikaEngine()
+        self.repo = GameRepository(store, self.engine, cache_size=64)
+        self.clock = clock
+        self.pictures = pictures
+        self._ledgers: dict[int, Ledger] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self.conflicts_retried = 0
+        """How often a command was tried again because another process changed its game."""
+        self.handlers: dict[str, Callable[..., Awaitable[Reply]]] = {}
+        """Each verb's handler (see :class:`bot.commands.Verb`), bound to this service's features."""
+
+    async def retrying(self, attempt: Callable[[], Awaitable[Any]]) -> Any:
+        """``attempt()``, tried again while another process overtakes it."""
+        for tries in range(MAX_TRIES):
+            try:
+                return await attempt()
+            except AppendConflict:
+                if tries == MAX_TRIES - 1:
+                    raise
+                self.conflicts_retried += 1
+                await asyncio.sleep(random.uniform(0, 0.01 * (tries + 1)))
+            except DuplicateRequest:
+                raise AlreadyDone from None
+        raise AssertionError("unreachable")
+
+    async def ledger(self, game_id: int, last_seq: int | None = None) -> Ledger:
+        """The game's ledger up to its last event (``last_seq`` if just read)."""
+        ledger = self._ledgers.setdefault(game_id, Ledger())
+        if ledger.seq < (await self.store.last_seq(game_id) if last_seq is None else last_seq):
+            ledger.fold(await self.store.events(game_id, after_seq=ledger.seq))
+        return ledger
+
+    def lock(self, channel_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(channel_id, asyncio.Lock())
+
+    async def channel_game(self, channel_id: str, *, finished: bool = False) -> GameRecord:
+        """The channel's game being set up or played; with ``finished``, else its last
+        finished game (to look at)."""
+        record = await self.store.active_game_in_channel(channel_id)
+        if record is not None:
+            return record
+        over = [g for g in await self.store.list_games([GameStatus.FINISHED]) if g.channel_id == channel_id]
+        if over and finished:
+            return over[-1]
+        if over:
+            raise NoGame(f"Game {over[-1].id} here is over (`status` and `log` still show it); "
+                         "`new` sets up another.")
+        raise NoGame("There is no game in this channel: `new` sets one up.")
+
+    @staticmethod
+    def seat(record: GameRecord, account: Account) -> Seat:
+        seat = next((s for s in record.seats if s.discord_user_id == account.id), None)
+        if seat is None:
+            raise NotAllowed(f"You have no seat in game {record.id} (seated: "
+                             f"{', '.join(s.display_name for s in record.seats)}).")
+        return seat
+
+    @staticmethod
+    def commissioner(record: GameRecord, account: Account) -> Seat:
+        seat = next((s for s in record.seats if s.discord_user_id == account.id and s.commissioner), None)
+        if seat is None:
+            name = next((s.display_name for s in record.seats if s.commissioner), "")
+            raise NotAllowed(f"Only the commissioner ({name}) may do that.")
+        return seat
+
+    @staticmethod
+    def check_paused(ledger: Ledger) -> None:
+        if ledger.paused is not None:
+            reason = f" ({ledger.paused})" if ledger.paused else ""
+            raise Refusal(f"The game is paused{reason}; the commissioner can `resume` it.")
+
+    @staticmethod
+    def check_open(game: Game, ledger: Ledger) -> None:
+        if game.state.finished:
+            raise Refusal("The game is over.")
+        if ledger.paused is not None:
+            reason = f" ({ledger.paused})" if ledger.paused else ""
+            raise Refusal(f"The game is paused{reason}; the commissioner can `resume` it.")
+
+    def owns(self, record: GameRecord) -> bool:
+        return self.shard is None or self.shard.owns(record.guild_id)
+
+
+class Feature:
+    """One feature of the service, over the shared :class:`Core`."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
+        self.store = core.store
+        self.repo = core.repo
+
+
+class AlreadyDone(Exception):
+    """The request was carried out before (a second delivery of one message)."""
+
+
+def broken(problem: CorruptEvent) -> str:
+    """What a player is told about a game that cannot be loaded."""
+    where = f"event {problem.seq}" if problem.seq else "its set-up"
+    return (f"Game {problem.game_id} cannot be loaded: {where} is at fault ({problem.reason}). "
+            f"Its commissioner can `end` it and start another; an operator can accept a new "
+            f"Troika's replay with `troika admin accept {problem.game_id}`.")
+
+
+def notes(*notes: str | None) -> str | None:
+    return "; ".join(n for n in notes if n) or None
+
+
+def code_span(text: str) -> str:
+    """User text shown as written, in a code span (so it cannot mention or format)."""
+    text = " ".join(text.split()).replace("`", "ˋ")
+    return f"`{text}`" if text else ""
+
+
+def seated_name(account: Account) -> str:
+    """The account's name as seated: one line, at most :data:`MAX_NAME` characters."""
+    return " ".join(account.name.split())[:MAX_NAME] or account.id
+
+
+def account_of(seat: Seat) -> Account:
+    return Account(seat.discord_user_id or seat.player_id, seat.display_name)
+
+
+def match_seat(record: GameRecord, words: list[str]) -> tuple[Seat, int]:
+    """The seat whose name (or account mention) the first words give; longest name wins."""
+    for used in range(len(words), 0, -1):
+        name = " ".join(words[:used]).lower()
+        mention = name.strip("<@!>")
+        for seat in record.seats:
+            if name == seat.display_name.lower() or mention in (seat.discord_user_id, seat.player_id):
+                return seat, used
+    raise Refusal(f"Whom do you mean? Seated: {', '.join(s.display_name for s in record.seats)}.")
+
+
+def seat_of(record: GameRecord, player_id: str) -> Seat:
+    return next(s for s in record.seats if s.player_id == player_id)
+
+
+def proxy_note(proxy: Seat | None) -> str | None:
+    return f"entered by {proxy.display_name} (commissioner)" if proxy else None
+
+
+def sentence(text: str) -> str:
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + "."

@@ -1,0 +1,291 @@
+"""Delivery: the outbox's posts to their channels, the pictures drawn for them, the
+pinned status message, and reminders."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import pickle
+import socket
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+from engine.game import Game
+from storage import CorruptEvent, Event, EventKind, GameNotFound, GameRecord, GameStatus, OutboxMessage, Shard
+from storage.repository import effective_events
+
+from .core import Core, Feature, Post
+from .posts import Picture, event_command, next_line, player_name, render_pictures, seat_name
+
+SINCE_SHOWN = 6
+"""Others' moves listed in "since your last move" (older ones are counted)."""
+DRAWN_KEPT = 64
+"""States kept for posts whose pictures are not drawn yet (one per game and event)."""
+
+log = logging.getLogger("troika.service")
+
+
+class Delivery(Feature):
+    """The posts the bot owes its channels, and the reminders it owes its players."""
+
+    def __init__(self, core: Core) -> None:
+        super().__init__(core)
+        self._guilds: dict[int, str | None] = {}
+        self._flush_locks: dict[str, asyncio.Lock] = {}
+        self._channels: dict[int, str | None] = {}
+        self._drawn: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        """(game, event) -> the state the event left, saved as it was stored, for its post's pictures."""
+        self._sent_unmarked: set[int] = set()
+
+    async def flush(
+        self, deliver: Callable[[Post], Awaitable[None]], *, channel_id: str | None = None,
+        then: Callable[[int], Awaitable[None]] | None = None,
+    ) -> set[int]:
+        """Deliver every post not yet sent of this process's games (or of the games in
+        ``channel_id``), oldest first per game, marking each sent once ``deliver``
+        returns; ``then(game_id)`` follows a game's posts. Returns the games posted to.
+
+        Each channel's posts go out on their own, side by side with other channels',
+        under the channel's own lock, so a slow channel (a rate limit, Discord's retries
+        after server errors) holds back no other; in a channel, an older game's posts go
+        before a newer one's. A game's posts go out under this process's claim on it,
+        taken or renewed before each post, so no other process sends them too; a post is
+        sent only if it is still unsent once the claim is held. A game's trouble stays
+        with that game: if ``deliver`` raises, that post and the game's later ones wait
+        for the next flush. A post whose stored payload cannot be read is logged and
+        dropped. A post delivered but not marked (the database busy) is marked before
+        anything else is sent, never delivered again by this process."""
+        await self._mark_delivered()
+        channels: dict[str, list[int]] = {}  # the games with posts to send, by channel, oldest first
+        after = 0
+        while batch := await self.store.outbox_unsent(after_id=after):
+            after = batch[-1].id
+            for message in batch:
+                try:
+                    where = await self._channel_of(message.game_id) or f"game {message.game_id}"
+                except GameNotFound:  # its game was deleted by hand: nowhere to post it
+                    log.error("post %s dropped: there is no game %s", message.id, message.game_id)
+                    await self.store.outbox_mark_sent(message.id)
+                    continue
+                games = channels.setdefault(where, [])
+                if message.game_id not in games and channel_id in (None, where):
+                    games.append(message.game_id)
+        results = await asyncio.gather(*(self._flush_channel(where, games, deliver, then)
+                                         for where, games in channels.items() if games), return_exceptions=True)
+        touched: set[int] = set()
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+            touched |= result
+        return touched
+
+    async def _flush_channel(
+        self, where: str, games: list[int], deliver: Callable[[Post], Awaitable[None]],
+        then: Callable[[int], Awaitable[None]] | None,
+    ) -> set[int]:
+        """Deliver the unsent posts of a channel's games, game by game (see :meth:`flush`),
+        each followed by ``then``; the games posted to."""
+        touched = set()
+        async with self._flush_locks.setdefault(where, asyncio.Lock()):
+            for game_id in games:
+                if await self._send_game(game_id, deliver):
+                    touched.add(game_id)
+                    if then is not None:
+                        await then(game_id)
+        return touched
+
+    async def _send_game(self, game_id: int, deliver: Callable[[Post], Awaitable[None]]) -> bool:
+        posted = False
+        after = 0
+        while batch := await self.store.outbox_unsent(after_id=after, game_id=game_id):
+            after = batch[-1].id
+            for message in batch:
+                if message.id in self._sent_unmarked:
+                    continue
+                try:
+                    claimed = await self._claim(game_id)
+                except GameNotFound:  # its game was deleted by hand: nowhere to post it
+                    log.error("post %s dropped: there is no game %s", message.id, game_id)
+                    await self.store.outbox_mark_sent(message.id)
+                    continue
+                if not claimed:
+                    return posted
+                if not await self._still_unsent(message):
+                    continue
+                if message.problem is not None:
+                    log.error("post %s of game %s dropped: %s", message.id, game_id, message.problem)
+                else:
+                    try:
+                        await deliver(await self._post(message))
+                    except Exception:
+                        log.exception("post %s of game %s not delivered; retried later", message.id, game_id)
+                        return posted
+                    posted = True
+                self._sent_unmarked.add(message.id)
+                await self._mark_delivered()
+        return posted
+
+    async def _channel_of(self, game_id: int) -> str | None:
+        if game_id not in self._channels:
+            try:
+                self._channels[game_id] = (await self.store.get_game(game_id)).channel_id
+            except GameNotFound:  # deleted by hand: in no channel
+                return None
+        return self._channels[game_id]
+
+    async def _mark_delivered(self) -> None:
+        """Mark sent the posts delivered but not yet marked; raises if the store cannot."""
+        for message_id in sorted(self._sent_unmarked):  # a copy: other games' flushes add to it meanwhile
+            await self.store.outbox_mark_sent(message_id)
+            self._sent_unmarked.discard(message_id)
+
+    async def _post(self, message: OutboxMessage) -> Post:
+        payload = message.payload
+        record = await self.store.get_game(message.game_id)
+        mention = next((s for s in record.seats if s.player_id == payload.get("mention")), None)
+        pictures: list[Picture] = []
+        if self.core.pictures and payload.get("pictures"):
+            try:
+                game = await self._game_at(message.game_id, int(payload["seq"]))
+            except CorruptEvent as exc:
+                log.warning("post %s goes without pictures: %s", message.id, exc)
+            else:
+                hex_id = payload.get("highlight")  # a close-up around the tile or token just placed
+                pictures = await render_pictures(game, payload["pictures"], highlight=hex_id, focus=hex_id,
+                                                 routes=payload.get("routes"))
+        since = ""
+        if mention is not None and payload.get("kind") == "turn":
+            since = await self._since(record, mention.player_id, int(payload["seq"]))
+        return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""), payload.get("next", ""),
+                    mention, pictures, seq=int(payload.get("seq", 0)), recap=since)
+
+    async def _since(self, record: GameRecord, player_id: str, seq: int) -> str:
+        """The moves others made between ``player_id``'s last move and event ``seq``."""
+        effective = effective_events([e for e in await self.store.events(record.id) if e.seq <= seq])
+        moves = [e for e in effective if e.kind is EventKind.ACTION]
+        own = [i for i, e in enumerate(moves) if e.actor == player_id]
+        others = [e for e in moves[own[-1] + 1 if own else 0:] if e.seq != seq]
+        if not others:
+            return ""
+        shown = [f"{_mover(record, e)} `{event_command(record, e)}`" for e in others[-SINCE_SHOWN:]]
+        earlier = f"{len(others) - SINCE_SHOWN} earlier moves · " if len(others) > SINCE_SHOWN else ""
+        return f"_Since your last move:_ {earlier}{' · '.join(shown)} (`log` shows what each did)"
+
+    def keep_drawn(self, game_id: int, seq: int, game: Game) -> None:
+        """Save the state event ``seq`` leaves (called as it is stored) for its post's pictures."""
+        self._drawn[(game_id, seq)] = pickle.dumps(game.state, pickle.HIGHEST_PROTOCOL)
+        while len(self._drawn) > DRAWN_KEPT:
+            self._drawn.popitem(last=False)
+
+    def forget_drawn(self, game_id: int, seq: int) -> None:
+        """Drop the state saved for event ``seq``: it was not stored, another event may take its place."""
+        self._drawn.pop((game_id, seq), None)
+
+    async def _game_at(self, game_id: int, seq: int) -> Game:
+        """The game as it was after event ``seq``, the caller's own: the state saved as
+        the event was stored if this process stored it, else a copy of the live one (its
+        next command may change it while the post's pictures are drawn) unless it has
+        moved on."""
+        saved = self._drawn.pop((game_id, seq), None)
+        if saved is not None:
+            live = (await self.repo.load(game_id)).game
+            return Game(live.ctx, pickle.loads(saved))
+        later = await self.store.events(game_id, after_seq=seq)
+        if not any(e.kind is not EventKind.ADMIN and e.kind is not EventKind.SEAT for e in later):
+            live = (await self.repo.load(game_id)).game
+            return Game(live.ctx, pickle.loads(pickle.dumps(live.state, pickle.HIGHEST_PROTOCOL)))
+        record = await self.store.get_game(game_id)
+        game = self.core.engine.new_game(record)
+        events = [e for e in await self.store.events(game_id) if e.seq <= seq]
+        for event in effective_events(events):
+            self.core.engine.apply(game, event.action, replaying=True)
+        return game
+
+    async def _claim(self, game_id: int) -> bool:
+        """Whether this process may post to the game now: it is one of its shard's, and
+        the process holds the game's claim (taken or renewed here)."""
+        if self.core.shard is not None:
+            if game_id not in self._guilds:
+                self._guilds[game_id] = (await self.store.get_game(game_id)).guild_id
+            if not self.core.shard.owns(self._guilds[game_id]):
+                return False
+        return await self.store.claim_game(game_id, self.core.owner)
+
+    async def _still_unsent(self, message: OutboxMessage) -> bool:
+        """Whether the post is still unsent (another process may have sent it since it
+        was read, before this one held the game's claim)."""
+        first = await self.store.outbox_unsent(1, message.id - 1, game_id=message.game_id)
+        return bool(first) and first[0].id == message.id
+
+    async def send_reminders(self) -> None:
+        """Queue the reminders that are due in this process's games: the acting player
+        after the game's reminder time, then the channel after twice that, each once per
+        decision. A game that cannot be loaded is logged and skipped."""
+        now = self.core.clock()
+        for record in await self.store.list_games([GameStatus.RUNNING]):
+            try:
+                if not self.core.owns(record) or not await self.store.claim_game(record.id, self.core.owner):
+                    continue
+                async with self.core.lock(record.channel_id or f"game {record.id}"):
+                    await self.core.retrying(lambda record=record: self._reminders_for(record, now))
+            except Exception as exc:  # that game's trouble; later games are still reminded
+                log.warning("no reminders for game %s: %s", record.id, exc)
+
+    async def _reminders_for(self, record: GameRecord, now: datetime) -> None:
+        ledger = await self.core.ledger(record.id)
+        if ledger.paused is not None or ledger.turn_began is None:
+            return
+        game = (await self.repo.load(record.id)).game
+        waited = (now - ledger.turn_began).total_seconds() / 3600
+        player = ledger.ask.consenter if ledger.ask else game.acting_player()
+        hours = ledger.player_remind.get(player or "", ledger.remind_hours) if player in ledger.player_remind \
+            else ledger.remind_hours
+        if not hours:
+            return
+        name = player_name(game, player)
+        since = f"since <t:{int(ledger.turn_began.timestamp())}:R>" if self.core.timestamps else f"for {waited:.0f} h"
+        for stage in (1, 2):
+            if waited < stage * hours or stage in ledger.reminded or game.state.finished:
+                continue
+            if stage == 1:
+                text, mention = f"⏰ Your turn has waited {since.removeprefix('for ')}.", player
+            else:
+                commissioner = next(s.display_name for s in record.seats if s.commissioner)
+                text, mention = (f"⏰ **{name}** has not acted {since}. The commissioner "
+                                 f"({commissioner}) may act for them: `as {name} ...`."), None
+            live = await self.repo.load(record.id)
+            post = {"kind": "note", "seq": live.seq + 1, "text": text, "next": next_line(game), "mention": mention}
+            await self.repo.record_admin(
+                record.id, live.seq, {"type": "reminder", "stage": stage, "position": ledger.position}, None,
+                outbox=[post])
+            await self.core.ledger(record.id)
+
+    async def close(self) -> None:
+        """Give up this process's claims, so another may deliver its games' posts at once."""
+        await self.store.release_claims(self.core.owner)
+
+    async def set_status_message(self, game_id: int, message_id: str) -> None:
+        record = await self.store.get_game(game_id)
+
+        async def attempt() -> None:
+            live = await self.repo.load(game_id)
+            await self.repo.record_admin(game_id, live.seq, {"type": "status_message", "message_id": message_id},
+                                         None)
+
+        async with self.core.lock(record.channel_id or f"game {game_id}"):
+            await self.core.retrying(attempt)
+
+
+def _mover(record: GameRecord, event: Event) -> str:
+    """Who made a move: the company acting, else the player's name."""
+    entity = str(event.action.get("entity") or "")
+    return entity if entity and all(s.player_id != entity for s in record.seats) else seat_name(record, event.actor)
+
+
+def process_name(shard: Shard | None) -> str:
+    """The name this process claims games under: its shard and machine, so that the same
+    bot restarted after a crash takes its games back at once, while any other process
+    waits for the claims to run out."""
+    which = f"shard {shard.index} of {shard.count}" if shard else "troika"
+    return f"{which} on {socket.gethostname()}"

@@ -1,0 +1,331 @@
+"""A player's turn: actions, consent to a deal (`agree`, `refuse`, `withdraw`), and
+`undo` / `redo`."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from typing import Any
+
+from engine.actions import Action, LayTile, PlaceToken, RemoveToken, action_from_dict
+from engine.errors import EngineError
+from engine.game import Game
+from storage import ChannelBusy, EventKind, GameRecord, GameStatus, Seat, UndoError
+from storage.repository import effective_events, undos_to_redo
+
+from .commands import VERBS, Parsed, consent_needed
+from .core import Account, Core, Feature, Reply, code_span, notes, proxy_note, seat_of, sentence
+from .delivery import Delivery
+from .errors import NotAllowed, Refusal
+from .ledger import Ledger
+from .posts import (
+    changed_pictures,
+    choices_text,
+    doing,
+    event_command,
+    fingerprints,
+    next_line,
+    player_name,
+    routes_payload,
+    seat_name,
+    who_acts,
+)
+from .stray import LastMove, questioned_pass
+
+
+class Turns(Feature):
+    """The players' commands: actions, deals and undo."""
+
+    def __init__(self, core: Core, delivery: Delivery) -> None:
+        super().__init__(core)
+        self.delivery = delivery
+        self._questioned: dict[int, int] = {}
+        """Per game, the position at which a bare `pass` was last questioned (:mod:`bot.stray`)."""
+
+    async def as_seat(
+        self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None
+    ) -> Reply:
+        """Run a player's command (turn or action) for ``seat``; ``proxy`` is the
+        commissioner entering it for them."""
+        if record.status is not GameStatus.RUNNING:
+            raise Refusal("The game has not started yet: `join`, then the commissioner types `start`.")
+        kind = VERBS[verb].kind
+        if kind == "turn":
+            return await self.core.handlers[verb](record, seat, rest, proxy)
+        if kind != "action":
+            raise Refusal(f"`{verb}` cannot be done for another player.")
+        return await self.core.handlers[verb](record, seat, verb, rest, proxy)
+
+    async def check_still_open(self, record: GameRecord, game_id: int, seq: int) -> None:
+        """Refuse a choice offered after event ``seq`` of game ``game_id`` if the
+        channel's game (``record``) is another one now, or has moved since: a move, an
+        undo or redo, or a new request for consent."""
+        if record.id != game_id:
+            raise Refusal(f"This choice has passed: it was offered in game {game_id}, which is over.")
+        if record.status is not GameStatus.RUNNING:
+            return
+        ledger = await self.core.ledger(record.id)
+        if ledger.position > seq or (ledger.ask is not None and ledger.ask.seq > seq):
+            game = (await self.repo.load(record.id)).game
+            raise Refusal(f"This choice has passed: the game has moved on since that post. Now {next_line(game)}")
+
+    async def company_called(self, record: GameRecord) -> str:
+        """The company acting now ("" when a player acts for themself)."""
+        game = (await self.repo.load(record.id)).game
+        actor = game.actor() or ""
+        return actor if actor in game.state.companies else ""
+
+    async def reopen_if_ended(self, channel_id: str, account: Account) -> bool:
+        """The commissioner's `undo` right after `end`: the game runs again, so the undo
+        can take the end back; whether it was reopened."""
+        if await self.store.active_game_in_channel(channel_id) is not None:
+            return False
+        over = [g for g in await self.store.list_games([GameStatus.FINISHED]) if g.channel_id == channel_id]
+        if not over:
+            return False
+        effective = effective_events(await self.store.events(over[-1].id))
+        if not effective or effective[-1].action.get("type") != "end_game":
+            return False
+        self.core.commissioner(over[-1], account)
+        try:
+            await self.store.set_status(over[-1].id, GameStatus.RUNNING)
+        except ChannelBusy:
+            raise Refusal("Another game has started here since; the ended one stays ended.") from None
+        return True
+
+    async def undo_the_end(self, channel_id: str, account: Account, reason: str) -> Reply:
+        """The undo of a reopened game's `end`; refused, the game is finished again (N10)."""
+        record = await self.core.channel_game(channel_id)
+        try:
+            return await self.as_seat(record, self.core.seat(record, account), "undo", reason, None)
+        except BaseException:
+            await self.store.set_status(record.id, GameStatus.FINISHED)
+            raise
+
+    async def act(self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None) -> Reply:
+        """An action verb for ``seat``: read by the verb's reader, asked of the other side
+        first if it is their decision too, else applied."""
+        live = await self.repo.load(record.id)
+        game = live.game
+        ledger = await self.core.ledger(record.id, live.seq)
+        self.core.check_open(game, ledger)
+        entry = VERBS[verb]
+        if entry.any_time:  # a standing order: any seated player, at any time
+            parsed = entry.reader(game, seat.player_id, verb, rest)
+            await self.apply(record, live.seq, game, seat, parsed, f"{verb} {rest}".strip(), proxy_note(proxy))
+            return Reply()
+        if ledger.ask is not None and ledger.ask.requester != seat.player_id:
+            ask = ledger.ask
+            raise NotAllowed(f"Waiting for {player_name(game, ask.consenter)} to `agree` or `refuse` "
+                             f"{code_span(ask.command)}; {player_name(game, ask.requester)} may `withdraw` it.")
+        if game.acting_player() != seat.player_id:
+            raise NotAllowed(f"Not your turn: {who_acts(game)} {doing(game)} "
+                             f"(may {choices_text(game)}).")
+        command = f"{verb} {rest}".strip()
+        if verb == "pass" and not rest.strip():  # `pass COMPANY` is addressed: never questioned
+            await self._question_pass(record, live.seq, game, seat)
+        try:  # in a worker thread: `run best` solves the routes
+            parsed = await asyncio.to_thread(entry.reader, game, seat.player_id, verb, rest)
+        except Refusal as exc:
+            raise Refusal(f"{sentence(str(exc))} You may: {choices_text(game)}") from None
+        consenter = consent_needed(game, parsed.action)
+        if consenter is not None:
+            _try(game, parsed.action)
+            return await self._ask(record, live.seq, seat, consenter, parsed, command, proxy)
+        await self.apply(record, live.seq, game, seat, parsed, command, proxy_note(proxy))
+        return Reply()
+
+    async def _question_pass(self, record: GameRecord, seq: int, game: Game, seat: Seat) -> None:
+        """Refuse, once at this position, a bare `pass` that may be meant for a turn
+        which has just ended by itself (:mod:`bot.stray`)."""
+        if self._questioned.get(record.id) == seq or game.round_name != "Operating":
+            return
+        moves = [e for e in effective_events(await self.store.events(record.id)) if e.kind is EventKind.ACTION]
+        last = LastMove(str(moves[-1].action.get("type")), str(moves[-1].action.get("entity")), moves[-1].actor) \
+            if moves else None
+        question = questioned_pass(game, last, seat.player_id)
+        if question is not None:
+            self._questioned[record.id] = seq
+            raise Refusal(question)
+
+    async def apply(
+        self, record: GameRecord, seq: int, game: Game, seat: Seat, parsed: Parsed, command: str, note: str | None,
+        *, reason: str = "",
+    ) -> None:
+        """Apply an action for ``seat`` and queue its post, in one transaction; the
+        player's ``reason`` is logged before the note and shown in a code span."""
+        before, acting_before = fingerprints(game), game.acting_player()
+        shown = notes(code_span(reason), note)
+        note = notes(reason.strip(), note)
+        entity = parsed.action.entity
+        ran = routes_payload(game, parsed.action, parsed.routes)  # priced on the state before the run
+
+        def posts(after: Game, lines: list[str]) -> list[dict[str, Any]]:
+            head = f"**{seat.display_name}**" + (f" for {entity}" if entity != seat.player_id else "")
+            text = "\n".join([f"{head}: {code_span(command)}" + (f" _({shown})_" if shown else ""),
+                              *([parsed.detail] if parsed.detail else []), *lines])
+            pictures = changed_pictures(before, fingerprints(after)) + (["routes"] if ran else [])
+            if pictures and self.core.pictures:
+                self.delivery.keep_drawn(record.id, seq + 1, after)
+            return [{
+                "kind": "turn", "seq": seq + 1, "text": text, "next": next_line(after),
+                "mention": _turn_changed(after, acting_before),
+                "pictures": pictures, "highlight": _hex_of(parsed), **({"routes": ran} if ran else {}),
+            }]
+
+        def status(after: Game) -> GameStatus | None:
+            return GameStatus.FINISHED if after.state.finished else None
+
+        try:
+            await self.repo.act(record.id, seq, parsed.action, seat.player_id,
+                                note=note, outbox=posts, status=status)
+        except BaseException as exc:
+            self.delivery.forget_drawn(record.id, seq + 1)  # not stored: another event may take its place
+            if isinstance(exc, EngineError):
+                raise Refusal(f"{sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
+            raise
+
+    async def _ask(
+        self, record: GameRecord, seq: int, seat: Seat, consenter: str, parsed: Parsed, command: str,
+        proxy: Seat | None,
+    ) -> Reply:
+        """Store a request for ``consenter``'s agreement and ask them in the channel."""
+        ask = {"type": "ask", "consenter": consenter, "action": parsed.action.to_dict(), "command": command}
+        other = seat_of(record, consenter).display_name
+        post = {
+            "kind": "ask", "seq": seq + 1,
+            "text": f"**{seat.display_name}** for {parsed.action.entity} asks **{other}** to agree: "
+                    f"{code_span(command)}",
+            "next": "`agree` or `refuse`?", "mention": consenter,
+        }
+        await self.repo.record_admin(record.id, seq, ask, seat.player_id, note=proxy_note(proxy), outbox=[post])
+        return Reply()
+
+    async def agree(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+        ledger = await self.core.ledger(record.id)
+        ask = self._open_ask(ledger, seat)
+        live = await self.repo.load(record.id)
+        self.core.check_open(live.game, ledger)
+        requester = seat_of(record, ask.requester)
+        note = f"agreed by {seat.display_name}" + (f", {proxy_note(proxy)}" if proxy else "")
+        await self.apply(record, live.seq, live.game, requester, Parsed(action_from_dict(ask.action)),
+                          ask.command, note)
+        return Reply()
+
+    async def refuse(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+        ledger = await self.core.ledger(record.id)
+        ask = self._open_ask(ledger, seat)
+        live = await self.repo.load(record.id)
+        post = {
+            "kind": "note", "seq": live.seq + 1, "text": f"**{seat.display_name}** refuses {code_span(ask.command)}.",
+            "next": next_line(live.game), "mention": ask.requester,
+        }
+        await self.repo.record_admin(record.id, live.seq, {"type": "answer", "answer": "refused"},
+                                     seat.player_id, note=proxy_note(proxy), outbox=[post])
+        return Reply()
+
+    async def withdraw(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+        ledger = await self.core.ledger(record.id)
+        ask = ledger.ask
+        if ask is None:
+            raise Refusal("Nobody is waiting for an answer.")
+        if ask.requester != seat.player_id and proxy is None:
+            raise NotAllowed(f"Only {seat_name(record, ask.requester)}, who asked, may withdraw "
+                             f"{code_span(ask.command)}.")
+        live = await self.repo.load(record.id)
+        post = {"kind": "note", "seq": live.seq + 1,
+                "text": f"**{seat.display_name}** withdraws {code_span(ask.command)}.", "next": next_line(live.game)}
+        await self.repo.record_admin(record.id, live.seq, {"type": "answer", "answer": "withdrawn"},
+                                     seat.player_id, note=proxy_note(proxy), outbox=[post])
+        return Reply()
+
+    @staticmethod
+    def _open_ask(ledger: Ledger, seat: Seat) -> Any:
+        if ledger.ask is None:
+            raise Refusal("Nobody is waiting for an answer.")
+        if ledger.ask.consenter != seat.player_id:
+            raise NotAllowed("The open request is not addressed to you.")
+        return ledger.ask
+
+    async def undo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
+        self.core.check_paused(await self.core.ledger(record.id))
+        events = await self.store.events(record.id)
+        effective = effective_events(events)
+        if not effective:
+            raise Refusal("There is nothing to undo.")
+        last = effective[-1]
+        self._check_travel(record, seat, last.actor, reason, proxy, "take back")
+        line = f"↶ **{seat.display_name}** takes back #{last.seq} " \
+               f"({seat_name(record, last.actor)}: `{event_command(record, last)}`)"
+        return await self._travel(record, seat, reason, proxy, line, undo=True)
+
+    async def redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
+        self.core.check_paused(await self.core.ledger(record.id))
+        stored = await self.store.events(record.id)
+        undos = undos_to_redo(stored)
+        if not undos:
+            raise Refusal("There is nothing to redo.")
+        self._check_travel(record, seat, undos[-1].actor, reason, proxy, "redo")
+        undo = stored.index(undos[-1])
+        kept = {e.seq for e in effective_events(stored[: undo + 1])}
+        restored = [e for e in effective_events(stored[:undo]) if e.seq not in kept]
+        what = ", ".join(f"#{e.seq} ({seat_name(record, e.actor)}: `{event_command(record, e)}`)"
+                         for e in restored)
+        return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes {what}".rstrip(),
+                                  undo=False)
+
+    @staticmethod
+    def _check_travel(
+        record: GameRecord, seat: Seat, owner: str | None, reason: str, proxy: Seat | None, doing_: str
+    ) -> None:
+        """Players undo and redo their own last move; the commissioner anything, saying why."""
+        if owner == seat.player_id:
+            return
+        if not (seat.commissioner or proxy is not None):
+            raise NotAllowed(f"You can only {doing_} your own last move; this one was "
+                             f"{seat_name(record, owner)}'s. Ask the commissioner.")
+        if not reason.strip():
+            raise Refusal(f"Say why, for the log: `{'undo' if doing_ == 'take back' else 'redo'} REASON`.")
+
+    async def _travel(
+        self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None, line: str, *, undo: bool
+    ) -> Reply:
+        live = await self.repo.load(record.id)
+        before, acting_before = fingerprints(live.game), live.game.acting_player()
+        note = notes(reason.strip(), proxy_note(proxy))
+        shown = notes(code_span(reason), proxy_note(proxy))
+        travel = self.repo.undo if undo else self.repo.redo
+
+        def posts(game: Game, seq: int) -> list[dict[str, Any]]:
+            return [{
+                "kind": "turn", "seq": seq, "text": line + (f" _({shown})_" if shown else ""),
+                "next": next_line(game), "mention": _turn_changed(game, acting_before),
+                "pictures": changed_pictures(before, fingerprints(game)),
+            }]
+
+        try:
+            await travel(record.id, live.seq, seat.player_id, note=note, outbox=posts)
+        except UndoError as exc:
+            raise Refusal(f"{sentence(str(exc))}") from None
+        return Reply()
+
+
+def _try(game: Game, action: Action) -> None:
+    """Raise a :class:`Refusal` if ``action`` would be refused now (a deal is checked
+    before the other side is asked)."""
+    trial = Game(game.ctx, copy.deepcopy(game.state))
+    try:
+        trial.apply(action, check=False)
+    except EngineError as exc:
+        raise Refusal(f"{sentence(str(exc))} You may: {choices_text(game)}") from None
+
+
+def _turn_changed(game: Game, acting_before: str | None) -> str | None:
+    """The player to mention: the one who must act now, if it was someone else before."""
+    now = game.acting_player()
+    return now if now is not None and now != acting_before else None
+
+
+def _hex_of(parsed: Parsed) -> str | None:
+    action = parsed.action
+    return action.hex if isinstance(action, (LayTile, PlaceToken, RemoveToken)) else None

@@ -1,0 +1,79 @@
+"""What every round of the game is (rulebook 6): the private auction (5), the
+starting bundles (15.1), stock rounds (7), operating rounds (8) and merger rounds (9).
+
+A round is plain data (it is pickled with the state) behind one small protocol: who
+acts, the legal moves, applying one, how the table shows it. It knows only its own
+rules: when it is over it says so (:attr:`Round.over`) and the title's sequence of
+rounds (:mod:`engine.sequence`) starts the next one, so no round imports another.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from .actions import Action
+    from .state import Context, GameState
+
+RoundKind = Literal["Auction", "Bundles", "Stock", "Operating", "Merger"]
+
+
+@dataclass(frozen=True)
+class TurnView:
+    """The round and what the actor is doing now, in words and flags."""
+
+    round_title: str  # "Stock round 3", "Operating round 3.1", "Game over"...
+    round_kind: str  # "Auction", "Stock", "Operating", "Merger", "Finished"
+    doing: str  # "lays track", "bids on TSR", ...
+    actor: str | None  # player id or company symbol
+    up_for_auction: str | None = None  # the private or minor being auctioned
+    placing_token: bool = False  # a home token or an operating-round token
+    laying_track: bool = False
+
+
+@dataclass
+class Round(ABC):
+    """The state of the round in progress, and its rules."""
+
+    kind: ClassVar[RoundKind]
+    over: bool = field(default=False, compare=False, repr=False)
+    """Its last action is done: the sequence starts the next round (never stored at rest)."""
+
+    @abstractmethod
+    def actor(self, ctx: Context, state: GameState) -> str:
+        """The player id or company symbol that must act now."""
+
+    @abstractmethod
+    def moves(self, ctx: Context, state: GameState) -> list[Action]:
+        """Every action open to the actor now, by the rules that judge them (amounts at
+        their lowest): this round's part of :func:`engine.legal.legal_actions`."""
+
+    @abstractmethod
+    def apply(self, ctx: Context, state: GameState, action: Action) -> None:
+        """Apply one action, or raise an :class:`~engine.errors.IllegalAction` that says
+        what was wrong and what is allowed."""
+
+    @abstractmethod
+    def heading(self, state: GameState) -> str:
+        """The round as the table names it: ``Stock round 3``, ``Operating round 3.1``."""
+
+    @abstractmethod
+    def view(self, ctx: Context, state: GameState, actor: str) -> TurnView:
+        """What the table shows of the round now (:func:`engine.view.turn_view`)."""
+
+    def decider(self, state: GameState, company: str) -> str | None:
+        """The player who decides for ``company`` while it has no president (its home
+        token's placer, the merge's proposer), or None."""
+        return None
+
+    def operating_rounds_done(self) -> int:
+        """The set's operating rounds played or under way: an operating round's number,
+        the one a merger round follows (0 before the set's first)."""
+        return 0
+
+    def bank_breaks_end(self, state: GameState) -> tuple[int, int]:
+        """12.1: the operating round (set, number) that ends the game if the bank breaks
+        now: this one in an operating round, else the next one."""
+        return (state.round_number, 1)

@@ -1,0 +1,101 @@
+"""The engine's import graph: no round module takes part in an import circle.
+
+Each round (rulebook 6) leaves the choice of the next one to the title's sequence
+(:mod:`engine.sequence`), so no round imports another or anything that imports the
+rounds. The graph is read from the source with ``ast``: imports at module level and
+inside functions alike (those run when the function does); imports under
+``if TYPE_CHECKING:`` are for the type checker only and never run, so they are left out.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ENGINE = Path(__file__).resolve().parent.parent / "engine"
+
+ROUNDS = ("engine.auction", "engine.bundles", "engine.stock_round", "engine.operating", "engine.merger")
+"""The round modules (5 the private auction, 15.1 the bundles, 7, 8, 9)."""
+
+
+def _sources() -> dict[str, tuple[str, bool]]:
+    """Engine module -> (its source, whether it is a package's ``__init__``)."""
+    found = {}
+    for path in sorted(ENGINE.rglob("*.py")):
+        parts = list(path.relative_to(ENGINE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = (path.read_text(encoding="utf-8"), path.name == "__init__.py")
+    return found
+
+
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """The ids of the nodes under ``if TYPE_CHECKING:``."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped |= {id(n) for n in ast.walk(node)}
+    return skipped
+
+
+def import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
+    """Module -> the modules among ``sources`` it imports, at module level or in a
+    function (a submodule's import runs its package's ``__init__`` too)."""
+    graph: dict[str, set[str]] = {name: set() for name in sources}
+    for name, (source, is_package) in sources.items():
+        tree = ast.parse(source)
+        package = name if is_package else name.rpartition(".")[0]
+        skipped = _type_checking_only(tree)
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                parts = package.split(".")
+                base = parts[: len(parts) - node.level + 1] if node.level else []
+                module = ".".join(base + ([node.module] if node.module else []))
+                targets = [module, *(f"{module}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            for target in targets:
+                while target:
+                    if target in sources and target != name:
+                        graph[name].add(target)
+                    target = target.rpartition(".")[0]
+    return graph
+
+
+def _reaches(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = list(graph[start])
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += graph[module]
+    return seen
+
+
+def test_the_graph_counts_imports_in_functions_not_type_checking_ones() -> None:
+    sources = {
+        "pkg": ("", True),
+        "pkg.a": ("from . import b\n", False),
+        "pkg.b": ("def f():\n    from .c import g\n", False),
+        "pkg.c": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import x\n", False),
+        "pkg.sub": ("", True),
+        "pkg.sub.d": ("from ..a import y\nimport pkg.c\n", False),
+    }
+    graph = import_graph(sources)
+    assert graph == {"pkg": set(), "pkg.a": {"pkg", "pkg.b"}, "pkg.b": {"pkg", "pkg.c"}, "pkg.c": set(),
+                     "pkg.sub": set(), "pkg.sub.d": {"pkg", "pkg.a", "pkg.c"}}
+
+
+def test_no_round_imports_another() -> None:
+    graph = import_graph(_sources())
+    assert {r: sorted(graph[r] & set(ROUNDS)) for r in ROUNDS} == {r: [] for r in ROUNDS}
+
+
+def test_no_round_is_part_of_an_import_circle() -> None:
+    graph = import_graph(_sources())
+    circles = {r: sorted(m for m in _reaches(graph, r) if r in _reaches(graph, m)) for r in ROUNDS}
+    assert circles == {r: [] for r in ROUNDS}
