@@ -1,19 +1,22 @@
 """Engine work beside the bot: worker processes, each channel's games pinned to one.
 
-The bot's own process (Discord, the outbox's delivery) does only I/O. Every command,
-and everything else that reads a game through the engine (status, suggestions, the
-pictures of a post), is carried out in a worker process: a :class:`TroikaService` of
-its own over the same database, holding the live games of the channels pinned to it.
-A channel is pinned to the worker with the fewest channels when it is first used, and
-stays there, so its games' cache, ledger and channel lock live in one process; a heavy
-route solve in one worker holds no other worker's games, whatever the interpreter lock.
+The bot's own process does only I/O: Discord, the database, delivering posts. Every
+command, and everything else that reads a game through the engine (status, suggestions,
+the pictures of a post), is carried out in a worker process: a :class:`TroikaService`
+of its own, holding the live games of the channels pinned to it. A channel is pinned to
+the worker with the fewest channels when it is first used, and stays there, so its
+games' cache, ledger and channel lock live in one process; a heavy route solve in one
+worker holds no other worker's games, whatever the interpreter lock.
 
-The store is the truth. A worker keeps nothing the store does not have: a worker that
-dies (its calls in flight fail with :class:`WorkerStopped`) is replaced by a new one,
-which loads its games from their logs. A command that carries a request key is sent
-again to the new worker: the store refuses a second event with the same key, so it is
-carried out exactly once. A worker's answer is read with only the bot's own answer
-types allowed and checked for its type before it is passed on.
+The store is the truth, and only the bot's process holds it: a worker's store
+(:class:`RemoteStore`) asks the bot's process for each read and write, carried out on its
+one connection (no lock waits between processes; the store's own checks of sequence
+numbers and request keys guard every write). A worker keeps nothing the store does not
+have: a worker that dies (its calls in flight fail with :class:`WorkerStopped`) is
+replaced by a new one, which loads its games from their logs. A command with a request
+key whose worker died is carried out exactly once: not again if its event is stored,
+else by the new worker. What a worker sends is read with only the bot's answer types
+and the store's values allowed, and an answer is checked for its type before use.
 
 ``workers=0`` (the console, tests) runs the service in this process instead.
 """
@@ -74,85 +77,28 @@ class WorkerConfig:
 
 # --- the calls a worker answers ----------------------------------------------------
 
-_CALLS: dict[str, tuple[Callable[..., Awaitable[Any]], type | tuple[type, ...]]] = {}
-"""Name -> (the worker's coroutine, given its service and the call's arguments; the
-type its answer must have)."""
+_MAYBE_ACCOUNT = (Account, type(None))
+_CALLS: dict[str, type | tuple[type, ...]] = {
+    "handle": Reply, "replace_seat": Reply, "import_site_game": Reply, "start_local_game": Reply,
+    "status": Status, "set_status_message": type(None), "deciding_account": _MAYBE_ACCOUNT,
+    "typing_account": _MAYBE_ACCOUNT, "suggestions": list, "post_pictures": list, "send_reminders": type(None),
+    "verify_running_games": list, "run": object,
+}
+"""The :class:`TroikaService` methods a worker carries out, and the type each answer
+must have; ``run`` is engine work beside the channel's games (the bench's heavy solve,
+tests): a module-level function and its arguments."""
 
 
-def _call(name: str, answer: type | tuple[type, ...]) -> Callable[[Callable[..., Awaitable[Any]]], Any]:
-    def register(fn: Callable[..., Awaitable[Any]]) -> Any:
-        _CALLS[name] = (fn, answer)
-        return fn
-    return register
+async def _carry_out(service: TroikaService, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if name == "run":
+        fn, *rest = args
+        return await asyncio.to_thread(fn, *rest)
+    if name not in _CALLS:
+        raise ValueError(f"a worker does not carry out {name!r}")
+    return await getattr(service, name)(*args, **kwargs)
 
 
-@_call("handle", Reply)
-async def _handle(service: TroikaService, *args: Any, **kwargs: Any) -> Reply:
-    return await service.handle(*args, **kwargs)
-
-
-@_call("replace_seat", Reply)
-async def _replace_seat(service: TroikaService, *args: Any, **kwargs: Any) -> Reply:
-    return await service.replace_seat(*args, **kwargs)
-
-
-@_call("import_site_game", Reply)
-async def _import(service: TroikaService, *args: Any, **kwargs: Any) -> Reply:
-    return await service.import_site_game(*args, **kwargs)
-
-
-@_call("start_local_game", Reply)
-async def _start_local(service: TroikaService, *args: Any, **kwargs: Any) -> Reply:
-    return await service.start_local_game(*args, **kwargs)
-
-
-@_call("status", Status)
-async def _status(service: TroikaService, game_id: int) -> Status:
-    return await service.status(game_id)
-
-
-@_call("set_status_message", type(None))
-async def _set_status_message(service: TroikaService, game_id: int, message_id: str) -> None:
-    await service.set_status_message(game_id, message_id)
-
-
-@_call("deciding_account", (Account, type(None)))
-async def _deciding(service: TroikaService, channel_id: str) -> Account | None:
-    return await service.deciding_account(channel_id)
-
-
-@_call("suggestions", list)
-async def _suggestions(service: TroikaService, channel_id: str, verb: str, current: str) -> list[str]:
-    return await service.suggestions(channel_id, verb, current)
-
-
-@_call("pictures", list)
-async def _pictures(service: TroikaService, message: OutboxMessage) -> list[Picture]:
-    return await service.post_pictures(message)
-
-
-@_call("typing_account", (Account, type(None)))
-async def _typing(service: TroikaService, channel_id: str, verb: str) -> Account | None:
-    return await service.typing_account(channel_id, verb)
-
-
-@_call("send_reminders", type(None))
-async def _reminders(service: TroikaService, game_ids: set[int]) -> None:
-    await service.send_reminders(game_ids)
-
-
-@_call("verify_running_games", list)
-async def _verify(service: TroikaService, other_versions_only: bool) -> list[ReplayProblem]:
-    return await service.verify_running_games(other_versions_only=other_versions_only)
-
-
-@_call("run", object)
-async def _run(service: TroikaService, fn: Callable[..., Any], *args: Any) -> Any:
-    """Engine work beside the channel's games (the bench's heavy solve, tests)."""
-    return await asyncio.to_thread(fn, *args)
-
-
-_ANSWER_TYPES = (Reply, Post, Status, Account, Picture, Attachment, ReplayProblem)
+_ANSWER_TYPES = (Reply, Status, Account, Picture, Attachment, ReplayProblem)
 _REFUSALS = {cls.__name__: cls for cls in (Refusal, NoGame, NotAllowed)}
 
 
@@ -205,6 +151,42 @@ def _rebuilt(parts: tuple[type, tuple[Any, ...], dict[str, Any]]) -> BaseExcepti
     return exc
 
 
+class _Asking:
+    """Numbered requests sent over a stream, each awaiting its answer."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[int, asyncio.Future[Any]] = {}
+        self._numbers = 0
+
+    async def ask(self, writer: asyncio.StreamWriter, message: tuple[Any, ...]) -> Any:
+        """Send ``message`` (its kind first) under a new number; its answer."""
+        self._numbers += 1
+        number = self._numbers
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.waiting[number] = answer
+        try:
+            writer.write(_pack((message[0], number, *message[1:])))
+            await writer.drain()
+            return await answer
+        finally:
+            self.waiting.pop(number, None)
+
+    def answer(self, number: int, value: Any = None, error: BaseException | None = None) -> None:
+        waiting = self.waiting.get(number)
+        if waiting is None or waiting.done():
+            return  # given up on
+        if error is None:
+            waiting.set_result(value)
+        else:
+            waiting.set_exception(error)
+
+    def fail(self, error: Callable[[], BaseException]) -> None:
+        """Fail every request still waiting (the other side has gone)."""
+        for waiting in self.waiting.values():
+            if not waiting.done():
+                waiting.set_exception(error())
+
+
 class RemoteStore:
     """A worker's store (an :class:`EventStore` as the service uses it): each call
     carried out by the bot's process on its own connection, so one process writes the
@@ -213,38 +195,12 @@ class RemoteStore:
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
-        self._waiting: dict[int, asyncio.Future[Any]] = {}
-        self._numbers = 0
+        self.asking = _Asking()
 
     def __getattr__(self, name: str) -> Any:
         if name in STORE_CALLS:
-            return lambda *args, **kwargs: self._ask(name, args, kwargs)
+            return lambda *args, **kwargs: self.asking.ask(self._writer, ("store", name, args, kwargs))
         raise AttributeError(f"a worker's store has no {name!r}")
-
-    async def _ask(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        self._numbers += 1
-        number = self._numbers
-        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiting[number] = answer
-        try:
-            self._writer.write(_pack(("store", number, name, args, kwargs)))
-            await self._writer.drain()
-            return await answer
-        finally:
-            self._waiting.pop(number, None)
-
-    def answered(self, number: int, ok: bool, value: Any) -> None:
-        waiting = self._waiting.get(number)
-        if waiting is not None and not waiting.done():
-            if ok:
-                waiting.set_result(value)
-            else:
-                waiting.set_exception(_rebuilt(value))
-
-    def hung_up(self) -> None:
-        for waiting in self._waiting.values():
-            if not waiting.done():
-                waiting.set_exception(StoreError("the bot's process has gone"))
 
 
 async def serve(fd: int) -> None:
@@ -266,12 +222,13 @@ async def serve(fd: int) -> None:
     while (body := await _receive(reader)) is not None:
         kind, number, *rest = pickle.loads(body)
         if kind == "stored":
-            store.answered(number, *rest)
+            ok, value = rest
+            store.asking.answer(number, value if ok else None, None if ok else _rebuilt(value))
             continue
         task = asyncio.create_task(_answer(service, writer, number, *rest))
         working.add(task)
         task.add_done_callback(working.discard)
-    store.hung_up()
+    store.asking.fail(lambda: StoreError("the bot's process has gone"))
     for task in list(working):
         task.cancel()
 
@@ -281,7 +238,7 @@ async def _answer(
     kwargs: dict[str, Any],
 ) -> None:
     try:
-        value = await _CALLS[name][0](service, *args, **kwargs)
+        value = await _carry_out(service, name, args, kwargs)
         answer: tuple[Any, ...] = ("answer", number, "ok", value)
     except Refusal as exc:
         answer = ("answer", number, "refused", type(exc).__name__, str(exc))
@@ -325,10 +282,9 @@ class _Worker:
         self.store = store
         self.process: asyncio.subprocess.Process | None = None
         self.writer: asyncio.StreamWriter | None = None
-        self.pending: dict[int, asyncio.Future[Any]] = {}
+        self.asking = _Asking()
         self.listening: asyncio.Task[None] | None = None
         self.storing: set[asyncio.Task[None]] = set()
-        self.numbers = 0
         self.stopping = False
 
     @property
@@ -357,16 +313,7 @@ class _Worker:
     async def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if not self.alive or self.writer is None:
             raise WorkerStopped(f"worker {self.index} is not running")
-        self.numbers += 1
-        number = self.numbers
-        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.pending[number] = answer
-        try:
-            self.writer.write(_pack(("call", number, name, args, kwargs)))
-            await self.writer.drain()
-            return await answer
-        finally:
-            self.pending.pop(number, None)
+        return await self.asking.ask(self.writer, ("call", name, args, kwargs))
 
     async def _listen(self, reader: asyncio.StreamReader) -> None:
         """Hand each answer to its call and carry out each store call; at the end of
@@ -394,22 +341,17 @@ class _Worker:
             if not self.stopping:
                 log.error("worker %s (pid %s) is gone: %s, exit status %s", self.index,
                           self.process.pid if self.process else None, why, code)
-            for waiting in self.pending.values():
-                if not waiting.done():
-                    waiting.set_exception(WorkerStopped(f"worker {self.index}: {why}"))
+            self.asking.fail(lambda: WorkerStopped(f"worker {self.index}: {why}"))
 
     def _answered(self, number: int, outcome: str, *rest: Any) -> None:
-        waiting = self.pending.get(number)
-        if waiting is None or waiting.done():
-            return  # a call given up on
         if outcome == "ok":
-            waiting.set_result(rest[0])
+            self.asking.answer(number, rest[0])
         elif outcome == "refused":
-            waiting.set_exception(_REFUSALS.get(rest[0], Refusal)(rest[1]))
+            self.asking.answer(number, error=_REFUSALS.get(rest[0], Refusal)(rest[1]))
         elif outcome == "store":
-            waiting.set_exception(StoreError(rest[0]))
+            self.asking.answer(number, error=StoreError(rest[0]))
         else:
-            waiting.set_exception(RuntimeError(f"worker {self.index}: {rest[0]}"))
+            self.asking.answer(number, error=RuntimeError(f"worker {self.index}: {rest[0]}"))
 
     def _store(self, number: int, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         if name not in STORE_CALLS:
@@ -514,8 +456,7 @@ class ServicePool:
         if not worker.alive:
             await self._restart(worker)
         value = await worker.call(name, args, kwargs)
-        expected = _CALLS[name][1]
-        if not isinstance(value, expected):
+        if not isinstance(value, _CALLS[name]):
             log.error("worker %s answered %s with a %s", worker.index, name, type(value).__name__)
             raise WorkerStopped(f"worker {worker.index} answered nonsense")
         return value
@@ -605,7 +546,8 @@ class ServicePool:
         await self.front.drawn()
 
     async def _draw(self, message: OutboxMessage) -> list[Picture]:
-        pictures: list[Picture] = await self.call(await self._game_channel(message.game_id), "pictures", message)
+        pictures: list[Picture] = await self.call(await self._game_channel(message.game_id), "post_pictures",
+                                                  message)
         if not all(isinstance(p, Picture) for p in pictures):
             raise WorkerStopped("a worker sent pictures that are not pictures")
         return pictures
@@ -623,7 +565,11 @@ class ServicePool:
         await asyncio.gather(*(self._call_worker(i, "send_reminders", games) for i, games in by_worker.items()))
 
     async def verify_running_games(self, *, other_versions_only: bool = False) -> list[ReplayProblem]:
-        problems: list[ReplayProblem] = await self.call("verify", "verify_running_games", other_versions_only)
+        """:meth:`GameRepository.verify_running_games` in the least loaded worker (its
+        replays beside that worker's games, each replayed game then cached there)."""
+        counts = self.channels_pinned()
+        problems: list[ReplayProblem] = await self._call_worker(counts.index(min(counts)), "verify_running_games",
+                                                                other_versions_only=other_versions_only)
         return problems
 
 

@@ -169,6 +169,22 @@ async def test_reminders_go_to_the_player_once_then_to_the_channel(store: Sqlite
     assert "Your turn has waited" in next_reminder and f"@{first}" not in next_reminder
 
 
+async def test_reminders_may_be_asked_for_some_games_only(store: SqliteEventStore) -> None:
+    now = [utc_now()]
+    service = TroikaService(store, clock=lambda: now[0], pictures=False)
+    players = [("a", "Anna"), ("b", "Boris")]
+    for channel in ("one", "two"):  # a worker reminds the players of its own channels' games
+        await service.start_local_game(channel, players, seed=1, first_player=0)
+        await service.handle(channel, Account("a", "Anna"), "remind 24")
+    now[0] = utc_now() + timedelta(hours=25)
+    first = await store.active_game_in_channel("one")
+    assert first is not None
+    await service.send_reminders({first.id})
+    sent: list[Post] = []
+    await service.flush(_collect(sent))
+    assert [p.game_id for p in sent if p.text.startswith("⏰ Your turn")] == [first.id]
+
+
 def _collect(sent: list[Post]):  # type: ignore[no-untyped-def]
     async def deliver(post: Post) -> None:
         sent.append(post)

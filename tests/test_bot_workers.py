@@ -156,6 +156,27 @@ def _collect(posts: list[Post]) -> Callable[[Post], Awaitable[None]]:
     return deliver
 
 
+class Payload:
+    """Something a worker could send that is not one of the bot's answers."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (os.system, ("echo unpickled",))  # what a hostile pickle would run
+
+
+def hostile() -> Payload:
+    return Payload()
+
+
+async def test_a_worker_s_message_builds_only_the_bot_s_own_types(pool: ServicePool) -> None:
+    game_id = await three_player_game(pool, "hostile")  # type: ignore[arg-type]
+    old = pool.pid("hostile")
+    with pytest.raises(WorkerStopped, match="unreadable"):
+        await pool.run("hostile", hostile)
+    assert pool.pid("hostile") == old  # not yet replaced: on the next call
+    assert "Private auction" in (await pool.status(game_id)).text  # a new worker, the game from the store
+    assert pool.pid("hostile") != old
+
+
 async def _play(service: TroikaService | ServicePool, log: dict[str, Any], count: int) -> list[str]:
     """The log's players at a table in channel "table", typing its first ``count``
     commands with a look at the status and a refused move now and then: each reply or
