@@ -574,6 +574,10 @@ allocates much and keeps most of it, so collecting often only walks the same obj
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``troika`` console script."""
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
+    # The route packing's sums are small: OpenBLAS's extra threads only spin, taking
+    # the other core from the bot (a national solve used half again as much CPU).
+    # Read once, when numpy first loads, which no command has done yet.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -416,15 +416,25 @@ def reachable(ctx: Context, state: GameState, company: str) -> Reach:
 
 
 def has_route(ctx: Context, state: GameState, company: str) -> bool:
-    """True if a walk from one of ``company``'s token cities reaches another revenue
-    centre (8.8) — which may be another of its own token cities."""
+    """True if a walk from one of ``company``'s token cities reaches a revenue centre on
+    another hex (8.8) — which may be another of its own token cities; RN 7.2: on
+    18xx.games any other revenue centre (:attr:`Rules.run_asked_for_any_walk`)."""
     graph = track_graph(ctx, state)
     passable = passable_nodes(graph, blocked_nodes(state, graph, [company]))
     for start in token_nodes(state, graph, company):
-        others = ((1 << len(graph.nodes)) - 1) & ~(1 << start)
-        if _Walk(graph, passable, goal=others).run([start]).nodes & others:
+        others, through = ((1 << len(graph.nodes)) - 1) & ~(1 << start), passable
+        if not ctx.rules.run_asked_for_any_walk:
+            own_hex = _nodes_on_hex(graph, graph.nodes[start][0])
+            others, through = others & ~own_hex, through & ~own_hex
+        if _Walk(graph, through, goal=others).run([start]).nodes & others:
             return True
     return False
+
+
+def _nodes_on_hex(graph: TrackGraph, hex_id: str) -> int:
+    """Mask of the nodes on ``hex_id``: 8.8.1, a route counts one revenue centre per hex
+    (Moscow's or Toronto's cities), so a walk back into its own hex finds no route."""
+    return sum(1 << n for n, (node_hex, _) in enumerate(graph.nodes) if node_hex == hex_id)
 
 
 def city_is_unconnected(ctx: Context, state: GameState, hex_id: str, city: int) -> bool:

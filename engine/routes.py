@@ -1094,6 +1094,8 @@ def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, _Found]]:
     limits = dict(Counter(names))
     best = [(t.name, found) for t, found in _improve_in_turn(optimizer)]
     alone = {name: optimizer.memo[(name,)].total for name in limits}
+    if not any(alone.values()):
+        return []  # no train has a route that earns anything: nothing to pack
     others = {name: sum(alone[n] for n in names) - alone[name] for name in limits}
     routes = [
         (name, found)

@@ -129,6 +129,12 @@ class Rules:
     """RN 7.12 — the priority player enters the RSR's routes (the site accepts any).
     Rulebook 8.13 asks for the RSR's maximum revenue, so Troika finds and runs it."""
 
+    run_asked_for_any_walk: bool = False
+    """RN 7.2 — a company with trains is asked to run (and may enter no route) when a
+    walk from its token reaches any other revenue centre, also another city of its own
+    hex (Moscow's three). Rulebook 8.8.1: a route counts one revenue centre per hex, so
+    a walk back into the token's hex is no route and the step is passed over."""
+
     idle_trains_count_as_run: bool = False
     """RN 7.8 — once a company's earnings are settled (8.9), every train it owns counts
     as run this operating round, also one that found no route; so a train the national

@@ -7,9 +7,11 @@ import time
 import pytest
 from helpers_map import TRACES, context, final_positions, position
 
+from engine import graph
 from engine.graph import city_is_unconnected, minors_connected, reachable, track_graph
 from engine.rules import Rules
 from engine.state import Company, Context
+from tests.conftest import replayed
 
 CTX = context()
 
@@ -167,3 +169,25 @@ def test_reach_on_final_maps_is_fast() -> None:
             reach = reachable(CTX, state, sym)
             assert time.process_time() - start < 0.1
             assert all((t.hex, t.city) in reach.nodes for t in company.placed_tokens)
+
+
+def test_a_walk_back_into_its_own_hex_is_no_route() -> None:
+    """8.8.1 "One revenue center per hex": N alone in Moscow's city 1 (637), whose only
+    track loops out through H6, I7 and I9 back into Moscow's city 2, has no route
+    (as self-play under the site's rules met it, seed 10039: MVR with four 2-trains), so
+    it is not asked to run, and the route search finds nothing rather than failing."""
+    from engine.routes import best_routes
+    from engine.state import PlacedTile, Train
+
+    game = replayed("1861-29683", 60, Rules.rulebook())
+    ctx, state = game.ctx, game.state
+    loop = {"H8": ("637", 1), "H10": ("87", 2), "H6": ("7", 5), "I7": ("17", 5), "I9": ("18", 1)}
+    for hex_id, (tile, rotation) in loop.items():
+        state.map.tiles[hex_id] = PlacedTile(tile, rotation, f"{tile}-9")
+    minor = state.companies["N"]
+    assert [(t.hex, t.city) for t in minor.placed_tokens] == [("H8", 1)]
+    minor.trains = [Train(f"2-{i}", "2") for i in range(6, 10)]
+    assert not graph.has_route(ctx, state, "N")
+    assert best_routes(ctx, state, minor, remember=False) == []
+    game.ctx.rules = game.ctx.rules.but(run_asked_for_any_walk=True)
+    assert graph.has_route(game.ctx, state, "N")  # RN 7.2: the site asks N to run (S4003's KB enters none)
