@@ -66,6 +66,14 @@ class Round(ABC):
     def view(self, ctx: Context, state: GameState, actor: str) -> TurnView:
         """What the table shows of the round now (:func:`engine.view.turn_view`)."""
 
+    minor_auctions_open: ClassVar[bool] = True
+    """Minors may be put up for auction while it runs (7.2; not while 15.1's bundles sell)."""
+
+    def private_note(self, ctx: Context, state: GameState, private: str) -> str | None:
+        """What the round says of ``private`` on the table (15.1: the bundle holding
+        it), or None."""
+        return None
+
     def decider(self, state: GameState, company: str) -> str | None:
         """The player who decides for ``company`` while it has no president (its home
         token's placer, the merge's proposer), or None."""

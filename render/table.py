@@ -19,7 +19,6 @@ from engine.scoring import final_values
 from engine.shares import cert_count, cert_limit
 from engine.state import Company, Context, GameState
 from engine.stock_round import available_minors
-from engine.titles.t1861.bundles import bundle_of
 
 from .colors import swatch
 from .svg import (
@@ -197,8 +196,8 @@ def _status(ctx: Context, state: GameState, sym: str) -> str:
         return "closed"
     if company.is_national or company.floated or company.market is not None:
         return "running"
-    selling_bundles = getattr(state.round, "kind", "") == "Bundles"  # 15.1: no minor auctions then
-    return "auction" if not selling_bundles and sym in available_minors(ctx, state) else "unstarted"
+    open_ = state.round is None or state.round.minor_auctions_open
+    return "auction" if open_ and sym in available_minors(ctx, state) else "unstarted"
 
 
 def _running(ctx: Context, state: GameState) -> list[str]:
@@ -288,9 +287,9 @@ def _privates(ctx: Context, state: GameState) -> tuple[list[str], list[_Row]]:
         closed = private.sym in state.closed_privates
         owner = state.private_owner.get(private.sym)
         shown = "closed" if closed else names.get(owner or "", owner) or "for sale"
-        in_bundle = bundle_of(ctx, state, private.sym)
-        if in_bundle is not None:
-            shown = f"in bundle {in_bundle}" + (" (up for auction)" if in_bundle == state.round.bundle else "")
+        note = state.round.private_note(ctx, state, private.sym) if state.round is not None else None
+        if note is not None:
+            shown = note
         if private.sym == up:
             shown = _auction_text(ctx, state)
         cells = [

@@ -297,6 +297,20 @@ def test_starting_bundles_sell_one_to_each_player_in_the_first_stock_round() -> 
     assert state.bank + sum(p.cash for p in state.players) + sum(c.cash for c in state.companies.values()) == 15000
 
 
+def test_the_table_shows_the_bundles_privates_and_no_minor_auction_while_they_sell() -> None:
+    """15.1 on the table: a private of an unsold bundle reads "in bundle 1", marked while
+    that bundle is up for auction; the bundles' minors are not open to auction then."""
+    from render.table import _privates, _status
+
+    game = _game(BUNDLES)
+    ctx, state = game.ctx, game.state
+    owners = {row.cells[0].text: row.cells[-1].text for row in _privates(ctx, state)[1]}
+    assert owners["TSR"] == "in bundle 1" and _status(ctx, state, "N") == "unstarted"
+    play(game, Bid("a", "1", 395))
+    owners = {row.cells[0].text: row.cells[-1].text for row in _privates(ctx, state)[1]}
+    assert owners["TSR"] == "in bundle 1 (up for auction)"
+
+
 def test_two_player_short_game_auctions_the_3_player_bundles_and_drops_the_unbought_privates() -> None:
     """16.3: 1861S two-player short: bundles of the 3-player game, the RSR exports and the
     first 6-train ends the game ("short" chooses all three)."""

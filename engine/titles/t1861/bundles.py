@@ -31,6 +31,7 @@ class BundleRound(Round):
     kind: ClassVar[str] = "Bundles"
     opens_operating_rounds: ClassVar[bool] = True  # it is the first stock round (15.1)
     bids_up_to_cash: ClassVar[bool] = True
+    minor_auctions_open: ClassVar[bool] = False  # 15.1: the bundles' minors are sold in them
     turn: int = 0  # seat to act
     bundle: str | None = None  # the bundle up for auction ("1", "2", ...)
     nominator: int = 0
@@ -42,6 +43,13 @@ class BundleRound(Round):
 
     def actor(self, ctx: Context, state: GameState) -> str:
         return state.players[self.turn].id
+
+    def private_note(self, ctx: Context, state: GameState, private: str) -> str | None:
+        """15.1: "in bundle 2", and "(up for auction)" while it is."""
+        held = bundle_of(ctx, state, private)
+        if held is None:
+            return None
+        return f"in bundle {held}" + (" (up for auction)" if held == self.bundle else "")
 
     def moves(self, ctx: Context, state: GameState) -> list[Action]:
         """The nominations at the minimum bid, or the lowest raise and a pass."""
