@@ -315,10 +315,6 @@ def _minors_cannot_start(ctx: Context, state: GameState) -> None:
                 del state.map.reservations[key]
 
 
-def _nationalize_companies(ctx: Context, state: GameState) -> None:
-    nationalize_privates(ctx, state)
-
-
 def _after_the_trainless(ctx: Context, event: str) -> bool:
     """11, phase 6: the privates are nationalized after the trainless companies (the
     phase table's order); RN 7.9: on 18xx.games first, with the train's other events."""
@@ -348,7 +344,7 @@ EVENTS = {
     "trainless_nationalization": _no_immediate_effect,
     "train_trade_allowed": _no_immediate_effect,
     "minors_cannot_start": _minors_cannot_start,
-    PRIVATES_EVENT: _nationalize_companies,
+    PRIVATES_EVENT: nationalize_privates,
     "minors_nationalized": _minors_nationalized,
 }
 
