@@ -145,31 +145,39 @@ class TileDef:
 
     def rotated_paths(self, rotation: int) -> tuple[tuple[int, int], ...]:
         """Paths with every edge end turned clockwise by ``rotation`` sixths."""
-        return self._turned[rotation % 6].paths
+        return self._turned(rotation).paths
 
     def numbered_paths(
         self, rotation: int
     ) -> tuple[tuple[int, ...], tuple[tuple[tuple[bool, int], tuple[bool, int]], ...]]:
         """The edges the paths end on at ``rotation`` (in the order the paths first reach
         them), and each path's two ends as (is a node, node index or that edge's position)."""
-        turned = self._turned[rotation % 6]
+        turned = self._turned(rotation)
         return turned.edge_order, turned.numbered
 
     def exits(self, rotation: int) -> frozenset[int]:
         """Hex edges that track on this tile leaves by, at ``rotation``."""
-        return self._turned[rotation % 6].exits
+        return self._turned(rotation).exits
 
     def node_exits(self, rotation: int) -> tuple[frozenset[int], ...]:
         """For each node, the hex edges joined to it directly by a path."""
-        return self._turned[rotation % 6].node_exits
+        return self._turned(rotation).node_exits
 
     def edge_pairs(self, rotation: int) -> frozenset[frozenset[int]]:
         """Plain edge-to-edge track pieces (not through a node)."""
-        return self._turned[rotation % 6].edge_pairs
+        return self._turned(rotation).edge_pairs
+
+    def _turned(self, rotation: int) -> _Turned:
+        """The tile's track at ``rotation``, worked out the first time it is asked for."""
+        rotation %= 6
+        turned = self._turns[rotation]
+        if turned is None:
+            turned = self._turns[rotation] = _Turned.of(self, rotation)
+        return turned
 
     @cached_property
-    def _turned(self) -> tuple[_Turned, ...]:
-        return tuple(_Turned.of(self, rotation) for rotation in range(6))
+    def _turns(self) -> list[_Turned | None]:
+        return [None] * 6
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from .board import Board, Node, TileDef
+from .board import Board, Node, TileDef, is_edge
 from .tokens import NEUTRAL
 
 if TYPE_CHECKING:
@@ -36,12 +36,12 @@ TrackEnd = tuple[str, int]
 """A path end on a hex edge: (hex, edge 0..5)."""
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
     """Track from revenue node ``a`` to revenue node ``b`` that passes through no node.
 
     ``mask`` has one bit per border crossed (and per node-to-node path used);
     ``hexes`` runs from ``a``'s hex to ``b``'s hex, as a route leg is written.
+    (A named tuple: a graph makes hundreds of them, and the route search reads them often.)
     """
 
     a: int
@@ -70,74 +70,225 @@ class Reach:
         return {hex_id: frozenset(found) for hex_id, found in edges.items()}
 
 
+class _BoardTrack:
+    """What every track graph of one board shares, worked out once: a fixed id for each
+    hex edge (the id of a track end there) and a fixed bit for each border.
+
+    Fixed ids make a graph's arrays a function of the tiles alone, so building one for a
+    new layout only copies each hex's own part (:class:`_HexTrack`) into place.
+    """
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.position = {hex_id: i for i, hex_id in enumerate(board.hexes)}
+        self.ends: tuple[TrackEnd, ...] = tuple((h, edge) for h in board.hexes for edge in range(6))
+        self.end_ids: dict[TrackEnd, int] = {end: i for i, end in enumerate(self.ends)}
+        across = board.across
+        self.across: tuple[int, ...] = tuple(
+            self.end_ids[across[end]] if end in across else -1 for end in self.ends
+        )
+        bits = [-1] * len(self.ends)
+        count = 0
+        for end_id, other in enumerate(self.across):
+            if other > end_id:  # each border once, numbered from its lower end
+                bits[end_id] = bits[other] = count
+                count += 1
+        self.border_bit: tuple[int, ...] = tuple(bits)
+        tiles = [*board.hexes.values(), *board.tiles.values()]
+        self.links_per_hex = max(
+            (sum(1 for a, b in t.paths if not is_edge(a) and not is_edge(b)) for t in tiles), default=0
+        )
+        self.first_link_bit = count  # node-to-node paths: their bits follow the borders'
+        self.borders: dict[str, tuple[tuple[int, int, int], ...]] = {
+            h: tuple(
+                (end, self.across[end], bits[end])
+                for end in range(self.position[h] * 6, self.position[h] * 6 + 6)
+                if self.across[end] >= 0
+            )
+            for h in board.hexes
+        }
+        """Each hex's borders that track may cross: (its end, the end across, the bit)."""
+        self._hexes: dict[tuple[str, int, int, int], _HexTrack] = {}
+
+    def hex_track(self, hex_id: str, tile: TileDef, rotation: int, first_node: int) -> _HexTrack:
+        """The track of ``tile`` laid on ``hex_id``, its nodes numbered from ``first_node``."""
+        if not tile.nodes:
+            first_node = 0  # nothing to number: the same piece wherever it lies
+        key = (hex_id, id(tile), rotation, first_node)
+        found = self._hexes.get(key)
+        if found is None or found.tile is not tile:
+            found = self._hexes[key] = _HexTrack(self, hex_id, tile, rotation, first_node)
+        return found
+
+
+_BOARDS: dict[int, _BoardTrack] = {}
+
+
+def _board_track(board: Board) -> _BoardTrack:
+    found = _BOARDS.get(id(board))
+    if found is None or found.board is not board:
+        found = _BOARDS[id(board)] = _BoardTrack(board)
+    return found
+
+
+class _HexTrack:
+    """One hex's part of a track graph: its nodes, and its six edge ends' tracks."""
+
+    def __init__(self, shared: _BoardTrack, hex_id: str, tile: TileDef, rotation: int, first_node: int) -> None:
+        self.tile = tile
+        self.nodes: tuple[NodeRef, ...] = tuple((hex_id, i) for i in range(len(tile.nodes)))
+        position = shared.position[hex_id]
+        self.first_end = first_end = position * 6
+        edges, numbered = tile.numbered_paths(rotation)
+        node_exits: list[list[int]] = [[] for _ in tile.nodes]
+        onward_ends: list[list[int]] = [[] for _ in range(6)]
+        onward_nodes: list[list[int]] = [[] for _ in range(6)]
+        links: list[tuple[int, int, int]] = []
+        for (a_is_node, a), (b_is_node, b) in numbered:
+            if a_is_node and b_is_node:
+                bit = 1 << (shared.first_link_bit + position * shared.links_per_hex + len(links))
+                links.append((bit, a + first_node, b + first_node))
+            elif a_is_node:
+                node_exits[a].append(first_end + edges[b])
+                onward_nodes[edges[b]].append(a + first_node)
+            elif b_is_node:
+                node_exits[b].append(first_end + edges[a])
+                onward_nodes[edges[a]].append(b + first_node)
+            else:
+                onward_ends[edges[a]].append(first_end + edges[b])
+                onward_ends[edges[b]].append(first_end + edges[a])
+        self.node_exits: tuple[tuple[int, ...], ...] = tuple(map(tuple, node_exits))
+        self.onward_ends: tuple[tuple[int, ...], ...] = tuple(map(tuple, onward_ends))
+        self.onward_nodes: tuple[tuple[int, ...], ...] = tuple(map(tuple, onward_nodes))
+        self.links = tuple(links)
+        self.has_end = bytes(1 if edge in edges else 0 for edge in range(6))
+        self.through = sum(1 << (first_node + i) for i, node in enumerate(tile.nodes) if node.kind != "offboard")
+
+
 class TrackGraph:
     """The laid track of one tile layout, indexed for walking.
 
-    Nodes are numbered ``0..len(nodes)-1`` and track ends (path ends on hex edges)
-    likewise. Crossing a border, or using a path that joins two nodes directly, sets
-    one bit of a walk's mask.
+    Nodes are numbered ``0..len(nodes)-1`` in the order of ``layout``. A track end (a
+    path end on a hex edge) has the fixed id of its hex edge on the board, so ``ends``
+    lists every hex edge, with or without track. Crossing a border, or using a path that
+    joins two nodes directly, sets one bit of a walk's mask (again fixed per board);
+    ``bit_hexes`` names the bits that track uses, in bit order.
+
+    A graph is a function of its layout alone: :meth:`changed` derives the graph of a
+    layout that differs in a few hexes, equal to the one built from scratch.
     """
 
     def __init__(self, board: Board, layout: dict[str, tuple[TileDef, int]]) -> None:
+        shared = _board_track(board)
+        size = len(shared.ends)
+        self.shared = shared
+        self.parts: dict[str, _HexTrack] = {}
         nodes: list[NodeRef] = []
-        defs: list[Node] = []
-        ends: list[TrackEnd] = []
-        end_ids: dict[TrackEnd, int] = {}
-        node_exits: list[list[int]] = []
-        onward_ends: list[list[int]] = []
-        onward_nodes: list[list[int]] = []
-        links: list[tuple[str, int, int]] = []  # node-to-node paths: their bits follow the borders'
+        self.defs_: list[Node] = []
+        self.node_exits_: list[tuple[int, ...]] = []
+        self.onward_ends_: list[tuple[int, ...]] = [()] * size
+        self.onward_nodes_: list[tuple[int, ...]] = [()] * size
+        self.has_end = bytearray(size)
         for hex_id, (tile, rotation) in layout.items():
-            first_node, first_end = len(nodes), len(ends)
-            for i, node in enumerate(tile.nodes):
-                nodes.append((hex_id, i))
-                defs.append(node)
-                node_exits.append([])
-            edges, numbered = tile.numbered_paths(rotation)
-            for edge in edges:  # a hex's edge ends are its own: numbered in a run
-                end_ids[(hex_id, edge)] = len(ends)
-                ends.append((hex_id, edge))
-                onward_ends.append([])
-                onward_nodes.append([])
-            for (a_is_node, a), (b_is_node, b) in numbered:
-                if a_is_node and b_is_node:
-                    links.append((hex_id, a + first_node, b + first_node))
-                elif a_is_node:
-                    node_exits[a + first_node].append(b + first_end)
-                    onward_nodes[b + first_end].append(a + first_node)
-                elif b_is_node:
-                    node_exits[b + first_node].append(a + first_end)
-                    onward_nodes[a + first_end].append(b + first_node)
-                else:
-                    onward_ends[a + first_end].append(b + first_end)
-                    onward_ends[b + first_end].append(a + first_end)
+            part = self.parts[hex_id] = shared.hex_track(hex_id, tile, rotation, len(nodes))
+            nodes.extend(part.nodes)
+            self.defs_.extend(tile.nodes)
+            self.node_exits_.extend(part.node_exits)
+            self._place(part)
         self.nodes: tuple[NodeRef, ...] = tuple(nodes)
         self.node_ids: dict[NodeRef, int] = {ref: i for i, ref in enumerate(nodes)}
-        self.defs: tuple[Node, ...] = tuple(defs)
-        self.ends: tuple[TrackEnd, ...] = tuple(ends)
-        self.end_ids: dict[TrackEnd, int] = end_ids
-        bit_hexes: list[tuple[str, str]] = []
-        self.crossing: tuple[tuple[int, int] | None, ...] = _crossings(board, ends, end_ids, bit_hexes)
-        node_links: list[list[tuple[int, int]]] = [[] for _ in nodes]
-        for hex_id, a, b in links:
-            bit = 1 << len(bit_hexes)
-            bit_hexes.append((hex_id, hex_id))
-            node_links[a].append((bit, b))
-            node_links[b].append((bit, a))
-        self.node_exits: tuple[tuple[int, ...], ...] = tuple(map(tuple, node_exits))
+        self.ends: tuple[TrackEnd, ...] = shared.ends
+        self.end_ids: dict[TrackEnd, int] = shared.end_ids
+        self.crossing_: list[tuple[int, int] | None] = [None] * size
+        self.bits: dict[int, tuple[str, str]] = {}
+        for hex_id in self.parts:
+            self._cross(hex_id)
+        self.from_start: list[tuple[tuple[Segment, ...], frozenset[str]]] = [
+            _segments_from(self, start) for start in range(len(nodes))
+        ]
+        self._settle()
+
+    def _place(self, part: _HexTrack) -> None:
+        first, last = part.first_end, part.first_end + 6
+        self.onward_ends_[first:last] = part.onward_ends
+        self.onward_nodes_[first:last] = part.onward_nodes
+        self.has_end[first:last] = part.has_end
+
+    def _cross(self, hex_id: str) -> None:
+        """Join the track ends of ``hex_id`` to the track across each border, both ways."""
+        for end, other, bit in self.shared.borders[hex_id]:
+            if self.has_end[end] and self.has_end[other]:
+                self.crossing_[end] = (1 << bit, other)
+                self.crossing_[other] = (1 << bit, end)
+                self.bits[bit] = (self.ends[min(end, other)][0], self.ends[max(end, other)][0])
+            else:
+                self.crossing_[end] = self.crossing_[other] = None
+                self.bits.pop(bit, None)
+
+    def _settle(self) -> None:
+        """Freeze the arrays and derive what the walks and the route search read."""
+        self.defs: tuple[Node, ...] = tuple(self.defs_)
+        self.node_exits: tuple[tuple[int, ...], ...] = tuple(self.node_exits_)
+        self.onward_ends: tuple[tuple[int, ...], ...] = tuple(self.onward_ends_)
+        self.onward_nodes: tuple[tuple[int, ...], ...] = tuple(self.onward_nodes_)
+        self.crossing: tuple[tuple[int, int] | None, ...] = tuple(self.crossing_)
+        node_links: list[list[tuple[int, int]]] = [[] for _ in self.nodes]
+        bits = dict(self.bits)
+        for hex_id, part in self.parts.items():
+            for bit, a, b in part.links:
+                node_links[a].append((bit, b))
+                node_links[b].append((bit, a))
+                bits[bit.bit_length() - 1] = (hex_id, hex_id)
         self.node_links: tuple[tuple[tuple[int, int], ...], ...] = tuple(map(tuple, node_links))
-        self.onward_ends: tuple[tuple[int, ...], ...] = tuple(map(tuple, onward_ends))
-        self.onward_nodes: tuple[tuple[int, ...], ...] = tuple(map(tuple, onward_nodes))
-        self.bit_hexes: tuple[tuple[str, str], ...] = tuple(bit_hexes)
-        self.segments: tuple[Segment, ...] = tuple(_segments(self))
-        adjacent: list[list[int]] = [[] for _ in nodes]
+        self.bit_hexes: dict[int, tuple[str, str]] = dict(sorted(bits.items()))
+        self.segments: tuple[Segment, ...] = tuple(seg for found, _ in self.from_start for seg in found)
+        adjacent: list[list[int]] = [[] for _ in self.nodes]
         for i, seg in enumerate(self.segments):
             adjacent[seg.a].append(i)
             adjacent[seg.b].append(i)
         self.adjacent: tuple[tuple[int, ...], ...] = tuple(map(tuple, adjacent))
         self._along: dict[tuple[str, ...], list[int]] | None = None
+        self.reaches: dict[tuple[tuple[int, ...], int], Reach] = {}  # see :func:`reachable`
         # the nodes a walk may pass through while no city is blocked: all but off-boards
-        self.through = sum(1 << node for node, d in enumerate(defs) if d.kind != "offboard")
+        self.through = sum(1 << node for node, d in enumerate(self.defs) if d.kind != "offboard")
+
+    def changed(self, layout: dict[str, tuple[TileDef, int]], hexes: Iterable[str]) -> TrackGraph | None:
+        """The graph of ``layout``, which differs from this graph's only on ``hexes``;
+        None if a change would renumber the nodes (build that one from scratch)."""
+        new = object.__new__(TrackGraph)
+        new.__dict__.update(self.__dict__)
+        new.parts = dict(self.parts)
+        new.defs_ = list(self.defs_)
+        new.node_exits_ = list(self.node_exits_)
+        new.onward_ends_ = list(self.onward_ends_)
+        new.onward_nodes_ = list(self.onward_nodes_)
+        new.has_end = bytearray(self.has_end)
+        new.crossing_ = list(self.crossing_)
+        new.bits = dict(self.bits)
+        new.from_start = list(self.from_start)
+        changed = set(hexes)
+        for hex_id in changed:
+            old = self.parts.get(hex_id)
+            tile, rotation = layout.get(hex_id, (_NO_TRACK, 0))
+            count = len(old.tile.nodes) if old else 0
+            if len(tile.nodes) != count:
+                return None
+            first = self.node_ids[(hex_id, 0)] if count else 0
+            part = self.shared.hex_track(hex_id, tile, rotation, first)
+            if hex_id in layout:
+                new.parts[hex_id] = part
+            else:
+                del new.parts[hex_id]
+            new.defs_[first : first + count] = tile.nodes
+            new.node_exits_[first : first + count] = part.node_exits
+            new._place(part)
+        for hex_id in changed:
+            new._cross(hex_id)
+        for start, (_, touched) in enumerate(self.from_start):
+            if not touched.isdisjoint(changed):
+                new.from_start[start] = _segments_from(new, start)
+        new._settle()
+        return new
 
     def node_of(self, ref: NodeRef) -> int | None:
         """The id of a node, or None if the hex has no such node."""
@@ -155,72 +306,100 @@ class TrackGraph:
         return self._along.get(hexes, [])
 
 
-def _crossings(
-    board: Board, ends: list[TrackEnd], end_ids: dict[TrackEnd, int], bit_hexes: list[tuple[str, str]]
-) -> tuple[tuple[int, int] | None, ...]:
-    """For each track end, the border bit and the end it meets across the border."""
-    crossing: list[tuple[int, int] | None] = [None] * len(ends)
-    across = board.across
-    for end_id, end in enumerate(ends):
-        if crossing[end_id] is not None:
-            continue
-        other = across.get(end)
-        if other is None or other not in end_ids:
-            continue
-        other_id = end_ids[other]
-        bit = 1 << len(bit_hexes)
-        bit_hexes.append((end[0], other[0]))
-        crossing[end_id] = (bit, other_id)
-        crossing[other_id] = (bit, end_id)
-    return tuple(crossing)
+_NO_TRACK = TileDef("", "white")
+"""What a hex shows once its tile is taken away and it prints nothing."""
 
 
-def _segments(g: TrackGraph) -> list[Segment]:
-    """Every node-to-node walk through no node, each listed once (from its lower node id)."""
+def _segments_from(g: TrackGraph, start: int) -> tuple[tuple[Segment, ...], frozenset[str]]:
+    """The node-to-node walks through no node from ``start`` to a higher node id, and
+    every hex the search looked into (a new tile there may change what it finds)."""
+    start_hex = g.nodes[start][0]
     found: list[Segment] = []
-    for start in range(len(g.nodes)):
-        start_hex = g.nodes[start][0]
-        for bit, other in g.node_links[start]:
-            if start < other:
-                found.append(Segment(start, other, bit, (start_hex,)))
-        for exit_end in g.node_exits[start]:
-            _extend_segment(g, start, exit_end, 0, (start_hex,), found)
-    return found
+    touched = {start_hex}
+    for bit, a, b in g.parts[start_hex].links:  # paths joining two nodes of the hex
+        other = b if a == start else a if b == start else -1
+        if start < other:
+            found.append(Segment(start, other, bit, (start_hex,)))
+    for exit_end in g.node_exits_[start]:
+        _extend_segment(g, start, exit_end, 0, (start_hex,), found, touched)
+    return tuple(found), frozenset(touched)
 
 
 def _extend_segment(
-    g: TrackGraph, start: int, exit_end: int, mask: int, hexes: tuple[str, ...], found: list[Segment]
+    g: TrackGraph,
+    start: int,
+    exit_end: int,
+    mask: int,
+    hexes: tuple[str, ...],
+    found: list[Segment],
+    touched: set[str],
 ) -> None:
-    cross = g.crossing[exit_end]
+    cross = g.crossing_[exit_end]
     if cross is None:
+        other = g.shared.across[exit_end]
+        if other >= 0:
+            touched.add(g.ends[other][0])
         return
     bit, entered = cross
     if mask & bit:
         return
     mask |= bit
-    hexes = hexes + (g.ends[entered][0],)
-    for node in g.onward_nodes[entered]:
+    hex_id = g.ends[entered][0]
+    touched.add(hex_id)
+    hexes = hexes + (hex_id,)
+    for node in g.onward_nodes_[entered]:
         if start < node:
             found.append(Segment(start, node, mask, hexes))
-    for onward in g.onward_ends[entered]:
-        _extend_segment(g, start, onward, mask, hexes, found)
+    for onward in g.onward_ends_[entered]:
+        _extend_segment(g, start, onward, mask, hexes, found, touched)
 
 
-_CACHE: dict[tuple[object, ...], TrackGraph] = {}
+_LayoutKey = tuple[int, frozenset[tuple[str, str, int]]]  # (board id, laid tiles: hex, name, rotation)
+_CACHE: dict[_LayoutKey, TrackGraph] = {}
 _CACHE_SIZE = 32
+_CHANGES_DERIVED = 4  # a layout this close to a cached one is derived from it
 
 
 def track_graph(ctx: Context, state: GameState) -> TrackGraph:
-    """The track graph of the map as it is now (cached per tile layout)."""
-    key = (id(ctx.board), frozenset((h, p.tile, p.rotation) for h, p in state.map.tiles.items()))
+    """The track graph of the map as it is now (cached per tile layout; a layout a few
+    tiles away from the last one is derived from it)."""
+    tiles = state.map.tiles
+    placed = frozenset([(h, p.tile, p.rotation) for h, p in tiles.items()])
+    key = (id(ctx.board), placed)
     graph = _CACHE.get(key)
     if graph is None:
-        layout = {h: ctx.tile_at(state, h) for h in ctx.board.hexes}
-        graph = TrackGraph(ctx.board, {h: tr for h, tr in layout.items() if tr[0].nodes or tr[0].paths})
+        layout = tile_layout(ctx, state)
+        graph = _derived(key, layout) or TrackGraph(ctx.board, layout)
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = graph
     return graph
+
+
+def tile_layout(ctx: Context, state: GameState) -> dict[str, tuple[TileDef, int]]:
+    """Each hex with track or a revenue centre, in board order: its tile and rotation."""
+    board, tiles = ctx.board, state.map.tiles
+    layout: dict[str, tuple[TileDef, int]] = {}
+    for hex_id, printed in board.hexes.items():
+        laid = tiles.get(hex_id)
+        tile, rotation = (printed, 0) if laid is None else (board.tiles[laid.tile], laid.rotation)
+        if tile.nodes or tile.paths:
+            layout[hex_id] = (tile, rotation)
+    return layout
+
+
+def _derived(key: _LayoutKey, layout: dict[str, tuple[TileDef, int]]) -> TrackGraph | None:
+    """The graph of ``layout`` derived from the latest cached graph of the same board,
+    if that one's tiles differ on a few hexes only."""
+    board_id, placed = key
+    for (other_board, other_placed), graph in reversed(_CACHE.items()):
+        if other_board != board_id:
+            continue
+        changed = {h for h, _, _ in placed ^ other_placed}
+        if len(changed) <= _CHANGES_DERIVED:
+            return graph.changed(layout, changed)
+        return None
+    return None
 
 
 def blocked_nodes(state: GameState, graph: TrackGraph, friends: Iterable[str]) -> int:
@@ -408,33 +587,35 @@ def reachable(ctx: Context, state: GameState, company: str) -> Reach:
     graph = track_graph(ctx, state)
     starts = token_nodes(state, graph, company)
     passable = passable_nodes(graph, blocked_nodes(state, graph, [company]))
-    walk = _Walk(graph, passable).run(starts)
-    nodes = frozenset(graph.nodes[n] for n in range(len(graph.nodes)) if walk.nodes >> n & 1)
-    track_ends = frozenset(graph.ends[e] for e in walk.ends)
-    hexes = frozenset(h for h, _ in nodes) | frozenset(h for h, _ in track_ends)
-    return Reach(nodes, hexes, track_ends)
+    key = (tuple(starts), passable)  # all a walk depends on besides the track
+    reach = graph.reaches.get(key)
+    if reach is None:
+        walk = _Walk(graph, passable).run(starts)
+        nodes = frozenset(graph.nodes[n] for n in range(len(graph.nodes)) if walk.nodes >> n & 1)
+        track_ends = frozenset(graph.ends[e] for e in walk.ends)
+        hexes = frozenset(h for h, _ in nodes) | frozenset(h for h, _ in track_ends)
+        reach = graph.reaches[key] = Reach(nodes, hexes, track_ends)
+    return reach
 
 
 def has_route(ctx: Context, state: GameState, company: str) -> bool:
     """True if a walk from one of ``company``'s token cities reaches a revenue centre on
     another hex (8.8) — which may be another of its own token cities; RN 7.2: on
-    18xx.games any other revenue centre (:attr:`Rules.run_asked_for_any_walk`)."""
+    18xx.games any other revenue centre (:attr:`Rules.run_asked_for_any_walk`).
+
+    Such a walk starts with a segment from the token city, and the first revenue centre
+    it meets is that segment's other end: another hex's, or (8.8.1, one revenue centre
+    per hex) the walk cannot go on from it.
+    """
     graph = track_graph(ctx, state)
-    passable = passable_nodes(graph, blocked_nodes(state, graph, [company]))
+    any_walk = ctx.rules.run_asked_for_any_walk
     for start in token_nodes(state, graph, company):
-        others, through = ((1 << len(graph.nodes)) - 1) & ~(1 << start), passable
-        if not ctx.rules.run_asked_for_any_walk:
-            own_hex = _nodes_on_hex(graph, graph.nodes[start][0])
-            others, through = others & ~own_hex, through & ~own_hex
-        if _Walk(graph, through, goal=others).run([start]).nodes & others:
-            return True
+        own_hex = graph.nodes[start][0]
+        for s in graph.adjacent[start]:
+            seg = graph.segments[s]
+            if any_walk or graph.nodes[seg.a ^ seg.b ^ start][0] != own_hex:
+                return True
     return False
-
-
-def _nodes_on_hex(graph: TrackGraph, hex_id: str) -> int:
-    """Mask of the nodes on ``hex_id``: 8.8.1, a route counts one revenue centre per hex
-    (Moscow's or Toronto's cities), so a walk back into its own hex finds no route."""
-    return sum(1 << n for n, (node_hex, _) in enumerate(graph.nodes) if node_hex == hex_id)
 
 
 def city_is_unconnected(ctx: Context, state: GameState, hex_id: str, city: int) -> bool:

@@ -1136,11 +1136,11 @@ def _hex_borders(graph: TrackGraph) -> list[int]:
     hexes: a route passing through uses two of them, so where their number is odd the
     integer program's relaxation can be tightened (see :mod:`engine.packing`)."""
     around: dict[str, int] = {}
-    for bit, (a, b) in enumerate(graph.bit_hexes):
+    for bit, (a, b) in graph.bit_hexes.items():
         if a != b:
             around[a] = around.get(a, 0) | 1 << bit
             around[b] = around.get(b, 0) | 1 << bit
-    pairs = [around[a] ^ around[b] for a, b in graph.bit_hexes if a != b]  # less the border between
+    pairs = [around[a] ^ around[b] for a, b in graph.bit_hexes.values() if a != b]  # less the border between
     return list(around.values()) + pairs
 
 

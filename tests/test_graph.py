@@ -8,6 +8,8 @@ import pytest
 from helpers_map import TRACES, context, final_positions, position
 
 from engine import graph
+from engine.actions import Action
+from engine.game import Game
 from engine.graph import city_is_unconnected, minors_connected, reachable, track_graph
 from engine.rules import Rules
 from engine.state import Company, Context
@@ -191,3 +193,52 @@ def test_a_walk_back_into_its_own_hex_is_no_route() -> None:
     assert best_routes(ctx, state, minor, remember=False) == []
     game.ctx.rules = game.ctx.rules.but(run_asked_for_any_walk=True)
     assert graph.has_route(game.ctx, state, "N")  # RN 7.2: the site asks N to run (S4003's KB enters none)
+
+
+GRAPH_FIELDS = (
+    "nodes", "node_ids", "defs", "ends", "end_ids", "crossing", "node_exits", "node_links",
+    "onward_ends", "onward_nodes", "segments", "adjacent", "through",
+)
+
+
+def _same_graph(derived: graph.TrackGraph, fresh: graph.TrackGraph) -> None:
+    for name in GRAPH_FIELDS:
+        assert getattr(derived, name) == getattr(fresh, name), name
+    assert list(derived.bit_hexes.items()) == list(fresh.bit_hexes.items())
+
+
+@pytest.mark.parametrize("name", ["1861-29683", "1867-19792"])
+def test_a_graph_derived_from_the_last_layout_equals_one_built_afresh(name: str) -> None:
+    """A new layout a few tiles from the last is derived from its graph (track_graph);
+    at every lay of a real game, that graph is the one a fresh build gives."""
+    from engine.actions import LayTile
+    from engine.replay import replay
+    from tests.conftest import shared_game
+
+    log, _ = shared_game(name)
+    derived = 0
+
+    def before(game: Game, action: Action) -> None:
+        nonlocal derived
+        if isinstance(action, LayTile):
+            built = track_graph(game.ctx, game.state)  # the layout before this lay
+            _same_graph(built, graph.TrackGraph(game.ctx.board, graph.tile_layout(game.ctx, game.state)))
+            derived += 1
+
+    assert replay(log, before=before).report.ok
+    assert derived > 20  # the hook saw the lays
+
+
+def test_a_tile_taken_away_leaves_the_graph_a_fresh_build_gives() -> None:
+    """Taking a tile away (as a picture's preview or a test does) is a change like a lay."""
+    from engine.state import PlacedTile
+
+    state = position(tiles=EAST)
+    before = track_graph(CTX, state)
+    assert any("J8" in seg.hexes for seg in before.segments)  # Moscow to Nizhnii Novgorod
+    state.map.tiles.pop("J8")
+    state.map.tiles["I9"] = PlacedTile("9", 1, "9-7")
+    after = track_graph(CTX, state)
+    _same_graph(after, graph.TrackGraph(CTX.board, graph.tile_layout(CTX, state)))
+    assert not any("J8" in seg.hexes for seg in after.segments)
+    assert all(after.crossing[after.end_ids[("J8", edge)]] is None for edge in range(6))
