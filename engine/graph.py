@@ -161,8 +161,13 @@ class _HexTrack:
         self.onward_ends: tuple[tuple[int, ...], ...] = tuple(map(tuple, onward_ends))
         self.onward_nodes: tuple[tuple[int, ...], ...] = tuple(map(tuple, onward_nodes))
         self.links = tuple(links)
+        self.node_links: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+            tuple((bit, b if a == node else a) for bit, a, b in links if node in (a, b))
+            for node in range(first_node, first_node + len(tile.nodes))
+        )
         self.has_end = bytes(1 if edge in edges else 0 for edge in range(6))
         self.through = sum(1 << (first_node + i) for i, node in enumerate(tile.nodes) if node.kind != "offboard")
+        self.node_mask = ((1 << len(tile.nodes)) - 1) << first_node
 
 
 class TrackGraph:
@@ -184,23 +189,27 @@ class TrackGraph:
         self.shared = shared
         self.parts: dict[str, _HexTrack] = {}
         nodes: list[NodeRef] = []
-        self.defs_: list[Node] = []
-        self.node_exits_: list[tuple[int, ...]] = []
-        self.onward_ends_: list[tuple[int, ...]] = [()] * size
-        self.onward_nodes_: list[tuple[int, ...]] = [()] * size
+        self.defs: list[Node] = []
+        self.node_exits: list[tuple[int, ...]] = []
+        self.node_links: list[tuple[tuple[int, int], ...]] = []
+        self.onward_ends: list[tuple[int, ...]] = [()] * size
+        self.onward_nodes: list[tuple[int, ...]] = [()] * size
         self.has_end = bytearray(size)
+        self.crossing: list[tuple[int, int] | None] = [None] * size
+        self.bits: dict[int, tuple[str, str]] = {}  # the bits track uses, in no order
+        # the nodes a walk may pass through while no city is blocked: all but off-boards
+        self.through = 0
         for hex_id, (tile, rotation) in layout.items():
             part = self.parts[hex_id] = shared.hex_track(hex_id, tile, rotation, len(nodes))
             nodes.extend(part.nodes)
-            self.defs_.extend(tile.nodes)
-            self.node_exits_.extend(part.node_exits)
-            self._place(part)
+            self.defs.extend(tile.nodes)
+            self.node_exits.extend(part.node_exits)
+            self.node_links.extend(part.node_links)
+            self._place(hex_id, part)
         self.nodes: tuple[NodeRef, ...] = tuple(nodes)
         self.node_ids: dict[NodeRef, int] = {ref: i for i, ref in enumerate(nodes)}
         self.ends: tuple[TrackEnd, ...] = shared.ends
         self.end_ids: dict[TrackEnd, int] = shared.end_ids
-        self.crossing_: list[tuple[int, int] | None] = [None] * size
-        self.bits: dict[int, tuple[str, str]] = {}
         for hex_id in self.parts:
             self._cross(hex_id)
         self.from_start: list[tuple[tuple[Segment, ...], frozenset[str]]] = [
@@ -208,39 +217,30 @@ class TrackGraph:
         ]
         self._settle()
 
-    def _place(self, part: _HexTrack) -> None:
+    def _place(self, hex_id: str, part: _HexTrack) -> None:
+        """Put ``part``'s own track in the arrays (its crossings come after)."""
         first, last = part.first_end, part.first_end + 6
-        self.onward_ends_[first:last] = part.onward_ends
-        self.onward_nodes_[first:last] = part.onward_nodes
+        self.onward_ends[first:last] = part.onward_ends
+        self.onward_nodes[first:last] = part.onward_nodes
         self.has_end[first:last] = part.has_end
+        self.through = self.through & ~part.node_mask | part.through
+        for bit, _, _ in part.links:
+            self.bits[bit.bit_length() - 1] = (hex_id, hex_id)
 
     def _cross(self, hex_id: str) -> None:
         """Join the track ends of ``hex_id`` to the track across each border, both ways."""
         for end, other, bit in self.shared.borders[hex_id]:
             if self.has_end[end] and self.has_end[other]:
-                self.crossing_[end] = (1 << bit, other)
-                self.crossing_[other] = (1 << bit, end)
+                self.crossing[end] = (1 << bit, other)
+                self.crossing[other] = (1 << bit, end)
                 self.bits[bit] = (self.ends[min(end, other)][0], self.ends[max(end, other)][0])
             else:
-                self.crossing_[end] = self.crossing_[other] = None
+                self.crossing[end] = self.crossing[other] = None
                 self.bits.pop(bit, None)
 
     def _settle(self) -> None:
-        """Freeze the arrays and derive what the walks and the route search read."""
-        self.defs: tuple[Node, ...] = tuple(self.defs_)
-        self.node_exits: tuple[tuple[int, ...], ...] = tuple(self.node_exits_)
-        self.onward_ends: tuple[tuple[int, ...], ...] = tuple(self.onward_ends_)
-        self.onward_nodes: tuple[tuple[int, ...], ...] = tuple(self.onward_nodes_)
-        self.crossing: tuple[tuple[int, int] | None, ...] = tuple(self.crossing_)
-        node_links: list[list[tuple[int, int]]] = [[] for _ in self.nodes]
-        bits = dict(self.bits)
-        for hex_id, part in self.parts.items():
-            for bit, a, b in part.links:
-                node_links[a].append((bit, b))
-                node_links[b].append((bit, a))
-                bits[bit.bit_length() - 1] = (hex_id, hex_id)
-        self.node_links: tuple[tuple[tuple[int, int], ...], ...] = tuple(map(tuple, node_links))
-        self.bit_hexes: dict[int, tuple[str, str]] = dict(sorted(bits.items()))
+        """Derive what the route search reads from the segments found from each node."""
+        self.bit_hexes: dict[int, tuple[str, str]] = dict(sorted(self.bits.items()))
         self.segments: tuple[Segment, ...] = tuple(seg for found, _ in self.from_start for seg in found)
         adjacent: list[list[int]] = [[] for _ in self.nodes]
         for i, seg in enumerate(self.segments):
@@ -249,43 +249,46 @@ class TrackGraph:
         self.adjacent: tuple[tuple[int, ...], ...] = tuple(map(tuple, adjacent))
         self._along: dict[tuple[str, ...], list[int]] | None = None
         self.reaches: dict[tuple[tuple[int, ...], int], Reach] = {}  # see :func:`reachable`
-        # the nodes a walk may pass through while no city is blocked: all but off-boards
-        self.through = sum(1 << node for node, d in enumerate(self.defs) if d.kind != "offboard")
 
-    def changed(self, layout: dict[str, tuple[TileDef, int]], hexes: Iterable[str]) -> TrackGraph | None:
-        """The graph of ``layout``, which differs from this graph's only on ``hexes``;
-        None if a change would renumber the nodes (build that one from scratch)."""
+    def changed(self, tiles: dict[str, tuple[TileDef, int] | None]) -> TrackGraph | None:
+        """The graph of this layout with the hexes of ``tiles`` changed to those tiles
+        (None: no track there any more); None if that would renumber the nodes (a
+        hex's count of revenue centres changes), which a fresh build does."""
         new = object.__new__(TrackGraph)
         new.__dict__.update(self.__dict__)
         new.parts = dict(self.parts)
-        new.defs_ = list(self.defs_)
-        new.node_exits_ = list(self.node_exits_)
-        new.onward_ends_ = list(self.onward_ends_)
-        new.onward_nodes_ = list(self.onward_nodes_)
+        new.defs = list(self.defs)
+        new.node_exits = list(self.node_exits)
+        new.node_links = list(self.node_links)
+        new.onward_ends = list(self.onward_ends)
+        new.onward_nodes = list(self.onward_nodes)
         new.has_end = bytearray(self.has_end)
-        new.crossing_ = list(self.crossing_)
+        new.crossing = list(self.crossing)
         new.bits = dict(self.bits)
         new.from_start = list(self.from_start)
-        changed = set(hexes)
-        for hex_id in changed:
+        for hex_id, laid in tiles.items():
             old = self.parts.get(hex_id)
-            tile, rotation = layout.get(hex_id, (_NO_TRACK, 0))
+            tile, rotation = laid or (_NO_TRACK, 0)
             count = len(old.tile.nodes) if old else 0
             if len(tile.nodes) != count:
                 return None
             first = self.node_ids[(hex_id, 0)] if count else 0
             part = self.shared.hex_track(hex_id, tile, rotation, first)
-            if hex_id in layout:
-                new.parts[hex_id] = part
+            if laid is None:
+                new.parts.pop(hex_id, None)
             else:
-                del new.parts[hex_id]
-            new.defs_[first : first + count] = tile.nodes
-            new.node_exits_[first : first + count] = part.node_exits
-            new._place(part)
-        for hex_id in changed:
+                new.parts[hex_id] = part
+            if old is not None:
+                for bit, _, _ in old.links:
+                    new.bits.pop(bit.bit_length() - 1)
+            new.defs[first : first + count] = tile.nodes
+            new.node_exits[first : first + count] = part.node_exits
+            new.node_links[first : first + count] = part.node_links
+            new._place(hex_id, part)
+        for hex_id in tiles:
             new._cross(hex_id)
         for start, (_, touched) in enumerate(self.from_start):
-            if not touched.isdisjoint(changed):
+            if not touched.isdisjoint(tiles):
                 new.from_start[start] = _segments_from(new, start)
         new._settle()
         return new
@@ -316,11 +319,10 @@ def _segments_from(g: TrackGraph, start: int) -> tuple[tuple[Segment, ...], froz
     start_hex = g.nodes[start][0]
     found: list[Segment] = []
     touched = {start_hex}
-    for bit, a, b in g.parts[start_hex].links:  # paths joining two nodes of the hex
-        other = b if a == start else a if b == start else -1
+    for bit, other in g.node_links[start]:  # paths joining two nodes of the hex
         if start < other:
             found.append(Segment(start, other, bit, (start_hex,)))
-    for exit_end in g.node_exits_[start]:
+    for exit_end in g.node_exits[start]:
         _extend_segment(g, start, exit_end, 0, (start_hex,), found, touched)
     return tuple(found), frozenset(touched)
 
@@ -334,7 +336,7 @@ def _extend_segment(
     found: list[Segment],
     touched: set[str],
 ) -> None:
-    cross = g.crossing_[exit_end]
+    cross = g.crossing[exit_end]
     if cross is None:
         other = g.shared.across[exit_end]
         if other >= 0:
@@ -347,10 +349,10 @@ def _extend_segment(
     hex_id = g.ends[entered][0]
     touched.add(hex_id)
     hexes = hexes + (hex_id,)
-    for node in g.onward_nodes_[entered]:
+    for node in g.onward_nodes[entered]:
         if start < node:
             found.append(Segment(start, node, mask, hexes))
-    for onward in g.onward_ends_[entered]:
+    for onward in g.onward_ends[entered]:
         _extend_segment(g, start, onward, mask, hexes, found, touched)
 
 
@@ -363,13 +365,11 @@ _CHANGES_DERIVED = 4  # a layout this close to a cached one is derived from it
 def track_graph(ctx: Context, state: GameState) -> TrackGraph:
     """The track graph of the map as it is now (cached per tile layout; a layout a few
     tiles away from the last one is derived from it)."""
-    tiles = state.map.tiles
-    placed = frozenset([(h, p.tile, p.rotation) for h, p in tiles.items()])
+    placed = frozenset([(h, p.tile, p.rotation) for h, p in state.map.tiles.items()])
     key = (id(ctx.board), placed)
     graph = _CACHE.get(key)
     if graph is None:
-        layout = tile_layout(ctx, state)
-        graph = _derived(key, layout) or TrackGraph(ctx.board, layout)
+        graph = _derived(ctx, state, key) or TrackGraph(ctx.board, tile_layout(ctx, state))
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = graph
@@ -378,27 +378,27 @@ def track_graph(ctx: Context, state: GameState) -> TrackGraph:
 
 def tile_layout(ctx: Context, state: GameState) -> dict[str, tuple[TileDef, int]]:
     """Each hex with track or a revenue centre, in board order: its tile and rotation."""
-    board, tiles = ctx.board, state.map.tiles
-    layout: dict[str, tuple[TileDef, int]] = {}
-    for hex_id, printed in board.hexes.items():
-        laid = tiles.get(hex_id)
-        tile, rotation = (printed, 0) if laid is None else (board.tiles[laid.tile], laid.rotation)
-        if tile.nodes or tile.paths:
-            layout[hex_id] = (tile, rotation)
-    return layout
+    return {h: tile for h in ctx.board.hexes if (tile := _track_at(ctx, state, h)) is not None}
 
 
-def _derived(key: _LayoutKey, layout: dict[str, tuple[TileDef, int]]) -> TrackGraph | None:
-    """The graph of ``layout`` derived from the latest cached graph of the same board,
-    if that one's tiles differ on a few hexes only."""
+def _track_at(ctx: Context, state: GameState, hex_id: str) -> tuple[TileDef, int] | None:
+    """The tile on ``hex_id`` and its rotation, or None if it has neither track nor a
+    revenue centre."""
+    tile, rotation = ctx.tile_at(state, hex_id)
+    return (tile, rotation) if tile.nodes or tile.paths else None
+
+
+def _derived(ctx: Context, state: GameState, key: _LayoutKey) -> TrackGraph | None:
+    """The graph of the map derived from the latest cached graph of the same board, if
+    that one's tiles differ on a few hexes only."""
     board_id, placed = key
     for (other_board, other_placed), graph in reversed(_CACHE.items()):
         if other_board != board_id:
             continue
         changed = {h for h, _, _ in placed ^ other_placed}
-        if len(changed) <= _CHANGES_DERIVED:
-            return graph.changed(layout, changed)
-        return None
+        if len(changed) > _CHANGES_DERIVED:
+            return None
+        return graph.changed({h: _track_at(ctx, state, h) for h in changed})
     return None
 
 
