@@ -404,14 +404,14 @@ def _derived(ctx: Context, state: GameState, key: _LayoutKey) -> TrackGraph | No
 
 def blocked_nodes(state: GameState, graph: TrackGraph, friends: Iterable[str]) -> int:
     """Mask of the cities whose slots are all held by tokens of companies not in ``friends``."""
-    friendly = set(friends)
+    open_to = {*friends, NEUTRAL}  # a friend's token, or a neutral one (never blocks), leaves it open
     mask = 0
-    for (hex_id, city), occupants in state.map.tokens.items():
-        node = graph.node_of((hex_id, city))
-        if node is None or any(sym in friendly or sym == NEUTRAL for sym in occupants):
-            continue  # a friend's token, or a neutral one (never blocks), leaves it open
+    for city, occupants in state.map.tokens.items():
+        node = graph.node_ids.get(city)
+        if node is None or not open_to.isdisjoint(occupants):
+            continue
         slots = graph.defs[node].slots
-        if slots and sum(1 for sym in occupants if sym is not None) >= slots:
+        if slots and len(occupants) - occupants.count(None) >= slots:
             mask |= 1 << node
     return mask
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
+from weakref import WeakKeyDictionary
 
 from .actions import Route
 from .board import TrainDef
@@ -110,29 +111,13 @@ class _OutOfSteps(Exception):
     """The search used up its step budget (see :func:`best_routes`)."""
 
 
-class _Scope:
-    """What routes depend on for one company's run: track, values, tokens, blocking."""
+class _Nodes:
+    """What the search reads of a graph's nodes whoever runs: each node's hex and
+    revenue groups as bits, the off-boards, cities and bonus cities as masks, and
+    the nodes' values by phase."""
 
-    def __init__(self, ctx: Context, state: GameState, company: Company) -> None:
-        board = ctx.board
-        graph = track_graph(ctx, state)
-        self.ctx = ctx
-        self.graph = graph
-        self.company = company
-        color = ctx.phase_color(state)
-        self.value = [d.value(color) for d in graph.defs]
-        self.bonus = [0] * len(graph.nodes)
-        for sym in company.privates:
-            if sym in state.closed_privates:
-                continue
-            private = board.private(sym)
-            for node, (hex_id, _) in enumerate(graph.nodes):
-                if hex_id in private.bonus_hexes:
-                    self.bonus[node] += private.bonus
-        self.blocked = blocked_nodes(state, graph, [company.sym])
-        self.passable = passable_nodes(graph, self.blocked)
-        self.tokens = token_nodes(state, graph, company.sym)
-        self.token_mask = _mask(self.tokens)
+    def __init__(self, graph: TrackGraph) -> None:
+        board = graph.shared.board
         hex_index: dict[str, int] = {}
         group_index: dict[str, int] = {}
         self.hex_bit: list[int] = []
@@ -150,9 +135,55 @@ class _Scope:
             elif d.kind == "city":
                 self.cities |= 1 << node
         self.capitals = _mask(n for n, (h, _) in enumerate(graph.nodes) if h in board.bonus_capitals)
-        self.bonus_city = _mask(
-            n for n, (h, _) in enumerate(graph.nodes) if h == board.bonus_revenue_hex
-        )
+        self.bonus_city = _mask(n for n, (h, _) in enumerate(graph.nodes) if h == board.bonus_revenue_hex)
+        self._defs = graph.defs
+        self._values: dict[str, list[int]] = {}
+
+    def values(self, phase_color: str) -> list[int]:
+        """Each node's revenue in a phase of ``phase_color`` (11: off-boards grow)."""
+        if phase_color not in self._values:
+            self._values[phase_color] = [d.value(phase_color) for d in self._defs]
+        return self._values[phase_color]
+
+
+_NODES: WeakKeyDictionary[TrackGraph, _Nodes] = WeakKeyDictionary()
+
+
+def _nodes_of(graph: TrackGraph) -> _Nodes:
+    """:class:`_Nodes` of ``graph``, worked out once while the graph lives."""
+    found = _NODES.get(graph)
+    if found is None:
+        found = _NODES[graph] = _Nodes(graph)
+    return found
+
+
+class _Scope:
+    """What routes depend on for one company's run: track, values, tokens, blocking."""
+
+    def __init__(self, ctx: Context, state: GameState, company: Company) -> None:
+        board = ctx.board
+        graph = track_graph(ctx, state)
+        self.ctx = ctx
+        self.graph = graph
+        self.company = company
+        color = ctx.phase_color(state)
+        nodes = _nodes_of(graph)
+        self.value = nodes.values(color)
+        self.bonus = [0] * len(graph.nodes)
+        for sym in company.privates:
+            if sym in state.closed_privates:
+                continue
+            private = board.private(sym)
+            for node, (hex_id, _) in enumerate(graph.nodes):
+                if hex_id in private.bonus_hexes:
+                    self.bonus[node] += private.bonus
+        self.blocked = blocked_nodes(state, graph, [company.sym])
+        self.passable = passable_nodes(graph, self.blocked)
+        self.tokens = token_nodes(state, graph, company.sym)
+        self.token_mask = _mask(self.tokens)
+        self.hex_bit, self.group_bit = nodes.hex_bit, nodes.group_bit
+        self.offboards, self.cities = nodes.offboards, nodes.cities
+        self.capitals, self.bonus_city = nodes.capitals, nodes.bonus_city
         self._pricing: dict[str, _Pricing] = {}
         self.budget: int | None = None  # search steps allowed (None: no limit)
         self.steps = 0
