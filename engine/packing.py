@@ -251,8 +251,10 @@ def _run(highs: highspy._core._Highs) -> None:
         raise RuntimeError(f"packing not solved: {highs.modelStatusToString(status)}")
 
 
-def _bit_matrix(masks: Sequence[int], width: int) -> np.ndarray:
-    """One row per mask, one 0/1 column per bit up to ``width``'s highest."""
-    size = (width.bit_length() + 7) // 8
-    raw = np.frombuffer(b"".join(m.to_bytes(size, "little") for m in masks), dtype=np.uint8)
-    return np.unpackbits(raw.reshape(len(masks), size), axis=1, bitorder="little").astype(np.float32)
+def _bit_matrix(masks: Sequence[int], used: int) -> np.ndarray:
+    """One row per mask, one 0/1 column per bit set in ``used``, lowest first (the
+    other bits, which no mask sets, would be columns of zeros)."""
+    size = (used.bit_length() + 7) // 8
+    raw = np.frombuffer(b"".join(m.to_bytes(size, "little") for m in (*masks, used)), dtype=np.uint8)
+    bits = np.unpackbits(raw.reshape(len(masks) + 1, size), axis=1, bitorder="little")
+    return bits[:-1, np.flatnonzero(bits[-1])].astype(np.float32)

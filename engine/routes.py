@@ -348,9 +348,8 @@ def check_routes(
         trains_done.add(train.id)
         train_def = ctx.board.train(train.name)
         result, mask = _check_route(scope, train, train_def, route.legs, used, used_by)
-        for bit_index in range(mask.bit_length()):
-            if mask >> bit_index & 1:
-                used_by[bit_index] = train.id
+        for bit_index in _bits(mask):
+            used_by[bit_index] = train.id
         used |= mask
         results.append(result)
     return results
