@@ -449,16 +449,24 @@ class Board:
         return any("national_operates" in p.status or EXPORT_PER_SET in p.status for p in self.phases)
 
     def train(self, name: str) -> TrainDef:
-        for t in self.trains:
-            if t.name == name:
-                return t
-        raise DataError(f"no train called {name!r}")
+        found = self._trains_named.get(name)
+        if found is None:
+            raise DataError(f"no train called {name!r}")
+        return found
+
+    @cached_property
+    def _trains_named(self) -> dict[str, TrainDef]:
+        return {t.name: t for t in self.trains}  # the rules ask for trains by name often
 
     def phase(self, name: str) -> PhaseDef:
-        for p in self.phases:
-            if p.name == name:
-                return p
+        found = self._phases_named.get(name)
+        if found is not None:
+            return found
         raise DataError(f"no phase called {name!r}")
+
+    @cached_property
+    def _phases_named(self) -> dict[str, PhaseDef]:
+        return {p.name: p for p in self.phases}
 
     def private(self, sym: str) -> PrivateDef:
         for p in self.privates:
