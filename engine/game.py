@@ -245,6 +245,8 @@ def _plain(value: Any) -> Any:
     in one pass)."""
     if isinstance(value, dict):
         return {_key(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: _key(kv[0]))}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple: as a dataclass
+        return _plain(dict(zip(value._fields, value)))
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, set):

@@ -27,7 +27,9 @@ from .board import Board, Node, TileDef, is_edge
 from .tokens import NEUTRAL
 
 if TYPE_CHECKING:
-    from .state import Context, GameState
+    from .state import Context, GameState, PlacedTile
+
+    _LayoutKey = tuple[int, frozenset[tuple[str, PlacedTile]]]  # (board id, the laid tiles)
 
 NodeRef = tuple[str, int]
 """A revenue node: (hex, index of the node on the hex's tile)."""
@@ -356,7 +358,6 @@ def _extend_segment(
         _extend_segment(g, start, onward, mask, hexes, found, touched)
 
 
-_LayoutKey = tuple[int, frozenset[tuple[str, str, int]]]  # (board id, laid tiles: hex, name, rotation)
 _CACHE: dict[_LayoutKey, TrackGraph] = {}
 _CACHE_SIZE = 32
 _CHANGES_DERIVED = 4  # a layout this close to a cached one is derived from it
@@ -365,7 +366,7 @@ _CHANGES_DERIVED = 4  # a layout this close to a cached one is derived from it
 def track_graph(ctx: Context, state: GameState) -> TrackGraph:
     """The track graph of the map as it is now (cached per tile layout; a layout a few
     tiles away from the last one is derived from it)."""
-    placed = frozenset([(h, p.tile, p.rotation) for h, p in state.map.tiles.items()])
+    placed = frozenset(state.map.tiles.items())
     key = (id(ctx.board), placed)
     graph = _CACHE.get(key)
     if graph is None:
@@ -395,7 +396,7 @@ def _derived(ctx: Context, state: GameState, key: _LayoutKey) -> TrackGraph | No
     for (other_board, other_placed), graph in reversed(_CACHE.items()):
         if other_board != board_id:
             continue
-        changed = {h for h, _, _ in placed ^ other_placed}
+        changed = {h for h, _ in placed ^ other_placed}
         if len(changed) > _CHANGES_DERIVED:
             return None
         return graph.changed({h: _track_at(ctx, state, h) for h in changed})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pickle
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .board import Board, TileDef
 from .errors import IllegalAction
@@ -94,9 +94,10 @@ class Company:
         return self.type == "national"
 
 
-@dataclass
-class PlacedTile:
-    """A tile laid on a hex: ``tile`` is the tile name, ``id`` the physical copy (``58-0``)."""
+class PlacedTile(NamedTuple):
+    """A tile laid on a hex: ``tile`` is the tile name, ``id`` the physical copy (``58-0``).
+    (A named tuple: a lay replaces it, and the map's tiles are hashed to find their
+    track graph, :func:`engine.graph.track_graph`.)"""
 
     tile: str
     rotation: int

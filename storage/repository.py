@@ -168,8 +168,8 @@ class SnapshotRefused(ValueError):
 
 def load_engine_state(data: bytes) -> Any:
     """A state saved by :meth:`TroikaEngine.snapshot`, decompressed to at most
-    :data:`SNAPSHOT_MAX_BYTES` and unpickled with only the engine's own dataclasses and
-    enums allowed, so a hostile row (in a "backup" handed to an operator, say) can build
+    :data:`SNAPSHOT_MAX_BYTES` and unpickled with only the engine's own dataclasses, named
+    tuples and enums allowed, so a hostile row (in a "backup" handed to an operator, say) can build
     nothing that runs code. Raises :class:`SnapshotRefused`."""
     inflate = zlib.decompressobj()
     try:
@@ -186,9 +186,14 @@ def load_engine_state(data: bytes) -> Any:
         raise SnapshotRefused(f"unreadable ({type(exc).__name__}: {exc})") from exc
 
 
+def _is_named_tuple(cls: type) -> bool:
+    return issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
 class _EngineUnpickler(pickle.Unpickler):
-    """Builds only classes defined in the ``engine`` package that are dataclasses or
-    enums: no functions, no attributes reached through dots, nothing from elsewhere."""
+    """Builds only classes defined in the ``engine`` package that are dataclasses, named
+    tuples or enums: no functions, no attributes reached through dots, nothing from
+    elsewhere."""
 
     def find_class(self, module: str, name: str) -> Any:
         found = getattr(sys.modules.get(module), name, None) if module.startswith("engine.") else None
@@ -196,7 +201,7 @@ class _EngineUnpickler(pickle.Unpickler):
             "." not in name
             and isinstance(found, type)
             and found.__module__ == module
-            and (dataclasses.is_dataclass(found) or issubclass(found, enum.Enum))
+            and (dataclasses.is_dataclass(found) or issubclass(found, enum.Enum) or _is_named_tuple(found))
         ):
             return found
         raise SnapshotRefused(f"it names {module}.{name}, which is not engine state")
