@@ -477,49 +477,59 @@ class _Walk:
         state keeps the nodes and borders of the walk that first reached it, and marks
         what it reaches when that walk repeats neither."""
         g = self.g
+        crossing, onward_nodes, onward_ends = g.crossing, g.onward_nodes, g.onward_ends
+        passable, goal, ends, full_ends = self.passable, self.goal, self.ends, self.full_ends
         queue: deque[tuple[bool, int, int, bool, int, int]] = deque(
             (True, start, -1, True, 1 << start, 0) for start in starts
         )
-        arrivals: set[tuple[int, int]] = set()
+        arrivals: set[int] = set()  # node | (end arrived by + 1) << 16
         outward: set[int] = set()
-        while queue:
-            at_node, where, came, legal, visited, used = queue.popleft()
-            if at_node:
-                if (where, came) in arrivals:
+        nodes = full_nodes = 0
+        try:
+            while queue:
+                at_node, where, came, legal, visited, used = queue.popleft()
+                if at_node:
+                    arrival = where | (came + 1) << 16
+                    if arrival in arrivals:
+                        continue
+                    arrivals.add(arrival)
+                    full_nodes |= 1 << where
+                    if legal:
+                        nodes |= 1 << where
+                        if goal >> where & 1:
+                            raise _Done
+                    if where not in starts and not passable >> where & 1:
+                        continue
+                    for bit, other in g.node_links[where]:
+                        fine = legal and not used & bit and not visited >> other & 1
+                        queue.append((True, other, -1, fine, visited | 1 << other, used | bit))
+                    for end in g.node_exits[where]:
+                        if end != came:
+                            queue.append((False, end, -1, legal, visited, used))
                     continue
-                arrivals.add((where, came))
-                self.full_nodes |= 1 << where
+                if where in outward:
+                    continue
+                outward.add(where)
+                full_ends.add(where)
                 if legal:
-                    self._mark_node(where)
-                if where not in starts and not self.passable >> where & 1:
+                    ends.add(where)
+                cross = crossing[where]
+                if cross is None:
                     continue
-                for bit, other in g.node_links[where]:
-                    fine = legal and not used & bit and not visited >> other & 1
-                    queue.append((True, other, -1, fine, visited | 1 << other, used | bit))
-                for end in g.node_exits[where]:
-                    if end != came:
-                        queue.append((False, end, -1, legal, visited, used))
-                continue
-            if where in outward:
-                continue
-            outward.add(where)
-            self.full_ends.add(where)
-            if legal:
-                self._mark_end(where)
-            cross = g.crossing[where]
-            if cross is None:
-                continue
-            bit, entered = cross
-            legal = legal and not used & bit
-            used |= bit
-            self.full_ends.add(entered)
-            if legal:
-                self._mark_end(entered)
-            for other in g.onward_nodes[entered]:
-                fine = legal and not visited >> other & 1
-                queue.append((True, other, entered, fine, visited | 1 << other, used))
-            for end in g.onward_ends[entered]:
-                queue.append((False, end, -1, legal, visited, used))
+                bit, entered = cross
+                legal = legal and not used & bit
+                used |= bit
+                full_ends.add(entered)
+                if legal:
+                    ends.add(entered)
+                for other in onward_nodes[entered]:
+                    fine = legal and not visited >> other & 1
+                    queue.append((True, other, entered, fine, visited | 1 << other, used))
+                for end in onward_ends[entered]:
+                    queue.append((False, end, -1, legal, visited, used))
+        finally:
+            self.nodes |= nodes
+            self.full_nodes |= full_nodes
 
     def _mark_node(self, node: int) -> None:
         self.nodes |= 1 << node
