@@ -47,21 +47,10 @@ def parse_hex(hex_id: str) -> tuple[int, int]:
     return x - 1, int(number)
 
 
-def hex_name(x: int, y: int) -> str:
-    """(7, 8) -> 'H8'."""
-    letters = ""
-    n = x + 1
-    while n:
-        n, r = divmod(n - 1, 26)
-        letters = chr(ord("A") + r) + letters
-    return f"{letters}{y}"
-
-
-def neighbour_coords(hex_id: str, edge: int) -> str:
-    """The hex across ``edge`` of ``hex_id`` (it may not exist on the map)."""
-    x, y = parse_hex(hex_id)
-    dx, dy = EDGE_DELTAS[edge]
-    return hex_name(x + dx, y + dy)
+def _neighbours_of(at: dict[tuple[int, int], str], x: int, y: int) -> dict[int, str]:
+    """The hexes of the map around (x, y), by edge (``at``: the map's hexes by place)."""
+    found = ((edge, at.get((x + dx, y + dy))) for edge, (dx, dy) in EDGE_DELTAS.items())
+    return {edge: other for edge, other in found if other is not None}
 
 
 def hex_distance(a: str, b: str) -> int:
@@ -419,15 +408,8 @@ class Board:
     neighbours: dict[str, dict[int, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.neighbours = {h: self._neighbours_of(h) for h in self.hexes}
-
-    def _neighbours_of(self, hex_id: str) -> dict[int, str]:
-        result: dict[int, str] = {}
-        for edge in range(6):
-            other = neighbour_coords(hex_id, edge)
-            if other in self.hexes:
-                result[edge] = other
-        return result
+        at = {parse_hex(h): h for h in self.hexes}
+        self.neighbours = {h: _neighbours_of(at, *xy) for xy, h in at.items()}
 
     @cached_property
     def across(self) -> dict[tuple[str, int], tuple[str, int]]:
