@@ -124,6 +124,7 @@ def start(ctx: Context, state: GameState, number: int) -> None:
     )
     rnd.index = -1
     _next_company(ctx, state, rnd)
+    _advance(ctx, state)
 
 
 def _privates_pay(ctx: Context, state: GameState) -> None:
@@ -152,6 +153,7 @@ def _company(state: GameState, rnd: OperatingRound) -> Company | None:
 
 
 def _next_company(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
+    """The next company in the order begins its turn (:func:`_advance` runs its steps)."""
     rnd.index += 1
     rnd.step = STEPS[0].name
     rnd.lays, rnd.upgraded, rnd.tokened, rnd.revenue = [], False, False, 0
@@ -167,8 +169,6 @@ def _next_company(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
         _national_home_token(ctx, state, company)
     elif company.closed or not company.floated:
         _next_company(ctx, state, rnd)
-        return
-    _advance(ctx, state)
 
 
 def _national_home_token(ctx: Context, state: GameState, nat: Company) -> None:
