@@ -29,7 +29,7 @@ from engine.actions import Action, LayTile, RunRoutes
 from engine.game import Game
 from engine.importer import actions_of, read_log
 from engine.replay import replay
-from engine.routes import best_routes
+from engine.route_search import best_routes
 from engine.routes_check import check_logged_routes
 from engine.selfplay import SELFPLAY_SETUPS, play_many
 from engine.state import Company, Context, GameState, Train

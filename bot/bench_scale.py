@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.importer import read_log
 from engine.replay import replay
-from engine.routes import best_routes
+from engine.route_search import best_routes
 from engine.state import Company, Context, GameState, Train
 from storage import GameRepository, GameStatus, NewEvent, NewGame, SqliteEventStore, TroikaEngine
 

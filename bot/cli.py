@@ -112,7 +112,7 @@ def cmd_routes(args: argparse.Namespace) -> int:
 def _routes_now(args: argparse.Namespace) -> int:
     from engine.replay import replay
     from engine.route_notation import routes_detail
-    from engine.routes import best_routes
+    from engine.route_search import best_routes
 
     game = replay(_read_json(args.game), None, until=args.at).game
     best = {}

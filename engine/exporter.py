@@ -294,7 +294,8 @@ def _city_id(game: Game, state: GameState, hex_id: str, city: int) -> str:
 def _routes(game: Game, action: RunRoutes) -> list[dict[str, Any]]:
     """The routes run, each with its train, legs, stops, nodes and revenue (``run best``:
     the best routes, found as the run found them)."""
-    from .routes import best_routes, check_routes, to_route
+    from .route_search import best_routes
+    from .routes import check_routes, to_route
 
     company = game.state.companies[action.entity]
     if isinstance(action, RunBest):

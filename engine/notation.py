@@ -263,7 +263,8 @@ def rotations(game: Game, actor: str, hex_id: str, tile: str) -> list[int]:
 def _run(game: Game, actor: str, rest: str) -> tuple[RunRoutes, tuple[RouteResult, ...]]:
     """``run`` or ``run best``: the best routes, named (as the players' run is stored);
     else the routes written."""
-    from .routes import best_routes, to_route
+    from .route_search import best_routes
+    from .routes import to_route
 
     company = game.state.companies.get(actor)
     if company is None:

@@ -286,7 +286,8 @@ class Routes(Step):
         """8.13: the RSR runs for its maximum revenue."""
         if not company.is_national or not company.trains:
             return
-        from .routes import best_routes, route_text
+        from .route_search import best_routes
+        from .routes import route_text
 
         results = best_routes(ctx, state, company)
         for result in results:
@@ -304,11 +305,13 @@ class Routes(Step):
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if not isinstance(action, RunRoutes):
             raise IllegalAction(f"{company.sym} must run its trains")
-        from .routes import best_routes, check_routes
-
         if isinstance(action, RunBest):
+            from .route_search import best_routes
+
             results = best_routes(ctx, state, company)
         else:
+            from .routes import check_routes
+
             results = check_routes(ctx, state, company, action.routes)
         revenue = sum(r.revenue for r in results)
         if action.revenue is not None and action.revenue != revenue:

@@ -8,7 +8,8 @@ from typing import Any
 from .actions import Action, RunRoutes
 from .game import Game
 from .replay import replay
-from .routes import best_routes, check_routes, route_text
+from .route_search import best_routes
+from .routes import check_routes, route_text
 
 
 def check_logged_routes(log: dict[str, Any]) -> dict[str, Any]:

@@ -166,7 +166,8 @@ def test_tiles_says_what_the_second_track_action_may_be() -> None:
 def test_the_run_offered_is_written_run_best_and_reads_back_as_the_best_routes() -> None:
     from engine.actions import RunBest
     from engine.legal import legal_actions
-    from engine.routes import best_routes, to_route
+    from engine.route_search import best_routes
+    from engine.routes import to_route
 
     game = position(82)
     offered = legal_actions(game)

@@ -264,7 +264,8 @@ async def test_9_routes_read_the_train_and_show_what_counts(store: SqliteEventSt
 
 @pytest.mark.parametrize("name", ["1861-29683", "1861-bank-breaks"])
 def test_9_what_each_stop_earns_adds_up_to_the_route(name: str) -> None:
-    from engine.routes import best_routes, stop_values
+    from engine.route_search import best_routes
+    from engine.routes import stop_values
 
     log, _ = shared_game(name)
     game = replay(log, None).game

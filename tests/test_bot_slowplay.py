@@ -12,7 +12,7 @@ from bot.service import TroikaService
 from bot.transcript import log_commands
 from engine.game import Game
 from engine.route_notation import routes_detail
-from engine.routes import best_routes
+from engine.route_search import best_routes
 from storage import SqliteEventStore
 from tests.conftest import shared_game
 from tests.test_bot_service import Table, start_shared

@@ -178,7 +178,7 @@ def test_a_walk_back_into_its_own_hex_is_no_route() -> None:
     track loops out through H6, I7 and I9 back into Moscow's city 2, has no route
     (as self-play under the site's rules met it, seed 10039: MVR with four 2-trains), so
     it is not asked to run, and the route search finds nothing rather than failing."""
-    from engine.routes import best_routes
+    from engine.route_search import best_routes
     from engine.state import PlacedTile, Train
 
     game = replayed("1861-29683", 60, Rules.rulebook())

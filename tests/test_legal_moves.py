@@ -30,7 +30,8 @@ from engine.game import Game
 from engine.importer import actions_of, read_log
 from engine.legal import legal_actions
 from engine.notation import hints
-from engine.routes import best_routes, to_route
+from engine.route_search import best_routes
+from engine.routes import to_route
 from engine.rules import Rules
 from tests.conftest import shared_game
 

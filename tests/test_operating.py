@@ -17,7 +17,8 @@ from engine.legal import legal_actions
 from engine.loans import pay_interest, repay_loans
 from engine.nationalization import nationalize
 from engine.replay import replay
-from engine.routes import best_routes, to_route
+from engine.route_search import best_routes
+from engine.routes import to_route
 from engine.rules import Rules
 from tests.conftest import play, refused, replayed, shared_game
 

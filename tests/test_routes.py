@@ -22,16 +22,8 @@ from engine.errors import IllegalAction
 from engine.game import Game
 from engine.graph import track_graph
 from engine.replay import replay
-from engine.routes import (
-    QUICK_STEPS,
-    RouteResult,
-    _Scope,
-    _TrainSearch,
-    best_routes,
-    check_routes,
-    route_text,
-    to_route,
-)
+from engine.route_search import QUICK_STEPS, _TrainSearch, best_routes
+from engine.routes import RouteResult, Scope, check_routes, route_text, to_route
 from engine.state import Company, GameState, Train
 
 CTX = context()
@@ -484,7 +476,7 @@ def test_a_train_s_routes_for_a_higher_bar_are_the_lower_bar_s_list_cut(name: st
     # One solve enumerates a train's routes once: the list for a higher bar is read
     # off the lower one's, and must be what a fresh search lists.
     game, rsr = _national_with([name])
-    scope = _Scope(game.ctx, game.state, rsr)
+    scope = Scope(game.ctx, game.state, rsr)
     train = game.ctx.board.train(name)
     fresh = _TrainSearch(scope, train).pool(200)
     reused = _TrainSearch(scope, train)

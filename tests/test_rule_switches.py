@@ -13,7 +13,8 @@ from engine.game import Game
 from engine.game_setup import parse_setup
 from engine.lay import _check_max_exits
 from engine.replay import replay
-from engine.routes import best_routes, to_route
+from engine.route_search import best_routes
+from engine.routes import to_route
 from engine.rules import Rules
 from tests.conftest import play, refused, replayed, shared_game
 

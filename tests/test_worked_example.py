@@ -7,7 +7,8 @@ from __future__ import annotations
 from engine import market
 from engine.actions import Bid, BuyShare, BuyTrain, Convert, Merge, Pass, RunRoutes
 from engine.game import Game
-from engine.routes import best_routes, route_text, to_route
+from engine.route_search import best_routes
+from engine.routes import route_text, to_route
 from engine.trains import change_phase
 from tests.conftest import play
 
