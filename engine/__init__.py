@@ -6,4 +6,5 @@ fixed for every 1861 game, 1867, effects written to the log; 3: steps with nothi
 to decide passed over, standing orders, and the rulebook mode's merger round,
 upgrades, homes, RSR and game end of issue 21; 4: the rounds behind one protocol, the
 starting bundles' round in 1861's folder, so a snapshot taken in it is rebuilt by replay;
-5: a laid tile is a named tuple, so snapshots pickled before are rebuilt by replay)."""
+5: a laid tile is a named tuple and a merge's undo point is saved as bytes, so
+snapshots pickled before are rebuilt by replay)."""

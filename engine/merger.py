@@ -41,7 +41,7 @@ class MergerRound(Round):
     tokens_removed: bool = False
     tokens_done: bool = False  # 9.2E settled for the major just formed
     shares_done: bool = False  # 9.2C–D (9.1D) settled for the major just formed
-    undo_point: GameState | None = field(default=None, repr=False, compare=False)  # before the merge
+    undo_point: bytes | None = field(default=None, repr=False, compare=False)  # the state before the merge (saved)
 
     def actor(self, ctx: Context, state: GameState) -> str:
         if state.trainless_majors:
@@ -342,7 +342,7 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
     cell = _start_cell(ctx, state, rnd)
     if not _someone_could_preside(state, rnd, cell.price):
         raise IllegalAction(f"nobody in this merge could become president of {sym} at {cell.price} (9.2)")
-    rnd.undo_point = state.copy()
+    rnd.undo_point = state.saved()  # read back only if the merge fails
     minors = market.in_price_order(ctx, state, rnd.merging)
     rnd.first_buyer = _first_buyer(ctx, state, rnd.merging[0], minors[0])
     rnd.proposer = _seat_of_owner(state, rnd.merging[0])
@@ -551,7 +551,7 @@ def _merge_failed(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     major = rnd.major
     restored = rnd.undo_point
     assert restored is not None
-    state.__dict__.update(restored.copy().__dict__)
+    state.__dict__.update(GameState.from_saved(restored).__dict__)
     state.log.append(f"Nobody can be president of {major}: the merge is reversed")
     before = state.round
     assert isinstance(before, MergerRound)
