@@ -360,6 +360,8 @@ class PhaseDef:
 
 @dataclass(frozen=True)
 class PrivateDef:
+    """A private company from the data (rulebook 3.1)."""
+
     sym: str
     name: str
     value: int
@@ -372,6 +374,8 @@ class PrivateDef:
 
 @dataclass(frozen=True)
 class CorporationDef:
+    """A major, minor or the national railway from the data."""
+
     sym: str
     name: str
     type: str  # "major", "minor", "national"

@@ -21,6 +21,8 @@ from .state import Context, GameState
 
 @dataclass
 class ReplayReport:
+    """How a replay went: actions applied, states matching the trace, the first divergence."""
+
     title: str
     actions: int = 0
     applied: int = 0
