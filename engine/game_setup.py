@@ -150,7 +150,7 @@ def _patched(board: Board, option: OptionDef) -> Board:
     phases = board.phases
     if option.national_exports_per_set:
         phases = [
-            dataclasses.replace(p, status=_exporting(p.status)) if "national_operates" in p.status else p
+            p._replace(status=_exporting(p.status)) if "national_operates" in p.status else p
             for p in phases
         ]
     if trains == board.trains and phases == board.phases:
