@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .actions import (
     Action,
@@ -47,8 +47,8 @@ IGNORED_TYPES = {"message", "program_share_pass", "program_buy_shares", "program
 """Chat, and standing orders whose effects are logged as the auto_actions they caused."""
 
 
-@dataclass(frozen=True)
-class LoggedAction:
+# A named tuple rather than a frozen dataclass: as immutable, and ten times cheaper to build at start-up.
+class LoggedAction(NamedTuple):
     """One action that took effect in the log, with the automatic actions that followed."""
 
     id: int
