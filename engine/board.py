@@ -88,7 +88,7 @@ def node_index(end: int) -> int:
 
 
 # The board's small records are named tuples rather than frozen dataclasses: as immutable,
-# and ten times cheaper to build at start-up.
+# and a third of the cost to build at start-up.
 class Node(NamedTuple):
     """A revenue centre printed on a tile or hex."""
 

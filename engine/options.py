@@ -32,7 +32,7 @@ not run; it exports a train at the end of each set of operating rounds, just bef
 second merger round."""
 
 
-# A named tuple rather than a frozen dataclass: as immutable, and ten times cheaper to build at start-up.
+# A named tuple rather than a frozen dataclass: as immutable, and a third of the cost to build at start-up.
 class OptionDef(NamedTuple):
     """One optional rule of the rulebook, as a title offers it."""
 
