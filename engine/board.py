@@ -382,7 +382,9 @@ class CorporationDef(NamedTuple):
     home_city: int = 0
 
 
-@dataclass
+# One Board per title and option set, read once: told apart by identity, so no generated
+# __eq__, and no __repr__ printing the whole map (the two cost start-up 2.5 M instructions).
+@dataclass(eq=False, repr=False)
 class Board:
     """All static data of one title."""
 
