@@ -75,7 +75,7 @@ def read_log(log: dict[str, Any]) -> tuple[Game, list[LoggedAction]]:
     return game, kept
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # holds a live game: compared by identity, no generated repr
 class ImportedGame:
     """A site log read and replayed: its set-up, the Troika actions it holds in effect
     (undone ones, chat and standing orders left out) and the game they lead to."""
