@@ -37,6 +37,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from bot.gamefiles import exact
     from engine.replay import replay
 
+    gc.freeze()  # what is imported lives to the end: the replay's collections need not walk it
     if args.corpus:
         return _replay_corpus(args)
     if not args.game:

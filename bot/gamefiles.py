@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import zlib
+from io import BufferedIOBase
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ def _text(path: Path) -> str:
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise GameFileError(f"{path} is larger than {MAX_FILE_BYTES} bytes")
-        with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as handle:
+        with _open(path) as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
         if len(data) > MAX_FILE_BYTES:
             raise GameFileError(f"{path} inflates to larger than {MAX_FILE_BYTES} bytes")
@@ -39,6 +39,14 @@ def _text(path: Path) -> str:
         raise GameFileError(f"no such file: {path}") from None
     except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
         raise GameFileError(f"cannot read {path}: {exc}") from None
+
+
+def _open(path: Path) -> BufferedIOBase:
+    if path.suffix == ".gz":
+        import gzip  # imported here: only a gzipped file needs it, and a plain replay starts without it
+
+        return gzip.open(path, "rb")
+    return path.open("rb")
 
 
 def _json(text: str, where: str) -> Any:

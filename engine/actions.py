@@ -3,6 +3,11 @@
 Stored games keep these dictionaries forever, so a field is never renamed or
 repurposed; new fields get defaults. ``Action.to_dict`` / ``action_from_dict``
 round-trip exactly.
+
+An action that adds no field to its base class (``Pass``, ``Convert``, ``EndGame``,
+``RunBest``) has no ``@dataclass`` of its own: the base's generated methods already
+compare, hash and print it as its own class, and each decorator would cost every
+start-up 2.5 M instructions to generate them again.
 """
 
 from __future__ import annotations
@@ -42,7 +47,6 @@ def _tuplify(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
 class Pass(Action):
     """Decline whatever the current step offers (bid, stock turn, track, token, ...)."""
 
@@ -133,7 +137,6 @@ class RunRoutes(Action):
         }
 
 
-@dataclass(frozen=True)
 class RunBest(RunRoutes):
     """A company runs its trains on the best routes, found when the run is applied:
     what ``legal_actions`` offers, so a menu or a prompt never waits for a route search."""
@@ -187,7 +190,6 @@ class RedeemShares(Action):
     count: int = 1
 
 
-@dataclass(frozen=True)
 class Convert(Action):
     """A minor starts converting into a major (merger round)."""
 
@@ -234,7 +236,6 @@ class StandingOrder(Action):
     until: str = ""
 
 
-@dataclass(frozen=True)
 class EndGame(Action):
     """End the game now (players' agreement or a commissioner)."""
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import DataError
 from .options import EXPORT_PER_SET
@@ -76,8 +76,9 @@ def node_index(end: int) -> int:
     return -1 - end
 
 
-@dataclass(frozen=True)
-class Node:
+# The board's small records are named tuples rather than frozen dataclasses: as immutable,
+# and a third of the cost to build at start-up.
+class Node(NamedTuple):
     """A revenue centre printed on a tile or hex."""
 
     kind: str  # "city", "town" or "offboard"
@@ -99,8 +100,7 @@ class Node:
         return self.phase_revenue[0][1]
 
 
-@dataclass(frozen=True)
-class Border:
+class Border(NamedTuple):
     """A drawn or rule-bearing hex border."""
 
     edge: int
@@ -287,8 +287,7 @@ def parse_tile(name: str, color: str, code: str, count: int | None = None) -> Ti
     )
 
 
-@dataclass(frozen=True)
-class MarketCell:
+class MarketCell(NamedTuple):
     """One space of a stock market."""
 
     row: int
@@ -339,8 +338,7 @@ class TrainDef:
         return int(self.name.split("+")[0])
 
 
-@dataclass(frozen=True)
-class PhaseDef:
+class PhaseDef(NamedTuple):
     """A game phase from the data (rulebook 11)."""
 
     name: str
@@ -355,8 +353,9 @@ class PhaseDef:
         return self.tiles[-1]
 
 
-@dataclass(frozen=True)
-class PrivateDef:
+class PrivateDef(NamedTuple):
+    """A private company from the data (rulebook 3.1)."""
+
     sym: str
     name: str
     value: int
@@ -367,8 +366,9 @@ class PrivateDef:
     blocks_hexes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class CorporationDef:
+class CorporationDef(NamedTuple):
+    """A major, minor or the national railway from the data."""
+
     sym: str
     name: str
     type: str  # "major", "minor", "national"
@@ -379,7 +379,9 @@ class CorporationDef:
     home_city: int = 0
 
 
-@dataclass
+# One Board per title and option set, read once: told apart by identity, so no generated
+# __eq__, and no __repr__ printing the whole map (the two cost start-up 2.5 M instructions).
+@dataclass(eq=False, repr=False)
 class Board:
     """All static data of one title."""
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
-import random
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
@@ -52,7 +51,7 @@ class Game:
         rules = rules or Rules.rulebook(market=load_board(title).default_market)
         ctx = Context(board_for(title, check_options(title, rules.options)), rules)
         if first_player is None:
-            first_player = 0 if ctx.rules.first_seat_starts else random.Random(seed).randrange(len(players))
+            first_player = 0 if ctx.rules.first_seat_starts else _drawn_first_seat(seed, len(players))
         state = new_state(ctx, players, first_player, seed)
         sequence.begin(ctx, state)
         return cls(ctx, state)
@@ -237,6 +236,13 @@ def _round_dump(state: GameState) -> Any:
         return None
     shown = [f.name for f in dataclasses.fields(state.round) if f.compare]
     return {"kind": state.round.kind} | {name: getattr(state.round, name) for name in shown}
+
+
+def _drawn_first_seat(seed: int, players: int) -> int:
+    """2M: the seat that gets the priority deal, drawn from the game's seed."""
+    import random  # imported here: only a new game draws, and a replay starts without it
+
+    return random.Random(seed).randrange(players)
 
 
 def _plain(value: Any) -> Any:

@@ -25,6 +25,8 @@ TOKENS_KEPT_ON_MAP = 2
 
 @dataclass
 class MergerRound(Round):
+    """The merger round's progress (9): the minors in turn, the merge under way, who buys next."""
+
     kind: ClassVar[str] = "Merger"
     after_or: int = 1
     order: list[str] = field(default_factory=list)  # minors in price order at the start

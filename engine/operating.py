@@ -19,6 +19,8 @@ from .tokens import home_city, put_token
 
 @dataclass
 class OperatingRound(Round):
+    """The operating round's progress: which company operates and at which step."""
+
     kind: ClassVar[str] = "Operating"
     number: int = 1  # 1..operating rounds in this set
     order: list[str] = field(default_factory=list)

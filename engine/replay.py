@@ -19,8 +19,10 @@ from .importer import actions_of, read_log
 from .state import Context, GameState
 
 
-@dataclass
+@dataclass(eq=False)  # read field by field, never compared whole (a generated __eq__ costs start-up)
 class ReplayReport:
+    """How a replay went: actions applied, states matching the trace, the first divergence."""
+
     title: str
     actions: int = 0
     applied: int = 0
@@ -43,7 +45,7 @@ class ReplayReport:
         return asdict(self)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # holds a live game: compared by identity, no generated repr
 class Replay:
     """A game being replayed from a log, for tools that want the game afterwards."""
 

@@ -31,6 +31,8 @@ class Certificate:
 
 @dataclass
 class Player:
+    """A player: cash, certificates in the order received, privates owned."""
+
     id: str
     name: str
     cash: int = 0
@@ -43,6 +45,8 @@ class Player:
 
 @dataclass
 class Train:
+    """One physical train: a company's, in the depot or in the bank pool."""
+
     id: str  # "2-0": train name and copy
     name: str
     operated: bool = False  # ran in the current operating round

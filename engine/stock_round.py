@@ -32,6 +32,8 @@ class MinorAuction:
 
 @dataclass
 class StockRound(Round):
+    """The stock round's progress: whose turn, consecutive passes, what each sold."""
+
     kind: ClassVar[str] = "Stock"
     opens_operating_rounds: ClassVar[bool] = True  # 7.6
     turn: int = 0  # seat to act

@@ -28,6 +28,8 @@ TWO_PLAYER_BUNDLES = 3
 
 @dataclass
 class BundleRound(Round):
+    """The bundle round's progress: whose turn, the bundle up for auction and its bids."""
+
     kind: ClassVar[str] = "Bundles"
     opens_operating_rounds: ClassVar[bool] = True  # it is the first stock round (15.1)
     bids_up_to_cash: ClassVar[bool] = True
