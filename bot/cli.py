@@ -42,6 +42,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return _replay_corpus(args)
     if not args.game:
         raise SystemExit("troika: replay needs a game log or --corpus FOLDER")
+    # One game, then the process ends: reference counting frees what the replay drops,
+    # and the few cycles it leaves go with the process, so no collection need run.
+    gc.disable()
     log = _read_json(args.game)
     trace = _read_trace(args.trace) if args.trace else None
     try:
