@@ -69,3 +69,42 @@ def test_the_store_gets_an_action_in_its_stored_form_and_the_engine_the_action()
     assert adapter.encode(run) == run.to_dict()
     assert adapter.encode(run.to_dict()) == run.to_dict()  # a stored form passes through
     assert RunBest("N").to_dict() == {"type": "run_best", "entity": "N"} and RunBest("N") != RunRoutes("N")
+
+
+@pytest.mark.parametrize("kind", sorted(ACTION_TYPES))
+def test_actions_compare_hash_and_print_by_class_and_fields(kind: str) -> None:
+    """An action equals an action of the same class with the same fields, hashes alike,
+    and prints as a generated dataclass repr would (the methods are written once, in
+    ``ByFields``, not generated per class)."""
+    import dataclasses
+
+    cls = ACTION_TYPES[kind]
+    action = action_from_dict({"type": kind, "entity": "a"} | _sample_fields(cls))
+    twin = action_from_dict(action.to_dict())
+    assert action == twin and hash(action) == hash(twin) and action is not twin
+    names = [f.name for f in dataclasses.fields(cls)]
+    assert repr(action) == f"{cls.__qualname__}({', '.join(f'{n}={getattr(action, n)!r}' for n in names)})"
+    other = dataclasses.replace(action, entity="b")
+    assert action != other
+    for other_cls in ACTION_TYPES.values():  # never equal to another kind's action
+        if other_cls is not cls and [f.name for f in dataclasses.fields(other_cls)] == names:
+            assert action != other_cls(*[getattr(action, n) for n in names])
+
+
+def _sample_fields(cls: type) -> dict[str, object]:
+    """Values for the fields an action needs, read off its stored-form defaults."""
+    import dataclasses
+
+    samples: dict[str, object] = {}
+    for f in dataclasses.fields(cls):
+        if f.name == "entity" or f.default is not dataclasses.MISSING:
+            continue
+        samples[f.name] = {"int": 1, "str": "x"}.get(str(f.type), "x")
+    return samples
+
+
+def test_a_route_compares_by_its_train_and_legs() -> None:
+    a = Route("2-0", (("H8", "G7"),))
+    assert a == Route("2-0", (("H8", "G7"),)) and hash(a) == hash(Route("2-0", (("H8", "G7"),)))
+    assert a != Route("2-1", (("H8", "G7"),))
+    assert repr(a) == "Route(train='2-0', legs=(('H8', 'G7'),))"
