@@ -108,7 +108,7 @@ class Border(NamedTuple):
     cost: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # one object per tile of a board: identity tells them apart
 class TileDef:
     """A tile (or the printed contents of a map hex) parsed from the code notation."""
 
@@ -169,8 +169,7 @@ class TileDef:
         return [None] * 6
 
 
-@dataclass(frozen=True)
-class _Turned:
+class _Turned(NamedTuple):
     """A tile's track at one rotation, worked out once (the rules ask for it often)."""
 
     paths: tuple[tuple[int, int], ...]

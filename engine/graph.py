@@ -52,7 +52,7 @@ class Segment(NamedTuple):
     hexes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # asked for its parts only
 class Reach:
     """What a company can reach from its tokens (8.1)."""
 

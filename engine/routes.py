@@ -24,9 +24,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
+from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
-from .actions import Route
+from .actions import ByFields, Route
 from .board import TrainDef
 from .errors import IllegalAction
 from .graph import (
@@ -43,8 +44,8 @@ EXPRESS_STOPS = 5
 """How many stops a 5+5E counts."""
 
 
-@dataclass(frozen=True)
-class RouteResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class RouteResult(ByFields):
     """One train's route: the stops visited in route order, the legs walked between
     consecutive stops, the revenue with bonuses, and the stops that earn it."""
 
@@ -79,8 +80,7 @@ def stop_values(ctx: Context, state: GameState, company: Company, result: RouteR
             for n in counted]
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """A route found by the search: revenue, track bits, nodes and segments in order."""
 
     value: int
