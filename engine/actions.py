@@ -4,11 +4,11 @@ Stored games keep these dictionaries forever, so a field is never renamed or
 repurposed; new fields get defaults. ``Action.to_dict`` / ``action_from_dict``
 round-trip exactly.
 
-Actions compare, hash and print by their fields through :class:`ByFields`, written
-once, so each class's ``@dataclass`` generates only its ``__init__`` and frozen
-attribute guards: the generated kind costs every start-up about 0.6 M instructions a
-method. An action that adds no field to its base class (``Pass``, ``Convert``,
-``EndGame``, ``RunBest``) has no ``@dataclass`` of its own.
+Actions compare, hash and print by their fields through
+:class:`engine.records.HashedByFields`, written once, so each class's ``@dataclass``
+generates only its ``__init__`` and frozen attribute guards. An action that adds no
+field to its base class (``Pass``, ``Convert``, ``EndGame``, ``RunBest``) has no
+``@dataclass`` of its own.
 """
 
 from __future__ import annotations
@@ -17,46 +17,13 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
 from .errors import InvalidAction
+from .records import HashedByFields
 
 ACTION_VERSION = 1
 
 
-class ByFields:
-    """Equality, hash and repr of a dataclass by its fields, as ``@dataclass`` would
-    generate them (equal only to the same class), for classes decorated with
-    ``eq=False, repr=False``."""
-
-    __slots__ = ()
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in _field_names(type(self)))
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, ByFields)
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{n}={v!r}" for n, v in zip(_field_names(type(self)), self._values()))
-        return f"{type(self).__qualname__}({shown})"
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
-    return names
-
-
 @dataclass(frozen=True, eq=False, repr=False)
-class Action(ByFields):
+class Action(HashedByFields):
     """Base class. ``entity`` is the player id or company symbol that acts."""
 
     kind: ClassVar[str] = ""
@@ -147,7 +114,7 @@ class LayTile(Action):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Route(ByFields):
+class Route(HashedByFields):
     """One train's route: the train id and the track walked, one hex chain per leg
     between consecutive stops (as 18xx.games writes ``connections``)."""
 

@@ -14,7 +14,7 @@ from .state import Context, GameState
 BID_STEP = 5
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AuctionRound(Round):
     """Auction of the privates, one at a time in ascending face value."""
 

@@ -23,7 +23,7 @@ EXTRA_TOKEN_PRICE = 40
 TOKENS_KEPT_ON_MAP = 2
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class MergerRound(Round):
     """The merger round's progress (9): the minors in turn, the merge under way, who buys next."""
 

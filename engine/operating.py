@@ -17,7 +17,7 @@ from .state import Company, Context, GameState
 from .tokens import home_city, put_token
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class OperatingRound(Round):
     """The operating round's progress: which company operates and at which step."""
 

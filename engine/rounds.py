@@ -13,6 +13,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
+from .records import ByFields
+
 if TYPE_CHECKING:
     from .actions import Action
     from .state import Context, GameState
@@ -30,8 +32,8 @@ class TurnView(NamedTuple):
     laying_track: bool = False
 
 
-@dataclass
-class Round(ABC):
+@dataclass(eq=False, repr=False)
+class Round(ByFields, ABC):
     """The state of the round in progress, and its rules."""
 
     kind: ClassVar[str]

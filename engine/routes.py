@@ -27,7 +27,7 @@ from itertools import pairwise
 from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
-from .actions import ByFields, Route
+from .actions import Route
 from .board import TrainDef
 from .errors import IllegalAction
 from .graph import (
@@ -38,6 +38,7 @@ from .graph import (
     token_nodes,
     track_graph,
 )
+from .records import HashedByFields
 from .state import Company, Context, GameState, Train
 
 EXPRESS_STOPS = 5
@@ -45,7 +46,7 @@ EXPRESS_STOPS = 5
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class RouteResult(ByFields):
+class RouteResult(HashedByFields):
     """One train's route: the stops visited in route order, the legs walked between
     consecutive stops, the revenue with bonuses, and the stops that earn it."""
 

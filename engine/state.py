@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .board import Board, TileDef
 from .errors import IllegalAction
+from .records import ByFields
 from .rules import Rules
 
 if TYPE_CHECKING:
@@ -19,8 +20,8 @@ if TYPE_CHECKING:
     from .titles import Title
 
 
-@dataclass
-class Certificate:
+@dataclass(eq=False, repr=False)
+class Certificate(ByFields):
     """A share certificate: ``NW_0`` is the president's 20%, ``NW_1``… are 10%."""
 
     id: str
@@ -29,8 +30,8 @@ class Certificate:
     president: bool = False
 
 
-@dataclass
-class Player:
+@dataclass(eq=False, repr=False)
+class Player(ByFields):
     """A player: cash, certificates in the order received, privates owned."""
 
     id: str
@@ -43,8 +44,8 @@ class Player:
         return sum(c.percent for c in self.certs if c.company == company)
 
 
-@dataclass
-class Train:
+@dataclass(eq=False, repr=False)
+class Train(ByFields):
     """One physical train: a company's, in the depot or in the bank pool."""
 
     id: str  # "2-0": train name and copy
@@ -52,8 +53,8 @@ class Train:
     operated: bool = False  # ran in the current operating round
 
 
-@dataclass
-class StationToken:
+@dataclass(eq=False, repr=False)
+class StationToken(ByFields):
     """One of a company's station tokens: placed on (hex, city) or still on the charter."""
 
     price: int  # 0 home, 20 or 40 per hex
@@ -61,8 +62,8 @@ class StationToken:
     city: int | None = None
 
 
-@dataclass
-class Company:
+@dataclass(eq=False, repr=False)
+class Company(ByFields):
     """A minor, a major or the national railway."""
 
     sym: str
@@ -108,8 +109,8 @@ class PlacedTile(NamedTuple):
     id: str
 
 
-@dataclass
-class MapState:
+@dataclass(eq=False, repr=False)
+class MapState(ByFields):
     """What is on the board now: laid tiles, station tokens, reservations."""
 
     tiles: dict[str, PlacedTile] = field(default_factory=dict)
@@ -123,8 +124,8 @@ class MapState:
     paid_borders: set[tuple[str, int]] = field(default_factory=set)  # (hex, edge) crossed and paid for
 
 
-@dataclass
-class Depot:
+@dataclass(eq=False, repr=False)
+class Depot(ByFields):
     """The train yard (upcoming trains in order) and the bank pool of trains."""
 
     upcoming: list[Train] = field(default_factory=list)
@@ -132,8 +133,8 @@ class Depot:
     copies: dict[str, int] = field(default_factory=dict)  # unlimited trains: copies issued
 
 
-@dataclass
-class Order:
+@dataclass(eq=False, repr=False)
+class Order(ByFields):
     """A player's standing order (:mod:`engine.orders`)."""
 
     player: str
@@ -145,8 +146,8 @@ class Order:
     round: str = ""  # that round (``Merger 3.1``), once it is under way
 
 
-@dataclass
-class GameState:
+@dataclass(eq=False, repr=False)
+class GameState(ByFields):
     """Everything that changes during a game."""
 
     title: str
@@ -213,8 +214,8 @@ class GameState:
         return sum(c.percent for c in self.pool if c.company == company)
 
 
-@dataclass
-class Context:
+@dataclass(eq=False, repr=False)
+class Context(ByFields):
     """What the round modules need besides the state: static data and the rule switches."""
 
     board: Board

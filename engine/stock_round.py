@@ -11,6 +11,7 @@ from .actions import Action, Bid, BuyShare, Par, Pass, PlaceToken, SellShares
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .options import LEFT_OF_AUCTIONEER
+from .records import ByFields
 from .rounds import Round, TurnView
 from .state import Certificate, Context, GameState, Player
 
@@ -18,8 +19,8 @@ MINOR_MIN_BID = 100
 BID_STEP = 5
 
 
-@dataclass
-class MinorAuction:
+@dataclass(eq=False, repr=False)
+class MinorAuction(ByFields):
     """A minor put up for auction during a stock turn (7.2)."""
 
     minor: str
@@ -30,7 +31,7 @@ class MinorAuction:
     turn: int
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class StockRound(Round):
     """The stock round's progress: whose turn, consecutive passes, what each sold."""
 

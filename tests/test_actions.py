@@ -75,7 +75,7 @@ def test_the_store_gets_an_action_in_its_stored_form_and_the_engine_the_action()
 def test_actions_compare_hash_and_print_by_class_and_fields(kind: str) -> None:
     """An action equals an action of the same class with the same fields, hashes alike,
     and prints as a generated dataclass repr would (the methods are written once, in
-    ``ByFields``, not generated per class)."""
+    ``engine.records``, not generated per class)."""
     import dataclasses
 
     cls = ACTION_TYPES[kind]

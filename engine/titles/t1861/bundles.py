@@ -26,7 +26,7 @@ TWO_PLAYER_BUNDLES = 3
 """16.3.1: two players use the 3-player game's bundles."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class BundleRound(Round):
     """The bundle round's progress: whose turn, the bundle up for auction and its bids."""
 
