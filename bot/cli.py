@@ -479,94 +479,112 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+COMMANDS = ("replay", "routes", "render", "selfplay", "run", "export", "backup", "migrate", "admin", "bench")
+"""The subcommands of ``troika``."""
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``troika`` command line. Given the command typed, only that command's arguments
+    are declared (argparse spends about a million instructions on each command's); an
+    unknown or absent one gets them all, for the help or the error."""
+    every = command not in COMMANDS
     parser = argparse.ArgumentParser(prog="troika", description=__doc__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("replay", help="replay an 18xx.games game log, or every game of a folder",
-                       description=cmd_replay.__doc__)
-    p.add_argument("game", nargs="?", help="the game log (JSON exported from 18xx.games, may be gzipped)")
-    p.add_argument("--trace", help="the state after every action (.trace.jsonl[.gz]) to compare with")
-    p.add_argument("--corpus", metavar="FOLDER", help="replay every game of FOLDER against the trace beside it")
-    p.add_argument("--title", help="with --corpus: only games of this title, e.g. 1861")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_replay)
+    if every or command == "replay":
+        p = sub.add_parser("replay", help="replay an 18xx.games game log, or every game of a folder",
+                           description=cmd_replay.__doc__)
+        p.add_argument("game", nargs="?", help="the game log (JSON exported from 18xx.games, may be gzipped)")
+        p.add_argument("--trace", help="the state after every action (.trace.jsonl[.gz]) to compare with")
+        p.add_argument("--corpus", metavar="FOLDER", help="replay every game of FOLDER against the trace beside it")
+        p.add_argument("--title", help="with --corpus: only games of this title, e.g. 1861")
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+        p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("routes", help="the best routes now, or checked against a real game's runs",
-                       description=cmd_routes.__doc__)
-    p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
-    p.add_argument("--at", type=int, default=None, help="stop after this action id")
-    p.add_argument("--check-logged", action="store_true", help="compare with every logged run instead")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_routes)
+    if every or command == "routes":
+        p = sub.add_parser("routes", help="the best routes now, or checked against a real game's runs",
+                           description=cmd_routes.__doc__)
+        p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
+        p.add_argument("--at", type=int, default=None, help="stop after this action id")
+        p.add_argument("--check-logged", action="store_true", help="compare with every logged run instead")
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+        p.set_defaults(func=cmd_routes)
 
-    p = sub.add_parser("render", help="draw the map, market and table of a real game",
-                       description=cmd_render.__doc__)
-    p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
-    p.add_argument("--at", type=int, default=None, help="stop after this action id")
-    p.add_argument("--out", required=True, help="folder for map.png, market.png, table.png")
-    p.add_argument("--routes", action="store_true", help="also routes.png: the last run's routes")
-    p.add_argument("--svg", action="store_true", help="also write each picture's SVG")
-    p.set_defaults(func=cmd_render)
+    if every or command == "render":
+        p = sub.add_parser("render", help="draw the map, market and table of a real game",
+                           description=cmd_render.__doc__)
+        p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
+        p.add_argument("--at", type=int, default=None, help="stop after this action id")
+        p.add_argument("--out", required=True, help="folder for map.png, market.png, table.png")
+        p.add_argument("--routes", action="store_true", help="also routes.png: the last run's routes")
+        p.add_argument("--svg", action="store_true", help="also write each picture's SVG")
+        p.set_defaults(func=cmd_render)
 
-    p = sub.add_parser("selfplay", help="play random games, checking the rules' invariants",
-                       description=cmd_selfplay.__doc__)
-    p.add_argument("--games", type=int, default=20)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--title", default=DEFAULT_TITLE, choices=list(TITLES), help="the game to play (default 1861)")
-    p.add_argument("--options", nargs="*", default=[], metavar="OPTION",
-                   help="the rulebook's optional rules to play, e.g. long-game (the `options` command lists them)")
-    p.add_argument("--rules", default="rulebook", choices=["rulebook", "site"],
-                   help="the rulebook's, or the rules as 18xx.games applies them")
-    p.add_argument("--export", metavar="DIR", help="write each game as an 18xx.games log into DIR")
-    p.set_defaults(func=cmd_selfplay)
+    if every or command == "selfplay":
+        p = sub.add_parser("selfplay", help="play random games, checking the rules' invariants",
+                           description=cmd_selfplay.__doc__)
+        p.add_argument("--games", type=int, default=20)
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--title", default=DEFAULT_TITLE, choices=list(TITLES), help="the game to play (default 1861)")
+        p.add_argument("--options", nargs="*", default=[], metavar="OPTION",
+                       help="the rulebook's optional rules to play, e.g. long-game (the `options` command lists them)")
+        p.add_argument("--rules", default="rulebook", choices=["rulebook", "site"],
+                       help="the rulebook's, or the rules as 18xx.games applies them")
+        p.add_argument("--export", metavar="DIR", help="write each game as an 18xx.games log into DIR")
+        p.set_defaults(func=cmd_selfplay)
 
     database = os.environ.get("TROIKA_DB") or "troika.db"
     where = "a SQLite file or a postgresql:// URL (default: $TROIKA_DB, else ./troika.db)"
-    p = sub.add_parser(
-        "run", help="the Discord bot (DISCORD_TOKEN set), else the local console",
-        description="The Discord bot if a token is set: DISCORD_TOKEN, or DISCORD_TOKEN_FILE naming a file "
-                    "that holds it. Without one, the local console (hot-seat play at a prompt).",
-    )
-    p.add_argument("--db", default=database, help=f"the database: {where}")
-    p.add_argument("--pictures", default="pictures", help="console: folder for the pictures")
-    p.add_argument("--guild", type=int, default=None, help="Discord: sync slash commands to this server now")
-    p.add_argument("--shards", type=int, default=None, help="Discord: the bot runs as this many processes")
-    p.add_argument("--shard-id", type=int, default=None, help="Discord: which of them this is (0, 1, ...)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="Discord: worker processes for the games' engine work (default: one per core, at least 2; "
-                        "0: all in the bot's process)")
-    p.set_defaults(func=cmd_run)
+    if every or command == "run":
+        p = sub.add_parser(
+            "run", help="the Discord bot (DISCORD_TOKEN set), else the local console",
+            description="The Discord bot if a token is set: DISCORD_TOKEN, or DISCORD_TOKEN_FILE naming a file "
+                        "that holds it. Without one, the local console (hot-seat play at a prompt).",
+        )
+        p.add_argument("--db", default=database, help=f"the database: {where}")
+        p.add_argument("--pictures", default="pictures", help="console: folder for the pictures")
+        p.add_argument("--guild", type=int, default=None, help="Discord: sync slash commands to this server now")
+        p.add_argument("--shards", type=int, default=None, help="Discord: the bot runs as this many processes")
+        p.add_argument("--shard-id", type=int, default=None, help="Discord: which of them this is (0, 1, ...)")
+        p.add_argument("--workers", type=int, default=None,
+                       help="Discord: worker processes for the games' engine work (default: one per core, at least 2; "
+                            "0: all in the bot's process)")
+        p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("export", help="write a stored game as an 18xx.games log", description=cmd_export.__doc__)
-    p.add_argument("--db", default=database, help=f"the database: {where}")
-    p.add_argument("--game", type=int, required=True, help="the game's number")
-    p.add_argument("--out", required=True, help="the file to write (JSON)")
-    p.set_defaults(func=cmd_export)
+    if every or command == "export":
+        p = sub.add_parser("export", help="write a stored game as an 18xx.games log", description=cmd_export.__doc__)
+        p.add_argument("--db", default=database, help=f"the database: {where}")
+        p.add_argument("--game", type=int, required=True, help="the game's number")
+        p.add_argument("--out", required=True, help="the file to write (JSON)")
+        p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("backup", help="copy the database while it is in use", description=cmd_backup.__doc__)
-    p.add_argument("path", help="where to write the copy (a SQLite file)")
-    p.add_argument("--db", default=database, help=f"the database: {where}")
-    p.set_defaults(func=cmd_backup)
+    if every or command == "backup":
+        p = sub.add_parser("backup", help="copy the database while it is in use", description=cmd_backup.__doc__)
+        p.add_argument("path", help="where to write the copy (a SQLite file)")
+        p.add_argument("--db", default=database, help=f"the database: {where}")
+        p.set_defaults(func=cmd_backup)
 
-    p = sub.add_parser("migrate", help="copy every game into an empty database and prove the copy")
-    p.add_argument("--from", dest="source", required=True, help="the database to copy: sqlite:PATH or a URL")
-    p.add_argument("--to", dest="target", required=True, help="the empty database: postgresql://... or sqlite:PATH")
-    p.set_defaults(func=cmd_migrate)
+    if every or command == "migrate":
+        p = sub.add_parser("migrate", help="copy every game into an empty database and prove the copy")
+        p.add_argument("--from", dest="source", required=True, help="the database to copy: sqlite:PATH or a URL")
+        p.add_argument("--to", dest="target", required=True, help="the empty database: postgresql://... or sqlite:PATH")
+        p.set_defaults(func=cmd_migrate)
 
-    p = sub.add_parser("admin", help="operator commands on the database")
-    admin = p.add_subparsers(dest="admin", required=True)
-    p = admin.add_parser("accept", help="accept a new Troika's replay of a game that no longer loads")
-    p.add_argument("game", type=int, help="the game's number")
-    p.add_argument("--db", default=database, help=f"the database: {where}")
-    p.add_argument("--yes", action="store_true", help="accept without asking")
-    p.add_argument("--note", default="accepted by the operator after a rules change", help="logged with it")
-    p.set_defaults(func=cmd_admin_accept)
+    if every or command == "admin":
+        p = sub.add_parser("admin", help="operator commands on the database")
+        admin = p.add_subparsers(dest="admin", required=True)
+        p = admin.add_parser("accept", help="accept a new Troika's replay of a game that no longer loads")
+        p.add_argument("game", type=int, help="the game's number")
+        p.add_argument("--db", default=database, help=f"the database: {where}")
+        p.add_argument("--yes", action="store_true", help="accept without asking")
+        p.add_argument("--note", default="accepted by the operator after a rules change", help="logged with it")
+        p.set_defaults(func=cmd_admin_accept)
 
-    p = sub.add_parser("bench", help="time replays, store, pictures, routes and command answers",
-                       description=cmd_bench.__doc__)
-    p.add_argument("--json", action="store_true", help="print one JSON object on one line")
-    p.set_defaults(func=cmd_bench)
+    if every or command == "bench":
+        p = sub.add_parser("bench", help="time replays, store, pictures, routes and command answers",
+                           description=cmd_bench.__doc__)
+        p.add_argument("--json", action="store_true", help="print one JSON object on one line")
+        p.set_defaults(func=cmd_bench)
     return parser
 
 
@@ -582,8 +600,9 @@ def main(argv: list[str] | None = None) -> int:
     # the other core from the bot (a national solve used half again as much CPU).
     # Read once, when numpy first loads, which no command has done yet.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(words[0] if words else None)
+    args = parser.parse_args(words)
     if args.command is None:
         parser.print_help()
         return 0

@@ -1,0 +1,34 @@
+"""The ``troika`` command line declares only the command typed: it reads it as the
+whole parser would."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.cli import COMMANDS, build_parser
+
+TYPED = {
+    "replay": ["replay", "game.json", "--trace", "game.trace.jsonl", "--json"],
+    "routes": ["routes", "game.json", "--at", "40", "--check-logged"],
+    "render": ["render", "game.json", "--out", "pictures", "--routes"],
+    "selfplay": ["selfplay", "--games", "3", "--seed", "7", "--title", "1867"],
+    "run": ["run", "--db", "x.db", "--workers", "0"],
+    "export": ["export", "--game", "2", "--out", "x.json"],
+    "backup": ["backup", "copy.db"],
+    "migrate": ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db"],
+    "admin": ["admin", "accept", "3", "--yes"],
+    "bench": ["bench", "--json"],
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_command_reads_as_the_whole_parser_reads_it(command: str) -> None:
+    words = TYPED[command]
+    assert vars(build_parser(command).parse_args(words)) == vars(build_parser().parse_args(words))
+
+
+def test_an_unknown_command_is_refused_naming_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser("bogus").parse_args(["bogus"])
+    err = capsys.readouterr().err
+    assert all(f"'{name}'" in err for name in COMMANDS)
