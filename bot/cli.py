@@ -7,7 +7,6 @@ import gc
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
@@ -18,7 +17,7 @@ def _read_json(path: str) -> Any:
     from bot.gamefiles import GameFileError, read_log
 
     try:
-        return read_log(Path(path))
+        return read_log(path)
     except GameFileError as exc:
         raise SystemExit(f"troika: {exc}") from None
 
@@ -27,7 +26,7 @@ def _read_trace(path: str) -> list[dict[str, Any]]:
     from bot.gamefiles import GameFileError, read_trace
 
     try:
-        return read_trace(Path(path))
+        return read_trace(path)
     except GameFileError as exc:
         raise SystemExit(f"troika: {exc}") from None
 
@@ -67,6 +66,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def _replay_corpus(args: argparse.Namespace) -> int:
     """Replay every game of a folder against the trace beside it; one summary."""
+    from pathlib import Path
+
     from bot.gamefiles import GameFileError, replay_corpus
 
     try:
@@ -141,6 +142,8 @@ def _routes_now(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     """Write map.png, market.png and table.png for a point of a real game (with
     --routes, routes.png of the last run; with --svg, the SVGs too)."""
+    from pathlib import Path
+
     from bot.posts import who_acts
     from engine.actions import RunRoutes
     from engine.replay import replay
@@ -186,6 +189,8 @@ def _last_hex(game: Any) -> str | None:
 def cmd_selfplay(args: argparse.Namespace) -> int:
     """Play random games to the end, checking invariants after every action (with
     --export, each written as an 18xx.games log, TITLE-selfplay-SEED.json)."""
+    from pathlib import Path
+
     from engine.game_setup import check_options
     from engine.selfplay import SelfPlayResult, play_many
 
@@ -214,6 +219,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a stored game as an 18xx.games log, to open on the site."""
     import asyncio
+    from pathlib import Path
 
     from bot.site_games import site_export
     from storage import StoreError, store_at
@@ -245,6 +251,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _database(location: str) -> str | None:
     """Why ``location`` cannot be used as an existing database, if it cannot."""
+    from pathlib import Path
+
     from storage.postgres import is_postgres_url, is_url, safe_url
 
     if is_postgres_url(location):
@@ -258,6 +266,8 @@ def _database(location: str) -> str | None:
 
 def _database_folder(location: str) -> str | None:
     """Why a SQLite database cannot be made at ``location``, if its folder is missing."""
+    from pathlib import Path
+
     from storage.postgres import is_url
 
     if is_url(location):  # a server's database (or a URL the store refuses, password masked)
@@ -282,6 +292,7 @@ def _store_problem(exc: Exception) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     """The Discord bot (or one shard of it) if a token is configured, else the local console."""
     import asyncio
+    from pathlib import Path
 
     from bot.discord_bot import TokenError, load_token
     from storage import Shard, StoreError
@@ -465,6 +476,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     """Time replays, the store, pictures, routes and command answers on the shared games."""
     import os
+    from pathlib import Path
 
     from bot.bench import run_bench
 

@@ -15,8 +15,8 @@ game with its bundle round); a third title would be one more folder and one line
 from __future__ import annotations
 
 import json
+import os
 from importlib import import_module
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
@@ -70,7 +70,8 @@ class Title:
     def data(self, name: str) -> Any:
         """One of the title's data files, parsed."""
         try:
-            return json.loads((Path(__file__).parent / self.folder / name).read_text(encoding="utf-8"))
+            with open(os.path.join(os.path.dirname(__file__), self.folder, name), encoding="utf-8") as data:
+                return json.load(data)
         except FileNotFoundError as exc:
             raise DataError(f"{self.name} has no data file {name}") from exc
 
