@@ -491,6 +491,26 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help at the terminal's width, found without ``shutil`` (argparse
+    imports it to ask, 6.6 M instructions at every start, for help rarely shown)."""
+
+    def __init__(self, prog: str) -> None:
+        try:
+            columns = int(os.environ.get("COLUMNS") or os.get_terminal_size().columns)
+        except (OSError, ValueError):  # not a terminal, or COLUMNS is no number
+            columns = 80
+        super().__init__(prog, width=columns - 2)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose help (its subcommands' too) is laid out by :class:`_HelpFormatter`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 COMMANDS = ("replay", "routes", "render", "selfplay", "run", "export", "backup", "migrate", "admin", "bench")
 """The subcommands of ``troika``."""
 
@@ -500,7 +520,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     are declared (argparse spends about a million instructions on each command's); an
     unknown or absent one gets them all, for the help or the error."""
     every = command not in COMMANDS
-    parser = argparse.ArgumentParser(prog="troika", description=__doc__)
+    parser = _Parser(prog="troika", description=__doc__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     if every or command == "replay":
