@@ -190,10 +190,11 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
 
 def _advance(ctx: Context, state: GameState) -> None:
     """Run steps that need nobody's decision until someone must act."""
+    over_limit = bool(trains.over_limit(ctx, state))
     while isinstance(state.round, OperatingRound) and not state.round.over and not state.finished:
         rnd = state.round
         game_end.check_bank(ctx, state)
-        if state.trainless_majors or trains.over_limit(ctx, state):
+        if state.trainless_majors or over_limit:
             return
         company = _company(state, rnd)
         if company is None:
@@ -209,6 +210,8 @@ def _advance(ctx: Context, state: GameState) -> None:
         if line is not None:
             state.log.append(line)
         step.automatic(ctx, state, rnd, company)
+        if step.moves_trains:
+            over_limit = bool(trains.over_limit(ctx, state))
         if state.round is not rnd:
             continue
         _next_step(ctx, state, rnd)

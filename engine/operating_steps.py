@@ -49,6 +49,9 @@ class Step:
     """The step's name, stored in :attr:`OperatingRound.step`."""
     doing: ClassVar[str]
     """What the table says the company does here (``lays track``)."""
+    moves_trains: ClassVar[bool] = False
+    """Whether what the step does by itself can move trains (a purchase, a phase change,
+    a nationalization): only then may a company be over its train limit after it."""
 
     def needed(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
         """Whether the company must be asked here (8.4: else the step is passed over)."""
@@ -371,6 +374,7 @@ class Loans(Step):
 
     name = "loans"
     doing = "settles its loans"
+    moves_trains = True
 
     def automatic(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> None:
         if not loans.pay_interest(state, company):
@@ -434,6 +438,7 @@ class Trains(Step):
 
     name = "trains"
     doing = "buys trains"
+    moves_trains = True
 
     def needed(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
         if company.is_national:
