@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from .errors import DataError
 from .options import EXPORT_PER_SET
+from .records import HashedByFields
 
 COLORS = ("white", "yellow", "green", "brown", "gray")
 """Tile colours in upgrade order (white = empty land)."""
@@ -317,8 +318,8 @@ class MarketCell(NamedTuple):
         return "m" in self.flags
 
 
-@dataclass(frozen=True)
-class TrainDef:
+@dataclass(frozen=True, eq=False, repr=False)
+class TrainDef(HashedByFields):
     """A train type from the data."""
 
     name: str
