@@ -33,17 +33,19 @@ def _read_trace(path: str) -> list[dict[str, Any]]:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay an 18xx.games log, comparing with its trace after every action."""
+    if not args.corpus:
+        # One game, then the process ends: reference counting frees what the replay
+        # drops, and the few cycles it leaves go with the process, so no collection
+        # need run (not even over what the engine's import allocates).
+        gc.disable()
     from bot.gamefiles import exact
     from engine.replay import replay
 
-    gc.freeze()  # what is imported lives to the end: the replay's collections need not walk it
+    gc.freeze()  # what is imported lives to the end: the corpus's collections need not walk it
     if args.corpus:
         return _replay_corpus(args)
     if not args.game:
         raise SystemExit("troika: replay needs a game log or --corpus FOLDER")
-    # One game, then the process ends: reference counting frees what the replay drops,
-    # and the few cycles it leaves go with the process, so no collection need run.
-    gc.disable()
     log = _read_json(args.game)
     trace = _read_trace(args.trace) if args.trace else None
     try:
