@@ -63,6 +63,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"first divergence at action {d['id']}: {d['field']}: expected {d['expected']!r}, got {d['got']!r}")
         names = {str(p["id"]): str(p["name"]) for p in log.get("players", [])}
         print(f"result {_named(report.result, names)} (logged {_named(report.expected_result, names)})")
+    gc.freeze()  # the process ends now: its last collection need not walk what the replay left
     return 0 if exact(report, trace) else 1
 
 
