@@ -518,6 +518,12 @@ COMMANDS = ("replay", "routes", "render", "selfplay", "run", "export", "backup",
 """The subcommands of ``troika``."""
 
 
+def _game_and_action(p: argparse.ArgumentParser) -> None:
+    """The arguments of a command that reads a real game up to an action."""
+    p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
+    p.add_argument("--at", type=int, default=None, help="stop after this action id")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``troika`` command line. Given the command typed, only that command's arguments
     are declared (argparse spends about a million instructions on each command's); an
@@ -539,8 +545,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if every or command == "routes":
         p = sub.add_parser("routes", help="the best routes now, or checked against a real game's runs",
                            description=cmd_routes.__doc__)
-        p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
-        p.add_argument("--at", type=int, default=None, help="stop after this action id")
+        _game_and_action(p)
         p.add_argument("--check-logged", action="store_true", help="compare with every logged run instead")
         p.add_argument("--json", action="store_true", help="print one JSON object")
         p.set_defaults(func=cmd_routes)
@@ -548,8 +553,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if every or command == "render":
         p = sub.add_parser("render", help="draw the map, market and table of a real game",
                            description=cmd_render.__doc__)
-        p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
-        p.add_argument("--at", type=int, default=None, help="stop after this action id")
+        _game_and_action(p)
         p.add_argument("--out", required=True, help="folder for map.png, market.png, table.png")
         p.add_argument("--routes", action="store_true", help="also routes.png: the last run's routes")
         p.add_argument("--svg", action="store_true", help="also write each picture's SVG")
