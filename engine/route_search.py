@@ -57,10 +57,11 @@ class _TrainSearch:
         worth_ub = self.pricing.worth_ub
         self.order_ub = sorted(range(len(worth_ub)), key=lambda n: -worth_ub[n])
         graph = scope.graph
+        masks, _ = graph.packed_masks()  # every mask of the search is in these bits
         self.adjacent = [
             sorted(
                 (
-                    (s, graph.segments[s].a ^ graph.segments[s].b ^ node, graph.segments[s].mask)
+                    (s, graph.segments[s].a ^ graph.segments[s].b ^ node, masks[s])
                     for s in graph.adjacent[node]
                 ),
                 key=lambda t: -worth_ub[t[1]],
@@ -628,12 +629,13 @@ def _hex_borders(graph: TrackGraph) -> list[int]:
     """The border crossings around each hex with track, and around each two neighbouring
     hexes: a route passing through uses two of them, so where their number is odd the
     integer program's relaxation can be tightened (see :mod:`engine.packing`)."""
+    _, crossed = graph.packed_masks()  # the search's bits
     around: dict[str, int] = {}
-    for bit, (a, b) in graph.bit_hexes.items():
+    for bit, (a, b) in enumerate(crossed):
         if a != b:
             around[a] = around.get(a, 0) | 1 << bit
             around[b] = around.get(b, 0) | 1 << bit
-    pairs = [around[a] ^ around[b] for a, b in graph.bit_hexes.values() if a != b]  # less the border between
+    pairs = [around[a] ^ around[b] for a, b in crossed if a != b]  # less the border between
     return list(around.values()) + pairs
 
 

@@ -242,3 +242,24 @@ def test_a_tile_taken_away_leaves_the_graph_a_fresh_build_gives() -> None:
     _same_graph(after, graph.TrackGraph(CTX.board, graph.tile_layout(CTX, state)))
     assert not any("J8" in seg.hexes for seg in after.segments)
     assert all(after.crossing[after.end_ids[("J8", edge)]] is None for edge in range(6))
+
+
+def test_the_route_search_numbers_the_borders_as_their_first_track_end_comes() -> None:
+    """The search's bits (TrackGraph.packed_masks) renumber the board's fixed ones as the
+    track ends come, hex by hex in map order and in each tile's path order, then the
+    paths between two nodes: the order the integer program's rows have always had, so
+    HiGHS takes the same path. Every segment keeps its borders."""
+    state = final_positions()[0] if TRACES else position(tiles=EAST)
+    built = track_graph(CTX, state)
+    masks, crossed = built.packed_masks()
+    order: list[tuple[str, str]] = []
+    for hex_id, (tile, rotation) in graph.tile_layout(CTX, state).items():
+        for edge in tile.numbered_paths(rotation)[0]:
+            cross = built.crossing[built.end_ids[(hex_id, edge)]]
+            if cross is not None and (hexes := built.bit_hexes[cross[0].bit_length() - 1]) not in order:
+                order.append(hexes)
+    links = [h for h in crossed if h[0] == h[1]]
+    assert crossed == order + links and len(set(crossed)) == len(crossed) == len(built.bit_hexes)
+    for seg, packed in zip(built.segments, masks):
+        fixed = [built.bit_hexes[b] for b in range(seg.mask.bit_length()) if seg.mask >> b & 1]
+        assert sorted(crossed[b] for b in range(packed.bit_length()) if packed >> b & 1) == sorted(fixed)
