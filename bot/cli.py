@@ -41,8 +41,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from bot.gamefiles import exact
     from engine.replay import replay
 
-    gc.freeze()  # what is imported lives to the end: the corpus's collections need not walk it
     if args.corpus:
+        gc.freeze()  # what is imported lives to the end: the corpus's collections need not walk it
         return _replay_corpus(args)
     if not args.game:
         raise SystemExit("troika: replay needs a game log or --corpus FOLDER")

@@ -7,7 +7,6 @@ leaves the state exactly as it was.
 from __future__ import annotations
 
 import dataclasses
-import pickle
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
@@ -121,9 +120,9 @@ class Game:
         return self.state.log[start:]
 
     def save(self) -> bytes:
-        """The whole state as bytes (``pickle.loads`` gives it back): a copy to draw
-        from, to store as a snapshot, and to pass to :meth:`apply` as ``saved``."""
-        return pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL)
+        """The whole state as bytes (:meth:`GameState.from_saved` gives it back): a copy
+        to draw from, to store as a snapshot, and to pass to :meth:`apply` as ``saved``."""
+        return self.state.saved()
 
     def apply_first(self, actions: Iterable[Action]) -> Action | None:
         """Apply the first of ``actions`` the engine accepts and return it, or None if
@@ -212,7 +211,7 @@ def _snapshot(state: GameState) -> bytes:
     fastest deep copy, and an accepted action never needs the copy back)."""
     log, state.log = state.log, []
     try:
-        return pickle.dumps(state, pickle.HIGHEST_PROTOCOL)
+        return state.saved()
     finally:
         state.log = log
 
@@ -224,9 +223,9 @@ def _restore(snapshot: bytes, state: GameState, length: int, *, whole: bool = Fa
     unchanged and stays (quicker than a copy)."""
     log = state.log
     del log[length:]
-    now = pickle.dumps(state, pickle.HIGHEST_PROTOCOL) if whole else _snapshot(state)
+    now = state.saved() if whole else _snapshot(state)
     if now != snapshot:
-        state = pickle.loads(snapshot)
+        state = GameState.from_saved(snapshot)
         state.log = log
     return state
 

@@ -275,7 +275,7 @@ class TrackGraph:
 
             rank = {bit: i for i, bit in enumerate(sorted(self.bit_hexes, key=order))}
             crossed = [self.bit_hexes[bit] for bit in sorted(self.bit_hexes, key=order)]
-            masks = [sum(1 << rank[b] for b in _set_bits(seg.mask)) for seg in self.segments]
+            masks = [sum(1 << rank[b] for b in set_bits(seg.mask)) for seg in self.segments]
             self._packed = masks, crossed
         return self._packed
 
@@ -338,7 +338,8 @@ class TrackGraph:
         return self._along.get(hexes, [])
 
 
-def _set_bits(mask: int) -> Iterable[int]:
+def set_bits(mask: int) -> Iterable[int]:
+    """The positions of the bits set in ``mask``, lowest first."""
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1

@@ -7,15 +7,14 @@ it; this module only finds the best ones.
 from __future__ import annotations
 
 import math
-import pickle
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .board import TrainDef
-from .graph import TrackGraph
-from .routes import Found, OutOfSteps, RouteResult, Scope, lowest_bit, route_result, set_bits
+from .graph import TrackGraph, set_bits
+from .routes import Found, OutOfSteps, RouteResult, Scope, lowest_bit, route_result
 from .state import Company, Context, GameState, Train
 
 SEARCH_TRAINS = 3
@@ -521,7 +520,7 @@ def best_routes(
     """
     if quick_steps is not None or not remember or state.companies.get(company.sym) is not company:
         return _solve(ctx, state, company, quick_steps)
-    key = (id(ctx.board), ctx.rules, company.sym, pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    key = (id(ctx.board), ctx.rules, company.sym, state.saved())
     with _SOLVED_LOCK:
         known = _SOLVED.get(key)
     if known is None:

@@ -35,6 +35,7 @@ from .graph import (
     TrackGraph,
     blocked_nodes,
     passable_nodes,
+    set_bits,
     token_nodes,
     track_graph,
 )
@@ -296,13 +297,6 @@ def _mask(nodes: Iterable[int]) -> int:
     for n in nodes:
         bits |= 1 << n
     return bits
-
-
-def set_bits(mask: int) -> Iterable[int]:
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 def lowest_bit(mask: int) -> int:
