@@ -25,11 +25,12 @@ def train_limit(ctx: Context, state: GameState, company: Company) -> int:
 def over_limit(ctx: Context, state: GameState) -> list[str]:
     """Companies holding more trains than the limit (must discard, 8.11.2)."""
     limits = ctx.board.phase(state.phase).train_limit
-    return [
-        sym
-        for sym, c in state.companies.items()
-        if c.trains and len(c.trains) > limits.get(c.type, 0) and not c.is_national and not c.closed
-    ]
+    over = []
+    for company in state.companies.values():  # asked after most actions: kept to plain reads
+        held = company.trains
+        if held and len(held) > limits.get(company.type, 0) and not company.is_national and not company.closed:
+            over.append(company.sym)
+    return over
 
 
 def discard(ctx: Context, state: GameState, action: Action) -> None:
