@@ -398,10 +398,20 @@ _CACHE_SIZE = 32
 _CHANGES_DERIVED = 4  # a layout this close to a cached one is derived from it
 
 
+_LATEST: tuple[Board, dict[str, PlacedTile], TrackGraph] | None = None
+"""The board, the laid tiles (a copy) and the graph :func:`track_graph` last returned."""
+
+
 def track_graph(ctx: Context, state: GameState) -> TrackGraph:
     """The track graph of the map as it is now (cached per tile layout; a layout a few
     tiles away from the last one is derived from it)."""
-    placed = frozenset(state.map.tiles.items())
+    global _LATEST
+    latest, tiles = _LATEST, state.map.tiles
+    # Most asks come between two lays: comparing the tiles with the last ask's is
+    # quicker than making and hashing the cache key.
+    if latest is not None and latest[0] is ctx.board and latest[1] == tiles:
+        return latest[2]
+    placed = frozenset(tiles.items())
     key = (id(ctx.board), placed)
     graph = _CACHE.get(key)
     if graph is None:
@@ -409,6 +419,7 @@ def track_graph(ctx: Context, state: GameState) -> TrackGraph:
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = graph
+    _LATEST = (ctx.board, dict(tiles), graph)
     return graph
 
 
