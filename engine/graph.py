@@ -172,6 +172,7 @@ class _HexTrack:
         self.has_end = bytes(1 if edge in edges else 0 for edge in range(6))
         self.edge_rank = tuple(edges.index(edge) if edge in edges else 6 for edge in range(6))
         self.through = sum(1 << (first_node + i) for i, node in enumerate(tile.nodes) if node.kind != "offboard")
+        self.cities = sum(1 << (first_node + i) for i, node in enumerate(tile.nodes) if node.kind == "city")
         self.node_mask = ((1 << len(tile.nodes)) - 1) << first_node
 
 
@@ -204,6 +205,7 @@ class TrackGraph:
         self.bits: dict[int, tuple[str, str]] = {}  # the bits track uses, in no order
         # the nodes a walk may pass through while no city is blocked: all but off-boards
         self.through = 0
+        self.cities = 0  # the nodes that are cities
         for hex_id, (tile, rotation) in layout.items():
             part = self.parts[hex_id] = shared.hex_track(hex_id, tile, rotation, len(nodes))
             nodes.extend(part.nodes)
@@ -229,6 +231,7 @@ class TrackGraph:
         self.onward_nodes[first:last] = part.onward_nodes
         self.has_end[first:last] = part.has_end
         self.through = self.through & ~part.node_mask | part.through
+        self.cities = self.cities & ~part.node_mask | part.cities
         for bit, _, _ in part.links:
             self.bits[bit.bit_length() - 1] = (hex_id, hex_id)
 

@@ -102,26 +102,32 @@ class _Nodes:
 
     def __init__(self, graph: TrackGraph) -> None:
         board = graph.shared.board
+        self._refs = graph.nodes  # not the graph: the cache's values must not keep its keys alive
+        self.offboards = ((1 << len(graph.nodes)) - 1) & ~graph.through  # all that a walk never passes through
+        self.cities = graph.cities
+        self.capitals = _hex_nodes(graph, board.bonus_capitals)
+        self.bonus_city = _hex_nodes(graph, (board.bonus_revenue_hex,))
+        self._defs = graph.defs
+        self._values: dict[str, list[int]] = {}
+
+    @cached_property
+    def hex_bit(self) -> list[int]:
+        """Each node's hex as one bit (hexes numbered as their first node comes; only the
+        search asks, a check of given routes does not)."""
         hex_index: dict[str, int] = {}
+        return [1 << hex_index.setdefault(hex_id, len(hex_index)) for hex_id, _ in self._refs]
+
+    @cached_property
+    def group_bit(self) -> list[int]:
+        """Each node's revenue groups (off-board areas) as bits, numbered as they come."""
         group_index: dict[str, int] = {}
-        self.hex_bit: list[int] = []
-        self.group_bit: list[int] = []
-        self.offboards = 0
-        self.cities = 0
-        for node, ((hex_id, _), d) in enumerate(zip(graph.nodes, graph.defs)):
-            self.hex_bit.append(1 << hex_index.setdefault(hex_id, len(hex_index)))
+        found = []
+        for d in self._defs:
             bits = 0
             for group in d.groups:
                 bits |= 1 << group_index.setdefault(group, len(group_index))
-            self.group_bit.append(bits)
-            if d.kind == "offboard":
-                self.offboards |= 1 << node
-            elif d.kind == "city":
-                self.cities |= 1 << node
-        self.capitals = _mask(n for n, (h, _) in enumerate(graph.nodes) if h in board.bonus_capitals)
-        self.bonus_city = _mask(n for n, (h, _) in enumerate(graph.nodes) if h == board.bonus_revenue_hex)
-        self._defs = graph.defs
-        self._values: dict[str, list[int]] = {}
+            found.append(bits)
+        return found
 
     def values(self, phase_color: str) -> list[int]:
         """Each node's revenue in a phase of ``phase_color`` (11: off-boards grow)."""
@@ -131,6 +137,16 @@ class _Nodes:
 
 
 _NODES: WeakKeyDictionary[TrackGraph, _Nodes] = WeakKeyDictionary()
+
+
+def _hex_nodes(graph: TrackGraph, hexes: Iterable[str | None]) -> int:
+    """Mask of the nodes on ``hexes``."""
+    mask = 0
+    for hex_id in hexes:
+        part = graph.parts.get(hex_id) if hex_id is not None else None
+        if part is not None:
+            mask |= part.node_mask
+    return mask
 
 
 def _nodes_of(graph: TrackGraph) -> _Nodes:
@@ -165,12 +181,22 @@ class Scope:
         self.passable = passable_nodes(graph, self.blocked)
         self.tokens = token_nodes(state, graph, company.sym)
         self.token_mask = _mask(self.tokens)
-        self.hex_bit, self.group_bit = nodes.hex_bit, nodes.group_bit
+        self._nodes = nodes
         self.offboards, self.cities = nodes.offboards, nodes.cities
         self.capitals, self.bonus_city = nodes.capitals, nodes.bonus_city
         self._pricing: dict[str, _Pricing] = {}
         self.budget: int | None = None  # search steps allowed (None: no limit)
         self.steps = 0
+
+    @property
+    def hex_bit(self) -> list[int]:
+        """Each node's hex as a bit (:attr:`_Nodes.hex_bit`)."""
+        return self._nodes.hex_bit
+
+    @property
+    def group_bit(self) -> list[int]:
+        """Each node's revenue groups as bits (:attr:`_Nodes.group_bit`)."""
+        return self._nodes.group_bit
 
     def tick(self, steps: int = 1) -> None:
         """Count search work; raise :class:`OutOfSteps` past the budget."""
