@@ -248,7 +248,7 @@ class TrackGraph:
 
     def _settle(self) -> None:
         """Derive what the route search reads from the segments found from each node."""
-        self.bit_hexes: dict[int, tuple[str, str]] = dict(sorted(self.bits.items()))
+        self._bit_hexes: dict[int, tuple[str, str]] | None = None  # see bit_hexes
         self.segments: tuple[Segment, ...] = tuple(seg for found, _ in self.from_start for seg in found)
         adjacent: list[list[int]] = [[] for _ in self.nodes]
         for i, seg in enumerate(self.segments):
@@ -258,6 +258,14 @@ class TrackGraph:
         self._along: dict[tuple[str, ...], list[int]] | None = None
         self.reaches: dict[tuple[tuple[int, ...], int], Reach] = {}  # see :func:`reachable`
         self._packed: tuple[list[int], list[tuple[str, str]]] | None = None
+
+    @property
+    def bit_hexes(self) -> dict[int, tuple[str, str]]:
+        """The bits track uses, in bit order, and the two hexes each joins (sorted when
+        first asked: only the search and the messages about a route's track read it)."""
+        if self._bit_hexes is None:
+            self._bit_hexes = dict(sorted(self.bits.items()))
+        return self._bit_hexes
 
     def packed_masks(self) -> tuple[list[int], list[tuple[str, str]]]:
         """The segments' masks with the bits in use renumbered 0, 1, 2..., and what each
