@@ -442,6 +442,12 @@ class Board:
     def _trains_named(self) -> dict[str, TrainDef]:
         return {t.name: t for t in self.trains}  # the rules ask for trains by name often
 
+    @cached_property
+    def early_trains(self) -> dict[str, int]:
+        """The trains the yard sells before their turn comes: name -> the phase (as a
+        number) from which it does (8.11)."""
+        return {t.name: int(t.available_on) for t in self.trains if t.available_on is not None}
+
     def phase(self, name: str) -> PhaseDef:
         found = self._phases_named.get(name)
         if found is not None:
