@@ -257,6 +257,7 @@ class TrackGraph:
         self.adjacent: tuple[tuple[int, ...], ...] = tuple(map(tuple, adjacent))
         self._along: dict[tuple[str, ...], list[int]] | None = None
         self.reaches: dict[tuple[tuple[int, ...], int], Reach] = {}  # see :func:`reachable`
+        self.walked: dict[tuple[tuple[int, ...], int], int] = {}  # see :func:`minors_connected`
         self._packed: tuple[list[int], list[tuple[str, str]]] | None = None
 
     @property
@@ -535,34 +536,38 @@ class _Walk:
         what it reaches when that walk repeats neither."""
         g = self.g
         crossing, onward_nodes, onward_ends = g.crossing, g.onward_nodes, g.onward_ends
+        node_links, node_exits = g.node_links, g.node_exits
         passable, goal, ends, full_ends = self.passable, self.goal, self.ends, self.full_ends
+        first = set(starts)
         queue: deque[tuple[bool, int, int, bool, int, int]] = deque(
             (True, start, -1, True, 1 << start, 0) for start in starts
         )
+        push, pop = queue.append, queue.popleft
         arrivals: set[int] = set()  # node | (end arrived by + 1) << 16
         outward: set[int] = set()
         nodes = full_nodes = 0
         try:
             while queue:
-                at_node, where, came, legal, visited, used = queue.popleft()
+                at_node, where, came, legal, visited, used = pop()
                 if at_node:
                     arrival = where | (came + 1) << 16
                     if arrival in arrivals:
                         continue
                     arrivals.add(arrival)
-                    full_nodes |= 1 << where
+                    here = 1 << where
+                    full_nodes |= here
                     if legal:
-                        nodes |= 1 << where
-                        if goal >> where & 1:
+                        nodes |= here
+                        if goal & here:
                             raise _Done
-                    if where not in starts and not passable >> where & 1:
+                    if not passable & here and where not in first:
                         continue
-                    for bit, other in g.node_links[where]:
+                    for bit, other in node_links[where]:
                         fine = legal and not used & bit and not visited >> other & 1
-                        queue.append((True, other, -1, fine, visited | 1 << other, used | bit))
-                    for end in g.node_exits[where]:
+                        push((True, other, -1, fine, visited | 1 << other, used | bit))
+                    for end in node_exits[where]:
                         if end != came:
-                            queue.append((False, end, -1, legal, visited, used))
+                            push((False, end, -1, legal, visited, used))
                     continue
                 if where in outward:
                     continue
@@ -581,9 +586,9 @@ class _Walk:
                     ends.add(entered)
                 for other in onward_nodes[entered]:
                     fine = legal and not visited >> other & 1
-                    queue.append((True, other, entered, fine, visited | 1 << other, used))
+                    push((True, other, entered, fine, visited | 1 << other, used))
                 for end in onward_ends[entered]:
-                    queue.append((False, end, -1, legal, visited, used))
+                    push((False, end, -1, legal, visited, used))
         finally:
             self.nodes |= nodes
             self.full_nodes |= full_nodes
@@ -706,14 +711,23 @@ def minors_connected(
 ) -> bool:
     """True if minor ``a_sym``'s token reaches ``b_sym``'s token city (9.2): tokens of the
     minors in the merge (and of ``a_sym``, ``b_sym``) do not block; cities of one hex
-    count as connected only if track joins them."""
+    count as connected only if track joins them.
+
+    Whether ``b_sym``'s own cities may be passed through does not matter (a walk
+    reaches the first of them before it could pass through one), so the walk leaves
+    ``b_sym`` out: one walk from ``a_sym`` answers for every minor a merge asks about.
+    """
     graph = track_graph(ctx, state)
-    friends = set(merging) | {a_sym, b_sym}
     targets = 0
     for node in token_nodes(state, graph, b_sym):
         targets |= 1 << node
     if not targets:
         return False
+    starts = tuple(token_nodes(state, graph, a_sym))
+    friends = (set(merging) | {a_sym}) - {b_sym}
     passable = passable_nodes(graph, blocked_nodes(state, graph, friends))
-    walk = _Walk(graph, passable, goal=targets).run(token_nodes(state, graph, a_sym))
-    return bool(walk.nodes & targets)
+    key = (starts, passable)
+    reached = graph.walked.get(key)
+    if reached is None:
+        reached = graph.walked[key] = _Walk(graph, passable).run(starts).nodes
+    return bool(reached & targets)
