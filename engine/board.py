@@ -448,6 +448,20 @@ class Board:
         number) from which it does (8.11)."""
         return {t.name: int(t.available_on) for t in self.trains if t.available_on is not None}
 
+    def city_tiles(self, color: str) -> tuple[tuple[TileDef, int], ...]:
+        """The tiles of ``color`` that have a city, in the board's order, each with the
+        number of edges its track leaves by (worked out once per colour)."""
+        found = self._city_tiles.get(color)
+        if found is None:
+            found = self._city_tiles[color] = tuple(
+                (t, len(t.exits(0))) for t in self.tiles.values() if t.color == color and t.city_indexes
+            )
+        return found
+
+    @cached_property
+    def _city_tiles(self) -> dict[str, tuple[tuple[TileDef, int], ...]]:
+        return {}
+
     def phase(self, name: str) -> PhaseDef:
         found = self._phases_named.get(name)
         if found is not None:
