@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any
 
 from .errors import DataError
 from .options import EXPORT_PER_SET
-from .records import field, record
+from .records import NamedTuple, field, record
 
 COLORS = ("white", "yellow", "green", "brown", "gray")
 """Tile colours in upgrade order (white = empty land)."""

@@ -10,7 +10,7 @@ applied.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from .actions import (
     Action,
@@ -38,7 +38,7 @@ from .board import load_board
 from .errors import EngineError, InvalidAction
 from .game import Game
 from .history import effective_entries
-from .records import record
+from .records import NamedTuple, record
 from .rules import Rules
 from .state import GameState
 from .titles import DEFAULT_TITLE

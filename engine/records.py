@@ -19,12 +19,19 @@ Semantics, as ``@dataclass``'s:
 - ``eq=False`` keeps identity equality and hashing; ``repr=False`` keeps the inherited
   repr. A method the class body defines itself is never replaced.
 - A subclass without its own ``@record`` inherits its base's fields and ``__init__``.
+
+The module's :class:`NamedTuple` is ``typing.NamedTuple`` without its start-up cost:
+typing checks each field's annotation, and with postponed annotations each is text it
+compiles as a ``ForwardRef``; its first ``compile()`` builds all of Python's AST node
+types (10 M instructions), and each further field costs about 50 k. The engine's named
+tuples declare the same class body on this base; type checkers see typing's.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar, dataclass_transform, overload
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T")
 
@@ -241,3 +248,34 @@ def _refuse_assignment(self: Any, name: str, value: object) -> None:
 
 def _refuse_deletion(self: Any, name: str) -> None:
     raise FrozenRecordError(f"cannot delete field {name!r} of a frozen {type(self).__qualname__}")
+
+
+class _NamedTupleType(type):
+    """Builds a class declared on :class:`NamedTuple` as ``collections.namedtuple`` does,
+    then gives it the class body's docstring, methods and properties, as typing does."""
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], space: dict[str, Any]) -> Any:
+        if not bases:  # NamedTuple itself
+            return super().__new__(mcs, name, bases, space)
+        annotations: dict[str, Any] = space.get("__annotations__", {})
+        names = list(annotations)
+        defaults = [space[n] for n in names if n in space]
+        if any(n not in space for n in names[len(names) - len(defaults) :]):
+            raise TypeError(f"{name}: a field without a default follows one with a default")
+        made = namedtuple(name, names, defaults=defaults, module=space["__module__"])  # type: ignore[misc]
+        made.__annotations__ = annotations
+        for key, value in space.items():
+            if key not in annotations and key not in _NAMED_TUPLE_OWN:
+                setattr(made, key, value)
+        return made
+
+
+_NAMED_TUPLE_OWN = frozenset({"__module__", "__annotations__", "__slots__", "__new__", "__init__", "__getnewargs__"})
+
+
+if TYPE_CHECKING:
+    from typing import NamedTuple as NamedTuple
+else:
+
+    class NamedTuple(metaclass=_NamedTupleType):
+        """The base of the engine's named tuples (see the module's docstring)."""

@@ -10,9 +10,9 @@ rounds (:mod:`engine.sequence`) starts the next one, so no round imports another
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar
 
-from .records import field, record
+from .records import NamedTuple, field, record
 
 if TYPE_CHECKING:
     from .actions import Action

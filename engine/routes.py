@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from itertools import pairwise
-from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
 from .actions import Route
@@ -38,7 +37,7 @@ from .graph import (
     token_nodes,
     track_graph,
 )
-from .records import record
+from .records import NamedTuple, record
 from .state import Company, Context, GameState, Train
 
 EXPRESS_STOPS = 5

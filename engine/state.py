@@ -7,11 +7,11 @@ everything here is data plus small queries that need no rules.
 from __future__ import annotations
 
 import pickle
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .board import Board, TileDef
 from .errors import IllegalAction
-from .records import field, record
+from .records import NamedTuple, field, record
 from .rules import Rules
 
 if TYPE_CHECKING:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+import typing
 from typing import Any, ClassVar
 
 import pytest
@@ -130,3 +131,41 @@ def test_a_frozen_value_hashes_by_its_fields_and_equals_only_its_own_class() -> 
     assert Bid("a", "TSR", 25) != Bid("a", "TSR", 30)
     assert Pass("a") != Bid("a", "TSR", 25) and Pass("a") == Pass("a")
     assert len({Pass("a"), Pass("a"), Pass("b")}) == 2
+
+
+def test_a_named_tuple_is_declared_as_typing_declares_one() -> None:
+    def body(base: Any) -> type:
+        class Cell(base):
+            """A cell of a market."""
+
+            price: int
+            flags: str = ""
+
+            @property
+            def ledge(self) -> bool:
+                return "l" in self.flags
+
+            def moved(self, by: int) -> Cell:
+                return self._replace(price=self.price + by)
+
+        return Cell
+
+    mine, oracle = body(records.NamedTuple), body(typing.NamedTuple)
+    for cls in (mine, oracle):
+        cell = cls(35, "l")
+        assert cell == (35, "l") and cell.ledge and cell.moved(5) == cls(40, "l")
+        assert cls(10).flags == "" and cls._fields == ("price", "flags") and cls.__doc__ == "A cell of a market."
+        assert cell._asdict() == {"price": 35, "flags": "l"} and hash(cell) == hash((35, "l"))
+    assert repr(mine(35)).replace("Cell", "C") == repr(oracle(35)).replace("Cell", "C")
+    from engine.board import Border
+
+    water = Border(2, "water", 40)  # a module's named tuple pickles by its name
+    assert pickle.loads(pickle.dumps(water)) == water and type(pickle.loads(pickle.dumps(water))) is Border
+
+
+def test_a_named_tuple_field_without_a_default_after_one_with_is_refused() -> None:
+    with pytest.raises(TypeError, match="without a default follows"):
+
+        class Bad(records.NamedTuple):
+            a: int = 0
+            b: int
