@@ -7,9 +7,10 @@ guards. Type checkers treat it as a dataclass (PEP 681, ``dataclass_transform``)
 
 It exists for start-up: every command and every ``troika replay`` is a fresh process.
 Importing ``dataclasses`` loads ``inspect`` with ``ast``, ``dis`` and ``tokenize``, and
-``@dataclass`` compiles four to six methods for every class; over the engine's classes
-that was some 85 M instructions, an eighth of a one-game replay. ``@record`` compiles
-only ``__init__``; equality, hash, repr and the frozen guards are written once, here.
+``@dataclass`` compiles four to six methods for every class from text (some 0.5 M
+instructions each); over the engine's classes that was some 85 M instructions, an
+eighth of a one-game replay. ``@record`` compiles nothing: ``__init__``, equality, hash,
+repr and the frozen guards are written once, here.
 
 Semantics, as ``@dataclass``'s:
 - ``@record``: mutable, equal by the compared fields to an object of the very same
@@ -23,7 +24,7 @@ Semantics, as ``@dataclass``'s:
 The module's :class:`NamedTuple` is ``typing.NamedTuple`` without its start-up cost:
 typing checks each field's annotation, and with postponed annotations each is text it
 compiles as a ``ForwardRef``; its first ``compile()`` builds all of Python's AST node
-types (10 M instructions), and each further field costs about 50 k. The engine's named
+types (10 M instructions). The engine's named
 tuples declare the same class body on this base; type checkers see typing's.
 """
 
@@ -158,7 +159,7 @@ def _declare(cls: type, frozen: bool, eq: bool, shown: bool) -> None:
     cls.__record_compared__ = tuple(f.name for f in declared.values() if f.compare)  # type: ignore[attr-defined]
     cls.__record_shown__ = tuple(f.name for f in declared.values() if f.repr)  # type: ignore[attr-defined]
     own = cls.__dict__
-    cls.__init__ = _init_method(cls, declared, frozen)  # type: ignore[misc]
+    cls.__init__ = _init_method(cls, declared)  # type: ignore[misc]
     if eq and "__eq__" not in own:
         cls.__eq__ = _equal  # type: ignore[assignment,method-assign]
         cls.__hash__ = _hash if frozen else None  # type: ignore[assignment,method-assign]
@@ -196,31 +197,50 @@ def _is_class_var(annotation: object) -> bool:
     return annotation is ClassVar or getattr(annotation, "__origin__", None) is ClassVar
 
 
-def _init_method(cls: type, declared: dict[str, Field], frozen: bool) -> Callable[..., None]:
-    """Compile ``__init__``: each field from its argument, its default or its factory,
-    then ``__post_init__`` if the class has one."""
-    space: dict[str, Any] = {"MISSING": MISSING, "set_field": object.__setattr__}
-    positional: list[str] = []
-    by_keyword: list[str] = []
-    body: list[str] = []
-    for f in declared.values():
-        parameter = f.name
-        if f.default_factory is not None:
-            space[f"factory_{f.name}"] = f.default_factory
-            parameter += "=MISSING"
-            body.append(f"  if {f.name} is MISSING: {f.name} = factory_{f.name}()")
-        elif f.default is not MISSING:
-            space[f"default_{f.name}"] = f.default
-            parameter += f"=default_{f.name}"
-        (by_keyword if f.kw_only else positional).append(parameter)
-        body.append(f"  set_field(self, {f.name!r}, {f.name})" if frozen else f"  self.{f.name} = {f.name}")
-    if hasattr(cls, "__post_init__"):
-        body.append("  self.__post_init__()")
-    parameters = ", ".join(["self", *positional, *(["*", *by_keyword] if by_keyword else [])])
-    exec(f"def __init__({parameters}) -> None:\n" + ("\n".join(body) or "  pass"), space)
-    init: Callable[..., None] = space["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    return init
+def _init_method(cls: type, declared: dict[str, Field]) -> Callable[..., None]:
+    """``__init__``: each field from its argument, its default or its factory, in the
+    order of declaration, then ``__post_init__`` if the class has one.
+
+    The same function for every class, told the class's fields, rather than one
+    compiled from text for each: a start of the program declares some forty records,
+    and compiling costs more than all their ``__init__`` calls in a replay. The values
+    go into the instance's dict in one update, in the order of declaration."""
+    name = cls.__qualname__
+    positional = tuple(f.name for f in declared.values() if not f.kw_only)
+    defaults = {f.name: f.default for f in declared.values()}
+    required = tuple(f.name for f in declared.values() if f.default is MISSING and f.default_factory is None)
+    factories = tuple((f.name, f.default_factory) for f in declared.values() if f.default_factory is not None)
+    post_init = hasattr(cls, "__post_init__")
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(positional):
+            raise TypeError(f"{name}() takes {len(positional)} positional arguments but {len(args)} were given")
+        values = defaults.copy()
+        values.update(zip(positional, args))
+        if kwargs:
+            _check_keywords(name, kwargs, defaults, positional[: len(args)])
+            values.update(kwargs)
+        for field_name in required:
+            if values[field_name] is MISSING:
+                raise TypeError(f"{name}() missing the argument {field_name!r}")
+        for field_name, factory in factories:
+            if values[field_name] is MISSING:
+                values[field_name] = factory()
+        self.__dict__.update(values)
+        if post_init:
+            self.__post_init__()
+
+    __init__.__qualname__ = f"{name}.__init__"
+    return __init__
+
+
+def _check_keywords(name: str, given: dict[str, Any], declared: dict[str, Any], taken: tuple[str, ...]) -> None:
+    unknown = given.keys() - declared.keys()
+    if unknown:
+        raise TypeError(f"{name}() got an unexpected keyword argument {min(unknown)!r}")
+    twice = given.keys() & set(taken)
+    if twice:
+        raise TypeError(f"{name}() got multiple values for the argument {min(twice)!r}")
 
 
 def _compared(self: Any) -> tuple[Any, ...]:

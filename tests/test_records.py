@@ -51,10 +51,11 @@ def test_a_record_is_built_compared_hashed_and_printed_as_a_dataclass_is(frozen:
         else:
             with pytest.raises(TypeError):
                 hash(a)
-    with pytest.raises(TypeError):
-        mine()
-    with pytest.raises(TypeError):
-        oracle()
+    for args, kwargs in [((), {}), (("a", 1, (), "", "extra"), {}), (("a",), {"colour": 1}), (("a",), {"name": "b"})]:
+        with pytest.raises(TypeError):
+            oracle(*args, **kwargs)
+        with pytest.raises(TypeError, match=r"Sample\(\) (missing|takes|got)"):
+            mine(*args, **kwargs)
     assert [f.name for f in records.fields(mine)] == [f.name for f in dataclasses.fields(oracle)]
     assert not hasattr(mine, "seen") and mine.note == "" and mine.kind == "sample"
 
