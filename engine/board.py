@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any
 
 from .errors import DataError
 from .options import EXPORT_PER_SET
-from .records import HashedByFields
+from .records import NamedTuple, field, record
 
 COLORS = ("white", "yellow", "green", "brown", "gray")
 """Tile colours in upgrade order (white = empty land)."""
@@ -109,7 +108,7 @@ class Border(NamedTuple):
     cost: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # one object per tile of a board: identity tells them apart
+@record(frozen=True, eq=False, repr=False)  # one object per tile of a board: identity tells them apart
 class TileDef:
     """A tile (or the printed contents of a map hex) parsed from the code notation."""
 
@@ -318,8 +317,8 @@ class MarketCell(NamedTuple):
         return "m" in self.flags
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class TrainDef(HashedByFields):
+@record(frozen=True)
+class TrainDef:
     """A train type from the data."""
 
     name: str
@@ -379,9 +378,9 @@ class CorporationDef(NamedTuple):
     home_city: int = 0
 
 
-# One Board per title and option set, read once: told apart by identity, so no generated
-# __eq__, and no __repr__ printing the whole map (the two cost start-up 2.5 M instructions).
-@dataclass(eq=False, repr=False)
+# One Board per title and option set, read once: told apart by identity, and no repr
+# printing the whole map.
+@record(eq=False, repr=False)
 class Board:
     """All static data of one title."""
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from .actions import (
@@ -46,6 +45,7 @@ from .actions import (
 from .errors import EngineError
 from .game import Game
 from .history import effective_entries
+from .records import record
 from .route_notation import route_stops
 from .rules import Rules
 from .shares import first_plain
@@ -53,7 +53,7 @@ from .state import GameState
 from .stock_round import choose_sold
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Entry:
     """One entry of a Troika game's log: a game action, or an undo (``undo_to``: undo
     everything after that entry's id; None: the latest action) or a redo."""
@@ -65,7 +65,7 @@ class Entry:
     created_at: int | None = None  # seconds since 1970
 
 
-@dataclass
+@record
 class Export:
     """The log, and why the site would refuse it, if it would."""
 

@@ -6,7 +6,6 @@ leaves the state exactly as it was.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
@@ -17,6 +16,7 @@ from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
 from .game_setup import board_for, check_options
+from .records import fields, is_record
 from .rounds import Round
 from .rules import Rules
 from .scoring import end_game, final_values
@@ -233,7 +233,7 @@ def _restore(snapshot: bytes, state: GameState, length: int, *, whole: bool = Fa
 def _round_dump(state: GameState) -> Any:
     if state.round is None:
         return None
-    shown = [f.name for f in dataclasses.fields(state.round) if f.compare]
+    shown = [f.name for f in fields(state.round) if f.compare]
     return {"kind": state.round.kind} | {name: getattr(state.round, name) for name in shown}
 
 
@@ -245,19 +245,19 @@ def _drawn_first_seat(seed: int, players: int) -> int:
 
 
 def _plain(value: Any) -> Any:
-    """``value`` as JSON data: a dataclass as the dict of its fields, dict keys as text
-    and sorted, tuples as lists, sets sorted (what ``dataclasses.asdict`` and a sort give,
+    """``value`` as JSON data: a record as the dict of its fields, dict keys as text
+    and sorted, tuples as lists, sets sorted (what ``records.asdict`` and a sort give,
     in one pass)."""
     if isinstance(value, dict):
         return {_key(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: _key(kv[0]))}
-    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple: as a dataclass
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple: as a record
         return _plain(dict(zip(value._fields, value)))
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, set):
         return sorted(_plain(v) for v in value)
     names = _FIELDS.get(type(value))
-    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if names is None and is_record(value) and not isinstance(value, type):
         names = _field_names(type(value))
     if names is not None:
         return _plain({name: getattr(value, name) for name in names})
@@ -270,7 +270,7 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 def _field_names(cls: type) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
     return names
 
 

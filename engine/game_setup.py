@@ -7,13 +7,12 @@ played together, saying why.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from .board import Board, load_board
 from .errors import InvalidAction
 from .options import EXPORT_PER_SET, OptionDef
+from .records import NamedTuple, replace
 from .rules import MARKETS, Rules
 from .titles import DEFAULT_TITLE, TITLES, title_named
 
@@ -144,7 +143,7 @@ def board_for(title: str, options: frozenset[str]) -> Board:
 
 def _patched(board: Board, option: OptionDef) -> Board:
     trains = [
-        dataclasses.replace(t, count=option.train_counts[t.name]) if t.name in option.train_counts else t
+        replace(t, count=option.train_counts[t.name]) if t.name in option.train_counts else t
         for t in board.trains
     ]
     phases = board.phases
@@ -155,7 +154,7 @@ def _patched(board: Board, option: OptionDef) -> Board:
         ]
     if trains == board.trains and phases == board.phases:
         return board
-    return dataclasses.replace(board, trains=trains, phases=phases)
+    return replace(board, trains=trains, phases=phases)
 
 
 def _exporting(status: tuple[str, ...]) -> tuple[str, ...]:

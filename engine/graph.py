@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .board import Board, Node, TileDef, is_edge
+from .records import NamedTuple, record
 from .tokens import NEUTRAL
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ class Segment(NamedTuple):
     hexes: tuple[str, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # asked for its parts only
+@record(frozen=True, eq=False, repr=False)  # asked for its parts only
 class Reach:
     """What a company can reach from its tokens (8.1)."""
 

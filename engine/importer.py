@@ -10,8 +10,7 @@ applied.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from .actions import (
     Action,
@@ -39,6 +38,7 @@ from .board import load_board
 from .errors import EngineError, InvalidAction
 from .game import Game
 from .history import effective_entries
+from .records import NamedTuple, record
 from .rules import Rules
 from .state import GameState
 from .titles import DEFAULT_TITLE
@@ -75,7 +75,7 @@ def read_log(log: dict[str, Any]) -> tuple[Game, list[LoggedAction]]:
     return game, kept
 
 
-@dataclass(eq=False, repr=False)  # holds a live game: compared by identity, no generated repr
+@record(eq=False, repr=False)  # holds a live game: compared by identity, no generated repr
 class ImportedGame:
     """A site log read and replayed: its set-up, the Troika actions it holds in effect
     (undone ones, chat and standing orders left out) and the game they lead to."""

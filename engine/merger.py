@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 from . import graph, market, shares, trains
@@ -11,6 +10,7 @@ from .actions import Action, BuyShare, Convert, DiscardTrain, Merge, Pass, Remov
 from .board import MarketCell
 from .errors import IllegalAction
 from .nationalization import trainless_choice
+from .records import field, record
 from .rounds import Round, TurnView
 from .state import Company, Context, GameState, StationToken
 from .tokens import remove_token
@@ -23,7 +23,7 @@ EXTRA_TOKEN_PRICE = 40
 TOKENS_KEPT_ON_MAP = 2
 
 
-@dataclass(eq=False, repr=False)
+@record
 class MergerRound(Round):
     """The merger round's progress (9): the minors in turn, the merge under way, who buys next."""
 

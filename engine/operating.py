@@ -4,7 +4,6 @@ national railway operate in turn, each through steps A–H (8.4,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 from . import game_end, market, trains
@@ -12,12 +11,13 @@ from .actions import Action, BuyPrivate, DiscardTrain
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .operating_steps import STEP_NAMED, STEPS, Step, buy_private
+from .records import field, record
 from .rounds import Round, TurnView
 from .state import Company, Context, GameState
 from .tokens import home_city, put_token
 
 
-@dataclass(eq=False, repr=False)
+@record
 class OperatingRound(Round):
     """The operating round's progress: which company operates and at which step."""
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import NamedTuple
+
+from .records import NamedTuple
 
 LIMITED_SPECIAL_TRAINS = "limited-special-trains"
 NO_FLOOR = "no-floor"

@@ -8,7 +8,6 @@ plays by the same rules.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import market
@@ -16,10 +15,11 @@ from .actions import Action
 from .errors import EngineError
 from .game import Game
 from .importer import actions_of, read_log
+from .records import asdict, field, record
 from .state import Context, GameState
 
 
-@dataclass(eq=False)  # read field by field, never compared whole (a generated __eq__ costs start-up)
+@record
 class ReplayReport:
     """How a replay went: actions applied, states matching the trace, the first divergence."""
 
@@ -45,7 +45,7 @@ class ReplayReport:
         return asdict(self)
 
 
-@dataclass(eq=False, repr=False)  # holds a live game: compared by identity, no generated repr
+@record(eq=False, repr=False)  # holds a live game: compared by identity, no generated repr
 class Replay:
     """A game being replayed from a log, for tools that want the game afterwards."""
 

@@ -10,10 +10,9 @@ rounds (:mod:`engine.sequence`) starts the next one, so no round imports another
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar
 
-from .records import ByFields
+from .records import NamedTuple, field, record
 
 if TYPE_CHECKING:
     from .actions import Action
@@ -32,8 +31,8 @@ class TurnView(NamedTuple):
     laying_track: bool = False
 
 
-@dataclass(eq=False, repr=False)
-class Round(ByFields, ABC):
+@record
+class Round(ABC):
     """The state of the round in progress, and its rules."""
 
     kind: ClassVar[str]

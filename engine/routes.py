@@ -21,10 +21,8 @@ adds Ekaterinburg's value again, times the train's multiplier.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
-from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
 from .actions import Route
@@ -39,15 +37,15 @@ from .graph import (
     token_nodes,
     track_graph,
 )
-from .records import HashedByFields
+from .records import NamedTuple, record
 from .state import Company, Context, GameState, Train
 
 EXPRESS_STOPS = 5
 """How many stops a 5+5E counts."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class RouteResult(HashedByFields):
+@record(frozen=True)
+class RouteResult:
     """One train's route: the stops visited in route order, the legs walked between
     consecutive stops, the revenue with bonuses, and the stops that earn it."""
 

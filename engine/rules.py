@@ -13,9 +13,10 @@ turns one on.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 from .errors import InvalidAction
+from .records import NamedTuple
 
 MARKETS = ("grid", "column")
 """The two stock markets of the box (rulebook 4)."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from . import graph, shares, trains
@@ -22,6 +21,7 @@ from .game import Game
 from .game_setup import rulebook_players
 from .legal import legal_actions
 from .merger import MergerRound
+from .records import field, record
 from .rules import MARKETS, Rules
 from .state import PlacedTile
 from .titles import DEFAULT_TITLE
@@ -30,7 +30,7 @@ MAX_ACTIONS = 5000
 PASS_WEIGHT = 0.25  # how often a random player prefers passing when it may act
 
 
-@dataclass
+@record
 class SelfPlayResult:
     seed: int
     players: int
@@ -55,7 +55,7 @@ class InvariantError(AssertionError):
     """The state broke a rule that must always hold."""
 
 
-@dataclass
+@record
 class Before:
     """What the invariants need from before an action: the log's length, the phase,
     the tiles and the end already set."""

@@ -7,12 +7,11 @@ everything here is data plus small queries that need no rules.
 from __future__ import annotations
 
 import pickle
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .board import Board, TileDef
 from .errors import IllegalAction
-from .records import ByFields
+from .records import NamedTuple, field, record
 from .rules import Rules
 
 if TYPE_CHECKING:
@@ -20,8 +19,8 @@ if TYPE_CHECKING:
     from .titles import Title
 
 
-@dataclass(eq=False, repr=False)
-class Certificate(ByFields):
+@record
+class Certificate:
     """A share certificate: ``NW_0`` is the president's 20%, ``NW_1``… are 10%."""
 
     id: str
@@ -30,8 +29,8 @@ class Certificate(ByFields):
     president: bool = False
 
 
-@dataclass(eq=False, repr=False)
-class Player(ByFields):
+@record
+class Player:
     """A player: cash, certificates in the order received, privates owned."""
 
     id: str
@@ -44,8 +43,8 @@ class Player(ByFields):
         return sum(c.percent for c in self.certs if c.company == company)
 
 
-@dataclass(eq=False, repr=False)
-class Train(ByFields):
+@record
+class Train:
     """One physical train: a company's, in the depot or in the bank pool."""
 
     id: str  # "2-0": train name and copy
@@ -53,8 +52,8 @@ class Train(ByFields):
     operated: bool = False  # ran in the current operating round
 
 
-@dataclass(eq=False, repr=False)
-class StationToken(ByFields):
+@record
+class StationToken:
     """One of a company's station tokens: placed on (hex, city) or still on the charter."""
 
     price: int  # 0 home, 20 or 40 per hex
@@ -62,8 +61,8 @@ class StationToken(ByFields):
     city: int | None = None
 
 
-@dataclass(eq=False, repr=False)
-class Company(ByFields):
+@record
+class Company:
     """A minor, a major or the national railway."""
 
     sym: str
@@ -109,8 +108,8 @@ class PlacedTile(NamedTuple):
     id: str
 
 
-@dataclass(eq=False, repr=False)
-class MapState(ByFields):
+@record
+class MapState:
     """What is on the board now: laid tiles, station tokens, reservations."""
 
     tiles: dict[str, PlacedTile] = field(default_factory=dict)
@@ -124,8 +123,8 @@ class MapState(ByFields):
     paid_borders: set[tuple[str, int]] = field(default_factory=set)  # (hex, edge) crossed and paid for
 
 
-@dataclass(eq=False, repr=False)
-class Depot(ByFields):
+@record
+class Depot:
     """The train yard (upcoming trains in order) and the bank pool of trains."""
 
     upcoming: list[Train] = field(default_factory=list)
@@ -133,8 +132,8 @@ class Depot(ByFields):
     copies: dict[str, int] = field(default_factory=dict)  # unlimited trains: copies issued
 
 
-@dataclass(eq=False, repr=False)
-class Order(ByFields):
+@record
+class Order:
     """A player's standing order (:mod:`engine.orders`)."""
 
     player: str
@@ -146,8 +145,8 @@ class Order(ByFields):
     round: str = ""  # that round (``Merger 3.1``), once it is under way
 
 
-@dataclass(eq=False, repr=False)
-class GameState(ByFields):
+@record
+class GameState:
     """Everything that changes during a game."""
 
     title: str
@@ -214,8 +213,8 @@ class GameState(ByFields):
         return sum(c.percent for c in self.pool if c.company == company)
 
 
-@dataclass(eq=False, repr=False)
-class Context(ByFields):
+@record
+class Context:
     """What the round modules need besides the state: static data and the rule switches."""
 
     board: Board

@@ -3,7 +3,6 @@ start a major; ends when everybody passes in a row."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 from . import market, shares
@@ -11,7 +10,7 @@ from .actions import Action, Bid, BuyShare, Par, Pass, PlaceToken, SellShares
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .options import LEFT_OF_AUCTIONEER
-from .records import ByFields
+from .records import field, record
 from .rounds import Round, TurnView
 from .state import Certificate, Context, GameState, Player
 
@@ -19,8 +18,8 @@ MINOR_MIN_BID = 100
 BID_STEP = 5
 
 
-@dataclass(eq=False, repr=False)
-class MinorAuction(ByFields):
+@record
+class MinorAuction:
     """A minor put up for auction during a stock turn (7.2)."""
 
     minor: str
@@ -31,7 +30,7 @@ class MinorAuction(ByFields):
     turn: int
 
 
-@dataclass(eq=False, repr=False)
+@record
 class StockRound(Round):
     """The stock round's progress: whose turn, consecutive passes, what each sold."""
 

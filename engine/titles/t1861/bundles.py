@@ -12,12 +12,12 @@ rounds begin.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ... import market
 from ...actions import Action, Bid, Pass
 from ...errors import IllegalAction
+from ...records import field, record
 from ...rounds import Round, TurnView
 from ...state import Context, GameState
 
@@ -26,7 +26,7 @@ TWO_PLAYER_BUNDLES = 3
 """16.3.1: two players use the 3-player game's bundles."""
 
 
-@dataclass(eq=False, repr=False)
+@record
 class BundleRound(Round):
     """The bundle round's progress: whose turn, the bundle up for auction and its bids."""
 
