@@ -49,8 +49,12 @@ def parse_hex(hex_id: str) -> tuple[int, int]:
 
 def _neighbours_of(at: dict[tuple[int, int], str], x: int, y: int) -> dict[int, str]:
     """The hexes of the map around (x, y), by edge (``at``: the map's hexes by place)."""
-    found = ((edge, at.get((x + dx, y + dy))) for edge, (dx, dy) in EDGE_DELTAS.items())
-    return {edge: other for edge, other in found if other is not None}
+    found = {}
+    for edge, (dx, dy) in EDGE_DELTAS.items():
+        other = at.get((x + dx, y + dy))
+        if other is not None:
+            found[edge] = other
+    return found
 
 
 def hex_distance(a: str, b: str) -> int:
@@ -519,6 +523,9 @@ def _check_known(raw: dict[str, Any]) -> None:
                 raise DataError(f"private {company['sym']}: unknown ability {ability['type']!r}")
 
 
+_CELL_RE = re.compile(r"^(\d+)([a-zA-Z]*)$")
+
+
 def _parse_market(rows: list[list[str]]) -> list[list[MarketCell | None]]:
     result: list[list[MarketCell | None]] = []
     for r, row in enumerate(rows):
@@ -527,7 +534,7 @@ def _parse_market(rows: list[list[str]]) -> list[list[MarketCell | None]]:
             if not text:
                 cells.append(None)
                 continue
-            m = re.match(r"^(\d+)([a-zA-Z]*)$", text)
+            m = _CELL_RE.match(text)
             if not m:
                 raise DataError(f"bad market cell {text!r}")
             cells.append(MarketCell(r, c, int(m.group(1)), m.group(2)))
