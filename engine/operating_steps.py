@@ -390,7 +390,11 @@ class Loans(Step):
 
 def must_buy(ctx: Context, state: GameState, company: Company) -> bool:
     """Trainless and able to afford a yard or pool train with loans (8.11.3)."""
-    cheapest = trains.cheapest_bank_price(ctx, state)
+    return _must_buy_at(company, trains.cheapest_bank_price(ctx, state))
+
+
+def _must_buy_at(company: Company, cheapest: int | None) -> bool:
+    """:func:`must_buy`, the bank's cheapest train costing ``cheapest`` (None: it has none)."""
     return not company.trains and cheapest is not None and loans.borrowing_power(company) >= cheapest
 
 
@@ -443,14 +447,14 @@ class Trains(Step):
     def needed(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
         if company.is_national:
             return False
-        if must_buy(ctx, state, company):
+        cheapest = trains.cheapest_bank_price(ctx, state)
+        if _must_buy_at(company, cheapest):
             return True
         if any(company.cash >= price for _, _, price in trains.trade_in_prices(ctx, state, company)):
             return True
         if len(company.trains) >= trains.train_limit(ctx, state, company):
             return False
-        prices = [ctx.board.train(t.name).price for t in trains.bank_trains(ctx, state)]
-        if prices and company.cash >= min(prices):
+        if cheapest is not None and company.cash >= cheapest:
             return True
         return company.cash >= 1 and _others_have_trains(ctx, state, company)
 
