@@ -85,10 +85,11 @@ class _BoardTrack:
         self.position = {hex_id: i for i, hex_id in enumerate(board.hexes)}
         self.ends: tuple[TrackEnd, ...] = tuple((h, edge) for h in board.hexes for edge in range(6))
         self.end_ids: dict[TrackEnd, int] = {end: i for i, end in enumerate(self.ends)}
-        across = board.across
-        self.across: tuple[int, ...] = tuple(
-            self.end_ids[across[end]] if end in across else -1 for end in self.ends
-        )
+        end_ids = self.end_ids
+        across = [-1] * len(self.ends)
+        for side, facing in board.across.items():
+            across[end_ids[side]] = end_ids[facing]
+        self.across: tuple[int, ...] = tuple(across)
         bits = [-1] * len(self.ends)
         lower_ends: list[int] = []
         for end_id, other in enumerate(self.across):
@@ -103,13 +104,12 @@ class _BoardTrack:
             (sum(1 for a, b in t.paths if not is_edge(a) and not is_edge(b)) for t in tiles), default=0
         )
         self.first_link_bit = count  # node-to-node paths: their bits follow the borders'
+        crossable: list[list[tuple[int, int, int]]] = [[] for _ in board.hexes]
+        for end, other in enumerate(across):
+            if other >= 0:
+                crossable[end // 6].append((end, other, bits[end]))
         self.borders: dict[str, tuple[tuple[int, int, int], ...]] = {
-            h: tuple(
-                (end, self.across[end], bits[end])
-                for end in range(self.position[h] * 6, self.position[h] * 6 + 6)
-                if self.across[end] >= 0
-            )
-            for h in board.hexes
+            h: tuple(found) for h, found in zip(board.hexes, crossable)
         }
         """Each hex's borders that track may cross: (its end, the end across, the bit)."""
         self._hexes: dict[tuple[str, int, int, int], _HexTrack] = {}
