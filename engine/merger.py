@@ -344,7 +344,8 @@ def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> N
     cell = _start_cell(ctx, state, rnd)
     if not _someone_could_preside(state, rnd, cell.price):
         raise IllegalAction(f"nobody in this merge could become president of {sym} at {cell.price} (9.2)")
-    rnd.undo_point = state.saved()  # read back only if the merge fails
+    if not rnd.converting and not _one_owns_two(state, rnd.merging):
+        rnd.undo_point = state.saved()  # read back only if the merge fails
     minors = market.in_price_order(ctx, state, rnd.merging)
     rnd.first_buyer = _first_buyer(ctx, state, rnd.merging[0], minors[0])
     rnd.proposer = _seat_of_owner(state, rnd.merging[0])
@@ -407,6 +408,14 @@ def _merge_section_cell(ctx: Context, value: int) -> MarketCell:
         if (c.convert_zone or c.teal) and MERGE_PRICE_MIN <= c.price <= value
     ]
     return max(cells, key=lambda c: (c.price, c.teal))
+
+
+def _one_owns_two(state: GameState, minors: list[str]) -> bool:
+    """9.2 note: an owner of two of the minors ends with two shares (trading the second
+    for the president's certificate, 9.2C, unless another took it first), so the merge
+    has a president and stands whatever is bought after."""
+    owners = [state.president(m) for m in minors]
+    return any(o is not None and owners.count(o) >= 2 for o in owners)
 
 
 def _someone_could_preside(state: GameState, rnd: MergerRound, price: int) -> bool:
