@@ -51,8 +51,12 @@ def parse_hex(hex_id: str) -> tuple[int, int]:
 
 def _neighbours_of(at: dict[tuple[int, int], str], x: int, y: int) -> dict[int, str]:
     """The hexes of the map around (x, y), by edge (``at``: the map's hexes by place)."""
-    found = ((edge, at.get((x + dx, y + dy))) for edge, (dx, dy) in EDGE_DELTAS.items())
-    return {edge: other for edge, other in found if other is not None}
+    found = {}
+    for edge, (dx, dy) in EDGE_DELTAS.items():
+        other = at.get((x + dx, y + dy))
+        if other is not None:
+            found[edge] = other
+    return found
 
 
 def hex_distance(a: str, b: str) -> int:
@@ -443,6 +447,26 @@ class Board:
     def _trains_named(self) -> dict[str, TrainDef]:
         return {t.name: t for t in self.trains}  # the rules ask for trains by name often
 
+    @cached_property
+    def early_trains(self) -> dict[str, int]:
+        """The trains the yard sells before their turn comes: name -> the phase (as a
+        number) from which it does (8.11)."""
+        return {t.name: int(t.available_on) for t in self.trains if t.available_on is not None}
+
+    def city_tiles(self, color: str) -> tuple[tuple[TileDef, int], ...]:
+        """The tiles of ``color`` that have a city, in the board's order, each with the
+        number of edges its track leaves by (worked out once per colour)."""
+        found = self._city_tiles.get(color)
+        if found is None:
+            found = self._city_tiles[color] = tuple(
+                (t, len(t.exits(0))) for t in self.tiles.values() if t.color == color and t.city_indexes
+            )
+        return found
+
+    @cached_property
+    def _city_tiles(self) -> dict[str, tuple[tuple[TileDef, int], ...]]:
+        return {}
+
     def phase(self, name: str) -> PhaseDef:
         found = self._phases_named.get(name)
         if found is not None:
@@ -501,6 +525,9 @@ def _check_known(raw: dict[str, Any]) -> None:
                 raise DataError(f"private {company['sym']}: unknown ability {ability['type']!r}")
 
 
+_CELL_RE = re.compile(r"^(\d+)([a-zA-Z]*)$")
+
+
 def _parse_market(rows: list[list[str]]) -> list[list[MarketCell | None]]:
     result: list[list[MarketCell | None]] = []
     for r, row in enumerate(rows):
@@ -509,7 +536,7 @@ def _parse_market(rows: list[list[str]]) -> list[list[MarketCell | None]]:
             if not text:
                 cells.append(None)
                 continue
-            m = re.match(r"^(\d+)([a-zA-Z]*)$", text)
+            m = _CELL_RE.match(text)
             if not m:
                 raise DataError(f"bad market cell {text!r}")
             cells.append(MarketCell(r, c, int(m.group(1)), m.group(2)))

@@ -171,6 +171,7 @@ class _HexTrack:
         self.has_end = bytes(1 if edge in edges else 0 for edge in range(6))
         self.edge_rank = tuple(edges.index(edge) if edge in edges else 6 for edge in range(6))
         self.through = sum(1 << (first_node + i) for i, node in enumerate(tile.nodes) if node.kind != "offboard")
+        self.cities = sum(1 << (first_node + i) for i, node in enumerate(tile.nodes) if node.kind == "city")
         self.node_mask = ((1 << len(tile.nodes)) - 1) << first_node
 
 
@@ -203,6 +204,7 @@ class TrackGraph:
         self.bits: dict[int, tuple[str, str]] = {}  # the bits track uses, in no order
         # the nodes a walk may pass through while no city is blocked: all but off-boards
         self.through = 0
+        self.cities = 0  # the nodes that are cities
         for hex_id, (tile, rotation) in layout.items():
             part = self.parts[hex_id] = shared.hex_track(hex_id, tile, rotation, len(nodes))
             nodes.extend(part.nodes)
@@ -228,6 +230,7 @@ class TrackGraph:
         self.onward_nodes[first:last] = part.onward_nodes
         self.has_end[first:last] = part.has_end
         self.through = self.through & ~part.node_mask | part.through
+        self.cities = self.cities & ~part.node_mask | part.cities
         for bit, _, _ in part.links:
             self.bits[bit.bit_length() - 1] = (hex_id, hex_id)
 
@@ -244,7 +247,7 @@ class TrackGraph:
 
     def _settle(self) -> None:
         """Derive what the route search reads from the segments found from each node."""
-        self.bit_hexes: dict[int, tuple[str, str]] = dict(sorted(self.bits.items()))
+        self._bit_hexes: dict[int, tuple[str, str]] | None = None  # see bit_hexes
         self.segments: tuple[Segment, ...] = tuple(seg for found, _ in self.from_start for seg in found)
         adjacent: list[list[int]] = [[] for _ in self.nodes]
         for i, seg in enumerate(self.segments):
@@ -253,7 +256,16 @@ class TrackGraph:
         self.adjacent: tuple[tuple[int, ...], ...] = tuple(map(tuple, adjacent))
         self._along: dict[tuple[str, ...], list[int]] | None = None
         self.reaches: dict[tuple[tuple[int, ...], int], Reach] = {}  # see :func:`reachable`
+        self.walked: dict[tuple[tuple[int, ...], int], int] = {}  # see :func:`minors_connected`
         self._packed: tuple[list[int], list[tuple[str, str]]] | None = None
+
+    @property
+    def bit_hexes(self) -> dict[int, tuple[str, str]]:
+        """The bits track uses, in bit order, and the two hexes each joins (sorted when
+        first asked: only the search and the messages about a route's track read it)."""
+        if self._bit_hexes is None:
+            self._bit_hexes = dict(sorted(self.bits.items()))
+        return self._bit_hexes
 
     def packed_masks(self) -> tuple[list[int], list[tuple[str, str]]]:
         """The segments' masks with the bits in use renumbered 0, 1, 2..., and what each
@@ -397,10 +409,20 @@ _CACHE_SIZE = 32
 _CHANGES_DERIVED = 4  # a layout this close to a cached one is derived from it
 
 
+_LATEST: tuple[Board, dict[str, PlacedTile], TrackGraph] | None = None
+"""The board, the laid tiles (a copy) and the graph :func:`track_graph` last returned."""
+
+
 def track_graph(ctx: Context, state: GameState) -> TrackGraph:
     """The track graph of the map as it is now (cached per tile layout; a layout a few
     tiles away from the last one is derived from it)."""
-    placed = frozenset(state.map.tiles.items())
+    global _LATEST
+    latest, tiles = _LATEST, state.map.tiles
+    # Most asks come between two lays: comparing the tiles with the last ask's is
+    # quicker than making and hashing the cache key.
+    if latest is not None and latest[0] is ctx.board and latest[1] == tiles:
+        return latest[2]
+    placed = frozenset(tiles.items())
     key = (id(ctx.board), placed)
     graph = _CACHE.get(key)
     if graph is None:
@@ -408,6 +430,7 @@ def track_graph(ctx: Context, state: GameState) -> TrackGraph:
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = graph
+    _LATEST = (ctx.board, dict(tiles), graph)
     return graph
 
 
@@ -512,34 +535,38 @@ class _Walk:
         what it reaches when that walk repeats neither."""
         g = self.g
         crossing, onward_nodes, onward_ends = g.crossing, g.onward_nodes, g.onward_ends
+        node_links, node_exits = g.node_links, g.node_exits
         passable, goal, ends, full_ends = self.passable, self.goal, self.ends, self.full_ends
+        first = set(starts)
         queue: deque[tuple[bool, int, int, bool, int, int]] = deque(
             (True, start, -1, True, 1 << start, 0) for start in starts
         )
+        push, pop = queue.append, queue.popleft
         arrivals: set[int] = set()  # node | (end arrived by + 1) << 16
         outward: set[int] = set()
         nodes = full_nodes = 0
         try:
             while queue:
-                at_node, where, came, legal, visited, used = queue.popleft()
+                at_node, where, came, legal, visited, used = pop()
                 if at_node:
                     arrival = where | (came + 1) << 16
                     if arrival in arrivals:
                         continue
                     arrivals.add(arrival)
-                    full_nodes |= 1 << where
+                    here = 1 << where
+                    full_nodes |= here
                     if legal:
-                        nodes |= 1 << where
-                        if goal >> where & 1:
+                        nodes |= here
+                        if goal & here:
                             raise _Done
-                    if where not in starts and not passable >> where & 1:
+                    if not passable & here and where not in first:
                         continue
-                    for bit, other in g.node_links[where]:
+                    for bit, other in node_links[where]:
                         fine = legal and not used & bit and not visited >> other & 1
-                        queue.append((True, other, -1, fine, visited | 1 << other, used | bit))
-                    for end in g.node_exits[where]:
+                        push((True, other, -1, fine, visited | 1 << other, used | bit))
+                    for end in node_exits[where]:
                         if end != came:
-                            queue.append((False, end, -1, legal, visited, used))
+                            push((False, end, -1, legal, visited, used))
                     continue
                 if where in outward:
                     continue
@@ -558,9 +585,9 @@ class _Walk:
                     ends.add(entered)
                 for other in onward_nodes[entered]:
                     fine = legal and not visited >> other & 1
-                    queue.append((True, other, entered, fine, visited | 1 << other, used))
+                    push((True, other, entered, fine, visited | 1 << other, used))
                 for end in onward_ends[entered]:
-                    queue.append((False, end, -1, legal, visited, used))
+                    push((False, end, -1, legal, visited, used))
         finally:
             self.nodes |= nodes
             self.full_nodes |= full_nodes
@@ -683,14 +710,23 @@ def minors_connected(
 ) -> bool:
     """True if minor ``a_sym``'s token reaches ``b_sym``'s token city (9.2): tokens of the
     minors in the merge (and of ``a_sym``, ``b_sym``) do not block; cities of one hex
-    count as connected only if track joins them."""
+    count as connected only if track joins them.
+
+    Whether ``b_sym``'s own cities may be passed through does not matter (a walk
+    reaches the first of them before it could pass through one), so the walk leaves
+    ``b_sym`` out: one walk from ``a_sym`` answers for every minor a merge asks about.
+    """
     graph = track_graph(ctx, state)
-    friends = set(merging) | {a_sym, b_sym}
     targets = 0
     for node in token_nodes(state, graph, b_sym):
         targets |= 1 << node
     if not targets:
         return False
+    starts = tuple(token_nodes(state, graph, a_sym))
+    friends = (set(merging) | {a_sym}) - {b_sym}
     passable = passable_nodes(graph, blocked_nodes(state, graph, friends))
-    walk = _Walk(graph, passable, goal=targets).run(token_nodes(state, graph, a_sym))
-    return bool(walk.nodes & targets)
+    key = (starts, passable)
+    reached = graph.walked.get(key)
+    if reached is None:
+        reached = graph.walked[key] = _Walk(graph, passable).run(starts).nodes
+    return bool(reached & targets)

@@ -210,8 +210,8 @@ def _check_max_exits(ctx: Context, state: GameState, hex_id: str, tile: TileDef,
     if not ctx.rules.max_exits_every_city_upgrade and not (old.color == "green" and tile.color == "brown"):
         return
     mine = len(tile.exits(rotation))
-    for other in ctx.board.tiles.values():
-        if other.color != tile.color or not other.city_indexes or len(other.exits(0)) <= mine:
+    for other, exits in ctx.board.city_tiles(tile.color):
+        if exits <= mine:
             continue
         if state.map.supply.get(other.name, 0) == 0 and other.count is not None:
             continue

@@ -58,6 +58,7 @@ class OperatingRound(Round):
 
     def apply(self, ctx: Context, state: GameState, action: Action) -> None:
         """Apply one action of the operating round, then run automatic steps."""
+        trains_moved = True
         if state.trainless_majors:
             trainless_choice(ctx, state, action)
             _national_buys_on(ctx, state, self)
@@ -68,11 +69,14 @@ class OperatingRound(Round):
             company = _company(state, self)
             if company is None or action.entity != company.sym:
                 raise IllegalAction(f"it is {company.sym if company else 'nobody'}'s turn to operate")
+            step = self.current_step
             if isinstance(action, BuyPrivate):
                 buy_private(ctx, state, company, action)  # 8.12: at any step
-            elif self.current_step.handle(ctx, state, self, company, action):
+            elif step.handle(ctx, state, self, company, action):
                 _next_step(ctx, state, self)
-        _advance(ctx, state)
+            # nobody was over the limit, and only a step that moves trains can put one over
+            trains_moved = step.moves_trains
+        _advance(ctx, state, over_limit=None if trains_moved else False)
 
     def heading(self, state: GameState) -> str:
         return f"Operating round {state.round_number}.{self.number}"
@@ -189,9 +193,11 @@ def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
     rnd.over = True
 
 
-def _advance(ctx: Context, state: GameState) -> None:
-    """Run steps that need nobody's decision until someone must act."""
-    over_limit = bool(trains.over_limit(ctx, state))
+def _advance(ctx: Context, state: GameState, *, over_limit: bool | None = None) -> None:
+    """Run steps that need nobody's decision until someone must act (``over_limit``:
+    whether a company is over its train limit, if the caller knows)."""
+    if over_limit is None:
+        over_limit = bool(trains.over_limit(ctx, state))
     while isinstance(state.round, OperatingRound) and not state.round.over and not state.finished:
         rnd = state.round
         game_end.check_bank(ctx, state)

@@ -100,26 +100,33 @@ class _Nodes:
 
     def __init__(self, graph: TrackGraph) -> None:
         board = graph.shared.board
+        self._refs = graph.nodes  # not the graph: the cache's values must not keep its keys alive
+        self.offboards = ((1 << len(graph.nodes)) - 1) & ~graph.through  # all that a walk never passes through
+        self.cities = graph.cities
+        self.capitals = _hex_nodes(graph, board.bonus_capitals)
+        self.bonus_city = _hex_nodes(graph, (board.bonus_revenue_hex,))
+        self._defs = graph.defs
+        self._values: dict[str, list[int]] = {}
+        self._worths: dict[tuple[str, int, tuple[int, ...]], _Worths] = {}
+
+    @cached_property
+    def hex_bit(self) -> list[int]:
+        """Each node's hex as one bit (hexes numbered as their first node comes; only the
+        search asks, a check of given routes does not)."""
         hex_index: dict[str, int] = {}
+        return [1 << hex_index.setdefault(hex_id, len(hex_index)) for hex_id, _ in self._refs]
+
+    @cached_property
+    def group_bit(self) -> list[int]:
+        """Each node's revenue groups (off-board areas) as bits, numbered as they come."""
         group_index: dict[str, int] = {}
-        self.hex_bit: list[int] = []
-        self.group_bit: list[int] = []
-        self.offboards = 0
-        self.cities = 0
-        for node, ((hex_id, _), d) in enumerate(zip(graph.nodes, graph.defs)):
-            self.hex_bit.append(1 << hex_index.setdefault(hex_id, len(hex_index)))
+        found = []
+        for d in self._defs:
             bits = 0
             for group in d.groups:
                 bits |= 1 << group_index.setdefault(group, len(group_index))
-            self.group_bit.append(bits)
-            if d.kind == "offboard":
-                self.offboards |= 1 << node
-            elif d.kind == "city":
-                self.cities |= 1 << node
-        self.capitals = _mask(n for n, (h, _) in enumerate(graph.nodes) if h in board.bonus_capitals)
-        self.bonus_city = _mask(n for n, (h, _) in enumerate(graph.nodes) if h == board.bonus_revenue_hex)
-        self._defs = graph.defs
-        self._values: dict[str, list[int]] = {}
+            found.append(bits)
+        return found
 
     def values(self, phase_color: str) -> list[int]:
         """Each node's revenue in a phase of ``phase_color`` (11: off-boards grow)."""
@@ -127,8 +134,42 @@ class _Nodes:
             self._values[phase_color] = [d.value(phase_color) for d in self._defs]
         return self._values[phase_color]
 
+    def worths(self, phase_color: str, multiplier: int, bonus: tuple[int, ...]) -> _Worths:
+        """What each node earns counted by a train of ``multiplier`` with private
+        ``bonus`` per node, what it adds as Ekaterinburg with Moscow, and the upper
+        bound of the two (worked out once per colour, multiplier and bonuses)."""
+        key = (phase_color, multiplier, bonus)
+        found = self._worths.get(key)
+        if found is None:
+            value = self.values(phase_color)
+            bonus_city = self.bonus_city
+            worth = [v * multiplier + b for v, b in zip(value, bonus)]
+            pair = [v * multiplier if bonus_city >> n & 1 else 0 for n, v in enumerate(value)]
+            # Upper-bound worth: Ekaterinburg may also earn the pair bonus.
+            worth_ub = [w + p for w, p in zip(worth, pair)] if self.capitals else list(worth)
+            found = self._worths[key] = _Worths(worth, pair, worth_ub)
+        return found
+
+
+class _Worths(NamedTuple):
+    """Each node's worth to one kind of train (see :meth:`_Nodes.worths`)."""
+
+    worth: list[int]
+    pair: list[int]
+    worth_ub: list[int]
+
 
 _NODES: WeakKeyDictionary[TrackGraph, _Nodes] = WeakKeyDictionary()
+
+
+def _hex_nodes(graph: TrackGraph, hexes: Iterable[str | None]) -> int:
+    """Mask of the nodes on ``hexes``."""
+    mask = 0
+    for hex_id in hexes:
+        part = graph.parts.get(hex_id) if hex_id is not None else None
+        if part is not None:
+            mask |= part.node_mask
+    return mask
 
 
 def _nodes_of(graph: TrackGraph) -> _Nodes:
@@ -151,24 +192,36 @@ class Scope:
         color = ctx.phase_color(state)
         nodes = _nodes_of(graph)
         self.value = nodes.values(color)
-        self.bonus = [0] * len(graph.nodes)
+        bonus = [0] * len(graph.nodes)
         for sym in company.privates:
             if sym in state.closed_privates:
                 continue
             private = board.private(sym)
             for node, (hex_id, _) in enumerate(graph.nodes):
                 if hex_id in private.bonus_hexes:
-                    self.bonus[node] += private.bonus
+                    bonus[node] += private.bonus
+        self.bonus = tuple(bonus)
+        self.color = color
         self.blocked = blocked_nodes(state, graph, [company.sym])
         self.passable = passable_nodes(graph, self.blocked)
         self.tokens = token_nodes(state, graph, company.sym)
         self.token_mask = _mask(self.tokens)
-        self.hex_bit, self.group_bit = nodes.hex_bit, nodes.group_bit
+        self.nodes = nodes
         self.offboards, self.cities = nodes.offboards, nodes.cities
         self.capitals, self.bonus_city = nodes.capitals, nodes.bonus_city
         self._pricing: dict[str, _Pricing] = {}
         self.budget: int | None = None  # search steps allowed (None: no limit)
         self.steps = 0
+
+    @property
+    def hex_bit(self) -> list[int]:
+        """Each node's hex as a bit (:attr:`_Nodes.hex_bit`)."""
+        return self.nodes.hex_bit
+
+    @property
+    def group_bit(self) -> list[int]:
+        """Each node's revenue groups as bits (:attr:`_Nodes.group_bit`)."""
+        return self.nodes.group_bit
 
     def tick(self, steps: int = 1) -> None:
         """Count search work; raise :class:`OutOfSteps` past the budget."""
@@ -225,10 +278,7 @@ class _Pricing:
         self.limit = EXPRESS_STOPS if train.express else train.pay
         # Nodes counted whenever visited: all cities and off-boards, or a 5+5E's off-boards.
         self.mandatory = scope.offboards if train.express else scope.cities | scope.offboards
-        self.worth = [v * train.multiplier + b for v, b in zip(scope.value, scope.bonus)]
-        self.pair = [v * train.multiplier if scope.bonus_city >> n & 1 else 0 for n, v in enumerate(scope.value)]
-        # Upper-bound worth: Ekaterinburg may also earn the pair bonus.
-        self.worth_ub = [w + p if scope.capitals else w for w, p in zip(self.worth, self.pair)]
+        self.worth, self.pair, self.worth_ub = scope.nodes.worths(scope.color, train.multiplier, scope.bonus)
 
     def pair_bonus(self, counted: int) -> int:
         """Ekaterinburg counted with Moscow: its value again, times the multiplier (8.8.2)."""

@@ -25,7 +25,7 @@ def begin(ctx: Context, state: GameState) -> None:
 
 def run_on(ctx: Context, state: GameState) -> None:
     """While the round in progress is over (and the game is not), start what follows."""
-    while not state.finished and isinstance(state.round, Round) and state.round.over:
+    while not state.finished and state.round is not None and state.round.over:
         _next_round(ctx, state, state.round)
 
 

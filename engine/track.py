@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import permutations
 
 from .board import COLORS, TileDef
@@ -78,9 +79,21 @@ def check_upgrade_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef
         raise IllegalAction(f"{hex_id} has a city; tile {new.name} has none")
 
 
-def city_mapping(old: TileDef, old_rotation: int, new: TileDef, rotation: int) -> dict[int, int] | None:
+_MAPPINGS: dict[tuple[TileDef, int, TileDef, int], Mapping[int, int] | None] = {}
+
+
+def city_mapping(old: TileDef, old_rotation: int, new: TileDef, rotation: int) -> Mapping[int, int] | None:
     """Map each old revenue node to the new node that keeps its track (preservation,
-    8.6), or None if the new tile loses track. Plain track must stay too."""
+    8.6), or None if the new tile loses track. Plain track must stay too. (A function
+    of the two tiles and rotations, worked out once per process: a lay asks it when
+    it is checked and again when it is placed.)"""
+    key = (old, old_rotation % 6, new, rotation % 6)  # tiles are told apart by identity
+    if key not in _MAPPINGS:
+        _MAPPINGS[key] = _city_mapping(old, old_rotation, new, rotation)
+    return _MAPPINGS[key]
+
+
+def _city_mapping(old: TileDef, old_rotation: int, new: TileDef, rotation: int) -> dict[int, int] | None:
     if not old.edge_pairs(old_rotation) <= new.edge_pairs(rotation):
         return None
     old_exits = old.node_exits(old_rotation)
@@ -205,7 +218,7 @@ def place_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotati
     _carry_over(state, hex_id, mapping, new)
 
 
-def _carry_over(state: GameState, hex_id: str, mapping: dict[int, int], new: TileDef) -> None:
+def _carry_over(state: GameState, hex_id: str, mapping: Mapping[int, int], new: TileDef) -> None:
     tokens = {k: v for k, v in state.map.tokens.items() if k[0] == hex_id}
     reservations = {k: v for k, v in state.map.reservations.items() if k[0] == hex_id}
     for key in tokens:

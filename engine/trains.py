@@ -25,11 +25,12 @@ def train_limit(ctx: Context, state: GameState, company: Company) -> int:
 def over_limit(ctx: Context, state: GameState) -> list[str]:
     """Companies holding more trains than the limit (must discard, 8.11.2)."""
     limits = ctx.board.phase(state.phase).train_limit
-    return [
-        sym
-        for sym, c in state.companies.items()
-        if c.trains and len(c.trains) > limits.get(c.type, 0) and not c.is_national and not c.closed
-    ]
+    over = []
+    for company in state.companies.values():  # asked after most actions: kept to plain reads
+        held = company.trains
+        if held and len(held) > limits.get(company.type, 0) and not company.is_national and not company.closed:
+            over.append(company.sym)
+    return over
 
 
 def discard(ctx: Context, state: GameState, action: Action) -> None:
@@ -49,13 +50,17 @@ def discard(ctx: Context, state: GameState, action: Action) -> None:
 def yard_trains(ctx: Context, state: GameState) -> list[Train]:
     """Trains the yard sells now: the lowest rank left, plus the special trains once
     they are available (8.11)."""
-    if not state.depot.upcoming:
+    upcoming = state.depot.upcoming
+    if not upcoming:
         return []
-    result = [state.depot.upcoming[0]]
-    for train in state.depot.upcoming[1:]:
-        available_on = ctx.board.train(train.name).available_on
-        if available_on is not None and int(state.phase) >= int(available_on):
-            result.append(train)
+    result = [upcoming[0]]
+    early = ctx.board.early_trains
+    if early:
+        phase = int(state.phase)
+        for train in upcoming[1:]:
+            available_on = early.get(train.name)
+            if available_on is not None and phase >= available_on:
+                result.append(train)
     return result
 
 

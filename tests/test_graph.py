@@ -197,7 +197,7 @@ def test_a_walk_back_into_its_own_hex_is_no_route() -> None:
 
 GRAPH_FIELDS = (
     "nodes", "node_ids", "defs", "ends", "end_ids", "crossing", "node_exits", "node_links",
-    "onward_ends", "onward_nodes", "segments", "adjacent", "through",
+    "onward_ends", "onward_nodes", "segments", "adjacent", "through", "cities",
 )
 
 
