@@ -233,3 +233,25 @@ async def test_a_post_s_text_goes_first_and_its_pictures_follow_in_the_channel_s
     assert [number for kind, number, _ in seen if kind == "pictures"] == [texts[0], texts[-1]]  # in order
     assert seen[0] == ("text", texts[0], [])  # the start post's text before anything is drawn
     assert [names for kind, _, names in seen if kind == "pictures"] == [["map", "table"], ["table"]]
+
+
+async def test_a_hung_worker_is_stopped_and_its_games_go_on_in_a_new_one(tmp_path: Path) -> None:
+    """A call that gets no answer within the pool's call timeout fails with a message,
+    the worker is stopped, and its channels' games load in a new one; the other worker
+    is left alone."""
+    async with SqliteEventStore(tmp_path / "hung.db") as store, \
+            ServicePool(store, workers=2, pictures=False, call_timeout=1.0) as pool:
+        apart(pool, "stuck", "other")
+        game_id = await three_player_game(pool, "stuck")  # type: ignore[arg-type]
+        await three_player_game(pool, "other")  # type: ignore[arg-type]
+        await pool.handle("stuck", ANNA, "bid TSR 20")
+        before, other_pid, stuck_pid = position(await pool.status(game_id)), pool.pid("other"), pool.pid("stuck")
+        held = await held_worker(pool, "stuck", tmp_path)  # never released: a worker in an endless loop
+        with pytest.raises(WorkerStopped, match="took longer than 1 s over run"):
+            await held
+        assert position(await pool.status(game_id)) == before  # replayed from its log in a new worker
+        assert pool.pid("stuck") != stuck_pid and pool.pid("other") == other_pid
+        await pool.handle("stuck", BORIS, "bid TSR 25")
+        await pool.handle("other", ANNA, "bid TSR 20")
+        bids = [e.action.get("price") for e in await store.events(game_id) if e.action.get("type") == "bid"]
+        assert bids == [20, 25]
