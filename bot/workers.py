@@ -41,7 +41,7 @@ from typing import Any, cast
 
 from storage import EventStore, GameStatus, OutboxMessage, ReplayProblem, Shard, StoreError, store_at
 
-from .errors import NoGame, NotAllowed, Refusal
+from .errors import NoGame, NotAllowed, Refusal, WorkerStopped
 from .posts import Attachment, Picture
 from .service import Account, Post, Reply, Status, TroikaService
 
@@ -60,17 +60,6 @@ seven-train route solve or the first replay of a long game, takes about a second
 def default_workers() -> int:
     """The workers a bot runs by default: one per core, at least two."""
     return max(2, os.cpu_count() or 1)
-
-
-class WorkerStopped(Refusal):
-    """The worker carrying out a call stopped (or answered nonsense) before answering."""
-
-    def __init__(self, detail: str = "") -> None:
-        super().__init__(
-            "Troika's engine stopped while carrying out that command (our fault, logged) and has "
-            "started again from the stored game. `status` shows whether the command was recorded; "
-            "if it was not, type it again." + (f" ({detail})" if detail else "")
-        )
 
 
 @dataclass(frozen=True)

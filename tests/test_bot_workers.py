@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bot.errors import Refusal
+from bot.errors import Refusal, WorkerStopped
 from bot.posts import Picture
 from bot.service import Account, Post, Status, TroikaService
 from bot.transcript import log_commands
-from bot.workers import ServicePool, WorkerStopped, serving
+from bot.workers import ServicePool, serving
 from engine.importer import read_log
 from storage import SqliteEventStore
 from tests.conftest import shared_game
@@ -255,3 +255,37 @@ async def test_a_hung_worker_is_stopped_and_its_games_go_on_in_a_new_one(tmp_pat
         await pool.handle("other", ANNA, "bid TSR 20")
         bids = [e.action.get("price") for e in await store.events(game_id) if e.action.get("type") == "bid"]
         assert bids == [20, 25]
+
+
+def die_at_next_drawing() -> None:
+    """In a worker: the next post's pictures are never drawn; the process dies instead."""
+
+    async def die(*args: Any, **kwargs: Any) -> Any:
+        os._exit(9)
+
+    serving().post_pictures = die  # type: ignore[method-assign]
+
+
+async def test_pictures_whose_worker_died_drawing_them_are_drawn_by_its_successor(tmp_path: Path) -> None:
+    attached: list[tuple[int, list[str]]] = []
+
+    async def deliver(post: Post) -> int:
+        return post.outbox_id
+
+    async def attach(sent: int, post: Post, pictures: list[Picture]) -> None:
+        attached.append((sent, [p.name for p in pictures]))
+
+    async with SqliteEventStore(tmp_path / "redrawn.db") as store, ServicePool(store, workers=1) as pool:
+        await three_player_game(pool, "redrawn")  # type: ignore[arg-type]
+        await pool.flush(deliver, attach=attach)
+        await pool.drawn()
+        attached.clear()
+        await pool.handle("redrawn", ANNA, "as Anna bid TSR 20")
+        await pool.handle("redrawn", ANNA, "as Boris pass")
+        await pool.handle("redrawn", ANNA, "as Clara pass")  # TSR sold: a post with pictures
+        old = pool.pid("redrawn")
+        await pool.run("redrawn", die_at_next_drawing)
+        await pool.flush(deliver, attach=attach)
+        await pool.drawn()
+        assert [names for _, names in attached] == [["table"]]  # drawn after all
+        assert pool.pid("redrawn") != old  # by a new worker
