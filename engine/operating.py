@@ -8,7 +8,7 @@ from . import game_end, market, trains
 from .actions import Action, BuyPrivate, DiscardTrain
 from .errors import IllegalAction
 from .nationalization import trainless_choice
-from .operating_steps import STEP_NAMED, STEPS, Step, buy_private
+from .operating_steps import NEXT_STEP, STEP_NAMED, STEPS, Step, buy_private
 from .records import TYPE_CHECKING, field, record
 from .rounds import Round, TurnView
 from .state import Company, Context, GameState
@@ -225,9 +225,9 @@ def _advance(ctx: Context, state: GameState, *, over_limit: bool | None = None) 
 
 
 def _next_step(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
-    i = STEPS.index(rnd.current_step)
-    if i + 1 < len(STEPS):
-        rnd.step = STEPS[i + 1].name
+    following = NEXT_STEP[rnd.step]
+    if following is not None:
+        rnd.step = following
     else:
         _next_company(ctx, state, rnd)
 

@@ -578,3 +578,7 @@ STEPS: tuple[Step, ...] = (
 """The steps of an operating turn, in the order a company takes them."""
 
 STEP_NAMED = {step.name: step for step in STEPS}
+
+NEXT_STEP: dict[str, str | None] = {step.name: (STEPS[i + 1].name if i + 1 < len(STEPS) else None)
+                                    for i, step in enumerate(STEPS)}
+"""Each step's name -> the name of the step after it (None after the last)."""

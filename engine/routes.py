@@ -131,7 +131,8 @@ class _Nodes:
     def values(self, phase_color: str) -> list[int]:
         """Each node's revenue in a phase of ``phase_color`` (11: off-boards grow)."""
         if phase_color not in self._values:
-            self._values[phase_color] = [d.value(phase_color) for d in self._defs]
+            # (only an off-board's value depends on the phase: the others' is read directly)
+            self._values[phase_color] = [d.value(phase_color) if d.phase_revenue else d.revenue for d in self._defs]
         return self._values[phase_color]
 
     def worths(self, phase_color: str, multiplier: int, bonus: tuple[int, ...]) -> _Worths:
@@ -142,11 +143,18 @@ class _Nodes:
         found = self._worths.get(key)
         if found is None:
             value = self.values(phase_color)
-            bonus_city = self.bonus_city
-            worth = [v * multiplier + b for v, b in zip(value, bonus)]
-            pair = [v * multiplier if bonus_city >> n & 1 else 0 for n, v in enumerate(value)]
+            if multiplier == 1 and not any(bonus):
+                worth = list(value)
+            else:
+                worth = [v * multiplier + b for v, b in zip(value, bonus)]
+            pair = [0] * len(value)  # only the bonus cities (Ekaterinburg) earn it
+            for n in set_bits(self.bonus_city):
+                pair[n] = value[n] * multiplier
             # Upper-bound worth: Ekaterinburg may also earn the pair bonus.
-            worth_ub = [w + p for w, p in zip(worth, pair)] if self.capitals else list(worth)
+            worth_ub = list(worth)
+            if self.capitals:
+                for n in set_bits(self.bonus_city):
+                    worth_ub[n] += pair[n]
             found = self._worths[key] = _Worths(worth, pair, worth_ub)
         return found
 

@@ -238,6 +238,8 @@ def _carry_over(state: GameState, hex_id: str, mapping: Mapping[int, int], new: 
         state.map.tokens[(hex_id, target)] = merged
     for (_, old_city), sym in reservations.items():
         state.map.reservations[(hex_id, mapping.get(old_city, old_city))] = sym
+    if all(old_city == new_city for old_city, new_city in mapping.items()):
+        return  # every city keeps its number: the companies' tokens stay as they are
     for company in state.companies.values():
         for token in company.tokens:
             if token.hex == hex_id and token.city is not None:

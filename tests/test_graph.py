@@ -263,3 +263,47 @@ def test_the_route_search_numbers_the_borders_as_their_first_track_end_comes() -
     for seg, packed in zip(built.segments, masks):
         fixed = [built.bit_hexes[b] for b in range(seg.mask.bit_length()) if seg.mask >> b & 1]
         assert sorted(crossed[b] for b in range(packed.bit_length()) if packed >> b & 1) == sorted(fixed)
+
+
+def _reaches_as_a_friend(game: Game, a_sym: str, b_sym: str, merging: set[str]) -> bool:
+    """9.2 read directly: a walk from ``a_sym``'s tokens with every company of the merge
+    (``b_sym`` too) as a friend, stopping at ``b_sym``'s first city."""
+    built = track_graph(game.ctx, game.state)
+    targets = sum(1 << n for n in graph.token_nodes(game.state, built, b_sym))
+    if not targets:
+        return False
+    friends = set(merging) | {a_sym, b_sym}
+    passable = graph.passable_nodes(built, graph.blocked_nodes(game.state, built, friends))
+    walk = graph._Walk(built, passable, goal=targets).run(graph.token_nodes(game.state, built, a_sym))
+    return bool(walk.nodes & targets)
+
+
+@pytest.mark.parametrize("name", ["1861-29683", "1861-bank-breaks"])
+def test_minors_connected_answers_as_the_walk_that_counts_the_target_a_friend(name: str) -> None:
+    """minors_connected leaves the target minor out of the friends (one walk then serves
+    every target): its own cities' passability cannot change whether a walk reaches
+    one. At every merger-round action of a real game, for every pair of floated minors,
+    it answers as the walk with the target as a friend does."""
+    from engine.merger import MergerRound
+    from engine.replay import replay
+    from tests.conftest import shared_game
+
+    log, _ = shared_game(name)
+    pairs = connected = 0
+
+    def before(game: Game, action: Action) -> None:
+        nonlocal pairs, connected
+        if not isinstance(game.state.round, MergerRound):
+            return
+        minors = [s for s, c in game.state.companies.items() if c.is_minor and c.floated and not c.closed]
+        for a in minors:
+            for b in minors:
+                if a != b:
+                    merging = {a, b, *game.state.round.merging}
+                    found = minors_connected(game.ctx, game.state, a, b, merging)
+                    assert found == _reaches_as_a_friend(game, a, b, merging), (action, a, b)
+                    pairs += 1
+                    connected += found
+
+    assert replay(log, before=before).report.ok
+    assert 0 < connected < pairs, (connected, pairs)  # both answers were met
