@@ -21,6 +21,7 @@ from storage import CorruptEvent, Event, EventKind, GameNotFound, GameRecord, Ga
 from storage.repository import effective_events
 
 from .core import Core, Feature, Post
+from .errors import WorkerStopped
 from .posts import Picture, event_command, next_line, player_name, render_pictures, seat_name
 
 SINCE_SHOWN = 6
@@ -206,7 +207,10 @@ class Delivery(Feature):
             if earlier is not None:
                 await asyncio.wait([earlier])
             try:
-                pictures = await drawing
+                try:
+                    pictures = await drawing
+                except WorkerStopped:  # the worker drawing them died: its successor draws them
+                    pictures = await self._pictures(message)
                 if pictures:
                     await attach(sent, post, pictures)
             except Exception:

@@ -11,3 +11,14 @@ class NoGame(Refusal):
 
 class NotAllowed(Refusal):
     """The player may not do this (not seated, not their turn, not the commissioner)."""
+
+
+class WorkerStopped(Refusal):
+    """The worker carrying out a call stopped (or answered nonsense) before answering."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(
+            "Troika's engine stopped while carrying out that command (our fault, logged) and has "
+            "started again from the stored game. `status` shows whether the command was recorded; "
+            "if it was not, type it again." + (f" ({detail})" if detail else "")
+        )

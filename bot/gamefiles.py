@@ -6,13 +6,14 @@ import json
 import os
 import zlib
 from io import BufferedIOBase
-from typing import TYPE_CHECKING, Any
 
 from engine.errors import EngineError
+from engine.records import TYPE_CHECKING
 from engine.replay import ReplayReport, replay
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     FilePath = str | os.PathLike[str]  # a replay reads its file by name: pathlib costs a start-up 18 M instructions
 
@@ -96,11 +97,13 @@ def log_shape_problem(log: Any) -> str | None:
     for action in log["actions"]:
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             return f"action {str(action)[:40]!r} is not an object with a type"
-        autos = action.get("auto_actions", [])
-        if not isinstance(autos, list) or not all(isinstance(a, dict) and isinstance(a.get("type"), str)
-                                                  for a in autos):
+        if "auto_actions" in action and not _typed_list(action["auto_actions"]):  # few actions have them
             return f"the auto_actions of action {action.get('id')!r} are not a list of objects with a type"
     return None
+
+
+def _typed_list(items: Any) -> bool:
+    return isinstance(items, list) and all(isinstance(a, dict) and isinstance(a.get("type"), str) for a in items)
 
 
 def read_trace(path: FilePath) -> list[dict[str, Any]]:

@@ -12,8 +12,9 @@ The store is the truth, and only the bot's process holds it: a worker's store
 (:class:`RemoteStore`) asks the bot's process for each read and write, carried out on its
 one connection (no lock waits between processes; the store's own checks of sequence
 numbers and request keys guard every write). A worker keeps nothing the store does not
-have: a worker that dies (its calls in flight fail with :class:`WorkerStopped`) is
-replaced by a new one, which loads its games from their logs. A command with a request
+have: a worker that dies, or hangs (no answer within :data:`CALL_TIMEOUT` seconds, and
+the bot stops it), fails its calls in flight with :class:`WorkerStopped` and is replaced
+by a new one, which loads its games from their logs. A command with a request
 key whose worker died is carried out exactly once: not again if its event is stored,
 else by the new worker. What a worker sends is read with only the bot's answer types
 and the store's values allowed, and an answer is checked for its type before use.
@@ -40,7 +41,7 @@ from typing import Any, cast
 
 from storage import EventStore, GameStatus, OutboxMessage, ReplayProblem, Shard, StoreError, store_at
 
-from .errors import NoGame, NotAllowed, Refusal
+from .errors import NoGame, NotAllowed, Refusal, WorkerStopped
 from .posts import Attachment, Picture
 from .service import Account, Post, Reply, Status, TroikaService
 
@@ -50,20 +51,15 @@ _HEADER = struct.Struct("!Q")
 """A message's length, before its pickled body."""
 
 
+CALL_TIMEOUT = 60.0
+"""Seconds a worker has to answer a call before it counts as hung and is stopped (its
+games then load in a new worker). The longest call that is not a fault, a national's
+seven-train route solve or the first replay of a long game, takes about a second."""
+
+
 def default_workers() -> int:
     """The workers a bot runs by default: one per core, at least two."""
     return max(2, os.cpu_count() or 1)
-
-
-class WorkerStopped(Refusal):
-    """The worker carrying out a call stopped (or answered nonsense) before answering."""
-
-    def __init__(self, detail: str = "") -> None:
-        super().__init__(
-            "Troika's engine stopped while carrying out that command (our fault, logged) and has "
-            "started again from the stored game. `status` shows whether the command was recorded; "
-            "if it was not, type it again." + (f" ({detail})" if detail else "")
-        )
 
 
 @dataclass(frozen=True)
@@ -290,13 +286,17 @@ class _Worker:
         self.listening: asyncio.Task[None] | None = None
         self.storing: set[asyncio.Task[None]] = set()
         self.stopping = False
+        self.hung = ""  # why the bot stopped it, if it stopped a hung worker
 
     @property
     def alive(self) -> bool:
-        return self.process is not None and self.process.returncode is None and self.writer is not None
+        return (
+            self.process is not None and self.process.returncode is None and self.writer is not None and not self.hung
+        )
 
     async def start(self, config: WorkerConfig) -> None:
         self.stopping = False
+        self.hung = ""
         mine, theirs = socket.socketpair()
         try:
             self.process = await asyncio.create_subprocess_exec(
@@ -314,10 +314,18 @@ class _Worker:
             raise WorkerStopped(f"worker {self.index} did not start")
         self.listening = asyncio.create_task(self._listen(reader))
 
-    async def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    async def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], timeout: float | None) -> Any:
+        """The worker's answer to ``name``; a worker that takes longer than ``timeout``
+        seconds is hung: it is stopped, failing every call in flight on it."""
         if not self.alive or self.writer is None:
             raise WorkerStopped(f"worker {self.index} is not running")
-        return await self.asking.ask(self.writer, ("call", name, args, kwargs))
+        try:
+            return await asyncio.wait_for(self.asking.ask(self.writer, ("call", name, args, kwargs)), timeout)
+        except TimeoutError:
+            self.hung = f"it took longer than {timeout:g} s over {name}"
+            if self.process is not None and self.process.returncode is None:
+                self.process.kill()
+            raise WorkerStopped(f"worker {self.index}: {self.hung}") from None
 
     async def _listen(self, reader: asyncio.StreamReader) -> None:
         """Hand each answer to its call and carry out each store call; at the end of
@@ -336,6 +344,7 @@ class _Worker:
                     why = f"it sent something unreadable ({type(exc).__name__}: {exc})"
                     break
         finally:
+            why = self.hung or why
             code = None
             if self.process is not None:
                 if self.process.returncode is None and why != "it stopped":
@@ -396,8 +405,10 @@ class ServicePool:
     def __init__(
         self, store: EventStore, *, workers: int | None = None, shard: Shard | None = None,
         owner: str | None = None, timestamps: bool = False, pictures: bool = True,
+        call_timeout: float = CALL_TIMEOUT,
     ) -> None:
         self.store = store
+        self.call_timeout = call_timeout
         self.front = TroikaService(store, shard=shard, owner=owner, timestamps=timestamps, pictures=pictures,
                                    draw=self._draw)
         self.shard = shard
@@ -455,11 +466,13 @@ class ServicePool:
         """Carry out ``name`` in the channel's worker (started again if it stopped)."""
         return await self._call_worker(self.worker_of(channel_id), name, *args, **kwargs)
 
-    async def _call_worker(self, index: int, name: str, *args: Any, **kwargs: Any) -> Any:
+    async def _call_worker(self, index: int, name: str, *args: Any, unlimited: bool = False, **kwargs: Any) -> Any:
+        """``name`` carried out by worker ``index`` (started again if it stopped), given
+        the pool's ``call_timeout`` seconds unless ``unlimited``."""
         worker = self._workers[index]
         if not worker.alive:
             await self._restart(worker)
-        value = await worker.call(name, args, kwargs)
+        value = await worker.call(name, args, kwargs, None if unlimited else self.call_timeout)
         if not isinstance(value, _CALLS[name]):
             log.error("worker %s answered %s with a %s", worker.index, name, type(value).__name__)
             raise WorkerStopped(f"worker {worker.index} answered nonsense")
@@ -572,8 +585,9 @@ class ServicePool:
         """:meth:`GameRepository.verify_running_games` in the least loaded worker (its
         replays beside that worker's games, each replayed game then cached there)."""
         counts = self.channels_pinned()
-        problems: list[ReplayProblem] = await self._call_worker(counts.index(min(counts)), "verify_running_games",
-                                                                other_versions_only=other_versions_only)
+        problems: list[ReplayProblem] = await self._call_worker(  # replays every running game: no time limit
+            counts.index(min(counts)), "verify_running_games", unlimited=True, other_versions_only=other_versions_only
+        )
         return problems
 
 

@@ -11,10 +11,11 @@ print by their fields. An action that adds no field to its base class (``Pass``,
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from .errors import InvalidAction
-from .records import asdict, fields, record
+from .records import TYPE_CHECKING, asdict, fields, record
+
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 ACTION_VERSION = 1
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from .actions import Action, Bid, Pass
 from .errors import IllegalAction
 from .options import LEFT_OF_AUCTIONEER
-from .records import field, record
+from .records import TYPE_CHECKING, field, record
 from .rounds import Round, TurnView
 from .state import Context, GameState
+
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 BID_STEP = 5
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import cached_property
-from typing import Any
 
 from .errors import DataError
 from .options import EXPORT_PER_SET
-from .records import NamedTuple, field, record
+from .records import TYPE_CHECKING, NamedTuple, field, record
+
+if TYPE_CHECKING:
+    from typing import Any
 
 COLORS = ("white", "yellow", "green", "brown", "gray")
 """Tile colours in upgrade order (white = empty land)."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from .actions import (
     Action,
@@ -45,12 +44,15 @@ from .actions import (
 from .errors import EngineError
 from .game import Game
 from .history import effective_entries
-from .records import record
+from .records import TYPE_CHECKING, record
 from .route_notation import route_stops
 from .rules import Rules
 from .shares import first_plain
 from .state import GameState
 from .stock_round import choose_sold
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True)

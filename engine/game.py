@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any
 
 from . import orders, sequence
 from .actions import Action, EndGame, StandingOrder
@@ -16,13 +15,16 @@ from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
 from .game_setup import board_for, check_options
-from .records import fields, is_record
+from .records import TYPE_CHECKING, fields, is_record
 from .rounds import Round
 from .rules import Rules
 from .scoring import end_game, final_values
 from .setup import new_state
 from .state import Context, GameState
 from .titles import DEFAULT_TITLE
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Game:

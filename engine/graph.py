@@ -20,10 +20,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from .board import Board, Node, TileDef, is_edge
-from .records import NamedTuple, record
+from .records import TYPE_CHECKING, NamedTuple, record
 from .tokens import NEUTRAL
 
 if TYPE_CHECKING:

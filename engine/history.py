@@ -9,9 +9,13 @@ action clears the redo stack. This is the meaning 18xx.games gives its logs.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, TypeVar
 
-T = TypeVar("T")
+from .records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 
 def effective_entries(entries: Iterable[tuple[int, dict[str, Any], T]]) -> list[T]:

@@ -10,7 +10,6 @@ applied.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from .actions import (
     Action,
@@ -38,10 +37,13 @@ from .board import load_board
 from .errors import EngineError, InvalidAction
 from .game import Game
 from .history import effective_entries
-from .records import NamedTuple, record
+from .records import TYPE_CHECKING, NamedTuple, record
 from .rules import Rules
 from .state import GameState
 from .titles import DEFAULT_TITLE
+
+if TYPE_CHECKING:
+    from typing import Any
 
 IGNORED_TYPES = {"message", "program_share_pass", "program_buy_shares", "program_merger_pass", "program_disable"}
 """Chat, and standing orders whose effects are logged as the auto_actions they caused."""

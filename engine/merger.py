@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
 
 from . import graph, market, shares, trains
 from .actions import Action, BuyShare, Convert, DiscardTrain, Merge, Pass, RemoveToken
 from .board import MarketCell
 from .errors import IllegalAction
 from .nationalization import trainless_choice
-from .records import field, record
+from .records import TYPE_CHECKING, field, record
 from .rounds import Round, TurnView
 from .state import Company, Context, GameState, StationToken
 from .tokens import remove_token
+
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 MAX_MINORS = 10
 MAX_MINORS_PER_PLAYER = 6

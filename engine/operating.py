@@ -4,17 +4,18 @@ national railway operate in turn, each through steps A–H (8.4,
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from . import game_end, market, trains
 from .actions import Action, BuyPrivate, DiscardTrain
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .operating_steps import NEXT_STEP, STEP_NAMED, STEPS, Step, buy_private
-from .records import field, record
+from .records import TYPE_CHECKING, field, record
 from .rounds import Round, TurnView
 from .state import Company, Context, GameState
 from .tokens import home_city, put_token
+
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 
 @record

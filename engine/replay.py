@@ -8,15 +8,17 @@ plays by the same rules.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from . import market
 from .actions import Action
 from .errors import EngineError
 from .game import Game
 from .importer import actions_of, read_log
-from .records import asdict, field, record
+from .records import TYPE_CHECKING, asdict, field, record
 from .state import Context, GameState
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record

@@ -10,11 +10,12 @@ rounds (:mod:`engine.sequence`) starts the next one, so no round imports another
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar
 
-from .records import NamedTuple, field, record
+from .records import TYPE_CHECKING, NamedTuple, field, record
 
 if TYPE_CHECKING:
+    from typing import ClassVar
+
     from .actions import Action
     from .state import Context, GameState
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from typing import Any
 
 from . import graph, shares, trains
 from .actions import Action, LayTile, Pass
@@ -21,10 +20,13 @@ from .game import Game
 from .game_setup import rulebook_players
 from .legal import legal_actions
 from .merger import MergerRound
-from .records import field, record
+from .records import TYPE_CHECKING, field, record
 from .rules import MARKETS, Rules
 from .state import PlacedTile
 from .titles import DEFAULT_TITLE
+
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_ACTIONS = 5000
 PASS_WEIGHT = 0.25  # how often a random player prefers passing when it may act

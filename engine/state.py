@@ -7,11 +7,10 @@ everything here is data plus small queries that need no rules.
 from __future__ import annotations
 
 import pickle
-from typing import TYPE_CHECKING
 
 from .board import Board, TileDef
 from .errors import IllegalAction
-from .records import NamedTuple, field, record
+from .records import TYPE_CHECKING, NamedTuple, field, record
 from .rules import Rules
 
 if TYPE_CHECKING:

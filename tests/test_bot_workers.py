@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bot.errors import Refusal
+from bot.errors import Refusal, WorkerStopped
 from bot.posts import Picture
 from bot.service import Account, Post, Status, TroikaService
 from bot.transcript import log_commands
-from bot.workers import ServicePool, WorkerStopped, serving
+from bot.workers import ServicePool, serving
 from engine.importer import read_log
 from storage import SqliteEventStore
 from tests.conftest import shared_game
@@ -233,3 +233,59 @@ async def test_a_post_s_text_goes_first_and_its_pictures_follow_in_the_channel_s
     assert [number for kind, number, _ in seen if kind == "pictures"] == [texts[0], texts[-1]]  # in order
     assert seen[0] == ("text", texts[0], [])  # the start post's text before anything is drawn
     assert [names for kind, _, names in seen if kind == "pictures"] == [["map", "table"], ["table"]]
+
+
+async def test_a_hung_worker_is_stopped_and_its_games_go_on_in_a_new_one(tmp_path: Path) -> None:
+    """A call that gets no answer within the pool's call timeout fails with a message,
+    the worker is stopped, and its channels' games load in a new one; the other worker
+    is left alone."""
+    async with SqliteEventStore(tmp_path / "hung.db") as store, \
+            ServicePool(store, workers=2, pictures=False, call_timeout=1.0) as pool:
+        apart(pool, "stuck", "other")
+        game_id = await three_player_game(pool, "stuck")  # type: ignore[arg-type]
+        await three_player_game(pool, "other")  # type: ignore[arg-type]
+        await pool.handle("stuck", ANNA, "bid TSR 20")
+        before, other_pid, stuck_pid = position(await pool.status(game_id)), pool.pid("other"), pool.pid("stuck")
+        held = await held_worker(pool, "stuck", tmp_path)  # never released: a worker in an endless loop
+        with pytest.raises(WorkerStopped, match="took longer than 1 s over run"):
+            await held
+        assert position(await pool.status(game_id)) == before  # replayed from its log in a new worker
+        assert pool.pid("stuck") != stuck_pid and pool.pid("other") == other_pid
+        await pool.handle("stuck", BORIS, "bid TSR 25")
+        await pool.handle("other", ANNA, "bid TSR 20")
+        bids = [e.action.get("price") for e in await store.events(game_id) if e.action.get("type") == "bid"]
+        assert bids == [20, 25]
+
+
+def die_at_next_drawing() -> None:
+    """In a worker: the next post's pictures are never drawn; the process dies instead."""
+
+    async def die(*args: Any, **kwargs: Any) -> Any:
+        os._exit(9)
+
+    serving().post_pictures = die  # type: ignore[method-assign]
+
+
+async def test_pictures_whose_worker_died_drawing_them_are_drawn_by_its_successor(tmp_path: Path) -> None:
+    attached: list[tuple[int, list[str]]] = []
+
+    async def deliver(post: Post) -> int:
+        return post.outbox_id
+
+    async def attach(sent: int, post: Post, pictures: list[Picture]) -> None:
+        attached.append((sent, [p.name for p in pictures]))
+
+    async with SqliteEventStore(tmp_path / "redrawn.db") as store, ServicePool(store, workers=1) as pool:
+        await three_player_game(pool, "redrawn")  # type: ignore[arg-type]
+        await pool.flush(deliver, attach=attach)
+        await pool.drawn()
+        attached.clear()
+        await pool.handle("redrawn", ANNA, "as Anna bid TSR 20")
+        await pool.handle("redrawn", ANNA, "as Boris pass")
+        await pool.handle("redrawn", ANNA, "as Clara pass")  # TSR sold: a post with pictures
+        old = pool.pid("redrawn")
+        await pool.run("redrawn", die_at_next_drawing)
+        await pool.flush(deliver, attach=attach)
+        await pool.drawn()
+        assert [names for _, names in attached] == [["table"]]  # drawn after all
+        assert pool.pid("redrawn") != old  # by a new worker

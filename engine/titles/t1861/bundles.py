@@ -12,14 +12,15 @@ rounds begin.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from ... import market
 from ...actions import Action, Bid, Pass
 from ...errors import IllegalAction
-from ...records import field, record
+from ...records import TYPE_CHECKING, field, record
 from ...rounds import Round, TurnView
 from ...state import Context, GameState
+
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 BID_STEP = 5
 TWO_PLAYER_BUNDLES = 3
