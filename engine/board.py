@@ -187,31 +187,33 @@ class _Turned(NamedTuple):
 
     @classmethod
     def of(cls, tile: TileDef, rotation: int) -> _Turned:
-        def turned(end: int) -> int:
-            return (end + rotation) % 6 if is_edge(end) else end
-
-        paths = tuple((turned(a), turned(b)) for a, b in tile.paths)
+        # Worked out for every tile and rotation laid, so the ends are told apart in
+        # line: an edge is 0..5 (it turns with the tile), a node end is negative
+        # (:func:`is_edge`, :func:`node_index`).
+        paths = tuple(((a + rotation) % 6 if a >= 0 else a, (b + rotation) % 6 if b >= 0 else b) for a, b in tile.paths)
         node_exits: list[set[int]] = [set() for _ in tile.nodes]
+        edge_order: list[int] = []  # the edges the paths end on, in the order they first do
         for a, b in paths:
-            if not is_edge(a) and is_edge(b):
-                node_exits[node_index(a)].add(b)
-            elif is_edge(a) and not is_edge(b):
-                node_exits[node_index(b)].add(a)
-        edge_order: list[int] = []
-        for e in (e for p in paths for e in p if is_edge(e)):
-            if e not in edge_order:
-                edge_order.append(e)
-
-        def numbered(end: int) -> tuple[bool, int]:
-            return (False, edge_order.index(end)) if is_edge(end) else (True, node_index(end))
-
+            if a < 0 <= b:
+                node_exits[-1 - a].add(b)
+            elif b < 0 <= a:
+                node_exits[-1 - b].add(a)
+            for e in (a, b):
+                if e >= 0 and e not in edge_order:
+                    edge_order.append(e)
         return cls(
             paths=paths,
             edge_order=tuple(edge_order),
-            numbered=tuple((numbered(a), numbered(b)) for a, b in paths),
-            exits=frozenset(e for p in paths for e in p if is_edge(e)),
+            numbered=tuple(
+                (
+                    (False, edge_order.index(a)) if a >= 0 else (True, -1 - a),
+                    (False, edge_order.index(b)) if b >= 0 else (True, -1 - b),
+                )
+                for a, b in paths
+            ),
+            exits=frozenset(edge_order),
             node_exits=tuple(frozenset(found) for found in node_exits),
-            edge_pairs=frozenset(frozenset(p) for p in paths if is_edge(p[0]) and is_edge(p[1])),
+            edge_pairs=frozenset(frozenset(p) for p in paths if p[0] >= 0 and p[1] >= 0),
         )
 
 
