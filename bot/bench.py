@@ -133,14 +133,24 @@ REPLAY_RUNS = 5
 def _replay_process(path: Path) -> dict[str, Any]:
     """CPU seconds of a whole ``troika replay`` process on the game at ``path``: the
     interpreter's start, the imports, reading the log and the replay (the median of
-    :data:`REPLAY_RUNS` runs, user and system time, as ``/usr/bin/time`` counts it)."""
+    :data:`REPLAY_RUNS` runs, user and system time, as ``/usr/bin/time`` counts it).
+    It runs the ``troika`` script beside this Python, as a player types it (``python -m``
+    would add runpy's imports), or ``-m bot.cli`` where there is none."""
+    script = Path(sys.executable).with_name("troika")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "bot.cli"]
     times = []
     for _ in range(REPLAY_RUNS):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([sys.executable, "-m", "bot.cli", "replay", str(path)], check=True, capture_output=True)
+        subprocess.run([*command, "replay", str(path)], check=True, capture_output=True)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return {"game": path.stem, "cpu_s": round(statistics.median(times), 3), "runs": REPLAY_RUNS}
+    return {
+        "game": path.stem,
+        "command": " ".join(["troika" if script.exists() else "python -m bot.cli", "replay", path.name]),
+        "cpu_s": round(statistics.median(times), 3),
+        "cpu_s_each": sorted(round(t, 3) for t in times),
+        "runs": REPLAY_RUNS,
+    }
 
 
 def _routes(log: dict[str, Any]) -> dict[str, Any]:
