@@ -15,7 +15,6 @@ under :meth:`Rules.site`, the rules the site applies).
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable, Sequence
 
 from .actions import (
@@ -154,7 +153,7 @@ class _Writer:
         stamp = {} if entry.created_at is None else {"created_at": entry.created_at}
         if entry.kind == "action":
             assert entry.action is not None
-            before = Game(self.game.ctx, pickle.loads(pickle.dumps(self.game.state, pickle.HIGHEST_PROTOCOL)))
+            before = Game(self.game.ctx, self.game.state.copy())
             self.game.apply(entry.action, check=False)
             raw = to_site(before, entry.action, self.game.state, self.players)
             self.seen.append((entry.id, {"type": "action"}, entry.action))

@@ -6,8 +6,6 @@ everything here is data plus small queries that need no rules.
 
 from __future__ import annotations
 
-import pickle
-
 from .board import Board, TileDef
 from .errors import IllegalAction
 from .records import TYPE_CHECKING, NamedTuple, field, record
@@ -181,11 +179,15 @@ class GameState:
     def saved(self) -> bytes:
         """The state as bytes, to read back with :meth:`from_saved` (half a copy, for
         a copy that is rarely needed)."""
+        import pickle  # here: a replay whose merges need no undo point never loads it (7 M instructions)
+
         return pickle.dumps(self, pickle.HIGHEST_PROTOCOL)
 
     @staticmethod
     def from_saved(data: bytes) -> GameState:
         """The state :meth:`saved` wrote."""
+        import pickle
+
         state: GameState = pickle.loads(data)
         return state
 
