@@ -26,6 +26,7 @@ from .records import TYPE_CHECKING, NamedTuple, record
 from .tokens import NEUTRAL
 
 if TYPE_CHECKING:
+    from .routes import RouteNodes
     from .state import Context, GameState, PlacedTile
 
     _LayoutKey = tuple[int, frozenset[tuple[str, PlacedTile]]]  # (board id, the laid tiles)
@@ -258,6 +259,7 @@ class TrackGraph:
         self.reaches: dict[tuple[tuple[int, ...], int], Reach] = {}  # see :func:`reachable`
         self.walked: dict[tuple[tuple[int, ...], int], int] = {}  # see :func:`minors_connected`
         self._packed: tuple[list[int], list[tuple[str, str]]] | None = None
+        self.route_nodes: RouteNodes | None = None  # engine.routes' node tables, made when first asked
 
     @property
     def bit_hexes(self) -> dict[int, tuple[str, str]]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from itertools import pairwise
-from weakref import WeakKeyDictionary
 
 from .actions import Route
 from .board import TrainDef
@@ -93,7 +92,7 @@ class OutOfSteps(Exception):
     """The search used up its step budget (see :func:`engine.route_search.best_routes`)."""
 
 
-class _Nodes:
+class RouteNodes:
     """What the search reads of a graph's nodes whoever runs: each node's hex and
     revenue groups as bits, the off-boards, cities and bonus cities as masks, and
     the nodes' values by phase."""
@@ -160,14 +159,11 @@ class _Nodes:
 
 
 class _Worths(NamedTuple):
-    """Each node's worth to one kind of train (see :meth:`_Nodes.worths`)."""
+    """Each node's worth to one kind of train (see :meth:`RouteNodes.worths`)."""
 
     worth: list[int]
     pair: list[int]
     worth_ub: list[int]
-
-
-_NODES: WeakKeyDictionary[TrackGraph, _Nodes] = WeakKeyDictionary()
 
 
 def _hex_nodes(graph: TrackGraph, hexes: Iterable[str | None]) -> int:
@@ -180,11 +176,11 @@ def _hex_nodes(graph: TrackGraph, hexes: Iterable[str | None]) -> int:
     return mask
 
 
-def _nodes_of(graph: TrackGraph) -> _Nodes:
-    """:class:`_Nodes` of ``graph``, worked out once while the graph lives."""
-    found = _NODES.get(graph)
+def _nodes_of(graph: TrackGraph) -> RouteNodes:
+    """:class:`RouteNodes` of ``graph``, worked out once and kept on it."""
+    found = graph.route_nodes
     if found is None:
-        found = _NODES[graph] = _Nodes(graph)
+        found = graph.route_nodes = RouteNodes(graph)
     return found
 
 
@@ -223,12 +219,12 @@ class Scope:
 
     @property
     def hex_bit(self) -> list[int]:
-        """Each node's hex as a bit (:attr:`_Nodes.hex_bit`)."""
+        """Each node's hex as a bit (:attr:`RouteNodes.hex_bit`)."""
         return self.nodes.hex_bit
 
     @property
     def group_bit(self) -> list[int]:
-        """Each node's revenue groups as bits (:attr:`_Nodes.group_bit`)."""
+        """Each node's revenue groups as bits (:attr:`RouteNodes.group_bit`)."""
         return self.nodes.group_bit
 
     def tick(self, steps: int = 1) -> None:

@@ -132,7 +132,7 @@ def test_a_replay_process_loads_none_of_the_modules_start_up_avoids() -> None:
 
     from tests.conftest import GAMES
 
-    avoided = ("typing", "dataclasses", "inspect", "ast", "pathlib", "pickle")
+    avoided = ("typing", "dataclasses", "inspect", "ast", "pathlib", "pickle", "weakref")
     probe = (
         "import contextlib, io, sys, bot.cli\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
