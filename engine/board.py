@@ -11,11 +11,10 @@ i-th revenue node (cities, towns and off-boards in the order they are listed).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cached_property
 
 from .errors import DataError
 from .options import EXPORT_PER_SET
-from .records import TYPE_CHECKING, NamedTuple, field, record
+from .records import TYPE_CHECKING, NamedTuple, field, once, record
 
 if TYPE_CHECKING:
     from typing import Any
@@ -131,11 +130,11 @@ class TileDef:
     stubs: tuple[int, ...] = ()
     count: int | None = None  # None = unlimited
 
-    @cached_property
+    @once
     def city_indexes(self) -> tuple[int, ...]:
         return tuple(i for i, n in enumerate(self.nodes) if n.kind == "city")
 
-    @cached_property
+    @once
     def town_indexes(self) -> tuple[int, ...]:
         return tuple(i for i, n in enumerate(self.nodes) if n.kind == "town")
 
@@ -171,7 +170,7 @@ class TileDef:
             turned = self._turns[rotation] = _Turned.of(self, rotation)
         return turned
 
-    @cached_property
+    @once
     def _turns(self) -> list[_Turned | None]:
         return [None] * 6
 
@@ -421,7 +420,7 @@ class Board:
         at = {parse_hex(h): h for h in self.hexes}
         self.neighbours = {h: _neighbours_of(at, *xy) for xy, h in at.items()}
 
-    @cached_property
+    @once
     def across(self) -> dict[tuple[str, int], tuple[str, int]]:
         """For each hex edge that track may cross, the hex edge on the other side of the
         border (edges on impassable borders, and off the map, have none)."""
@@ -446,11 +445,11 @@ class Board:
             raise DataError(f"no train called {name!r}")
         return found
 
-    @cached_property
+    @once
     def _trains_named(self) -> dict[str, TrainDef]:
         return {t.name: t for t in self.trains}  # the rules ask for trains by name often
 
-    @cached_property
+    @once
     def early_trains(self) -> dict[str, int]:
         """The trains the yard sells before their turn comes: name -> the phase (as a
         number) from which it does (8.11)."""
@@ -466,7 +465,7 @@ class Board:
             )
         return found
 
-    @cached_property
+    @once
     def _city_tiles(self) -> dict[str, tuple[tuple[TileDef, int], ...]]:
         return {}
 
@@ -476,7 +475,7 @@ class Board:
             return found
         raise DataError(f"no phase called {name!r}")
 
-    @cached_property
+    @once
     def _phases_named(self) -> dict[str, PhaseDef]:
         return {p.name: p for p in self.phases}
 

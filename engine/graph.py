@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from functools import cached_property
 
 from .board import Board, Node, TileDef, is_edge
-from .records import TYPE_CHECKING, NamedTuple, record
+from .records import TYPE_CHECKING, NamedTuple, once, record
 from .tokens import NEUTRAL
 
 if TYPE_CHECKING:
@@ -64,7 +63,7 @@ class Reach:
         """The edges of ``hex_id`` among the track ends reached."""
         return self._edges_by_hex.get(hex_id, frozenset())
 
-    @cached_property
+    @once
     def _edges_by_hex(self) -> dict[str, frozenset[int]]:
         edges: dict[str, set[int]] = {}
         for hex_id, edge in self.track_ends:

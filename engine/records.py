@@ -269,6 +269,34 @@ def _refuse_deletion(self: Any, name: str) -> None:
     raise FrozenRecordError(f"cannot delete field {name!r} of a frozen {type(self).__qualname__}")
 
 
+
+class _Once:
+    """A method read as an attribute: worked out on the first read, then kept in the
+    instance's dict like any attribute (``functools.cached_property`` without the lock
+    Python 3.11 takes at every first read, which a replay takes some 400 times)."""
+
+    def __init__(self, method: Callable[[Any], Any]) -> None:
+        self.method = method
+        self.name = method.__name__
+        self.__doc__ = method.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.method(instance)
+        return value
+
+
+if TYPE_CHECKING:
+    from functools import cached_property
+
+    once = cached_property
+else:
+    once = _Once
+
 class _NamedTupleType(type):
     """Builds a class declared on :class:`NamedTuple` as ``collections.namedtuple`` does,
     then gives it the class body's docstring, methods and properties, as typing does."""

@@ -21,7 +21,6 @@ adds Ekaterinburg's value again, times the train's multiplier.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import cached_property
 from itertools import pairwise
 
 from .actions import Route
@@ -36,7 +35,7 @@ from .graph import (
     token_nodes,
     track_graph,
 )
-from .records import NamedTuple, record
+from .records import NamedTuple, once, record
 from .state import Company, Context, GameState, Train
 
 EXPRESS_STOPS = 5
@@ -108,14 +107,14 @@ class RouteNodes:
         self._values: dict[str, list[int]] = {}
         self._worths: dict[tuple[str, int, tuple[int, ...]], _Worths] = {}
 
-    @cached_property
+    @once
     def hex_bit(self) -> list[int]:
         """Each node's hex as one bit (hexes numbered as their first node comes; only the
         search asks, a check of given routes does not)."""
         hex_index: dict[str, int] = {}
         return [1 << hex_index.setdefault(hex_id, len(hex_index)) for hex_id, _ in self._refs]
 
-    @cached_property
+    @once
     def group_bit(self) -> list[int]:
         """Each node's revenue groups (off-board areas) as bits, numbered as they come."""
         group_index: dict[str, int] = {}
@@ -234,7 +233,7 @@ class Scope:
             if self.steps > self.budget:
                 raise OutOfSteps
 
-    @cached_property
+    @once
     def reach(self) -> int:
         """Nodes reachable from the tokens along unblocked track, repeats allowed: a
         superset of the nodes any route can visit (the search's bound; checking a

@@ -170,3 +170,22 @@ def test_a_named_tuple_field_without_a_default_after_one_with_is_refused() -> No
         class Bad(records.NamedTuple):
             a: int = 0
             b: int
+
+
+def test_a_once_attribute_is_worked_out_on_the_first_read_only() -> None:
+    calls: list[int] = []
+
+    @record(frozen=True)
+    class Tile:
+        name: str
+
+        @records.once
+        def exits(self) -> tuple[int, ...]:
+            """The tile's exits."""
+            calls.append(1)
+            return (0, 3)
+
+    tile = Tile("57")
+    assert tile.exits == (0, 3) and tile.exits == (0, 3) and len(calls) == 1
+    assert vars(tile)["exits"] == (0, 3) and Tile("9").exits == (0, 3) and len(calls) == 2
+    assert Tile.exits.__doc__ == "The tile's exits."  # type: ignore[attr-defined]
