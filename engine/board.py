@@ -82,8 +82,6 @@ def node_index(end: int) -> int:
     return -1 - end
 
 
-# The board's small records are named tuples rather than frozen dataclasses: as immutable,
-# and a third of the cost to build at start-up.
 class Node(NamedTuple):
     """A revenue centre printed on a tile or hex."""
 

@@ -44,7 +44,6 @@ def check_options(title: str, chosen: Iterable[str]) -> frozenset[str]:
     return picked
 
 
-# A named tuple rather than a frozen dataclass: as immutable, and a third of the cost to build at start-up.
 class Setup(NamedTuple):
     """What a game is, chosen when it starts: title, market, options, whose rules."""
 

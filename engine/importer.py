@@ -49,7 +49,6 @@ IGNORED_TYPES = {"message", "program_share_pass", "program_buy_shares", "program
 """Chat, and standing orders whose effects are logged as the auto_actions they caused."""
 
 
-# A named tuple rather than a frozen dataclass: as immutable, and a third of the cost to build at start-up.
 class LoggedAction(NamedTuple):
     """One action that took effect in the log, with the automatic actions that followed."""
 

@@ -33,7 +33,6 @@ not run; it exports a train at the end of each set of operating rounds, just bef
 second merger round."""
 
 
-# A named tuple rather than a frozen dataclass: as immutable, and a third of the cost to build at start-up.
 class OptionDef(NamedTuple):
     """One optional rule of the rulebook, as a title offers it."""
 

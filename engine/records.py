@@ -24,8 +24,13 @@ Semantics, as ``@dataclass``'s:
 The module's :class:`NamedTuple` is ``typing.NamedTuple`` without its start-up cost:
 typing checks each field's annotation, and with postponed annotations each is text it
 compiles as a ``ForwardRef``; its first ``compile()`` builds all of Python's AST node
-types (10 M instructions). The engine's named
-tuples declare the same class body on this base; type checkers see typing's.
+types (10 M instructions). The engine's named tuples declare the same class body on
+this base; type checkers see typing's. The engine's small immutable values that are
+built often (the board's parts, the rules, the options, a laid tile) are named tuples:
+a tuple is cheaper to build than a frozen record, and equal and hashed in C.
+
+:func:`once` is ``functools.cached_property`` without the lock Python 3.11 takes at
+every first read; type checkers see ``cached_property``.
 """
 
 from __future__ import annotations
@@ -269,11 +274,10 @@ def _refuse_deletion(self: Any, name: str) -> None:
     raise FrozenRecordError(f"cannot delete field {name!r} of a frozen {type(self).__qualname__}")
 
 
-
 class _Once:
     """A method read as an attribute: worked out on the first read, then kept in the
-    instance's dict like any attribute (``functools.cached_property`` without the lock
-    Python 3.11 takes at every first read, which a replay takes some 400 times)."""
+    instance's dict like any attribute (see the module's docstring; a replay has some
+    400 first reads)."""
 
     def __init__(self, method: Callable[[Any], Any]) -> None:
         self.method = method
@@ -296,6 +300,7 @@ if TYPE_CHECKING:
     once = cached_property
 else:
     once = _Once
+
 
 class _NamedTupleType(type):
     """Builds a class declared on :class:`NamedTuple` as ``collections.namedtuple`` does,

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from .actions import Action
     from .state import Context, GameState
 
-# A named tuple rather than a frozen dataclass: as immutable, and a third of the cost to build at start-up.
 class TurnView(NamedTuple):
     """The round and what the actor is doing now, in words and flags."""
 

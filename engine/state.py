@@ -1,4 +1,4 @@
-"""The game's state: plain dataclasses, nothing else.
+"""The game's state: plain records (:mod:`engine.records`), nothing else.
 
 The state is only ever changed by the round modules while applying an action;
 everything here is data plus small queries that need no rules.
