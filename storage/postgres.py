@@ -237,6 +237,10 @@ class PostgresEventStore(SqlEventStore):
     async def _hold(self, db: Db, lock_class: int, key: str) -> None:
         await db.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", lock_class, key)
 
+    async def _now(self, db: Db) -> datetime:
+        now: datetime = await db.fetchval("SELECT clock_timestamp()")
+        return now
+
     async def _claim(self, db: Db, game_id: int, owner: str, lease: timedelta) -> bool:
         claimed = await db.fetchval(  # the server's clock: the processes may run on several machines
             "INSERT INTO claims (game_id, owner, expires_at) VALUES (?, ?, clock_timestamp() + ?::interval)"

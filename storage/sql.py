@@ -22,10 +22,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from .codec import Row, decode_event, decode_game, decode_post, migration_scripts, to_json
+from .codec import UNREADABLE, UNREADABLE_TIME, Row, decode_event, decode_game, decode_post, migration_scripts, to_json
 from .store import (
     ACTIVE_STATUSES,
     CLAIM_LEASE,
+    LONGEST_CLAIM,
     AppendConflict,
     ChannelBusy,
     DuplicateRequest,
@@ -113,6 +114,10 @@ class SqlEventStore(EventStore):
     @abstractmethod
     async def _claim(self, db: Db, game_id: int, owner: str, lease: timedelta) -> bool:
         """The claim upsert of :meth:`claim_game`, timed by the database's clock."""
+
+    async def _now(self, db: Db) -> datetime:
+        """The time by the clock claims are timed by (default: this machine's)."""
+        return utc_now()
 
     async def _after_restore(self, db: Db) -> None:
         """What must follow rows inserted with their own ids (default: nothing)."""
@@ -332,7 +337,26 @@ class SqlEventStore(EventStore):
     async def claim_game(self, game_id: int, owner: str, lease: timedelta = CLAIM_LEASE) -> bool:
         async with self._transaction(f"claiming game {game_id}") as db:
             await self._last_seq(db, game_id)  # raises GameNotFound
+            await self._drop_unreadable_claim(db, game_id, lease)
             return await self._claim(db, game_id, owner, lease)
+
+    async def _drop_unreadable_claim(self, db: Db, game_id: int, lease: timedelta) -> None:
+        """Delete the game's claim if it cannot be one a process took: its owner or time
+        unreadable, or running out later than any lease could make it (a claim that never
+        ran out would hold the game's posts back for ever). Logged, as damage is."""
+        rows = await db.fetch("SELECT owner, expires_at FROM claims WHERE game_id = ?", game_id)
+        if not rows:
+            return
+        owner, expires = rows[0]["owner"], rows[0]["expires_at"]
+        try:
+            until = self._read_time(expires)
+            damaged = until.tzinfo is None or until - await self._now(db) > max(lease, LONGEST_CLAIM)
+        except (*UNREADABLE, OverflowError):
+            damaged = True
+        if damaged or not isinstance(owner, str):
+            log.error("game %s: its delivery claim is damaged (owner %.40r, until %.40r); this process takes it over",
+                      game_id, owner, expires)
+            await db.execute("DELETE FROM claims WHERE game_id = ?", game_id)
 
     async def release_claims(self, owner: str) -> None:
         async with self._transaction(f"releasing the claims of {owner}") as db:
@@ -365,7 +389,14 @@ class SqlEventStore(EventStore):
     async def copy_started(self) -> datetime | None:
         async with self._connection("reading the copy marker") as db:
             started = await db.fetchval("SELECT started_at FROM copy_marker")
-        return None if started is None else self._read_time(started)
+        if started is None:
+            return None
+        try:
+            return self._read_time(started)
+        except UNREADABLE:  # a marker is there, whatever its time: the copy is not proved
+            log.error("the copy marker of %s is unreadable (%.40r): a copy began and did not finish",
+                      self.location, started)
+            return UNREADABLE_TIME
 
     async def mark_copy(self, started: datetime | None) -> None:
         async with self._transaction("marking the copy") as db:

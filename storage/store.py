@@ -117,6 +117,9 @@ class EventKind(enum.StrEnum):
 
 CLAIM_LEASE = timedelta(seconds=60)
 """How long a bot process's claim on a game's deliveries lasts unless renewed."""
+LONGEST_CLAIM = timedelta(days=1)
+"""A claim running out later than this from now (and than the lease asked for) was
+written by no claim: it is damage, and taken over."""
 
 
 def shard_of(guild_id: str | None, shards: int) -> int:
