@@ -17,7 +17,17 @@ from datetime import datetime
 from typing import Any
 
 from engine.game import Game
-from storage import CorruptEvent, Event, EventKind, GameNotFound, GameRecord, GameStatus, OutboxMessage, Shard
+from storage import (
+    CorruptEvent,
+    Event,
+    EventKind,
+    GameNotFound,
+    GameRecord,
+    GameStatus,
+    OutboxMessage,
+    Shard,
+    StoreError,
+)
 from storage.repository import effective_events
 
 from .core import Core, Feature, Post
@@ -134,13 +144,14 @@ class Delivery(Feature):
                     return posted
                 if not await self._still_unsent(message):
                     continue
-                if message.problem is not None:
-                    log.error("post %s of game %s dropped: %s", message.id, game_id, message.problem)
+                problem = message.problem or payload_problem(message.payload)
+                if problem is not None:
+                    log.error("post %s of game %s dropped: %s", message.id, game_id, problem)
                 else:
                     try:
                         post = await self._post(message)
                         if attach is None:
-                            await deliver(replace(post, pictures=await self._pictures(message)))
+                            await deliver(replace(post, pictures=await self._pictures_if_drawn(message)))
                         else:
                             self._attach_later(where, message, post, await deliver(post), attach)
                     except Exception:
@@ -172,7 +183,10 @@ class Delivery(Feature):
         mention = next((s for s in record.seats if s.player_id == payload.get("mention")), None)
         since = ""
         if mention is not None and payload.get("kind") == "turn":
-            since = await self._since(record, mention.player_id, int(payload["seq"]))
+            try:
+                since = await self._since(record, mention.player_id, int(payload["seq"]))
+            except CorruptEvent as exc:  # the game's log is damaged: the post goes without its recap
+                log.warning("post %s goes without its recap: %s", message.id, exc)
         return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""), payload.get("next", ""),
                     mention, [], seq=int(payload.get("seq", 0)), recap=since)
 
@@ -181,6 +195,17 @@ class Delivery(Feature):
         if not (self.core.pictures and message.payload.get("pictures")):
             return []
         return await self.draw(message)
+
+    async def _pictures_if_drawn(self, message: OutboxMessage) -> list[Picture]:
+        """The post's pictures, or none (logged) where drawing them fails for the post's
+        or its game's sake; the database's or a worker's trouble is raised, to try again."""
+        try:
+            return await self._pictures(message)
+        except (StoreError, WorkerStopped):
+            raise
+        except Exception:
+            log.exception("post %s of game %s goes without its pictures", message.id, message.game_id)
+            return []
 
     async def pictures(self, message: OutboxMessage) -> list[Picture]:
         """Draw the pictures a post names, of the game as it was after its event."""
@@ -340,6 +365,27 @@ class Delivery(Feature):
 
         async with self.core.lock(record.channel_id or f"game {game_id}"):
             await self.core.retrying(attempt)
+
+
+POST_FIELDS: dict[str, tuple[type, ...]] = {
+    "text": (str,), "next": (str,), "kind": (str,), "seq": (int,), "mention": (str, type(None)),
+    "pictures": (list,), "highlight": (str, type(None)), "routes": (dict, type(None)),
+}
+"""The fields of a stored post that delivery reads, and the types each may have."""
+
+
+def payload_problem(payload: dict[str, Any]) -> str | None:
+    """Why a stored post cannot be delivered as it is (a field of the wrong type, pictures
+    without the event they show), if it cannot: such a post is dropped, not retried."""
+    for field, kinds in POST_FIELDS.items():
+        value = payload.get(field)
+        if field in payload and (not isinstance(value, kinds) or isinstance(value, bool)):
+            return f"its {field} is a {type(value).__name__} ({str(value)[:40]!r})"
+    if "pictures" in payload and not all(isinstance(name, str) for name in payload["pictures"]):
+        return "its pictures are not named by text"
+    if payload.get("pictures") and "seq" not in payload:
+        return "it wants pictures but names no event"
+    return None
 
 
 def _mover(record: GameRecord, event: Event) -> str:
