@@ -231,7 +231,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from storage import StoreError, store_at
 
     async def export() -> Any:
-        async with store_at(args.db) as store:
+        async with store_at(args.db, read_only=True) as store:
             record = await store.get_game(args.game)
             return site_export(record, await store.events(args.game))
 
@@ -419,7 +419,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
     from storage import StoreError, store_at
 
     async def backup() -> None:
-        async with store_at(args.db) as store:
+        async with store_at(args.db, read_only=True) as store:
             await store.backup(args.path)
 
     problem = _database(args.db)

@@ -26,9 +26,10 @@ class CopyReport:
     problems: list[str] = field(default_factory=list)
 
 
-def store_at(location: str | Path, *, accept_unfinished_copy: bool = False) -> EventStore:
+def store_at(location: str | Path, *, accept_unfinished_copy: bool = False, read_only: bool = False) -> EventStore:
     """The store a location names: a ``postgresql://`` URL, else a SQLite file given as
-    a path or ``sqlite:PATH``. A PostgreSQL password may come from the file named by
+    a path or ``sqlite:PATH``; ``read_only``, opened only to read (on a read-only disk or
+    login). A PostgreSQL password may come from the file named by
     ``TROIKA_DB_PASSWORD_FILE`` rather than the URL."""
     from .postgres import PostgresEventStore, is_postgres_url
     from .sqlite import SqliteEventStore
@@ -44,8 +45,10 @@ def store_at(location: str | Path, *, accept_unfinished_copy: bool = False) -> E
         except (OSError, UnicodeDecodeError) as exc:
             raise StoreError(f"cannot read TROIKA_DB_PASSWORD_FILE {secret}: "
                              f"{getattr(exc, 'strerror', None) or exc}") from exc
-        return PostgresEventStore(text, password=password, accept_unfinished_copy=accept_unfinished_copy)
-    return SqliteEventStore(text.removeprefix("sqlite:") or "troika.db", accept_unfinished_copy=accept_unfinished_copy)
+        return PostgresEventStore(text, password=password, accept_unfinished_copy=accept_unfinished_copy,
+                                  read_only=read_only)
+    return SqliteEventStore(text.removeprefix("sqlite:") or "troika.db", accept_unfinished_copy=accept_unfinished_copy,
+                            read_only=read_only)
 
 
 def unknown_location(location: str | Path) -> str | None:

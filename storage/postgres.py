@@ -118,9 +118,10 @@ class PostgresEventStore(SqlEventStore):
     for_update = "FOR UPDATE"
 
     def __init__(
-        self, url: str, *, password: str | None = None, max_connections: int = 8, accept_unfinished_copy: bool = False
+        self, url: str, *, password: str | None = None, max_connections: int = 8, accept_unfinished_copy: bool = False,
+        read_only: bool = False,
     ) -> None:
-        super().__init__(accept_unfinished_copy=accept_unfinished_copy)
+        super().__init__(accept_unfinished_copy=accept_unfinished_copy, read_only=read_only)
         self.url = url
         self._password = password
         self._max_connections = max_connections
@@ -146,7 +147,8 @@ class PostgresEventStore(SqlEventStore):
             raise StoreError(f"cannot open the database {self.location}: {self._scrub(exc)}") from exc
         try:
             await self._prepare(MIGRATIONS_DIR, "TIMESTAMPTZ")
-            await self._check_writable()
+            if not self.read_only:
+                await self._check_writable()
         except StoreError as exc:
             await self.close()
             if isinstance(exc.__cause__, _NOT_WRITABLE):

@@ -82,8 +82,14 @@ class SqlEventStore(EventStore):
     """What locks a row read in a transaction until commit (``FOR UPDATE``; SQLite's
     writers take turns, so it needs nothing)."""
 
-    def __init__(self, *, accept_unfinished_copy: bool = False) -> None:
+    reads_older_schemas = False
+    """Whether a read-only store may be of an older schema (SQLite's backups copy pages)."""
+
+    def __init__(self, *, accept_unfinished_copy: bool = False, read_only: bool = False) -> None:
         self._accept_unfinished_copy = accept_unfinished_copy
+        self.read_only = read_only
+        """Opened only to read (a backup, an export): the schema is not upgraded, nor the
+        database checked to be writable, so a read-only disk or login will do."""
 
     # --- the dialect ---------------------------------------------------------------
 
@@ -132,11 +138,24 @@ class SqlEventStore(EventStore):
     # --- opening ---------------------------------------------------------------------
 
     async def _prepare(self, migrations: Path, time_type: str) -> None:
-        """Bring the schema up to date, and refuse the target of an unfinished copy."""
-        await self._migrate(migrations, time_type)
+        """Bring the schema up to date (read-only: check it is one this Troika reads),
+        and refuse the target of an unfinished copy."""
+        if self.read_only:
+            await self._check_schema_version(len(migration_scripts(migrations)))
+        else:
+            await self._migrate(migrations, time_type)
         started = await self.copy_started()
         if started is not None and not self._accept_unfinished_copy:
             raise UnfinishedCopy(self.location, started)
+
+    async def _check_schema_version(self, known: int) -> None:
+        async with self._connection("reading the schema version") as db:
+            current = await db.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version")
+        if current > known or (current < known and not self.reads_older_schemas):
+            raise StoreError(
+                f"the database {self.location} has schema version {current} and this Troika reads {known}; "
+                + ("upgrade Troika" if current > known else "open it once to write (`troika run`), which upgrades it")
+            )
 
     async def _migrate(self, migrations: Path, time_type: str) -> None:
         scripts = migration_scripts(migrations)

@@ -5,9 +5,14 @@ worker may send and ask, and backups of read-only databases. In the configuratio
 
 from __future__ import annotations
 
+import asyncio
+import json
+import shutil
 import sqlite3
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +22,8 @@ from bot.posts import Picture
 from bot.service import Post, TroikaService
 from bot.workers import ServicePool
 from storage import SqliteEventStore
-from tests.test_reliability import ANNA, three_player_game
+from tests.test_reliability import ANNA, ROOT, three_player_game
+from tests.test_storage_hostile import _without_dac_override, cut_short_by_a_checkpoint
 
 CONFIGS = ["workers 0", "worker processes"]
 
@@ -98,3 +104,105 @@ async def test_a_post_with_a_wrongly_typed_field_is_dropped_and_the_rest_deliver
     assert channel.pictures[channel.posts[-1].outbox_id] == ["table"]  # TSR sold: the table, drawn
     assert caplog.text.count("dropped: its") + caplog.text.count("dropped: it wants") == len(BAD_POSTS)
     assert "retried later" not in caplog.text
+
+
+# R8 ------------------------------------------------------------------------------------
+
+READ_ONLY = ["read-only mount", "read-only mount after a crash", "file 0444 in a folder 0555", "folder 0555"]
+
+
+@contextmanager
+def read_only_disk(folder: Path, case: str) -> Iterator[None]:
+    """``folder`` made read-only as ``case`` says, for the test's block."""
+    if "mount" not in case:
+        (folder / "games.db").chmod(0o444 if "0444" in case else 0o644)
+        folder.chmod(0o555)
+        try:
+            yield
+        finally:
+            folder.chmod(0o755)
+        return
+    hold = folder.parent / "on tmpfs"
+    hold.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(hold)], capture_output=True).returncode:
+        pytest.skip("no tmpfs can be mounted here (not root?)")
+    try:
+        for file in folder.iterdir():
+            shutil.copy(file, hold / file.name)
+        subprocess.run(["mount", "-o", "remount,ro", str(hold)], check=True)
+        subprocess.run(["mount", "--bind", str(hold), str(folder)], check=True)
+        try:
+            yield
+        finally:
+            subprocess.run(["umount", str(folder)], check=True)
+    finally:
+        subprocess.run(["umount", str(hold)], check=True)
+
+
+@pytest.mark.parametrize("case", READ_ONLY)
+async def test_a_database_on_a_read_only_disk_is_backed_up_and_exported(tmp_path: Path, case: str) -> None:
+    """R8: `troika backup` and `troika export` only read: a read-only mount (cleanly
+    closed, or with the -wal and -shm a crash left), a read-only file or folder will do.
+    Run as a user whom file permissions bind."""
+    folder = tmp_path / "db"
+    folder.mkdir()
+    path = folder / "games.db"
+    copy, exported = tmp_path / "copy.db", tmp_path / "game.json"
+    commands = [["backup", str(copy), "--db", str(path)]]
+    if case.endswith("after a crash"):
+        await cut_short_by_a_checkpoint(path)  # as a SIGKILL left it: game 1 at event 401, most in the -wal
+        assert Path(f"{path}-wal").exists() and Path(f"{path}-shm").exists()
+        game_id, events = 1, 401
+    else:
+        async with SqliteEventStore(path) as store:
+            service = TroikaService(store, pictures=False)
+            game_id = await three_player_game(service, "table")
+            await service.handle("table", ANNA, "bid TSR 20")
+        events = 2
+        commands.append(["export", "--db", str(path), "--game", str(game_id), "--out", str(exported)])
+    tmp_path.chmod(0o777)  # the copies are written by the unprivileged run
+    with read_only_disk(folder, case):
+        runs = [subprocess.run(_without_dac_override("-m", "bot.cli", *argv), capture_output=True, text=True,
+                               timeout=120, cwd=ROOT) for argv in commands]
+    assert [r.returncode for r in runs] == [0] * len(commands), [r.stderr for r in runs]
+    async with SqliteEventStore(copy) as backup:
+        assert await backup.last_seq(game_id) == events
+    if len(commands) > 1:
+        assert [p["name"] for p in json.loads(exported.read_text())["players"]] == ["Anna", "Boris", "Clara"]
+
+
+async def test_a_wal_that_cannot_be_read_on_a_read_only_disk_is_named(tmp_path: Path) -> None:
+    """R8's limit: a -wal left without its -shm on a read-only disk cannot be read by
+    SQLite there; the backup is refused saying what to do (not a copy without its changes)."""
+    folder = tmp_path / "db"
+    folder.mkdir()
+    path = folder / "games.db"
+    await cut_short_by_a_checkpoint(path)
+    Path(f"{path}-shm").unlink()
+    with read_only_disk(folder, "read-only mount"):
+        run = subprocess.run([sys.executable, "-m", "bot.cli", "backup", str(tmp_path / "copy.db"), "--db", str(path)],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert run.returncode == 1 and "copy games.db and games.db-wal to a writable folder" in run.stderr, run.stderr
+    assert not (tmp_path / "copy.db").exists()
+
+
+async def test_postgres_is_backed_up_by_a_login_that_may_only_read(postgres_url: str, tmp_path: Path) -> None:
+    """R8's neighbour on PostgreSQL: a login with SELECT only (a read-only replica's)."""
+    import asyncpg
+
+    from bot.cli import main
+    from storage.postgres import PostgresEventStore
+
+    async with PostgresEventStore(postgres_url) as store:
+        game_id = await three_player_game(TroikaService(store, pictures=False), "table")
+    admin = await asyncpg.connect(postgres_url)
+    try:
+        await admin.execute("DROP ROLE IF EXISTS troika_backup; CREATE ROLE troika_backup LOGIN;"
+                            " GRANT SELECT ON ALL TABLES IN SCHEMA public TO troika_backup")
+    finally:
+        await admin.close()
+    user = postgres_url.split("//", 1)[1].split("@", 1)[0]
+    reader = postgres_url.replace(f"//{user}@", "//troika_backup@", 1)
+    assert await asyncio.to_thread(main, ["backup", str(tmp_path / "copy.db"), "--db", reader]) == 0
+    async with SqliteEventStore(tmp_path / "copy.db") as copy:
+        assert await copy.last_seq(game_id) == 1
