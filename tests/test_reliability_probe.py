@@ -18,11 +18,12 @@ from typing import Any
 
 import pytest
 
+from bot.errors import NotAllowed
 from bot.posts import Picture
-from bot.service import Post, TroikaService
+from bot.service import Account, Post, TroikaService
 from bot.workers import ServicePool
 from storage import SqliteEventStore
-from tests.test_reliability import ANNA, ROOT, three_player_game
+from tests.test_reliability import ANNA, BORIS, CLARA, ROOT, three_player_game
 from tests.test_storage_hostile import _without_dac_override, cut_short_by_a_checkpoint
 
 CONFIGS = ["workers 0", "worker processes"]
@@ -206,3 +207,37 @@ async def test_postgres_is_backed_up_by_a_login_that_may_only_read(postgres_url:
     assert await asyncio.to_thread(main, ["backup", str(tmp_path / "copy.db"), "--db", reader]) == 0
     async with SqliteEventStore(tmp_path / "copy.db") as copy:
         assert await copy.last_seq(game_id) == 1
+
+
+# R5 ------------------------------------------------------------------------------------
+
+NO_COMMISSIONER = {
+    "every seat deleted": "DELETE FROM seats WHERE game_id = 1",
+    "no seat is the commissioner's": "UPDATE seats SET commissioner = 0 WHERE game_id = 1",
+    "the commissioner's seat has no account": "UPDATE seats SET discord_user_id = NULL WHERE game_id = 1 AND seat = 0",
+}
+
+
+@pytest.mark.parametrize("damage", list(NO_COMMISSIONER))
+@pytest.mark.parametrize("config", CONFIGS)
+async def test_a_game_whose_seats_name_no_commissioner_can_be_ended(tmp_path: Path, config: str, damage: str) -> None:
+    """R5: with no commissioner who could type it, any seated player, or the account that
+    created the game where no seat is left, may `end confirm` it; a stranger may not.
+    The channel is then free for a `new` game."""
+    path = tmp_path / "games.db"
+    async with SqliteEventStore(path) as store:
+        service = TroikaService(store, pictures=False)
+        await three_player_game(service, "victim")
+        await three_player_game(service, "other")
+        await service.handle("victim", ANNA, "bid TSR 20")
+    with sqlite3.connect(path, isolation_level=None) as db:
+        db.execute(NO_COMMISSIONER[damage])
+    ender = ANNA if damage == "every seat deleted" else BORIS  # the creator; a seated player
+    async with SqliteEventStore(path) as store, service_in(config, store) as service:
+        with pytest.raises(NotAllowed, match="no commissioner"):
+            await service.handle("victim", Account("z", "Zed"), "end confirm")
+        reply = await service.handle("victim", ender, "end confirm the commissioner's seat is damaged")
+        assert await store.active_game_in_channel("victim") is None, reply.text
+        await service.handle("victim", CLARA, "new")
+        with pytest.raises(NotAllowed, match=r"Only the commissioner \(Anna\)"):  # a game with its commissioner
+            await service.handle("other", BORIS, "end confirm")
