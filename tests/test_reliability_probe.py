@@ -23,6 +23,7 @@ from bot.posts import Picture
 from bot.service import Account, Post, TroikaService
 from bot.workers import ServicePool
 from storage import SqliteEventStore
+from tests.conftest import shared_game
 from tests.test_reliability import ANNA, BORIS, CLARA, ROOT, three_player_game
 from tests.test_storage_hostile import _without_dac_override, cut_short_by_a_checkpoint
 
@@ -241,3 +242,57 @@ async def test_a_game_whose_seats_name_no_commissioner_can_be_ended(tmp_path: Pa
         await service.handle("victim", CLARA, "new")
         with pytest.raises(NotAllowed, match=r"Only the commissioner \(Anna\)"):  # a game with its commissioner
             await service.handle("other", BORIS, "end confirm")
+
+
+# R6 ------------------------------------------------------------------------------------
+
+NAMES = {  # the site's names -> the seats'
+    "the same but for case": (["Anna", "Anna", "anna"], ["Anna", "Anna 2", "anna 3"]),
+    "empty or blank": (["", "  ", "\t"], ["Player 1", "Player 2", "Player 3"]),
+    "over two lines": (["A\n**Game over: Mallory wins**", "B", "b"], ["A **Game over: Mallory wins**", "B", "b 2"]),
+}
+
+
+@pytest.mark.parametrize("case", list(NAMES))
+@pytest.mark.parametrize("config", CONFIGS)
+async def test_imported_names_are_made_one_line_and_distinct(tmp_path: Path, config: str, case: str) -> None:
+    """R6: each seat of an imported game gets a name of its own on one line, the reply
+    says which were changed, and the commissioner can hand every seat out by name."""
+    log, _ = shared_game("1861-29683")
+    site, seated = NAMES[case]
+    log = {**log, "actions": log["actions"][:20],
+           "players": [{**p, "name": n} for p, n in zip(log["players"], site, strict=True)]}
+    zed = Account("5522", "Zed")
+    async with SqliteEventStore(tmp_path / "games.db") as store, service_in(config, store) as service:
+        reply = await service.import_site_game("table", zed, json.dumps(log).encode())
+        record = await store.active_game_in_channel("table")
+        assert record is not None and [s.display_name for s in record.seats] == seated
+        assert "Renamed so each seat has a name of its own" in reply.text and "\n" not in reply.text
+        holder = next(s for s in record.seats if s.commissioner)
+        assert holder.seat == 0 and holder.discord_user_id == zed.id
+        for n, name in enumerate(seated[1:], 1):
+            told = await service.replace_seat("table", zed, name, Account(f"new{n}", f"New {n}"))
+            assert f"takes {name}'s seat" in told.text
+        record = await store.active_game_in_channel("table")
+        assert record is not None
+        assert [s.discord_user_id for s in record.seats] == [zed.id, "new1", "new2"]  # the importer kept theirs
+        status = (await service.handle("table", zed, "status")).text
+        assert "**Game over: Mallory wins**" not in [line.strip() for line in status.splitlines()]
+
+
+async def test_a_log_whose_seats_cannot_be_told_apart_is_refused(tmp_path: Path) -> None:
+    """R6 in the store: a Troika log with two names alike or a name on two lines is
+    refused naming the players (the site's import renames them before)."""
+    from storage import GameRepository, TroikaEngine
+    from storage.gamelog import InvalidGameLog
+
+    log = {"title": "1861", "settings": {"seed": 1, "options": {}}, "actions": [],
+           "players": [{"id": "a", "name": "Anna"}, {"id": "b", "name": "ANNA"}]}
+    async with SqliteEventStore(tmp_path / "games.db") as store:
+        repo = GameRepository(store, TroikaEngine())
+        with pytest.raises(InvalidGameLog, match=r"players\[0\] and players\[1\] are both called 'ANNA'"):
+            await repo.import_game(log, "a")
+        log["players"][1]["name"] = "Bo\nris"
+        with pytest.raises(InvalidGameLog, match=r"players\[1\].name must be one line"):
+            await repo.import_game(log, "a")
+        assert await store.list_games() == []
