@@ -9,6 +9,7 @@ import asyncio
 import json
 import shutil
 import sqlite3
+import struct
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -18,12 +19,13 @@ from typing import Any
 
 import pytest
 
-from bot.errors import NotAllowed
+from bot.errors import NotAllowed, WorkerStopped
 from bot.posts import Picture
 from bot.service import Account, Post, TroikaService
-from bot.workers import ServicePool
-from storage import SqliteEventStore
+from bot.workers import MAX_FRAME, ServicePool, serving
+from storage import EventKind, GameStatus, NewEvent, SqliteEventStore, StoreError
 from tests.conftest import shared_game
+from tests.test_bot_workers import apart
 from tests.test_reliability import ANNA, BORIS, CLARA, ROOT, three_player_game
 from tests.test_storage_hostile import _without_dac_override, cut_short_by_a_checkpoint
 
@@ -296,3 +298,80 @@ async def test_a_log_whose_seats_cannot_be_told_apart_is_refused(tmp_path: Path)
         with pytest.raises(InvalidGameLog, match=r"players\[1\].name must be one line"):
             await repo.import_game(log, "a")
         assert await store.list_games() == []
+
+
+# R7 ------------------------------------------------------------------------------------
+
+def _in_worker_loop(work: Any) -> Any:
+    """In a worker (:meth:`ServicePool.run` runs functions in a thread): ``work``, a
+    coroutine, run on the worker's event loop; its result."""
+    loop = serving().store._writer._loop
+    return asyncio.run_coroutine_threadsafe(work, loop).result(30)
+
+
+def send_header_only(length: int) -> str:
+    """In a worker: a message's header naming ``length`` bytes, and no more."""
+    writer = serving().store._writer
+
+    async def write() -> None:
+        writer.write(struct.pack("!Q", length))
+        await writer.drain()
+
+    _in_worker_loop(write())
+    return "sent"
+
+
+def abandon(game_id: int) -> Any:
+    """In a worker: ask the bot's process to abandon a game."""
+    return _in_worker_loop(serving().store.set_status(game_id, GameStatus.ABANDONED))
+
+
+def append_note(game_id: int) -> int:
+    """In a worker: ask the bot's process to append to a game's log; the event's number."""
+    store = serving().store
+    return int(_in_worker_loop(store.append(game_id, 1, NewEvent({"type": "note"}, EventKind.ADMIN))).seq)
+
+
+def read_channel(channel_id: str) -> int | None:
+    """In a worker: ask the bot's process for a channel's game; its number."""
+    record = _in_worker_loop(serving().store.active_game_in_channel(channel_id))
+    return None if record is None else int(record.id)
+
+
+async def test_a_worker_s_message_over_the_limit_is_refused_unread(tmp_path: Path) -> None:
+    """R7: a length over :data:`MAX_FRAME` stops the worker at once (it was read whole, or
+    waited for until the call timed out); the other worker and the games go on."""
+    async with SqliteEventStore(tmp_path / "games.db") as store, \
+            ServicePool(store, workers=2, pictures=False, call_timeout=120) as pool:
+        apart(pool, "a", "b")
+        game_id = await three_player_game(pool, "a")
+        await three_player_game(pool, "b")
+        other = pool.pid("b")
+        for length in (MAX_FRAME + 1, 200 * 2**20, 2**62):
+            started = asyncio.get_running_loop().time()
+            with pytest.raises(WorkerStopped, match=f"a message of {length} bytes, over the {MAX_FRAME}"):
+                await pool.run("a", send_header_only, length)
+            assert asyncio.get_running_loop().time() - started < 30  # not the call's timeout
+        await pool.handle("a", ANNA, "bid TSR 20")  # a new worker, the game from the store
+        assert pool.pid("b") == other and (await store.last_seq(game_id)) == 2
+
+
+async def test_a_worker_may_change_and_read_only_its_own_channels_games(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """R7: a store call of a worker about another worker's channel is refused and logged;
+    its own channel's are carried out."""
+    async with SqliteEventStore(tmp_path / "games.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as pool:
+        apart(pool, "mine", "theirs")
+        mine = await three_player_game(pool, "mine")
+        theirs = await three_player_game(pool, "theirs")
+        for attempt in (pool.run("mine", abandon, theirs), pool.run("mine", append_note, theirs),
+                        pool.run("mine", read_channel, "theirs"), pool.run("mine", abandon, "1 OR 1=1")):
+            with pytest.raises(StoreError, match="a worker may use only its own channels. games"):
+                await attempt
+        assert (await store.get_game(theirs)).status is GameStatus.RUNNING and await store.last_seq(theirs) == 1
+        await pool.handle("theirs", ANNA, "bid TSR 20")
+        assert await pool.run("mine", read_channel, "mine") == mine
+        assert await pool.run("mine", append_note, mine) == 2 == await store.last_seq(mine)
+        assert "worker" in caplog.text and "in channel theirs, worker" in caplog.text
+        await pool.verify_running_games()  # the start-up check still reads and marks every running game
