@@ -318,12 +318,28 @@ class SqlEventStore(EventStore):
             )
         return [decode_post(row, self._read_time) for row in rows]
 
-    async def outbox_mark_sent(self, message_id: int) -> None:
+    async def outbox_mark_sent(self, message_id: int, pictures_for: str | None = None) -> None:
         async with self._transaction(f"marking post {message_id} sent") as db:
-            known = await db.fetchval("UPDATE outbox SET sent_at = COALESCE(sent_at, ?) WHERE id = ? RETURNING id",
-                                      self._time(utc_now()), message_id)
+            known = await db.fetchval(
+                "UPDATE outbox SET pictures_for = CASE WHEN sent_at IS NULL THEN ? ELSE pictures_for END,"
+                " sent_at = COALESCE(sent_at, ?) WHERE id = ? RETURNING id",
+                pictures_for, self._time(utc_now()), message_id)
         if known is None:
             raise StoreError(f"there is no outbox message {message_id}")
+
+    async def outbox_owed(self, *, game_id: int | None = None) -> list[OutboxMessage]:
+        of_game = "" if game_id is None else " AND game_id = ?"
+        async with self._connection("reading the pictures owed") as db:
+            rows = await db.fetch(
+                "SELECT id, game_id, payload, created_at, sent_at, pictures_for FROM outbox"
+                f" WHERE pictures_for IS NOT NULL AND sent_at IS NOT NULL{of_game} ORDER BY id",
+                *([] if game_id is None else [game_id]),
+            )
+        return [decode_post(row, self._read_time) for row in rows]
+
+    async def outbox_pictures_done(self, message_id: int) -> None:
+        async with self._transaction(f"marking post {message_id}'s pictures attached") as db:
+            await db.execute("UPDATE outbox SET pictures_for = NULL WHERE id = ?", message_id)
 
     # --- snapshots and claims --------------------------------------------------------
 

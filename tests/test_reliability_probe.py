@@ -375,3 +375,130 @@ async def test_a_worker_may_change_and_read_only_its_own_channels_games(
         assert await pool.run("mine", append_note, mine) == 2 == await store.last_seq(mine)
         assert "worker" in caplog.text and "in channel theirs, worker" in caplog.text
         await pool.verify_running_games()  # the start-up check still reads and marks every running game
+
+
+# R1 ------------------------------------------------------------------------------------
+
+_DIES_BEFORE_THE_PICTURES = r"""
+import asyncio, os, sys
+from bot.workers import open_service
+
+async def main(db, workers, record):
+    async with open_service(db, workers=workers) as service:
+        async def deliver(post):
+            with open(record, "a") as out:
+                out.write(f"{post.outbox_id}\n")
+            return f"message {post.outbox_id}"
+        async def attach(sent, post, pictures):
+            os._exit(9)  # the bot dies as the first post's pictures are ready: the texts are out
+        await service.flush(deliver, attach=attach)
+        await service.drawn()
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2]), sys.argv[3]))
+"""
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+async def test_pictures_owed_when_the_bot_died_after_the_text_are_attached_after_it_starts_again(
+        tmp_path: Path, config: str) -> None:
+    """R1: the bot's process killed after its posts' texts went out and before their
+    pictures were attached; started again, it attaches each post's pictures to the
+    message its text went to, in order, and sends no text twice."""
+    path = tmp_path / "games.db"
+    async with SqliteEventStore(path) as store:
+        service = TroikaService(store, pictures=False)
+        await three_player_game(service, "table")  # its start post: the map and the table
+        for name, command in (("Anna", "bid TSR 20"), ("Boris", "pass"), ("Clara", "pass")):  # TSR sold: the table
+            await service.handle("table", ANNA, f"as {name} {command}")
+        posts = [m.id for m in await store.outbox_unsent()]
+    record = tmp_path / "sent.txt"
+    died = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-c", _DIES_BEFORE_THE_PICTURES, str(path),
+                         "0" if config == "workers 0" else "1", str(record)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert died.returncode == 9, died.stderr
+    assert [int(n) for n in record.read_text().split()] == posts  # every text went out, once
+
+    attached: list[tuple[str, list[str]]] = []
+
+    async def deliver(post: Post) -> str:
+        raise AssertionError(f"post {post.outbox_id} sent twice")
+
+    async def attach(sent: str, post: Post, pictures: list[Picture]) -> None:
+        assert sent == f"message {post.outbox_id}"
+        attached.append((sent, [p.name for p in pictures]))
+
+    async with SqliteEventStore(path) as store, service_in(config, store) as service:
+        for _ in range(2):  # owed no more after the first: not attached again
+            await service.flush(deliver, attach=attach)
+            await service.drawn()
+        assert attached == [(f"message {posts[0]}", ["map", "table"]), (f"message {posts[-1]}", ["table"])]
+        assert await store.outbox_owed() == []
+
+
+def fail_next_drawings(count: int) -> None:
+    """In a worker: its next ``count`` drawings fail as a stopped worker's do."""
+    draw = serving().post_pictures
+    left = [count]
+
+    async def failing(*args: Any, **kwargs: Any) -> Any:
+        if left[0]:
+            left[0] -= 1
+            raise StoreError("the bot's process has gone")
+        return await draw(*args, **kwargs)
+
+    serving().post_pictures = failing  # type: ignore[method-assign]
+
+
+async def test_pictures_whose_drawing_failed_are_tried_again_at_the_next_flush(tmp_path: Path) -> None:
+    """R1's neighbour: a post's pictures whose drawing failed for a passing reason (the
+    database's trouble as the worker read the game; a successor that stopped too) stay
+    owed and are attached by a later flush of the same process (they were lost)."""
+    attached: list[list[str]] = []
+
+    async def deliver(post: Post) -> str:
+        return str(post.outbox_id)
+
+    async def attach(sent: str, post: Post, pictures: list[Picture]) -> None:
+        attached.append([p.name for p in pictures])
+
+    async with SqliteEventStore(tmp_path / "games.db") as store, ServicePool(store, workers=1) as pool:
+        await three_player_game(pool, "table")
+        await pool.run("table", fail_next_drawings, 1)
+        await pool.flush(deliver, attach=attach)
+        await pool.drawn()
+        assert attached == [] and len(await store.outbox_owed()) == 1
+        await pool.flush(deliver, attach=attach)
+        await pool.drawn()
+        assert attached == [["map", "table"]] and await store.outbox_owed() == []
+
+
+async def test_the_discord_cog_attaches_pictures_to_a_message_it_finds_by_id(tmp_path: Path) -> None:
+    """R1 at Discord's side: the cog's send answers the message's id, and its attach finds
+    the message by that id, as a bot started again must (it holds no message object)."""
+    from bot.discord_bot import GameCog
+    from tests.test_bot_discord import FakeBot, FakeChannel
+
+    async with SqliteEventStore(tmp_path / "games.db") as store:
+        service = TroikaService(store)
+        channel = FakeChannel(777)
+        await three_player_game(service, "777")
+        before = GameCog(FakeBot(service, channel))  # type: ignore[arg-type]
+        sent: list[tuple[Post, str | None]] = []
+
+        async def deliver(post: Post) -> str | None:
+            sent.append((post, await before._send(post)))
+            return sent[-1][1]
+
+        async def dies(*_: Any) -> None:
+            raise asyncio.CancelledError  # the bot stops before the pictures are attached
+
+        await service.flush(deliver, attach=dies)
+        await service.drawn()
+        [(post, message_id)] = sent
+        assert message_id == str(channel.sent[0].id) and channel.sent[0].files == []
+        after = GameCog(FakeBot(TroikaService(store), channel))  # type: ignore[arg-type]
+        await after.deliver()
+        await after.service.drawn()
+        assert channel.sent[0].filenames == ["map.png", "table.png"]
+        assert [m.nonce for m in channel.sent].count(post.outbox_id) == 1  # its text not sent again
