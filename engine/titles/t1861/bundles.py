@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ... import market
-from ...actions import Action, Bid, Pass
-from ...errors import IllegalAction
-from ...rounds import Round, TurnView
-from ...state import Context, GameState
+from engine import market
+from engine.actions import Action, Bid, Pass
+from engine.errors import IllegalAction
+from engine.rounds import Round, TurnView
+from engine.state import Context, GameState
 
 BID_STEP = 5
 TWO_PLAYER_BUNDLES = 3
