@@ -228,7 +228,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from storage import StoreError, store_at
 
     async def export() -> Any:
-        async with store_at(args.db) as store:
+        async with store_at(args.db, read_only=True) as store:
             record = await store.get_game(args.game)
             return site_export(record, await store.events(args.game))
 
@@ -256,29 +256,32 @@ def _database(location: str) -> str | None:
     """Why ``location`` cannot be used as an existing database, if it cannot."""
     from pathlib import Path
 
-    from storage.postgres import is_postgres_url, is_url, safe_url
+    from storage.copy import unknown_location
+    from storage.postgres import is_postgres_url, safe_url
 
-    if is_postgres_url(location):
-        return None
-    if is_url(location):
-        return f"{safe_url(location)} is not a database Troika knows: give a SQLite file or a postgresql:// URL"
+    problem = unknown_location(location)
+    if problem is not None or is_postgres_url(location):
+        return problem
     if Path(location.removeprefix("sqlite:")).exists():
         return None
-    return f"no database at {location}"
+    return f"no database at {safe_url(location)}"
 
 
 def _database_folder(location: str) -> str | None:
     """Why a SQLite database cannot be made at ``location``, if its folder is missing."""
     from pathlib import Path
 
-    from storage.postgres import is_url
+    from storage.copy import unknown_location
+    from storage.postgres import is_url, safe_url
 
-    if is_url(location):  # a server's database (or a URL the store refuses, password masked)
-        return None
+    problem = unknown_location(location)
+    if problem is not None or is_url(location):  # a server's database, or one Troika does not know
+        return problem
     folder = Path(location.removeprefix("sqlite:")).parent
     if folder.is_dir():
         return None
-    return f"the folder {folder} of the database {location} does not exist; create it, or give another --db"
+    return (f"the folder {safe_url(str(folder))} of the database {safe_url(location)} does not exist; create it, "
+            "or give another --db")
 
 
 RESTORE_HINT = "to restore, stop Troika and copy a backup made with `troika backup` over it"
@@ -413,7 +416,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
     from storage import StoreError, store_at
 
     async def backup() -> None:
-        async with store_at(args.db) as store:
+        async with store_at(args.db, read_only=True) as store:
             await store.backup(args.path)
 
     problem = _database(args.db)

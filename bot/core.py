@@ -183,6 +183,23 @@ class Core:
             raise NotAllowed(f"Only the commissioner ({name}) may do that.")
         return seat
 
+    @classmethod
+    def ender(cls, record: GameRecord, account: Account) -> Seat:
+        """Who may `end` the game: its commissioner; where its seats name no commissioner
+        who has an account (damaged seats), any seated player, or, no seat having an
+        account, the account that created the game (as a seat of its own)."""
+        if any(s.commissioner and s.discord_user_id for s in record.seats):
+            return cls.commissioner(record, account)
+        seated = [s for s in record.seats if s.discord_user_id]
+        seat = next((s for s in seated if s.discord_user_id == account.id), None)
+        if seat is not None:
+            return seat
+        if not seated and account.id == record.created_by:
+            return Seat(len(record.seats), account.id, account.name, account.id, commissioner=True)
+        who = "any seated player" if seated else "the one who created it"
+        raise NotAllowed(f"Game {record.id}'s seats name no commissioner (they are damaged): {who} may "
+                         "`end confirm` it, freeing the channel for a `new` game.")
+
     @staticmethod
     def check_paused(ledger: Ledger) -> None:
         """Refuse a change to a paused game."""

@@ -10,14 +10,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from engine.game import Game
-from storage import CorruptEvent, Event, EventKind, GameNotFound, GameRecord, GameStatus, OutboxMessage, Shard
+from storage import (
+    CorruptEvent,
+    Event,
+    EventKind,
+    GameNotFound,
+    GameRecord,
+    GameStatus,
+    OutboxMessage,
+    Shard,
+    StoreError,
+)
 from storage.repository import effective_events
 
 from .core import Core, Feature, Post
@@ -28,6 +38,9 @@ SINCE_SHOWN = 6
 """Others' moves listed in "since your last move" (older ones are counted)."""
 DRAWN_KEPT = 64
 """States kept for posts whose pictures are not drawn yet (one per game and event)."""
+PICTURE_TRIES = 3
+"""Times this process tries to attach a post's pictures (its worker stopped, Discord
+failed) before it gives them up."""
 
 log = logging.getLogger("troika.service")
 
@@ -42,7 +55,12 @@ class Delivery(Feature):
         self._channels: dict[int, str | None] = {}
         self._drawn: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         """(game, event) -> the state the event left, saved as it was stored, for its post's pictures."""
-        self._sent_unmarked: set[int] = set()
+        self._sent_unmarked: dict[int, str | None] = {}
+        """Posts delivered but not yet marked sent, each with where its pictures are owed (if they are)."""
+        self._attaching: set[int] = set()
+        """Posts whose pictures this process is drawing or attaching."""
+        self._tries: Counter[int] = Counter()
+        """Failed tries at attaching a post's pictures."""
         self.draw: Callable[[OutboxMessage], Awaitable[list[Picture]]] = self.pictures
         """Who draws a post's pictures: this process (:meth:`pictures`), or the game's worker."""
         self._drawing: dict[str, asyncio.Task[None]] = {}
@@ -61,7 +79,12 @@ class Delivery(Feature):
         post goes without them at once, and its pictures, drawn afterwards, go to
         ``attach(sent, post, pictures)`` (``sent``: what ``deliver`` returned) in the
         channel's order, one post's after the other's, while later posts' texts go out;
-        :meth:`drawn` waits for them. A picture that cannot be drawn or attached is logged.
+        :meth:`drawn` waits for them. ``deliver`` then returns where the text went, as
+        text (or None): it is kept with the post until its pictures are attached, so
+        that pictures a stopped process owed are attached by the next flush (to
+        ``attach`` with that text for ``sent``). A picture that cannot be drawn is
+        logged and left out; one whose drawing or attaching failed (a worker stopped,
+        Discord refused) is tried again at later flushes, :data:`PICTURE_TRIES` times.
 
         Each channel's posts go out on their own, side by side with other channels',
         under the channel's own lock, so a slow channel (a rate limit, Discord's retries
@@ -75,19 +98,16 @@ class Delivery(Feature):
         anything else is sent, never delivered again by this process."""
         await self._mark_delivered()
         channels: dict[str, list[int]] = {}  # the games with posts to send, by channel, oldest first
+        owed = await self.store.outbox_owed() if attach is not None else []
         after = 0
         while batch := await self.store.outbox_unsent(after_id=after):
             after = batch[-1].id
-            for message in batch:
-                try:
-                    where = await self._channel_of(message.game_id) or f"game {message.game_id}"
-                except GameNotFound:  # its game was deleted by hand: nowhere to post it
-                    log.error("post %s dropped: there is no game %s", message.id, message.game_id)
-                    await self.store.outbox_mark_sent(message.id)
-                    continue
-                games = channels.setdefault(where, [])
-                if message.game_id not in games and channel_id in (None, where):
-                    games.append(message.game_id)
+            owed += batch
+        for message in owed:
+            where = await self._channel_of(message.game_id) or f"game {message.game_id}"
+            games = channels.setdefault(where, [])
+            if message.game_id not in games and channel_id in (None, where):
+                games.append(message.game_id)
         results = await asyncio.gather(*(self._flush_channel(where, games, deliver, then, attach)
                                          for where, games in channels.items() if games), return_exceptions=True)
         touched: set[int] = set()
@@ -118,6 +138,15 @@ class Delivery(Feature):
         attach: Callable[[Any, Post, list[Picture]], Awaitable[None]] | None,
     ) -> bool:
         posted = False
+        if attach is not None:
+            try:
+                if not await self._claim(game_id):
+                    return posted
+            except GameNotFound:  # deleted by hand: its pictures are owed nowhere
+                for message in await self.store.outbox_owed(game_id=game_id):
+                    await self.store.outbox_pictures_done(message.id)
+            else:
+                await self._attach_owed(where, game_id, attach)
         after = 0
         while batch := await self.store.outbox_unsent(after_id=after, game_id=game_id):
             after = batch[-1].id
@@ -134,22 +163,48 @@ class Delivery(Feature):
                     return posted
                 if not await self._still_unsent(message):
                     continue
-                if message.problem is not None:
-                    log.error("post %s of game %s dropped: %s", message.id, game_id, message.problem)
+                problem = message.problem or payload_problem(message.payload)
+                owed = None
+                if problem is not None:
+                    log.error("post %s of game %s dropped: %s", message.id, game_id, problem)
                 else:
                     try:
                         post = await self._post(message)
                         if attach is None:
-                            await deliver(replace(post, pictures=await self._pictures(message)))
+                            await deliver(replace(post, pictures=await self._pictures_if_drawn(message)))
                         else:
-                            self._attach_later(where, message, post, await deliver(post), attach)
+                            sent = await deliver(post)
+                            owed = None if sent is None or not self._wants_pictures(message) else str(sent)
+                            self._attach_later(where, message, post, sent, attach)
                     except Exception:
                         log.exception("post %s of game %s not delivered; retried later", message.id, game_id)
                         return posted
                     posted = True
-                self._sent_unmarked.add(message.id)
+                self._sent_unmarked[message.id] = owed
                 await self._mark_delivered()
         return posted
+
+    async def _attach_owed(
+        self, where: str, game_id: int, attach: Callable[[Any, Post, list[Picture]], Awaitable[None]]
+    ) -> None:
+        """Attach, in the channel's order, the pictures owed to the game's posts that this
+        process is not attaching now: a stopped process's, or a failed try's."""
+        for message in await self.store.outbox_owed(game_id=game_id):
+            if message.id in self._attaching:
+                continue
+            problem = message.problem or payload_problem(message.payload)
+            if problem is None and self._tries[message.id] >= PICTURE_TRIES:
+                problem = f"{PICTURE_TRIES} tries failed"
+            try:
+                if problem is None:
+                    self._attach_later(where, message, await self._post(message), message.pictures_for, attach)
+                    continue
+            except Exception:  # the game's trouble: tried again at the next flush
+                self._tries[message.id] += 1
+                log.exception("the pictures of post %s of game %s are not attached", message.id, game_id)
+                continue
+            log.error("the pictures of post %s of game %s are given up: %s", message.id, game_id, problem)
+            await self.store.outbox_pictures_done(message.id)
 
     async def _channel_of(self, game_id: int) -> str | None:
         if game_id not in self._channels:
@@ -160,10 +215,12 @@ class Delivery(Feature):
         return self._channels[game_id]
 
     async def _mark_delivered(self) -> None:
-        """Mark sent the posts delivered but not yet marked; raises if the store cannot."""
+        """Mark sent the posts delivered but not yet marked (with where their pictures are
+        owed); raises if the store cannot."""
         for message_id in sorted(self._sent_unmarked):  # a copy: other games' flushes add to it meanwhile
-            await self.store.outbox_mark_sent(message_id)
-            self._sent_unmarked.discard(message_id)
+            if message_id in self._sent_unmarked:
+                await self.store.outbox_mark_sent(message_id, self._sent_unmarked[message_id])
+                self._sent_unmarked.pop(message_id, None)
 
     async def _post(self, message: OutboxMessage) -> Post:
         """The post's text (its pictures are drawn apart)."""
@@ -172,15 +229,32 @@ class Delivery(Feature):
         mention = next((s for s in record.seats if s.player_id == payload.get("mention")), None)
         since = ""
         if mention is not None and payload.get("kind") == "turn":
-            since = await self._since(record, mention.player_id, int(payload["seq"]))
+            try:
+                since = await self._since(record, mention.player_id, int(payload["seq"]))
+            except CorruptEvent as exc:  # the game's log is damaged: the post goes without its recap
+                log.warning("post %s goes without its recap: %s", message.id, exc)
         return Post(message.id, message.game_id, record.channel_id, payload.get("text", ""), payload.get("next", ""),
                     mention, [], seq=int(payload.get("seq", 0)), recap=since)
 
+    def _wants_pictures(self, message: OutboxMessage) -> bool:
+        return self.core.pictures and bool(message.payload.get("pictures"))
+
     async def _pictures(self, message: OutboxMessage) -> list[Picture]:
         """The post's pictures by :attr:`draw`, if it has any and pictures are wanted."""
-        if not (self.core.pictures and message.payload.get("pictures")):
+        if not self._wants_pictures(message):
             return []
         return await self.draw(message)
+
+    async def _pictures_if_drawn(self, message: OutboxMessage) -> list[Picture]:
+        """The post's pictures, or none (logged) where drawing them fails for the post's
+        or its game's sake; the database's or a worker's trouble is raised, to try again."""
+        try:
+            return await self._pictures(message)
+        except (StoreError, WorkerStopped):
+            raise
+        except Exception:
+            log.exception("post %s of game %s goes without its pictures", message.id, message.game_id)
+            return []
 
     async def pictures(self, message: OutboxMessage) -> list[Picture]:
         """Draw the pictures a post names, of the game as it was after its event."""
@@ -199,22 +273,36 @@ class Delivery(Feature):
         attach: Callable[[Any, Post, list[Picture]], Awaitable[None]],
     ) -> None:
         """Draw the post's pictures now and attach them once the channel's earlier
-        posts have theirs."""
+        posts have theirs; then they are owed no more (unless drawing or attaching
+        failed, for a later flush to try again)."""
         earlier = self._drawing.get(where)
-        drawing = asyncio.ensure_future(self._pictures(message))
+        drawing = asyncio.ensure_future(self._pictures_if_drawn(message))
+        self._attaching.add(message.id)
 
         async def in_turn() -> None:
             if earlier is not None:
                 await asyncio.wait([earlier])
             try:
                 try:
-                    pictures = await drawing
-                except WorkerStopped:  # the worker drawing them died: its successor draws them
-                    pictures = await self._pictures(message)
-                if pictures:
-                    await attach(sent, post, pictures)
+                    try:
+                        pictures = await drawing
+                    except WorkerStopped:  # the worker drawing them died: its successor draws them
+                        pictures = await self._pictures_if_drawn(message)
+                    if pictures:
+                        await attach(sent, post, pictures)
+                except Exception:
+                    self._tries[message.id] += 1
+                    log.exception("the pictures of post %s of game %s are not attached (try %s of %s)", message.id,
+                                  message.game_id, self._tries[message.id], PICTURE_TRIES)
+                    return
+                if self._wants_pictures(message):
+                    await self._mark_delivered()  # its mark first: a later one would not owe them again
+                    await self.store.outbox_pictures_done(message.id)
             except Exception:
-                log.exception("the pictures of post %s of game %s are not attached", message.id, message.game_id)
+                log.exception("post %s of game %s: its pictures are attached but not marked so", message.id,
+                              message.game_id)
+            finally:
+                self._attaching.discard(message.id)
 
         self._drawing[where] = asyncio.create_task(in_turn())
 
@@ -340,6 +428,27 @@ class Delivery(Feature):
 
         async with self.core.lock(record.channel_id or f"game {game_id}"):
             await self.core.retrying(attempt)
+
+
+POST_FIELDS: dict[str, tuple[type, ...]] = {
+    "text": (str,), "next": (str,), "kind": (str,), "seq": (int,), "mention": (str, type(None)),
+    "pictures": (list,), "highlight": (str, type(None)), "routes": (dict, type(None)),
+}
+"""The fields of a stored post that delivery reads, and the types each may have."""
+
+
+def payload_problem(payload: dict[str, Any]) -> str | None:
+    """Why a stored post cannot be delivered as it is (a field of the wrong type, pictures
+    without the event they show), if it cannot: such a post is dropped, not retried."""
+    for field, kinds in POST_FIELDS.items():
+        value = payload.get(field)
+        if field in payload and (not isinstance(value, kinds) or isinstance(value, bool)):
+            return f"its {field} is a {type(value).__name__} ({str(value)[:40]!r})"
+    if "pictures" in payload and not all(isinstance(name, str) for name in payload["pictures"]):
+        return "its pictures are not named by text"
+    if payload.get("pictures") and "seq" not in payload:
+        return "it wants pictures but names no event"
+    return None
 
 
 def _mover(record: GameRecord, event: Event) -> str:

@@ -193,7 +193,8 @@ class TroikaService:
             if kind == "admin":
                 if verb == "remind" and rest.split()[:1] == ["me"]:  # anyone's own reminder time
                     return await self.commissioner.remind_me(record, self.core.seat(record, account), rest[2:])
-                return await handler(record, self.core.commissioner(record, account), rest)
+                who = self.core.ender(record, account) if verb == "end" else self.core.commissioner(record, account)
+                return await handler(record, who, rest)
             if at is not None:  # checked in each attempt: the game may move between attempts
                 await self.turns.check_still_open(record, *at)
                 if verb == "pass" and not rest.strip():  # the post called the company: not a stray pass

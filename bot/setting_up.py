@@ -18,7 +18,7 @@ from engine.titles import DEFAULT_TITLE, TITLES, title_named
 from engine.view import round_title
 from storage import ChannelBusy, CorruptEvent, EventKind, GameRecord, GameStatus, InvalidGameLog, NewEvent, Seat
 
-from .core import Account, Command, Feature, Reply, seated_name
+from .core import Account, Command, Feature, Reply, code_span, seated_name
 from .errors import NoGame, Refusal
 from .posts import doing, next_line, options_text, who_acts
 from .site_games import one_line, read_site_file, troika_log
@@ -78,9 +78,13 @@ class SetUp(Feature):
         free = [s.display_name for s in record.seats if s.discord_user_id is None]
         seats = f" Free seats: {', '.join(free)}; the commissioner gives them with `seat \"{free[0]}\" @someone`." \
             if free else ""
+        renamed = [f"{code_span(str(site.get('name'))) or '(no name)'} → {seat['name']}"
+                   for site, seat in zip(log["players"], troika["players"], strict=True)
+                   if str(site.get("name")) != seat["name"]]
+        names = f" Renamed so each seat has a name of its own, on one line: {'; '.join(renamed)}." if renamed else ""
         return Reply(f"**{account.name}** imports {log.get('title')} game {log.get('id', '')} from 18xx.games as "
                      f"game {record.id} ({len(troika['actions'])} actions, the site's rules); the commissioner "
-                     f"holds {mine.display_name}'s seat. {where}{seats}")
+                     f"holds {mine.display_name}'s seat. {where}{seats}{names}")
 
     @staticmethod
     async def import_text(command: Command) -> Reply:

@@ -18,6 +18,7 @@ from engine.exporter import Export, entries_from_events, export_game
 from engine.importer import import_log
 from engine.titles import TITLES
 from storage import TroikaEngine
+from storage.gamelog import MAX_NAME
 from storage.store import Event, GameRecord, GameStatus
 
 from .errors import Refusal
@@ -117,6 +118,21 @@ def export_name(record: GameRecord) -> str:
     return f"{record.title}-troika-{record.id}.json"
 
 
+def seat_names(names: list[str]) -> list[str]:
+    """A site game's player names as its seats hold them: each on one line, none empty
+    (``Player 2``), none the same as an earlier one ignoring case (``Anna 2``), so that
+    every seat can be named in `seat` and shown on a line of its own."""
+    seated: list[str] = []
+    for number, name in enumerate(names, 1):
+        base = " ".join(name.split()) or f"Player {number}"
+        candidate, copies = base, 1
+        while candidate.lower() in (n.lower() for n in seated):
+            copies += 1
+            candidate = f"{base[:MAX_NAME - 1 - len(str(copies))]} {copies}"
+        seated.append(candidate)
+    return seated
+
+
 def troika_log(log: dict[str, Any], commissioner: tuple[str, str], hot_seat: bool = False) -> dict[str, Any]:
     """The Troika log (:mod:`storage.gamelog`) of a site log, after replaying it: the
     site's players keep their seats and names, none bound to an account except the
@@ -132,7 +148,8 @@ def troika_log(log: dict[str, Any], commissioner: tuple[str, str], hot_seat: boo
         # A hostile or damaged file fails wherever its shape first breaks the reader.
         raise Refusal(f"This 18xx.games log does not replay: {one_line(str(exc))}") from None
     account, name = commissioner
-    names = [n.lower() for _, n in imported.players]
+    shown = seat_names([n for _, n in imported.players])
+    names = [n.lower() for n in shown]
     mine = names.index(name.lower()) if name.lower() in names and not hot_seat else 0
     game = imported.game
     return {
@@ -141,7 +158,7 @@ def troika_log(log: dict[str, Any], commissioner: tuple[str, str], hot_seat: boo
         "players": [
             {"id": pid, "name": shown_name, "seat": i, "commissioner": i == mine,
              "discord_user_id": pid if hot_seat else account if i == mine else None}
-            for i, (pid, shown_name) in enumerate(imported.players)
+            for i, ((pid, _), shown_name) in enumerate(zip(imported.players, shown, strict=True))
         ],
         "settings": {"seed": imported.seed, "options": {**imported.rules.to_dict(), "first_player": 0}},
         "actions": [

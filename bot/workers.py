@@ -16,8 +16,11 @@ have: a worker that dies, or hangs (no answer within :data:`CALL_TIMEOUT` second
 the bot stops it), fails its calls in flight with :class:`WorkerStopped` and is replaced
 by a new one, which loads its games from their logs. A command with a request
 key whose worker died is carried out exactly once: not again if its event is stored,
-else by the new worker. What a worker sends is read with only the bot's answer types
-and the store's values allowed, and an answer is checked for its type before use.
+else by the new worker. A worker runs the engine on hostile input (imports, commands), so
+what it sends is bounded (:data:`MAX_FRAME`, refused unread), read with only the bot's
+answer types and the store's values allowed, an answer checked for its type before use,
+and its store calls confined to the games of its own channels (the start-up check of
+every running game excepted, for its length).
 
 ``workers=0`` (the console, tests) runs the service in this process instead.
 """
@@ -39,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from storage import EventStore, GameStatus, OutboxMessage, ReplayProblem, Shard, StoreError, store_at
+from storage import EventStore, GameNotFound, GameStatus, OutboxMessage, ReplayProblem, Shard, StoreError, store_at
 
 from .errors import NoGame, NotAllowed, Refusal, WorkerStopped
 from .posts import Attachment, Picture
@@ -50,6 +53,11 @@ log = logging.getLogger("troika.workers")
 _HEADER = struct.Struct("!Q")
 """A message's length, before its pickled body."""
 
+
+MAX_FRAME = 64 * 2**20
+"""The longest message a worker may send the bot (its length is read first, so a longer
+one is refused unread): the largest sound ones, an imported game's events or its export,
+are about the size of a site log (at most 16 MB), pictures about 0.3 MB."""
 
 CALL_TIMEOUT = 60.0
 """Seconds a worker has to answer a call before it counts as hung and is stopped (its
@@ -101,13 +109,15 @@ _REFUSALS = {cls.__name__: cls for cls in (Refusal, NoGame, NotAllowed)}
 
 # --- the worker's side ----------------------------------------------------------------
 
-STORE_CALLS = frozenset({
-    "create_game", "get_game", "list_games", "active_game_in_channel", "set_status", "set_engine_version",
-    "last_seq", "append_many", "append", "events", "outbox_add", "outbox_unsent", "outbox_mark_sent",
-    "put_snapshot", "get_snapshot", "claim_game", "release_claims",
+GAME_CALLS = frozenset({
+    "get_game", "set_status", "set_engine_version", "last_seq", "append_many", "append", "events", "outbox_add",
+    "put_snapshot", "get_snapshot", "claim_game",
 })
-"""The store's methods a worker may ask the bot's process to carry out (not opening,
-closing, copying or restoring it)."""
+"""The store's methods on one game (its id the first argument) a worker may ask for."""
+STORE_CALLS = GAME_CALLS | {"create_game", "active_game_in_channel", "list_games"}
+"""The store's methods a worker may ask the bot's process to carry out: on the games of
+its own channels (:meth:`ServicePool.forbidden`), and the list of games; not delivering
+posts, opening, closing, copying or restoring the store."""
 
 _serving: TroikaService | None = None
 """In a worker, the service it runs (for work :meth:`ServicePool.run` sends it)."""
@@ -125,10 +135,17 @@ def _pack(value: Any) -> bytes:
     return _HEADER.pack(len(body)) + body
 
 
-async def _receive(reader: asyncio.StreamReader) -> bytes | None:
-    """One message's body, or None at the end of the stream (the other side gone)."""
+class FrameTooLong(Exception):
+    """A message longer than the reader takes; it was not read."""
+
+
+async def _receive(reader: asyncio.StreamReader, limit: int | None = None) -> bytes | None:
+    """One message's body, or None at the end of the stream (the other side gone);
+    :class:`FrameTooLong`, unread, if its length is over ``limit``."""
     try:
         size = _HEADER.unpack(await reader.readexactly(_HEADER.size))[0]
+        if limit is not None and size > limit:
+            raise FrameTooLong(f"a message of {size} bytes, over the {limit} a worker may send")
         return await reader.readexactly(size)
     except (asyncio.IncompleteReadError, ConnectionError):
         return None
@@ -277,9 +294,14 @@ class _Worker:
     """One worker process, as the bot sees it: its calls in flight, by number, and the
     store calls it asks this process to carry out."""
 
-    def __init__(self, index: int, store: EventStore) -> None:
+    def __init__(
+        self, index: int, store: EventStore,
+        forbidden: Callable[[int, str, tuple[Any, ...]], Awaitable[str | None]],
+    ) -> None:
         self.index = index
         self.store = store
+        self.forbidden = forbidden
+        """Why a store call of this worker's may not be carried out (a game not its own)."""
         self.process: asyncio.subprocess.Process | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.asking = _Asking()
@@ -333,8 +355,11 @@ class _Worker:
         call in flight."""
         why = "it stopped"
         try:
-            while (body := await _receive(reader)) is not None:
+            while True:
                 try:
+                    body = await _receive(reader, MAX_FRAME)
+                    if body is None:
+                        break
                     kind, number, *rest = _WorkerUnpickler(io.BytesIO(body)).load()
                     if kind == "store":
                         self._store(number, *rest)
@@ -375,6 +400,10 @@ class _Worker:
 
     async def _stored(self, number: int, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         try:
+            refused = await self.forbidden(self.index, name, args)
+            if refused is not None:
+                log.error("worker %s: %s; refused", self.index, refused)
+                raise StoreError(f"a worker may use only its own channels' games: {refused}")
             answer: tuple[Any, ...] = ("stored", number, True, await getattr(self.store, name)(*args, **kwargs))
         except Exception as exc:  # the store's verdict (a conflict, a duplicate request), for the worker
             answer = ("stored", number, False, _error_parts(exc))
@@ -414,7 +443,9 @@ class ServicePool:
         self.shard = shard
         self.config = WorkerConfig((shard.index, shard.count) if shard else None, self.front.owner, timestamps,
                                    pictures)
-        self._workers = [_Worker(i, self.store) for i in range(workers or default_workers())]
+        self._workers = [_Worker(i, self.store, self.forbidden) for i in range(workers or default_workers())]
+        self._everywhere: set[int] = set()
+        """Workers checking every running game (:meth:`verify_running_games`), which may use them all."""
         self._pins: dict[str, int] = {}
         self._starting: dict[int, asyncio.Lock] = {}
         self._channels: dict[int, str | None] = {}
@@ -461,6 +492,29 @@ class ServicePool:
         if game_id not in self._channels:
             self._channels[game_id] = (await self.store.get_game(game_id)).channel_id
         return self._channels[game_id] or f"game {game_id}"
+
+    async def forbidden(self, index: int, name: str, args: tuple[Any, ...]) -> str | None:
+        """Why worker ``index`` may not make store call ``name``, if it may not: the game
+        (or channel) it is about is not one of the channels pinned to the worker."""
+        if name == "list_games" or index in self._everywhere:
+            return None
+        first = args[0] if args else None
+        if name == "create_game":
+            channel = getattr(first, "channel_id", None)
+        elif name == "active_game_in_channel":
+            channel = first
+        elif isinstance(first, int) and not isinstance(first, bool):
+            try:
+                channel = await self._game_channel(first)
+            except GameNotFound:
+                return None  # the store says so
+        else:
+            return f"{name} of {str(first)[:40]!r}, which is no game"
+        owner = self._pins.get(channel) if isinstance(channel, str) else None
+        if owner == index:
+            return None
+        whose = f"worker {owner}'s" if owner is not None else "no worker's"
+        return f"{name} in channel {str(channel)[:40]}, {whose}"
 
     async def call(self, channel_id: str, name: str, *args: Any, **kwargs: Any) -> Any:
         """Carry out ``name`` in the channel's worker (started again if it stopped)."""
@@ -585,9 +639,14 @@ class ServicePool:
         """:meth:`GameRepository.verify_running_games` in the least loaded worker (its
         replays beside that worker's games, each replayed game then cached there)."""
         counts = self.channels_pinned()
-        problems: list[ReplayProblem] = await self._call_worker(  # replays every running game: no time limit
-            counts.index(min(counts)), "verify_running_games", unlimited=True, other_versions_only=other_versions_only
-        )
+        index = counts.index(min(counts))
+        self._everywhere.add(index)
+        try:
+            problems: list[ReplayProblem] = await self._call_worker(  # replays every running game: no time limit
+                index, "verify_running_games", unlimited=True, other_versions_only=other_versions_only
+            )
+        finally:
+            self._everywhere.discard(index)
         return problems
 
 

@@ -149,10 +149,20 @@ def decode_event(game_id: int, expected_seq: int, row: Row, read_time: ReadTime)
 
 
 def decode_post(row: Row, read_time: ReadTime) -> OutboxMessage:
-    """A pending post from its row; what cannot be read is its ``problem``."""
+    """A post from its row (pending; or sent, its pictures owed, with ``sent_at`` and
+    ``pictures_for``); what cannot be read is its ``problem``."""
     payload, problem = post_payload(row["payload"])
     try:
         created_at = read_time(row["created_at"])
     except UNREADABLE:
         created_at, problem = UNREADABLE_TIME, problem or f"its time is unreadable ({str(row['created_at'])[:40]!r})"
-    return OutboxMessage(row["id"], row["game_id"], payload, created_at, problem=problem)
+    columns = row.keys()
+    sent_at, owed = None, row["pictures_for"] if "pictures_for" in columns else None
+    if owed is not None:
+        try:
+            sent_at = read_time(row["sent_at"])
+        except UNREADABLE:
+            sent_at = UNREADABLE_TIME
+        if not isinstance(owed, str):
+            owed, problem = None, problem or f"where it went is unreadable ({str(owed)[:40]!r})"
+    return OutboxMessage(row["id"], row["game_id"], payload, created_at, sent_at, problem, owed)

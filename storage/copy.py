@@ -26,16 +26,18 @@ class CopyReport:
     problems: list[str] = field(default_factory=list)
 
 
-def store_at(location: str | Path, *, accept_unfinished_copy: bool = False) -> EventStore:
+def store_at(location: str | Path, *, accept_unfinished_copy: bool = False, read_only: bool = False) -> EventStore:
     """The store a location names: a ``postgresql://`` URL, else a SQLite file given as
-    a path or ``sqlite:PATH``. A PostgreSQL password may come from the file named by
+    a path or ``sqlite:PATH``; ``read_only``, opened only to read (on a read-only disk or
+    login). A PostgreSQL password may come from the file named by
     ``TROIKA_DB_PASSWORD_FILE`` rather than the URL."""
-    from .postgres import PostgresEventStore, is_postgres_url, is_url, safe_url
+    from .postgres import PostgresEventStore, is_postgres_url
     from .sqlite import SqliteEventStore
 
     text = str(location)
-    if is_url(text) and not is_postgres_url(text):
-        raise StoreError(f"{safe_url(text)} is not a database Troika knows: give a SQLite file or a postgresql:// URL")
+    problem = unknown_location(text)
+    if problem is not None:
+        raise StoreError(problem)
     if is_postgres_url(text):
         secret = os.environ.get("TROIKA_DB_PASSWORD_FILE", "").strip()
         try:
@@ -43,8 +45,25 @@ def store_at(location: str | Path, *, accept_unfinished_copy: bool = False) -> E
         except (OSError, UnicodeDecodeError) as exc:
             raise StoreError(f"cannot read TROIKA_DB_PASSWORD_FILE {secret}: "
                              f"{getattr(exc, 'strerror', None) or exc}") from exc
-        return PostgresEventStore(text, password=password, accept_unfinished_copy=accept_unfinished_copy)
-    return SqliteEventStore(text.removeprefix("sqlite:") or "troika.db", accept_unfinished_copy=accept_unfinished_copy)
+        return PostgresEventStore(text, password=password, accept_unfinished_copy=accept_unfinished_copy,
+                                  read_only=read_only)
+    return SqliteEventStore(text.removeprefix("sqlite:") or "troika.db", accept_unfinished_copy=accept_unfinished_copy,
+                            read_only=read_only)
+
+
+def unknown_location(location: str | Path) -> str | None:
+    """Why ``location`` names no database Troika knows, if it does not (any password in
+    it masked): a URL of another scheme, or a libpq ``key=value`` string, which would
+    otherwise be taken for a file's name."""
+    from .postgres import is_keyword_string, is_postgres_url, is_url, safe_url
+
+    text = str(location)
+    if is_keyword_string(text):
+        return (f"{safe_url(text)} is a key=value connection string, which Troika does not read: give a "
+                "postgresql://USER@HOST:PORT/DATABASE URL, the password in the file TROIKA_DB_PASSWORD_FILE names")
+    if is_url(text) and not is_postgres_url(text):
+        return f"{safe_url(text)} is not a database Troika knows: give a SQLite file or a postgresql:// URL"
+    return None
 
 
 async def copy_store(source: EventStore, target: EventStore) -> CopyReport:

@@ -96,7 +96,7 @@ def parse_log(data: Any) -> ParsedLog:
         title=_get(data, "title", str, "title"),
         seed=_seed(settings),
         options=options,
-        seats=[_parse_player(i, p) for i, p in enumerate(players)],
+        seats=_distinct([_parse_player(i, p) for i, p in enumerate(players)]),
         events=[_parse_action(seq, a) for seq, a in enumerate(actions, 1)],
         status=parsed_status,
     )
@@ -120,6 +120,20 @@ def _parse_player(index: int, player: Any) -> Seat:
         discord_user_id=None if discord_id is None else str(discord_id),
         commissioner=bool(player.get("commissioner", False)),
     )
+
+
+def _distinct(seats: list[Seat]) -> list[Seat]:
+    """The seats, if each has a name of its own on one line (ignoring case), as seats
+    must for `seat` and `as` to name them."""
+    seen: dict[str, int] = {}
+    for index, seat in enumerate(seats):
+        name = seat.display_name
+        if not name.strip() or "\n" in name or "\r" in name:
+            raise InvalidGameLog(f"players[{index}].name must be one line of text, not {name!r:.40}")
+        if name.lower() in seen:
+            raise InvalidGameLog(f"players[{seen[name.lower()]}] and players[{index}] are both called {name!r:.40}")
+        seen[name.lower()] = index
+    return seats
 
 
 def _parse_action(seq: int, entry: Any) -> NewEvent:

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import asyncpg
 
@@ -29,8 +30,14 @@ from .store import DatabaseAccess, StoreError
 MIGRATIONS_DIR = Path(__file__).with_name("migrations_pg")
 _POSTGRES_SCHEME = re.compile(r"^postgres(?:ql)?(?:\+\w+)?://", re.IGNORECASE)
 """``postgresql://``, ``postgres://``, in any capitals, with a driver suffix such as ``+asyncpg``."""
-_URL_PASSWORD = re.compile(r"^(\w[\w+.-]*://[^/?#]*?:)[^/?#]*(@)")  # the password before the last @
-_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
+_URL_PASSWORD = re.compile(r"^(\w[\w+.-]*://[^:@/]*:).*(@)", re.DOTALL)
+"""A URL's password: after the user name's colon, up to the last ``@``, whatever it holds
+(people paste passwords with ``/``, ``?``, ``#`` or ``@`` in them unencoded)."""
+_QUERY_PASSWORD = re.compile(r"([?&;][\w.-]*pass[\w.-]*=)[^&]*", re.IGNORECASE)
+"""A query parameter naming a password or passphrase (``password``, ``sslpassword``)."""
+_KEYWORD_PASSWORD = re.compile(r"(\b[\w.-]*pass[\w.-]*\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)", re.IGNORECASE)
+"""A password in libpq's ``key=value`` form (``password=secret``, ``password='a b'``)."""
+_KEYWORDS = re.compile(r"^\s*(host|hostaddr|port|dbname|user|password|passfile|sslmode|service)\s*=", re.IGNORECASE)
 
 _MIGRATION_LOCK = 18611867  # advisory lock held while the schema is brought up to date
 _DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
@@ -48,15 +55,30 @@ def is_url(location: str | Path) -> bool:
     return re.match(r"^\w[\w+.-]*://", str(location)) is not None
 
 
+def is_keyword_string(location: str | Path) -> bool:
+    """Whether ``location`` is a libpq ``key=value`` connection string (``host=db
+    user=bot password=...``), which Troika does not take: it is no file name."""
+    return _KEYWORDS.match(str(location)) is not None
+
+
 def safe_url(url: str) -> str:
-    """The URL without its password (in the address or as ``?password=``), fit for
-    messages and logs; works on URLs too malformed to parse."""
+    """The database's location without any password in it (in the address, as a query
+    parameter, or as ``password=`` of a ``key=value`` string), fit for messages and logs;
+    works on text too malformed to parse, whatever the password holds."""
+    if not is_url(url):
+        return _KEYWORD_PASSWORD.sub(r"\1***", url)
     return _QUERY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***\2", url))
 
 
 def _driver_url(url: str) -> str:
-    """The URL with the scheme asyncpg knows."""
-    return _POSTGRES_SCHEME.sub("postgresql://", url)
+    """The URL with the scheme asyncpg knows, and its password percent-encoded (so one
+    pasted as it is, with ``/ ? # @ :`` in it, is read whole, not as the URL's parts)."""
+    url = _POSTGRES_SCHEME.sub("postgresql://", url)
+    found = _URL_PASSWORD.match(url)
+    if found is None:
+        return url
+    password = found.group(0)[len(found.group(1)):-1]
+    return found.group(1) + quote(password, safe="%") + url[found.end() - 1:]
 
 
 @lru_cache(maxsize=256)
@@ -96,9 +118,10 @@ class PostgresEventStore(SqlEventStore):
     for_update = "FOR UPDATE"
 
     def __init__(
-        self, url: str, *, password: str | None = None, max_connections: int = 8, accept_unfinished_copy: bool = False
+        self, url: str, *, password: str | None = None, max_connections: int = 8, accept_unfinished_copy: bool = False,
+        read_only: bool = False,
     ) -> None:
-        super().__init__(accept_unfinished_copy=accept_unfinished_copy)
+        super().__init__(accept_unfinished_copy=accept_unfinished_copy, read_only=read_only)
         self.url = url
         self._password = password
         self._max_connections = max_connections
@@ -124,7 +147,8 @@ class PostgresEventStore(SqlEventStore):
             raise StoreError(f"cannot open the database {self.location}: {self._scrub(exc)}") from exc
         try:
             await self._prepare(MIGRATIONS_DIR, "TIMESTAMPTZ")
-            await self._check_writable()
+            if not self.read_only:
+                await self._check_writable()
         except StoreError as exc:
             await self.close()
             if isinstance(exc.__cause__, _NOT_WRITABLE):
@@ -151,9 +175,10 @@ class PostgresEventStore(SqlEventStore):
     def _scrub(self, error: BaseException) -> str:
         """The driver's message with any password in it masked."""
         text = safe_url(str(error))
-        secrets = [self._password, *re.findall(r"(?i)[?&]password=([^&#]*)", self.url),
+        secrets = [self._password, *(m.group(0)[len(m.group(1)):] for m in _QUERY_PASSWORD.finditer(self.url)),
                    *(m.group(0)[len(m.group(1)):-1] for m in [_URL_PASSWORD.match(self.url)] if m)]
-        for secret in filter(None, secrets):
+        secrets += [quote(secret, safe="%") for secret in secrets if secret]
+        for secret in sorted(filter(None, secrets), key=len, reverse=True):
             text = text.replace(secret, "***")
         return text
 
@@ -213,6 +238,10 @@ class PostgresEventStore(SqlEventStore):
 
     async def _hold(self, db: Db, lock_class: int, key: str) -> None:
         await db.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", lock_class, key)
+
+    async def _now(self, db: Db) -> datetime:
+        now: datetime = await db.fetchval("SELECT clock_timestamp()")
+        return now
 
     async def _claim(self, db: Db, game_id: int, owner: str, lease: timedelta) -> bool:
         claimed = await db.fetchval(  # the server's clock: the processes may run on several machines

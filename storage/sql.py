@@ -22,10 +22,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from .codec import Row, decode_event, decode_game, decode_post, migration_scripts, to_json
+from .codec import UNREADABLE, UNREADABLE_TIME, Row, decode_event, decode_game, decode_post, migration_scripts, to_json
 from .store import (
     ACTIVE_STATUSES,
     CLAIM_LEASE,
+    LONGEST_CLAIM,
     AppendConflict,
     ChannelBusy,
     DuplicateRequest,
@@ -81,8 +82,14 @@ class SqlEventStore(EventStore):
     """What locks a row read in a transaction until commit (``FOR UPDATE``; SQLite's
     writers take turns, so it needs nothing)."""
 
-    def __init__(self, *, accept_unfinished_copy: bool = False) -> None:
+    reads_older_schemas = False
+    """Whether a read-only store may be of an older schema (SQLite's backups copy pages)."""
+
+    def __init__(self, *, accept_unfinished_copy: bool = False, read_only: bool = False) -> None:
         self._accept_unfinished_copy = accept_unfinished_copy
+        self.read_only = read_only
+        """Opened only to read (a backup, an export): the schema is not upgraded, nor the
+        database checked to be writable, so a read-only disk or login will do."""
 
     # --- the dialect ---------------------------------------------------------------
 
@@ -114,6 +121,10 @@ class SqlEventStore(EventStore):
     async def _claim(self, db: Db, game_id: int, owner: str, lease: timedelta) -> bool:
         """The claim upsert of :meth:`claim_game`, timed by the database's clock."""
 
+    async def _now(self, db: Db) -> datetime:
+        """The time by the clock claims are timed by (default: this machine's)."""
+        return utc_now()
+
     async def _after_restore(self, db: Db) -> None:
         """What must follow rows inserted with their own ids (default: nothing)."""
 
@@ -127,11 +138,24 @@ class SqlEventStore(EventStore):
     # --- opening ---------------------------------------------------------------------
 
     async def _prepare(self, migrations: Path, time_type: str) -> None:
-        """Bring the schema up to date, and refuse the target of an unfinished copy."""
-        await self._migrate(migrations, time_type)
+        """Bring the schema up to date (read-only: check it is one this Troika reads),
+        and refuse the target of an unfinished copy."""
+        if self.read_only:
+            await self._check_schema_version(len(migration_scripts(migrations)))
+        else:
+            await self._migrate(migrations, time_type)
         started = await self.copy_started()
         if started is not None and not self._accept_unfinished_copy:
             raise UnfinishedCopy(self.location, started)
+
+    async def _check_schema_version(self, known: int) -> None:
+        async with self._connection("reading the schema version") as db:
+            current = await db.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version")
+        if current > known or (current < known and not self.reads_older_schemas):
+            raise StoreError(
+                f"the database {self.location} has schema version {current} and this Troika reads {known}; "
+                + ("upgrade Troika" if current > known else "open it once to write (`troika run`), which upgrades it")
+            )
 
     async def _migrate(self, migrations: Path, time_type: str) -> None:
         scripts = migration_scripts(migrations)
@@ -294,12 +318,28 @@ class SqlEventStore(EventStore):
             )
         return [decode_post(row, self._read_time) for row in rows]
 
-    async def outbox_mark_sent(self, message_id: int) -> None:
+    async def outbox_mark_sent(self, message_id: int, pictures_for: str | None = None) -> None:
         async with self._transaction(f"marking post {message_id} sent") as db:
-            known = await db.fetchval("UPDATE outbox SET sent_at = COALESCE(sent_at, ?) WHERE id = ? RETURNING id",
-                                      self._time(utc_now()), message_id)
+            known = await db.fetchval(
+                "UPDATE outbox SET pictures_for = CASE WHEN sent_at IS NULL THEN ? ELSE pictures_for END,"
+                " sent_at = COALESCE(sent_at, ?) WHERE id = ? RETURNING id",
+                pictures_for, self._time(utc_now()), message_id)
         if known is None:
             raise StoreError(f"there is no outbox message {message_id}")
+
+    async def outbox_owed(self, *, game_id: int | None = None) -> list[OutboxMessage]:
+        of_game = "" if game_id is None else " AND game_id = ?"
+        async with self._connection("reading the pictures owed") as db:
+            rows = await db.fetch(
+                "SELECT id, game_id, payload, created_at, sent_at, pictures_for FROM outbox"
+                f" WHERE pictures_for IS NOT NULL AND sent_at IS NOT NULL{of_game} ORDER BY id",
+                *([] if game_id is None else [game_id]),
+            )
+        return [decode_post(row, self._read_time) for row in rows]
+
+    async def outbox_pictures_done(self, message_id: int) -> None:
+        async with self._transaction(f"marking post {message_id}'s pictures attached") as db:
+            await db.execute("UPDATE outbox SET pictures_for = NULL WHERE id = ?", message_id)
 
     # --- snapshots and claims --------------------------------------------------------
 
@@ -332,7 +372,26 @@ class SqlEventStore(EventStore):
     async def claim_game(self, game_id: int, owner: str, lease: timedelta = CLAIM_LEASE) -> bool:
         async with self._transaction(f"claiming game {game_id}") as db:
             await self._last_seq(db, game_id)  # raises GameNotFound
+            await self._drop_unreadable_claim(db, game_id, lease)
             return await self._claim(db, game_id, owner, lease)
+
+    async def _drop_unreadable_claim(self, db: Db, game_id: int, lease: timedelta) -> None:
+        """Delete the game's claim if it cannot be one a process took: its owner or time
+        unreadable, or running out later than any lease could make it (a claim that never
+        ran out would hold the game's posts back for ever). Logged, as damage is."""
+        rows = await db.fetch("SELECT owner, expires_at FROM claims WHERE game_id = ?", game_id)
+        if not rows:
+            return
+        owner, expires = rows[0]["owner"], rows[0]["expires_at"]
+        try:
+            until = self._read_time(expires)
+            damaged = until.tzinfo is None or until - await self._now(db) > max(lease, LONGEST_CLAIM)
+        except (*UNREADABLE, OverflowError):
+            damaged = True
+        if damaged or not isinstance(owner, str):
+            log.error("game %s: its delivery claim is damaged (owner %.40r, until %.40r); this process takes it over",
+                      game_id, owner, expires)
+            await db.execute("DELETE FROM claims WHERE game_id = ?", game_id)
 
     async def release_claims(self, owner: str) -> None:
         async with self._transaction(f"releasing the claims of {owner}") as db:
@@ -365,7 +424,14 @@ class SqlEventStore(EventStore):
     async def copy_started(self) -> datetime | None:
         async with self._connection("reading the copy marker") as db:
             started = await db.fetchval("SELECT started_at FROM copy_marker")
-        return None if started is None else self._read_time(started)
+        if started is None:
+            return None
+        try:
+            return self._read_time(started)
+        except UNREADABLE:  # a marker is there, whatever its time: the copy is not proved
+            log.error("the copy marker of %s is unreadable (%.40r): a copy began and did not finish",
+                      self.location, started)
+            return UNREADABLE_TIME
 
     async def mark_copy(self, started: datetime | None) -> None:
         async with self._transaction("marking the copy") as db:

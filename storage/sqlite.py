@@ -58,10 +58,13 @@ class _Connection:
 class SqliteEventStore(SqlEventStore):
     """An :class:`EventStore` in one SQLite file (``":memory:"`` for a throwaway one)."""
 
+    reads_older_schemas = True
+
     def __init__(
-        self, path: str | Path, *, busy_timeout_ms: int = 10_000, accept_unfinished_copy: bool = False
+        self, path: str | Path, *, busy_timeout_ms: int = 10_000, accept_unfinished_copy: bool = False,
+        read_only: bool = False,
     ) -> None:
-        super().__init__(accept_unfinished_copy=accept_unfinished_copy)
+        super().__init__(accept_unfinished_copy=accept_unfinished_copy, read_only=read_only)
         self.path = str(path)
         self._busy_timeout_ms = busy_timeout_ms
         self._db: aiosqlite.Connection | None = None
@@ -75,8 +78,15 @@ class SqliteEventStore(SqlEventStore):
     async def open(self) -> None:
         if self._db is not None:
             return
-        size = _check_file(self.path)
-        connecting = aiosqlite.connect(self.path, isolation_level=None)
+        if self.read_only and self.path != ":memory:":
+            if not Path(self.path).exists():
+                raise StoreError(f"there is no database at {self.path}")
+            uri = await asyncio.to_thread(_read_only_uri, self.path)
+            size = _check_file(self.path, uri)
+            connecting = aiosqlite.connect(uri, isolation_level=None, uri=True)
+        else:
+            size = _check_file(self.path)
+            connecting = aiosqlite.connect(self.path, isolation_level=None)
         try:
             self._db = await connecting
         except sqlite3.Error as exc:
@@ -87,14 +97,18 @@ class SqliteEventStore(SqlEventStore):
         try:
             async with self._connection(f"opening {self.path}") as db:
                 await db.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
-                journal = await db.fetchval("PRAGMA journal_mode = WAL")
-                if journal != "wal" and self.path != ":memory:":
-                    raise StoreError(f"{self.path}: cannot switch to WAL (journal mode {journal})")
-                await db.execute("PRAGMA synchronous = FULL")
-                await db.execute("PRAGMA foreign_keys = ON")
+                if self.read_only:
+                    await db.execute("PRAGMA query_only = ON")
+                else:
+                    journal = await db.fetchval("PRAGMA journal_mode = WAL")
+                    if journal != "wal" and self.path != ":memory:":
+                        raise StoreError(f"{self.path}: cannot switch to WAL (journal mode {journal})")
+                    await db.execute("PRAGMA synchronous = FULL")
+                    await db.execute("PRAGMA foreign_keys = ON")
                 await _check_schema(db, self.path, full=size <= FULL_CHECK_BYTES)
             await self._prepare(MIGRATIONS_DIR, "TEXT")
-            await self._check_writable()
+            if not self.read_only:
+                await self._check_writable()
         except StoreError as exc:
             await self.close()
             if type(exc.__cause__) is sqlite3.DatabaseError:  # corrupt, not merely busy
@@ -208,9 +222,32 @@ def _access_problem(path: str, exc: sqlite3.Error) -> StoreError | None:
     )
 
 
-def _check_file(path: str) -> int:
+def _read_only_uri(path: str) -> str:
+    """The URI that opens ``path`` only to read: ``mode=ro``, or ``immutable=1`` where
+    SQLite cannot make the ``-shm`` file a WAL database needs (a read-only disk) and no
+    ``-wal`` file holds changes that immutable reading would not see."""
+    base = Path(path).resolve().as_uri()
+    try:
+        with closing(sqlite3.connect(f"{base}?mode=ro", uri=True)) as db:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchall()
+        return f"{base}?mode=ro"
+    except sqlite3.Error as exc:
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY):
+            return f"{base}?mode=ro"  # the open that follows names what is wrong
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise DatabaseAccess(
+            f"the database {path} cannot be read here: its latest changes are in {wal.name}, which SQLite reads "
+            f"only with {Path(path).name}-shm beside it, and it cannot make that file (a read-only disk?); copy "
+            f"{Path(path).name} and {wal.name} to a writable folder and read the copy"
+        )
+    return f"{base}?immutable=1"
+
+
+def _check_file(path: str, uri: str | None = None) -> int:
     """Refuse a file that exists but cannot be a Troika database, before SQLite would
-    quietly treat it as a new one, or that is shorter than its header says; its size."""
+    quietly treat it as a new one, or that is shorter than its header says (read, if
+    need be, through ``uri``); its size."""
     if path == ":memory:" or path.startswith("file:"):
         return 0
     file = Path(path)
@@ -232,7 +269,7 @@ def _check_file(path: str) -> int:
     if header[92:96] == header[24:28] and size < length:  # the header's page count is current
         # A checkpoint writes page 1 (the new size) before the pages that extend the file: a
         # crash or a full disk there leaves the file short while its -wal holds every page.
-        problems = _quick_check(path)
+        problems = _quick_check(path, uri)
         if problems != ["ok"]:
             raise DatabaseDamaged(f"the database {path} is damaged: it is cut short ({size} of {length} bytes)"
                                   f" and SQLite finds {problems[0]}")
@@ -264,9 +301,9 @@ async def _check_in_background(path: str) -> None:
                   "`troika backup` over it", path, problems[0])
 
 
-def _quick_check(path: str) -> list[str]:
+def _quick_check(path: str, uri: str | None = None) -> list[str]:
     try:
-        with closing(sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)) as db:
+        with closing(sqlite3.connect(uri or Path(path).resolve().as_uri() + "?mode=ro", uri=True)) as db:
             return [row[0] for row in db.execute("PRAGMA quick_check")]
     except sqlite3.DatabaseError as exc:
         return [str(exc)]

@@ -117,6 +117,9 @@ class EventKind(enum.StrEnum):
 
 CLAIM_LEASE = timedelta(seconds=60)
 """How long a bot process's claim on a game's deliveries lasts unless renewed."""
+LONGEST_CLAIM = timedelta(days=1)
+"""A claim running out later than this from now (and than the lease asked for) was
+written by no claim: it is damage, and taken over."""
 
 
 def shard_of(guild_id: str | None, shards: int) -> int:
@@ -290,7 +293,9 @@ class Snapshot:
 class OutboxMessage:
     """A post the bot owes a game's channel; ``sent_at`` is None until delivered.
 
-    ``problem`` says why a stored payload cannot be read (then ``payload`` is empty)."""
+    ``problem`` says why a stored payload cannot be read (then ``payload`` is empty).
+    ``pictures_for``: a post sent before its pictures were attached, where it went (the
+    frontend's reference to the message) until they are."""
 
     id: int
     game_id: int
@@ -298,6 +303,7 @@ class OutboxMessage:
     created_at: datetime
     sent_at: datetime | None = None
     problem: str | None = None
+    pictures_for: str | None = None
 
 
 class EventStore(ABC):
@@ -410,8 +416,19 @@ class EventStore(ABC):
         its ``problem`` instead of raising."""
 
     @abstractmethod
-    async def outbox_mark_sent(self, message_id: int) -> None:
-        """Mark a post delivered (again is harmless). Raises :class:`StoreError` if unknown."""
+    async def outbox_mark_sent(self, message_id: int, pictures_for: str | None = None) -> None:
+        """Mark a post delivered (again is harmless). With ``pictures_for``, its pictures are
+        owed to the message its text went to (see :meth:`outbox_owed`), unless it was marked
+        delivered before. Raises :class:`StoreError` if unknown."""
+
+    @abstractmethod
+    async def outbox_owed(self, *, game_id: int | None = None) -> list[OutboxMessage]:
+        """Posts delivered whose pictures are still owed (of one game if given), oldest first,
+        each with its ``pictures_for``; a payload that cannot be read comes with its ``problem``."""
+
+    @abstractmethod
+    async def outbox_pictures_done(self, message_id: int) -> None:
+        """The post's pictures are attached (or given up): they are owed no more."""
 
     async def put_snapshot(self, game_id: int, snapshot: Snapshot) -> None:  # noqa: B027 (a default, not abstract)
         """Keep ``snapshot`` as the game's snapshot for its engine version, replacing

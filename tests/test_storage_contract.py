@@ -145,12 +145,19 @@ class MemoryEventStore(EventStore):
         return [m for m in self._outbox.values()
                 if m.sent_at is None and m.id > after_id and game_id in (None, m.game_id)][:limit]
 
-    async def outbox_mark_sent(self, message_id: int) -> None:
+    async def outbox_mark_sent(self, message_id: int, pictures_for: str | None = None) -> None:
         message = self._outbox.get(message_id)
         if message is None:
             raise StoreError(f"there is no outbox message {message_id}")
         if message.sent_at is None:
-            self._outbox[message_id] = replace(message, sent_at=utc_now())
+            self._outbox[message_id] = replace(message, sent_at=utc_now(), pictures_for=pictures_for)
+
+    async def outbox_owed(self, *, game_id: int | None = None) -> list[OutboxMessage]:
+        return [m for m in self._outbox.values() if m.pictures_for is not None and game_id in (None, m.game_id)]
+
+    async def outbox_pictures_done(self, message_id: int) -> None:
+        if message_id in self._outbox:
+            self._outbox[message_id] = replace(self._outbox[message_id], pictures_for=None)
 
     async def claim_game(self, game_id: int, owner: str, lease: timedelta = CLAIM_LEASE) -> bool:
         self._game(game_id)
@@ -461,6 +468,24 @@ async def test_outbox_unsent_of_one_game_or_all(store: EventStore) -> None:
     assert len(await store.outbox_unsent()) == 100
     assert [m.id for m in await store.outbox_unsent(limit=None, game_id=second.id)] == ids[1::2]
     assert [m.payload["n"] for m in await store.outbox_unsent(2, game_id=first.id)] == [0, 2]
+
+
+async def test_pictures_owed_are_kept_until_attached(store: EventStore) -> None:
+    """R1: a post sent before its pictures keeps where it went until they are attached;
+    marking it sent again does not make them owed again once attached."""
+    first, second = await store.create_game(new_game("a")), await store.create_game(new_game("b"))
+    ids = [await store.outbox_add(game.id, {"n": n}) for n, game in enumerate([first, second, first])]
+    await store.outbox_mark_sent(ids[0], pictures_for="message 1")
+    await store.outbox_mark_sent(ids[1], pictures_for="message 2")
+    await store.outbox_mark_sent(ids[2])  # no pictures
+    owed = await store.outbox_owed()
+    assert [(m.id, m.pictures_for, m.payload) for m in owed] == [(ids[0], "message 1", {"n": 0}),
+                                                                   (ids[1], "message 2", {"n": 1})]
+    assert all(m.sent_at is not None for m in owed) and await store.outbox_unsent() == []
+    assert [m.id for m in await store.outbox_owed(game_id=second.id)] == [ids[1]]
+    await store.outbox_pictures_done(ids[0])
+    await store.outbox_mark_sent(ids[0], pictures_for="message 1")  # a late second mark
+    assert [m.id for m in await store.outbox_owed()] == [ids[1]]
 
 
 async def test_a_claim_gives_a_game_to_one_owner_at_a_time(store: EventStore) -> None:

@@ -102,27 +102,44 @@ SECRET_URLS = [
     f"postgresql://bot:{SECRET}@[127.0.0.1/troika",
     f"postgresql://bot:Wrong@{SECRET}@127.0.0.1:1/troika",
     f"mysql://bot:{SECRET}@127.0.0.1/troika",
+    # R4 (2026-12-04): pasted unencoded, as a passphrase, twice, or as libpq's key=value string
+    f"postgresql://bot:Wrong/{SECRET}@127.0.0.1:1/troika",
+    f"postgresql://bot:Wrong#{SECRET}@127.0.0.1:1/troika",
+    f"postgresql://bot:Wrong?{SECRET}@127.0.0.1:1/troika",
+    f"postgresql://bot:Wrong:{SECRET}@127.0.0.1:99999/troika",
+    f"postgresql://bot@127.0.0.1:1/troika?sslpassword={SECRET}",
+    f"postgresql://bot@127.0.0.1:1/troika?a=1&password={SECRET}&password={SECRET}#x",
+    f"host=127.0.0.1 port=1 user=bot password={SECRET} dbname=troika",
+    f"host=127.0.0.1 port=1 user=bot password='{SECRET} x' dbname=troika",
+    f"dbname=troika password = {SECRET}",
 ]
 
 
 @pytest.mark.parametrize("url", SECRET_URLS)
 def test_a_database_password_is_never_printed(url: str, capfd: pytest.CaptureFixture[str],
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """N7: a password in the query string, under another scheme or its capitals, next to a
-    bad port or bad syntax, is masked in every message; the URL is never taken for a path."""
+                                              monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                              caplog: pytest.LogCaptureFixture) -> None:
+    """N7, R4: a password in the query string, under another scheme or its capitals, next
+    to a bad port or bad syntax, holding ``/ # ? : @`` unencoded, or in a ``key=value``
+    string, is masked in every message and log line of every command; no such location is
+    ever taken for a file's name."""
     from bot.cli import main
     from storage.postgres import is_postgres_url, safe_url
 
     assert SECRET not in safe_url(url)
-    assert is_postgres_url(url) is not url.startswith("mysql")
+    assert is_postgres_url(url) is url.lower().startswith("postgres")
     for name in ("DISCORD_TOKEN", "DISCORD_TOKEN_FILE", "TROIKA_DB_PASSWORD_FILE"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
     for argv in (["run", "--db", url], ["backup", "/nonexistent/b.db", "--db", url],
                  ["admin", "accept", "1", "--yes", "--db", url],
-                 ["migrate", "--from", url, "--to", "sqlite:/nonexistent/x.db"]):
+                 ["export", "--db", url, "--game", "1", "--out", str(tmp_path / "x.json")],
+                 ["migrate", "--from", url, "--to", "sqlite:/nonexistent/x.db"],
+                 ["migrate", "--from", "sqlite:/nonexistent/x.db", "--to", url]):
         assert main(argv) != 0
         out, err = capfd.readouterr()
-        assert SECRET not in out + err and err.startswith("troika: ") and "Traceback" not in err
+        assert SECRET not in out + err + caplog.text and err.startswith("troika: ") and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []  # no file made under the location's name
 
 
 _KILLED_DURING_CHECKPOINT = r"""

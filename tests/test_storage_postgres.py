@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import suppress
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import asyncpg
 import pytest
@@ -16,7 +17,7 @@ import pytest
 from storage.bench import bench_store
 from storage.codec import migration_scripts
 from storage.copy import store_at
-from storage.postgres import MIGRATIONS_DIR, PostgresEventStore, safe_url
+from storage.postgres import MIGRATIONS_DIR, PostgresEventStore, _driver_url, safe_url
 from storage.sqlite import SqliteEventStore
 from storage.store import ChannelBusy, CorruptEvent, GameStatus, NewEvent, NewGame, Seat, StoreError
 
@@ -95,6 +96,10 @@ async def test_driver_errors_become_store_errors(postgres_url: str, tmp_path: Pa
 def test_urls_pick_the_backend_and_hide_passwords(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert safe_url("postgresql://bot:s3cret@db:5432/troika") == "postgresql://bot:***@db:5432/troika"
     assert safe_url("postgresql://bot@db/troika") == "postgresql://bot@db/troika"
+    pasted = _driver_url("postgres://bot:Wr/o?n#g@x:y@db:5433/troika?sslmode=disable")  # R4: not encoded
+    parts = urlsplit(pasted)
+    assert (unquote(parts.password or ""), parts.username, parts.port, parts.query) == (
+        "Wr/o?n#g@x:y", "bot", 5433, "sslmode=disable")
     assert isinstance(store_at("postgres://db/troika"), PostgresEventStore)
     assert isinstance(store_at("postgresql://db/troika"), PostgresEventStore)
     for location in ("games.db", "sqlite:games.db", Path("games.db")):

@@ -157,3 +157,86 @@ async def test_a_damaged_page_of_one_games_log_still_lets_it_be_ended(
         reply = await service.handle("victim", ANNA, "end confirm the database is damaged")
         assert "is ended" in reply.text and await store.active_game_in_channel("victim") is None
         await service.handle("victim", ANNA, "new")  # the channel is free
+
+
+CLAIMS = {  # R2: (owner, expires_at) of a claims row no process could have written
+    "time garbage": ("'troika on elsewhere'", "'garbage'"),
+    "time a number": ("'troika on elsewhere'", "12"),
+    "time far ahead": ("'troika on elsewhere'", "'9999-01-01T00:00:00+00:00'"),
+    "time without its zone": ("'troika on elsewhere'", "'2999-01-01T00:00:00'"),
+    "owner not text": ("X'7a'", "strftime('%Y-%m-%dT%H:%M:%S+00:00', 'now', '+50 seconds')"),
+}
+
+
+@pytest.mark.parametrize("damage", list(CLAIMS))
+async def test_a_damaged_claim_never_silences_its_game(
+        tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture) -> None:
+    """R2: a claims row that cannot be a live process's claim is logged and taken over:
+    the game's posts go out with the other game's."""
+    path = tmp_path / "games.db"
+    async with SqliteEventStore(path) as store:
+        service = TroikaService(store, pictures=False)
+        for channel in ("victim", "healthy"):
+            await three_player_game(service, channel)
+        await service.flush(Outbox().deliver)
+    owner, expires = CLAIMS[damage]
+    with sqlite3.connect(path, isolation_level=None) as db:
+        db.execute(f"INSERT OR REPLACE INTO claims VALUES (1, {owner}, {expires})")
+    async with SqliteEventStore(path) as store:
+        service = TroikaService(store, pictures=False)
+        for channel in ("victim", "healthy"):
+            await service.handle(channel, ANNA, "bid TSR 20")
+        out = Outbox()
+        for _ in range(2):
+            await service.flush(out.deliver)
+        assert sorted(p.game_id for p in out.posts) == [1, 2]
+        assert await store.outbox_unsent() == []
+    assert "game 1: its delivery claim is damaged" in caplog.text
+
+
+async def test_a_live_claim_is_not_taken_for_damage(tmp_path: Path) -> None:
+    """A claim another process holds, within its lease, stays its (R2's check takes only
+    what no lease could have made)."""
+    async with SqliteEventStore(tmp_path / "games.db") as store:
+        service = TroikaService(store, pictures=False)
+        game_id = await three_player_game(service, "held")
+        assert await store.claim_game(game_id, "troika on elsewhere", timedelta(minutes=30))
+        assert not await store.claim_game(game_id, "troika on here")
+
+
+async def test_postgres_takes_over_a_claim_that_never_runs_out(
+        postgres_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """R2 on PostgreSQL: a claim until 'infinity' (or the year 9999) is logged and taken over."""
+    import asyncpg
+
+    from storage.postgres import PostgresEventStore
+    from storage.store import NewGame
+
+    async with PostgresEventStore(postgres_url) as store:
+        game = await store.create_game(NewGame("1861", {}, 1, "111", 1))
+        for until in ("infinity", "9999-01-01 00:00:00+00"):
+            admin = await asyncpg.connect(postgres_url)
+            try:
+                await admin.execute("INSERT INTO claims VALUES ($1, 'troika on elsewhere', $2::text::timestamptz)"
+                                    " ON CONFLICT (game_id) DO UPDATE SET owner = excluded.owner,"
+                                    " expires_at = excluded.expires_at", game.id, until)
+            finally:
+                await admin.close()
+            assert await store.claim_game(game.id, "troika on here")
+            assert not await store.claim_game(game.id, "troika on elsewhere")
+            await store.release_claims("troika on here")
+    assert caplog.text.count("its delivery claim is damaged") == 2
+
+
+async def test_an_unreadable_copy_marker_still_marks_an_unfinished_copy(tmp_path: Path) -> None:
+    """A neighbour of R2: the copy marker's time damaged refuses the database as the
+    target of an unfinished copy, in one line (it was a ValueError at every start)."""
+    from storage import UnfinishedCopy
+
+    path = tmp_path / "games.db"
+    async with SqliteEventStore(path) as store:
+        await store.mark_copy(utc_now())
+    with sqlite3.connect(path, isolation_level=None) as db:
+        db.execute("UPDATE copy_marker SET started_at = 'garbage'")
+    with pytest.raises(UnfinishedCopy, match="did not finish"):
+        await SqliteEventStore(path).open()
