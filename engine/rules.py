@@ -120,6 +120,14 @@ class Rules(NamedTuple):
     (100–200); on the grid 100 and 110 are blue, not pink (a conversion, 9.1A, is
     pink or teal on both)."""
 
+    merger_major_named_after_adding: bool = False
+    """RN 8.3 — a merge adds minors until its player passes (or none is left to add) and
+    only then names its major; once the adding is done, or a conversion begun, the
+    player must name the major and cannot pass. Rulebook 9.2A: the active player names
+    the major once two minors are in (which ends the adding), and may give the merge or
+    conversion up by passing until then: nothing has changed hands yet, and every
+    owner must agree to a merge (9.2)."""
+
     merger_tokens_before_shares: bool = False
     """RN 8.1, 11.26 — the token reduction (9.2E) comes before the share purchases
     (9.2C–D), the order the designer confirmed to 18xx.games; while the new major has
