@@ -81,10 +81,11 @@ class MergerRound(Round):
             result.append(Convert(active))
         if not self.adding_done and not self.converting:
             result += [Merge(active, m) for m in _candidates(ctx, state, self)]
-        if (self.converting or len(self.merging) > 1) and _someone_could_preside(
-            state, self, _start_cell(ctx, state, self).price
-        ):
-            result += [Merge(active, m) for m in _free_majors(state)]
+        if _may_name_major(ctx, self) and _someone_could_preside(state, self, _start_cell(ctx, state, self).price):
+            majors: list[Action] = [Merge(active, m) for m in _free_majors(state)]
+            if _must_name_major(ctx, self):
+                return majors
+            result += majors
         return result + [Pass(active)]
 
     def apply(self, ctx: Context, state: GameState, action: Action) -> None:
@@ -256,6 +257,8 @@ def _minor_action(ctx: Context, state: GameState, rnd: MergerRound, action: Acti
     if action.entity != active:
         raise IllegalAction(f"it is {active}'s turn to convert, merge or pass")
     if isinstance(action, Pass):
+        if _must_name_major(ctx, rnd) and _someone_could_preside(state, rnd, _start_cell(ctx, state, rnd).price):
+            raise IllegalAction(f"{active} must now name the major to form: {', '.join(_free_majors(state))} (RN 8.3)")
         if len(rnd.merging) > 1 and not rnd.adding_done:
             rnd.adding_done = True
             return
@@ -282,6 +285,20 @@ def _minor_action(ctx: Context, state: GameState, rnd: MergerRound, action: Acti
         _form_major(ctx, state, rnd, action.target)
     else:
         raise IllegalAction(f"{action.target} cannot take part in a merge")
+
+
+def _may_name_major(ctx: Context, rnd: MergerRound) -> bool:
+    """9.1A, 9.2A: the major is named after a conversion, or once two minors are in;
+    RN 8.3: on 18xx.games, only once the adding is done."""
+    if rnd.converting or rnd.adding_done:
+        return True
+    return len(rnd.merging) > 1 and not ctx.rules.merger_major_named_after_adding
+
+
+def _must_name_major(ctx: Context, rnd: MergerRound) -> bool:
+    """RN 8.3: on 18xx.games a conversion or a merge whose adding is done must go on to
+    name its major (the rulebook lets the player give it up until then)."""
+    return ctx.rules.merger_major_named_after_adding and (rnd.converting or rnd.adding_done)
 
 
 def _can_convert(ctx: Context, state: GameState, minor: Company) -> bool:
@@ -339,6 +356,11 @@ def _add_minor(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> No
 def _form_major(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> None:
     if not rnd.converting and len(rnd.merging) < 2:
         raise IllegalAction("convert, or add another minor first: a merge needs two minors (9.2)")
+    if not _may_name_major(ctx, rnd):
+        raise IllegalAction(
+            f"{rnd.merging[0]} is still adding minors: add another ({', '.join(_candidates(ctx, state, rnd))}) "
+            f"or pass to finish adding, then name the major (RN 8.3)"
+        )
     if sym not in _free_majors(state):
         raise IllegalAction(f"{sym} has already started; choose one of {', '.join(_free_majors(state))}")
     cell = _start_cell(ctx, state, rnd)

@@ -81,13 +81,19 @@ class Step:
 
 def _with_privates_and_pass(ctx: Context, state: GameState, company: Company, moves: list[Action]) -> list[Action]:
     """A step's own moves, the privates the company may buy now (8.12) and a pass."""
+    return _with_privates(ctx, state, company, moves) + [Pass(company.sym)]
+
+
+def _with_privates(ctx: Context, state: GameState, company: Company, moves: list[Action]) -> list[Action]:
+    """A step's own moves and the privates the company may buy now: 8.12, "at any time"
+    of its turn, also while it must run, pay or buy a train."""
     result = list(moves)
     if can_buy_private(ctx, state, company):
         for private, owner in state.private_owner.items():
             if owner is not None and owner not in state.companies and private not in state.closed_privates:
                 face = ctx.board.private(private).value
                 result.append(BuyPrivate(company.sym, private, min(face, company.cash)))
-    return result + [Pass(company.sym)]
+    return result
 
 
 # --- A: redeem shares (8.5) ---------------------------------------------------------
@@ -304,7 +310,7 @@ class Routes(Step):
             )
 
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
-        return [RunBest(company.sym)]  # solved only if applied
+        return _with_privates(ctx, state, company, [RunBest(company.sym)])  # the run is solved only if applied
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if not isinstance(action, RunRoutes):
@@ -346,7 +352,7 @@ class Dividends(Step):
         _has_operated(ctx, company)
 
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
-        return [Dividend(company.sym, c) for c in ("payout", "half", "withhold")]
+        return _with_privates(ctx, state, company, [Dividend(company.sym, c) for c in ("payout", "half", "withhold")])
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:
         if not isinstance(action, Dividend):
@@ -474,7 +480,7 @@ class Trains(Step):
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
         own = _train_purchases(ctx, state, company)
         if must_buy(ctx, state, company) and own:
-            return own
+            return _with_privates(ctx, state, company, own)
         return _with_privates_and_pass(ctx, state, company, own)
 
     def handle(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company, action: Action) -> bool:

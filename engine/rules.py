@@ -45,6 +45,11 @@ class Rules(NamedTuple):
     """RN 11.2 — after all decline a private, the first player to bid the reduced
     minimum buys it at once. Rulebook 5 note: the reduced private is auctioned normally."""
 
+    any_minor_auctioned_first: bool = False
+    """RN 4.2, 11.3 (1861) — the site's engine accepts a bid on any minor as the game's
+    first minor auction (its page alone asks for the Nikolaev first, so a log may hold
+    another). Rulebook 7.2.1: the Nikolaev must be the first minor auctioned."""
+
     price_drop_per_sell_action: bool = False
     """RN 11.5 — a president's sale drops the price once per sell action. Rulebook 7.3.1:
     once per stock turn, however many sales."""
@@ -116,6 +121,14 @@ class Rules(NamedTuple):
     (pink or teal) at or below the sum. Rulebook 9.2A: on the blue or teal section
     (100–200); on the grid 100 and 110 are blue, not pink (a conversion, 9.1A, is
     pink or teal on both)."""
+
+    merger_major_named_after_adding: bool = False
+    """RN 8.3 — a merge adds minors until its player passes (or none is left to add) and
+    only then names its major; once the adding is done, or a conversion begun, the
+    player must name the major and cannot pass. Rulebook 9.2A: the active player names
+    the major once two minors are in (which ends the adding), and may give the merge or
+    conversion up by passing until then: nothing has changed hands yet, and every
+    owner must agree to a merge (9.2)."""
 
     merger_tokens_before_shares: bool = False
     """RN 8.1, 11.26 — the token reduction (9.2E) comes before the share purchases
@@ -291,9 +304,11 @@ class Rules(NamedTuple):
 SWITCHES = tuple(name for name, default in Rules._field_defaults.items() if isinstance(default, bool))
 """The 18xx.games switches (every boolean field); the options are not among them."""
 
-LOG_LOADING_ONLY = frozenset({"lay_connection_unchecked"})
-"""The switches for checks 18xx.games skips only while it loads a log (RN 0.4): its
-page checks them when the move is made, so a live game by its rules keeps them."""
+LOG_LOADING_ONLY = frozenset({"lay_connection_unchecked", "any_minor_auctioned_first"})
+"""The switches for checks 18xx.games makes only on its page, where a move is made
+(RN 0.4: a lay's connection, which its engine skips while it loads a log; RN 4.2: the
+Nikolaev first, which its engine never checks): its logs may break them, so an import
+plays with the switch on, while a live game by its rules keeps the check."""
 
 STORED_KEYS = frozenset({"market", "options", "site", "switches"})
 """The keys of :meth:`Rules.to_dict`'s form."""

@@ -85,9 +85,13 @@ def play_random_game(
 ) -> SelfPlayResult:
     """Play one game of random legal moves to the end, checking invariants; ``options``
     are the rulebook's optional rules to play (:mod:`engine.options`); ``site``: by the
-    rules as 18xx.games applies them."""
+    rules as 18xx.games applies them to a move made on its page (``new … site``), so
+    that the exported game is valid there move by move."""
     rng = random.Random(seed)
-    rules = (Rules.site if site else Rules.rulebook)(market=market, options=options)
+    if site:
+        rules = Rules.site(market=market, options=options, live=True)
+    else:
+        rules = Rules.rulebook(market=market, options=options)
     game = Game.new(_seats(players), seed, rules, title)
     result = SelfPlayResult(seed, players, market, title, rules=rules)
     while not game.state.finished and result.actions < MAX_ACTIONS:

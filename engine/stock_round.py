@@ -419,7 +419,7 @@ def available_minors(ctx: Context, state: GameState) -> list[str]:
         return []
     if ctx.title.minors_choose_home and not ctx.title.minor_home_cities(ctx, state):
         return []  # 7.2.1 (1867): no open city left for a minor's home
-    first = ctx.title.first_minor
+    first = _first_minor(ctx)
     if first is not None and not state.companies[first].floated and not state.companies[first].closed:
         return [first]
     result = []
@@ -433,11 +433,17 @@ def available_minors(ctx: Context, state: GameState) -> list[str]:
     return result
 
 
+def _first_minor(ctx: Context) -> str | None:
+    """7.2.1: the minor that must be auctioned first (1861: the Nikolaev); RN 4.2: none
+    in a log of 18xx.games, whose engine takes any."""
+    return None if ctx.rules.any_minor_auctioned_first else ctx.title.first_minor
+
+
 def _nominate(ctx: Context, state: GameState, sr: StockRound, seat: int, action: Bid) -> None:
     player = state.players[seat]
     sym = action.target
     available = available_minors(ctx, state)
-    first = ctx.title.first_minor
+    first = _first_minor(ctx)
     if first is not None and available == [first] and sym != first:
         raise IllegalAction(f"{ctx.board.corporations[first].name} ({first}) must be the first minor auctioned (7.2.1)")
     if sym not in available:

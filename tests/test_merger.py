@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engine import graph, market
-from engine.actions import BuyShare, DiscardTrain, Merge, Pass, RemoveToken
+from engine.actions import BuyShare, Convert, DiscardTrain, Merge, Pass, RemoveToken
 from engine.game import Game
+from engine.legal import legal_actions
 from engine.merger import one_connected_to_all
 from engine.replay import replay
 from engine.rules import Rules
@@ -220,3 +221,61 @@ def test_a_chain_of_minors_needs_a_hub() -> None:
 
     assert one_connected_to_all(["A", "B", "C"], connected)  # B is the hub
     assert not one_connected_to_all(["A", "B", "C", "D"], connected)
+
+
+def _by_the_rulebook_unless(site: bool, game: Game) -> Game:
+    """The replayed game on the site's rules, or on the rulebook's with the same market."""
+    if not site:
+        game.ctx.rules = Rules.rulebook(market=game.ctx.rules.market)
+    return game
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_merge_names_its_major_once_the_adding_is_done_on_18xx_games(site: bool) -> None:
+    """9.2A: by the rulebook, once two minors are in the active player may name the
+    major (ending the adding) or add more; RN 8.3: 18xx.games offers only more minors
+    and a pass that finishes the adding (1867-19792: AE has CV, CA could join)."""
+    game = _by_the_rulebook_unless(site, replayed("1867-19792", 278))
+    assert game.state.round.merging == ["AE", "CV"]
+    offered = legal_actions(game)
+    assert Merge("AE", "CA") in offered and Pass("AE") in offered
+    assert (Merge("AE", "CNR") in offered) is not site
+    if site:
+        refused(game, Merge("AE", "CNR"), "AE is still adding minors: add another \\(CA\\) or pass")
+        play(game, Pass("AE"))
+        assert game.state.round.adding_done and Merge("AE", "CNR") in legal_actions(game)
+    else:
+        play(game, Merge("AE", "CNR"))
+        assert game.state.companies["CNR"].floated
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_merge_whose_adding_is_done_cannot_be_given_up_on_18xx_games(site: bool) -> None:
+    """By the rulebook a merge may be given up until its major is named: nothing has
+    changed hands and every owner must agree (9.2). RN 8.3: 18xx.games then offers only
+    the majors (1861-29683: MB has added N, the last minor it could)."""
+    game = _merger_round(Rules.site() if site else Rules.rulebook())
+    play(game, Merge("MB", "N"))
+    assert game.state.round.adding_done
+    offered = legal_actions(game)
+    assert Merge("MB", "NW") in offered
+    assert (Pass("MB") in offered) is not site
+    if site:
+        refused(game, Pass("MB"), "MB must now name the major to form")
+    else:
+        play(game, Pass("MB"))
+        assert "MB gives up the merge" in game.state.log
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_conversion_cannot_be_given_up_on_18xx_games(site: bool) -> None:
+    """9.1A: the converting player names the major; RN 8.3: 18xx.games offers nothing
+    else once the conversion is begun (1861-bank-breaks: MNN converts)."""
+    game = _by_the_rulebook_unless(site, replayed("1861-bank-breaks", 315))
+    assert game.actor() == "MNN"
+    play(game, Convert("MNN"))
+    offered = legal_actions(game)
+    assert Merge("MNN", "NW") in offered
+    assert (Pass("MNN") in offered) is not site
+    if site:
+        refused(game, Pass("MNN"), "MNN must now name the major to form")

@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 from engine import market
-from engine.actions import BuyTrain, Choose, DiscardTrain, Dividend, Pass, PlaceToken, RunBest, RunRoutes
+from engine.actions import BuyPrivate, BuyTrain, Choose, DiscardTrain, Dividend, Pass, PlaceToken, RunBest, RunRoutes
 from engine.dividends import distribute
 from engine.game import Game
 from engine.game_end import check_bank
@@ -51,7 +51,9 @@ def test_routes_are_checked_and_the_best_ones_accepted() -> None:
 def test_the_run_offered_is_solved_only_when_applied_and_earns_the_best() -> None:
     game = _at(280)  # SPW about to run its 2-train
     spw = game.state.companies["SPW"]
-    assert legal_actions(game) == [RunBest("SPW")]  # offered without a route search
+    offered = legal_actions(game)
+    assert offered[0] == RunBest("SPW")  # offered without a route search
+    assert all(isinstance(a, BuyPrivate) for a in offered[1:])  # 8.12: at any time
     total = sum(r.revenue for r in best_routes(game.ctx, game.state, spw, remember=False))
     play(game, RunBest("SPW"))
     assert game.state.round.revenue == total == spw.last_revenue
@@ -297,3 +299,18 @@ def test_the_earlier_of_two_game_ends_wins(site: bool) -> None:
     game.ctx.title.final_phase_reached(game.ctx, state)
     assert state.game_ends_after == ((6, 3) if site else (6, 1))
     assert state.operating_rounds == (3 if site else 2)
+
+
+@pytest.mark.parametrize("until", [280, 228, 378])
+def test_a_private_may_be_bought_while_the_company_must_run_pay_or_buy_a_train(until: int) -> None:
+    """8.12: "at any time" of the turn: the privates are offered, and bought, also in the
+    run step (SPW, 280), while a trainless company must buy a train (E, 228) and in
+    the dividend step (NW, 378)."""
+    game = _at(until)
+    company = game.actor() or ""
+    assert game.state.round.step in ("routes", "trains", "dividend")
+    offered = legal_actions(game)
+    privates = [a for a in offered if isinstance(a, BuyPrivate)]
+    assert privates and len(offered) > len(privates) and Pass(company) not in offered
+    play(game, privates[0])
+    assert game.state.private_owner[privates[0].private] == company

@@ -8,6 +8,7 @@ import pytest
 from engine.actions import Action, BuyTrain, LayTile, Merge, Pass
 from engine.game import Game
 from engine.game_end import check_bank
+from engine.importer import actions_of, read_log
 from engine.rules import Rules
 from engine.selfplay import (
     SELFPLAY_SETUPS,
@@ -32,6 +33,22 @@ def test_a_random_game_plays_to_the_end_soundly(title: str, index: int) -> None:
     assert result.failures == []
     assert result.finished
     assert result.actions > 100
+
+
+@pytest.mark.parametrize("title", ["1861", "1867"])
+def test_a_random_game_by_the_site_rules_plays_what_its_page_allows(title: str) -> None:
+    """`selfplay --rules site` plays by the rules of `new … site` (the site's page checks
+    each move, RN 0.4): its export, read back, is accepted move by move under them."""
+    players, market = selfplay_setups(title)[1]
+    result = play_random_game(2000, players, market, title, site=True)
+    assert result.failures == [] and result.finished
+    assert result.rules == Rules.site(market=market, live=True)
+    game, logged = read_log(result.site_log())
+    game.ctx.rules = result.rules
+    for entry in logged:
+        for action in actions_of(lambda: game.state, entry):
+            game.apply(action)
+    assert game.state.finished
 
 
 # --- the invariants catch what the rulebook forbids (positions from shared games) ---

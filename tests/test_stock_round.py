@@ -7,6 +7,7 @@ import pytest
 from engine import market
 from engine.actions import Bid, BuyShare, Par, Pass, PlaceToken, SellShares
 from engine.game import Game
+from engine.legal import legal_actions
 from engine.replay import replay
 from engine.rules import Rules
 from engine.tokens import put_token
@@ -40,6 +41,23 @@ def test_the_nikolaev_must_be_auctioned_first() -> None:
     refused(game, Bid("c", "KB", 100), "Nikolaev")
     play(game, Bid("c", "N", 100))
     assert game.actor() == "a"
+
+
+@pytest.mark.parametrize("rules", ["rulebook", "live", "log"])
+def test_any_minor_may_be_auctioned_first_only_in_a_log_of_18xx_games(rules: str) -> None:
+    """7.2.1: the Nikolaev first. RN 4.2: the site's engine accepts any minor first (its
+    page alone asks for the Nikolaev), so an imported log plays by that, while a game
+    played live by the site's rules (`new ... site`) keeps the page's check."""
+    game = _after_auction()
+    game.ctx.rules = {"rulebook": Rules.rulebook(), "live": Rules.site(live=True), "log": Rules.site()}[rules]
+    offered = {a.target for a in legal_actions(game) if isinstance(a, Bid)}
+    if rules == "log":
+        assert {"N", "KB", "RO"} <= offered
+        play(game, Bid("c", "KB", 100))
+        assert game.state.round.auction is not None
+    else:
+        assert offered == {"N"}
+        refused(game, Bid("c", "KB", 100), "must be the first minor")
 
 
 def test_minor_auction_winner_pays_the_treasury_and_gets_half_the_bid_as_price() -> None:
@@ -205,3 +223,22 @@ def test_a_turn_ends_after_a_sale_when_nothing_else_is_possible() -> None:
     play(game, SellShares(seller.id, "GRR", 1))
     assert seller.cash == 71 and state.pool_percent("GRR") == 50
     assert game.actor() != seller.id
+
+
+@pytest.mark.parametrize("name", ["1861-gen-P3-grid-S4002", "1867-gen-P4-grid-S5008"])
+@pytest.mark.parametrize("rules", ["rulebook", "live", "log"])
+def test_no_major_starts_while_no_city_is_open_for_its_home(name: str, rules: str) -> None:
+    """7.4: a new major needs a city for its home. The site's engine accepts the par and
+    then cannot go on (its home-token step has no city); its page refuses it, and so does
+    Troika in every mode (the site's verdicts record it as such, README's Rules)."""
+    game = replayed(name, {"1861-gen-P3-grid-S4002": 730, "1867-gen-P4-grid-S5008": 717}[name])
+    market_name = game.ctx.rules.market
+    game.ctx.rules = {"rulebook": Rules.rulebook(market=market_name), "live": Rules.site(market=market_name, live=True),
+                      "log": Rules.site(market=market_name)}[rules]
+    homes = game.ctx.title.major_home_cities(game.ctx, game.state)
+    assert any(isinstance(a, Par) for a in legal_actions(game)) is bool(homes)
+    if homes:  # 1867 by the rulebook: a connected city when no unconnected one is free (7.4)
+        assert rules == "rulebook" and name.startswith("1867")
+        return
+    unstarted = next(s for s, c in game.state.companies.items() if c.is_major and not c.floated)
+    refused(game, Par(game.actor() or "", unstarted, 100), "no city is open for a new major's home")
