@@ -1,0 +1,142 @@
+"""``python -m bot.web --db DB --listen HOST:PORT``: the web companion's process.
+
+It binds, prints ``web: URL`` on one line (the port chosen when 0 was asked), draws a
+map once so the first page is not the slowest, and serves until its standard input
+closes (the ``troika run`` that started it has stopped). It runs at a lower priority
+than the bot, so a flood of page views never takes the bot's cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from aiohttp import web
+
+from storage import EventStore, StoreError, store_at
+
+from . import links
+from .server import WebApp, make_app
+
+NICENESS = 10
+START_SECONDS = 30.0
+
+
+def split_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:PORT`` for IPv6) as a host and a port; ValueError if not."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) < 65536 or not host:
+        raise ValueError(f"{text!r} is not HOST:PORT (e.g. 127.0.0.1:8861)")
+    return host.strip("[]"), int(port)
+
+
+def _warm_up() -> None:
+    """Draw a map once: the first drawing of a process builds the tiles' shapes (seconds)."""
+    from engine.game import Game
+    from engine.titles import TITLES
+
+    from .history import documents
+
+    for title in TITLES:
+        documents(Game.new([("a", "A"), ("b", "B"), ("c", "C")], 1, title=title))
+
+
+async def serve(location: str, host: str, port: int) -> None:
+    secret = links.read_secret(os.environ.get(links.SECRET_VARIABLE) or str(links.secret_path(location)))
+
+    async def open_store() -> EventStore:
+        for attempt in range(5):  # the bot may be creating the database's tables at this moment
+            store = store_at(location)
+            try:
+                await store.open()
+                return store
+            except StoreError:
+                if attempt == 4:
+                    raise
+                await asyncio.sleep(0.5)
+        raise AssertionError("unreachable")
+
+    state = WebApp(open_store, secret)
+    runner = web.AppRunner(make_app(state), access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    bound = runner.addresses[0]
+    shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
+    print(f"web: http://{shown}:{bound[1]}", flush=True)
+    await state.work(_warm_up)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while await reader.read(4096):
+        pass
+    await runner.cleanup()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bot.web")
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--listen", required=True)
+    args = parser.parse_args()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops troika run, which closes our input
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s web %(levelname)s %(name)s: %(message)s")
+    host, port = split_address(args.listen)
+    try:
+        asyncio.run(serve(args.db, host, port))
+    except OSError as exc:
+        print(f"web: cannot serve on {args.listen}: {exc.strerror or exc}", flush=True)
+        sys.exit(2)
+
+
+class WebProcess:
+    """The web companion started beside ``troika run``: its process and its address."""
+
+    def __init__(self, process: subprocess.Popen[bytes], url: str) -> None:
+        self.process = process
+        self.url = url
+
+    def stop(self) -> None:
+        """End it (a page open at the time sees its stream close, and tries again)."""
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+        self.process.terminate()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_web(location: str, listen: str, public_url: str | None = None) -> WebProcess:
+    """Start the web companion on ``listen`` over the database at ``location``; set the
+    address and secret its links are written with for this process and its children.
+    Raises ValueError (with the reason) if it cannot serve there."""
+    split_address(listen)
+    os.environ.setdefault(links.SECRET_VARIABLE, str(links.secret_path(location)))
+    links.read_secret(os.environ[links.SECRET_VARIABLE])  # made now, before two processes race to make it
+    root = str(Path(__file__).resolve().parent.parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *(p for p in sys.path if p)])}
+    process = subprocess.Popen([sys.executable, "-m", "bot.web", "--db", location, "--listen", listen],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    assert process.stdout is not None
+    line = process.stdout.readline().decode(errors="replace").strip()
+    if not line.startswith("web: http"):
+        process.wait(5)
+        raise ValueError(line.removeprefix("web: ") or "the web process stopped at once")
+    url = public_url.rstrip("/") if public_url else line.removeprefix("web: ")
+    os.environ[links.URL_VARIABLE] = url
+    return WebProcess(process, url)
+
+
+if __name__ == "__main__":
+    main()
