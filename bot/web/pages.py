@@ -36,9 +36,9 @@ def template(name: str) -> Template:
     return Template((TEMPLATES / name).read_text(encoding="utf-8"))
 
 
-def fill(name: str, **values: str | int) -> str:
-    """The template ``name`` with ``values``, which must be escaped HTML already."""
-    return template(name).substitute(values)
+def fill(file: str, /, **values: str | int) -> str:
+    """The template ``file`` with ``values``, which must be escaped HTML already."""
+    return template(file).substitute(values)
 
 
 def text(value: object) -> str:

@@ -32,6 +32,7 @@ from aiohttp import web
 
 from storage import EventStore, GameNotFound, GameStatus, StoreError
 
+from ..posts import doing, who_acts
 from . import links
 from .history import Documents, GameHistory, documents
 from .pages import GameLine, Moment, game_page, missing_page, moment_html, player_page
@@ -210,6 +211,9 @@ async def guard(request: web.Request, handler: Callable[[web.Request], Awaitable
             response = await handler(request)
         except (web.HTTPNotFound, GameNotFound):
             response = not_found()
+        except Exception:  # the cause goes to the log, never to the page
+            log.exception("%s failed", request.path)
+            response = web.Response(status=500, text="Something went wrong showing this page.")
     headers = response.headers
     headers.setdefault("Content-Security-Policy", PAGE_CSP)
     headers["X-Content-Type-Options"] = "nosniff"
@@ -313,13 +317,15 @@ async def player(request: web.Request) -> web.Response:
         if seat is None:
             continue
         name = seat.display_name
-        moment = await app.moment(record.id, None)
-        from ..posts import doing, who_acts
-
-        turn = "Game over" if moment.game.state.finished else f"{who_acts(moment.game)} {doing(moment.game)}"
         where = "console" if record.channel_id == "console" else f"channel {record.channel_id}"
-        lines.append(GameLine(f"/g/{links.game_key(record.id)}", f"{record.title} game {record.id}", where, turn,
-                              moment.game.acting_player() == seat.player_id))
+        link, title = f"/g/{links.game_key(record.id)}", f"{record.title} game {record.id}"
+        try:
+            game = (await app.moment(record.id, None)).game
+        except StoreError as exc:  # that game's problem, told in its line only
+            lines.append(GameLine(link, title, where, f"cannot be shown ({exc})", False))
+            continue
+        turn = "Game over" if game.state.finished else f"{who_acts(game)} {doing(game)}"
+        lines.append(GameLine(link, title, where, turn, game.acting_player() == seat.player_id))
     return web.Response(text=player_page(name, lines), content_type="text/html")
 
 
