@@ -360,10 +360,13 @@ def _start_web(args: argparse.Namespace, discord: bool) -> Any:
     """The web companion for ``troika run`` (None when off), or the exit status if the
     address asked for cannot be served. The console serves on :data:`WEB_DEFAULT`
     unless told ``--web off``; Discord only where ``--web`` says."""
+    from bot.web.__main__ import link_to, start_web
+
     listen = args.web or (None if discord else WEB_DEFAULT)
     if listen is None or listen == "off":
+        if args.web_url:  # another process (one shard) serves the pages: this one only writes links
+            link_to(args.db, args.web_url)
         return None
-    from bot.web.__main__ import start_web
 
     try:
         web = start_web(args.db, listen, args.web_url)

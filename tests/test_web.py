@@ -4,6 +4,7 @@ move are what ``troika render --at`` writes; links; the `web` command; the rate 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.cli import main
 from bot.service import Account, TroikaService
 from bot.web import links, server
+from bot.web.bench import web_latency
 from bot.web.history import GameHistory, documents
 from bot.web.server import WebApp, make_app
 from engine.importer import actions_of, read_log
@@ -90,18 +92,26 @@ async def test_the_state_after_a_move_is_the_same_from_a_kept_state_as_from_the_
     await service.import_site_game("c1", Account("u1", "Anna"), json.dumps(log).encode())
     [record] = await store.list_games()
     events = await store.events(record.id)
+    moves = effective_events(events)
+    engine = TroikaEngine()
+    snapshot = engine.new_game(record)
+    for event in moves[:345]:
+        engine.apply(snapshot, event.action, replaying=True)
     history = GameHistory(record)
     history.update(record, events[:300])
     history.update(record, events[300:])  # extended as moves land
-    moves = effective_events(events)
-    engine = TroikaEngine()
+    seeded = GameHistory(record)
+    seeded.update(record, events, (345, snapshot))  # from the bot's snapshot: the latest moment at once
+    assert seeded.filled == 0 and sorted(seeded.effects) == list(range(345, len(moves)))
+    while not seeded.fill(40):  # then the rest, a piece at a time
+        pass
     plain = engine.new_game(record)
     for n, event in enumerate(moves, 1):
         lines = engine.apply(plain, event.action, replaying=True)
-        assert history.effects[n - 1] == lines
-        if n in (1, 19, 20, 21, 333, len(moves)):
-            assert history.at(n).state == plain.state
-            assert documents(history.at(n)) == documents(plain)
+        assert history.effects[n - 1] == lines and seeded.effects[n - 1] == lines
+        if n in (1, 19, 20, 21, 333, 345, 346, len(moves)):
+            assert history.at(n).state == plain.state and seeded.at(n).state == plain.state
+            assert documents(history.at(n)) == documents(plain) == documents(seeded.at(n))
 
 
 async def test_links_open_only_what_they_were_written_for(web_on: None) -> None:
@@ -151,3 +161,14 @@ async def test_a_client_asking_too_fast_is_told_to_wait(store: EventStore, monke
     finally:
         await client.close()
     assert codes[:5] == [200] * 5 and codes[5:] == [429] * 3
+
+
+async def test_the_bench_times_the_web_page_as_troika_run_serves_it(tmp_path: Path) -> None:
+    log, _ = shared_game("1861-29683")
+    figures = await web_latency(log, tmp_path)
+    assert figures["moves"] == max(site_moves(log).values())
+    for name in ("first_paint_ms", "warm_paint_ms"):
+        assert figures[name] > 0
+    for name in ("history_step_ms", "history_next_ms", "live_heard_ms", "live_update_ms"):
+        assert 0 < figures[name]["median"] <= figures[name]["max"]
+    assert links.URL_VARIABLE not in os.environ  # the bench's own web process left no address behind

@@ -38,14 +38,18 @@ def split_address(text: str) -> tuple[str, int]:
 
 
 def _warm_up() -> None:
-    """Draw a map once: the first drawing of a process builds the tiles' shapes (seconds)."""
+    """Draw each title's map once, every tile laid out first: a process's first drawings
+    are otherwise the slowest (seconds)."""
     from engine.game import Game
     from engine.titles import TITLES
+    from render.map import lay_out
 
     from .history import documents
 
     for title in TITLES:
-        documents(Game.new([("a", "A"), ("b", "B"), ("c", "C")], 1, title=title))
+        game = Game.new([("a", "A"), ("b", "B"), ("c", "C")], 1, title=title)
+        lay_out(game.ctx.board.tiles.values())
+        documents(game)
 
 
 async def serve(location: str, host: str, port: int) -> None:
@@ -117,13 +121,26 @@ class WebProcess:
             self.process.wait()
 
 
+def link_to(location: str, url: str) -> None:
+    """Write links to the web page at ``url`` (from this process and its workers), with
+    the secret for the database at ``location`` (made now if it is the first time)."""
+    _secret_for(location)
+    os.environ[links.URL_VARIABLE] = url.rstrip("/")
+
+
+def _secret_for(location: str) -> None:
+    """The links' secret for the database at ``location``, made now if it is the first
+    time (before two processes race to make it)."""
+    os.environ.setdefault(links.SECRET_VARIABLE, str(links.secret_path(location)))
+    links.read_secret(os.environ[links.SECRET_VARIABLE])
+
+
 def start_web(location: str, listen: str, public_url: str | None = None) -> WebProcess:
     """Start the web companion on ``listen`` over the database at ``location``; set the
     address and secret its links are written with for this process and its children.
     Raises ValueError (with the reason) if it cannot serve there."""
     split_address(listen)
-    os.environ.setdefault(links.SECRET_VARIABLE, str(links.secret_path(location)))
-    links.read_secret(os.environ[links.SECRET_VARIABLE])  # made now, before two processes race to make it
+    _secret_for(location)
     root = str(Path(__file__).resolve().parent.parent.parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *(p for p in sys.path if p)])}
     process = subprocess.Popen([sys.executable, "-m", "bot.web", "--db", location, "--listen", listen],

@@ -67,8 +67,10 @@ class GameHistory:
 
     record: GameRecord
     moves: list[Event] = field(default_factory=list)
-    effects: list[list[str]] = field(default_factory=list)
-    """The engine's log lines of each move, as far as replayed."""
+    effects: dict[int, list[str]] = field(default_factory=dict)
+    """The engine's log lines of each move (by its index), as far as replayed."""
+    filled: int = 0
+    """Moves whose effects are known from the first on (the rest come with :meth:`fill`)."""
     kept: dict[int, bytes] = field(default_factory=dict)
     """Saved states by the number of moves behind them."""
     seen_seq: int = 0
@@ -89,8 +91,15 @@ class GameHistory:
         """Moves in effect now."""
         return len(self.moves)
 
-    def update(self, record: GameRecord, new_events: Sequence[Event]) -> None:
-        """Fold in the events stored since the last update, and replay to the end."""
+    @property
+    def complete(self) -> bool:
+        """Whether every move's effects are known."""
+        return self.filled == self.total
+
+    def update(self, record: GameRecord, new_events: Sequence[Event], start: tuple[int, Game] | None = None) -> None:
+        """Fold in the events stored since the last update, and replay to the end: from
+        the furthest kept state, or from ``start`` (moves behind it, the game then: the
+        store's snapshot), so the latest moment is quick; :meth:`fill` does the rest."""
         self.record = record
         if new_events:
             self.events.extend(new_events)
@@ -101,23 +110,32 @@ class GameHistory:
             while same < min(len(moves), len(self.moves)) and moves[same].seq == self.moves[same].seq:
                 same += 1
             self.moves = moves
-            del self.effects[same:]
+            self.filled = min(self.filled, same)
+            for n in [n for n in self.effects if n >= same]:
+                del self.effects[n]
             for n in [n for n in self.kept if n > same]:
                 del self.kept[n]
-        self._replay_to_end()
+        if start is not None and start[0] not in self.kept:
+            self.kept[start[0]] = start[1].save()
+        self._replay(max(n for n in self.kept if n <= self.total), self.total)
 
-    def _replay_to_end(self) -> None:
-        start = len(self.effects)
-        base = max(n for n in self.kept if n <= start)
+    def fill(self, limit: int) -> bool:
+        """Replay up to ``limit`` more moves from the first whose effects are not known;
+        whether all are known now."""
+        self._replay(max(n for n in self.kept if n <= self.filled), min(self.filled + limit, self.total))
+        return self.complete
+
+    def _replay(self, base: int, end: int) -> None:
+        """Replay from the state kept after ``base`` moves to ``end``, noting effects and keeping states."""
         game = self._restored(base)
-        for n in range(base, self.total):
-            lines = self._engine.apply(game, self.moves[n].action, replaying=True)
-            if n >= start:
-                self.effects.append(lines)
+        for n in range(base, end):
+            self.effects[n] = self._engine.apply(game, self.moves[n].action, replaying=True)
             if (n + 1) % CHECKPOINT_EVERY == 0 or n + 1 == self.total:
                 self.kept[n + 1] = game.save()
-        for n in [n for n in self.kept if n % CHECKPOINT_EVERY and n != self.total]:
-            del self.kept[n]  # the previous end, now between two kept states
+        while self.filled in self.effects:
+            self.filled += 1
+        for n in [n for n in self.kept if n % CHECKPOINT_EVERY and n != self.total and n != base]:
+            del self.kept[n]  # a previous end, now between two kept states
 
     def _restored(self, n: int) -> Game:
         game = Game(self._ctx, GameState.from_saved(self.kept[n]))

@@ -128,7 +128,7 @@ def _log(history: GameHistory, n: int) -> dict[str, str]:
     for index in range(n - 1, max(n - LOG_SHOWN, 0) - 1, -1):
         event = history.moves[index]
         line = log_line(record, event, effective, []) or ""
-        effects = "".join(f"<li>{text(e)}</li>" for e in history.effects[index]) if index < len(history.effects) else ""
+        effects = "".join(f"<li>{text(e)}</li>" for e in history.effects.get(index, []))
         items.append(f'<li value="{index + 1}">{text(line)}' + (f"<ul>{effects}</ul>" if effects else "") + "</li>")
     earlier = n - len(items)
     note = f"{earlier} earlier moves: move the slider back to see them." if earlier > 0 else ""

@@ -30,7 +30,8 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from storage import EventStore, GameNotFound, GameStatus, StoreError
+from storage import Event, EventKind, EventStore, GameNotFound, GameRecord, GameStatus, StoreError, TroikaEngine
+from storage.repository import effective_events
 
 from ..posts import doing, who_acts
 from . import links
@@ -56,6 +57,10 @@ BURST = 60.0
 WATCHERS_PER_CLIENT = 8
 WATCHERS = 1000
 KEEPALIVE_SECONDS = 15.0
+FILL_MOVES = 40
+"""Moves replayed at a time when a game's history is filled in behind its latest moment."""
+IDLE_SECONDS = 0.25
+"""How long no page has asked for anything before the moves beside the one looked at are drawn."""
 
 
 @dataclass
@@ -84,13 +89,27 @@ class WebApp:
         self.watchers: dict[int, Watchers] = {}
         self.watching: dict[str, int] = {}
         self._work = asyncio.Semaphore(1)
+        self._asking = 0
+        self._last_asked = 0.0
         self._poller: asyncio.Task[None] | None = None
+        self.filling: dict[int, asyncio.Task[None]] = {}
+        self.ahead: set[asyncio.Task[None]] = set()
 
     # --- engine work, one piece at a time, off the loop --------------------------
 
-    async def work(self, fn: Callable[..., T], *args: Any) -> T:
-        async with self._work:
-            return await asyncio.to_thread(fn, *args)
+    async def work(self, fn: Callable[..., T], *args: Any, background: bool = False) -> T:
+        """``fn(*args)`` in a thread, one at a time; ``background`` work waits while pages are waiting."""
+        if background:
+            while self._asking:
+                await asyncio.sleep(0.01)
+        self._asking += not background
+        if not background:
+            self._last_asked = time.monotonic()
+        try:
+            async with self._work:
+                return await asyncio.to_thread(fn, *args)
+        finally:
+            self._asking -= not background
 
     async def store(self) -> EventStore:
         if self._store is None:
@@ -107,14 +126,45 @@ class WebApp:
         known = self.histories.get(game_id)
         if known is None:
             known = await self.work(GameHistory, record)
+            events = await store.events(game_id)
+            await self.work(known.update, record, events, await self._snapshot(store, record, events))
             self.histories[game_id] = known
+        elif await store.last_seq(game_id) > known.seen_seq:
+            events = await store.events(game_id, after_seq=known.seen_seq)
+            await self.work(known.update, record, events)
         self.histories.move_to_end(game_id)
         while len(self.histories) > GAMES_KEPT:
             self.histories.popitem(last=False)
-        if await store.last_seq(game_id) > known.seen_seq:
-            events = await store.events(game_id, after_seq=known.seen_seq)
-            await self.work(known.update, record, events)
+        if not known.complete and game_id not in self.filling:
+            self.filling[game_id] = asyncio.create_task(self._fill(game_id, known))
         return known
+
+    async def _snapshot(self, store: EventStore, record: GameRecord, events: list[Event]) -> tuple[int, Any] | None:
+        """The state the bot's snapshot of the game holds, and the moves behind it, if it
+        is on the game's line now (as :meth:`GameRepository._resume` judges it)."""
+        engine = TroikaEngine()
+        snapshot = await store.get_snapshot(record.id, engine.version)
+        if snapshot is None:
+            return None
+        at = [e for e in events if e.seq == snapshot.seq]
+        later = [e for e in events if e.seq > snapshot.seq]
+        if not at or at[0].state_hash != snapshot.state_hash or \
+                any(e.kind in (EventKind.UNDO, EventKind.REDO) for e in later):
+            return None
+        try:
+            game = await self.work(engine.restore, record, snapshot.data)
+        except Exception as exc:  # a snapshot that does not load costs a whole replay
+            log.warning("game %s: snapshot not used: %s", record.id, exc)
+            return None
+        return len(effective_events([e for e in events if e.seq <= snapshot.seq])), game
+
+    async def _fill(self, game_id: int, history: GameHistory) -> None:
+        """Replay the rest of a game's history in short pieces, leaving room for other pages."""
+        try:
+            while not await self.work(history.fill, FILL_MOVES, background=True):
+                pass
+        finally:
+            del self.filling[game_id]
 
     async def moment(self, game_id: int, at: int | None) -> Moment:
         history = await self.history(game_id)
@@ -125,17 +175,36 @@ class WebApp:
         latest = n == history.total
         return Moment(history, game, n, history.ledger.turn_began if latest else None)
 
-    async def drawing(self, moment: Moment) -> Documents:
+    async def drawing(self, moment: Moment, *, background: bool = False) -> Documents:
         history = moment.history
         key = (history.record.id, moment.n, history.moves[moment.n - 1].seq if moment.n else 0)
         found = self.drawings.get(key)
         if found is None:
-            found = await self.work(documents, moment.game)
+            found = await self.work(documents, moment.game, background=background)
             self.drawings[key] = found
             while len(self.drawings) > DRAWINGS_KEPT:
                 self.drawings.popitem(last=False)
         self.drawings.move_to_end(key)
         return found
+
+    def draw_ahead(self, moment: Moment) -> None:
+        """Draw the moves either side of one looked at, while no page waits: a step
+        through the history then finds its pictures drawn."""
+        history = moment.history
+
+        async def draw() -> None:
+            for n in (moment.n + 1, moment.n - 1):
+                await asyncio.sleep(IDLE_SECONDS)
+                if time.monotonic() - self._last_asked < IDLE_SECONDS:
+                    return  # the reader is moving on (a slider dragged): draw what they ask for instead
+                if 0 <= n <= history.total:
+                    game = await self.work(history.at, n, background=True)
+                    await self.drawing(Moment(history, game, n, None), background=True)
+
+        if len(self.ahead) < 4:
+            task = asyncio.create_task(draw())
+            self.ahead.add(task)
+            task.add_done_callback(self.ahead.discard)
 
     # --- live updates ------------------------------------------------------------
 
@@ -160,8 +229,9 @@ class WebApp:
         self._poller = asyncio.create_task(self.poll())
 
     async def close(self) -> None:
-        if self._poller is not None:
-            self._poller.cancel()
+        for task in [self._poller, *self.filling.values(), *self.ahead]:
+            if task is not None:
+                task.cancel()
         if self._store is not None:
             await self._store.close()
 
@@ -264,6 +334,8 @@ async def picture(request: web.Request) -> web.Response:
         raise web.HTTPNotFound()
     moment = await app.moment(_game_id(request), _at(request))
     document = getattr(await app.drawing(moment), name)
+    if name == "map" and moment.n != moment.history.total:
+        app.draw_ahead(moment)
     return web.Response(text=document, content_type="image/svg+xml",
                         headers={"Content-Security-Policy": SVG_CSP, "Cache-Control": "private, max-age=5"})
 
