@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,11 +13,13 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.cli import main
-from bot.service import Account, TroikaService
+from bot.posts import who_acts
+from bot.service import Account, TroikaService, game_choice
 from bot.web import links, server
 from bot.web.bench import web_latency
 from bot.web.history import GameHistory, documents
 from bot.web.server import WebApp, make_app
+from engine.game_setup import describe
 from engine.importer import actions_of, read_log
 from storage import EventStore, SqliteEventStore, TroikaEngine
 from storage.repository import effective_events
@@ -172,3 +175,19 @@ async def test_the_bench_times_the_web_page_as_troika_run_serves_it(tmp_path: Pa
     for name in ("history_step_ms", "history_next_ms", "live_heard_ms", "live_update_ms"):
         assert 0 < figures[name]["median"] <= figures[name]["max"]
     assert links.URL_VARIABLE not in os.environ  # the bench's own web process left no address behind
+
+
+async def test_the_page_names_the_options_in_force_and_whose_turn_it_is(store: EventStore, web_on: None) -> None:
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game("c1", [("u1", "Anna"), ("u2", "Boris"), ("u3", "Clara")],
+                                   rules=game_choice(["long-game", "exports"]).rules())
+    game = (await service.repo.load(1)).game
+    client = await client_of(store)
+    try:
+        page = await (await client.get(f"/g/{links.game_key(1)}")).text()
+    finally:
+        await client.close()
+    options = re.search(r'<p id="options">(.*?)</p>', page)[1]  # type: ignore[index]
+    assert options == "Options: " + " · ".join(describe("1861", ["long-game", "exports"]))
+    acting = re.search(r'<strong id="acting">(.*?)</strong>', page)[1]  # type: ignore[index]
+    assert acting == who_acts(game)

@@ -147,6 +147,8 @@ def test_a_game_played_at_the_console_shows_on_its_page_and_moves_arrive_live(
     game, moves = engine_game(console.db)
     assert shown_cash(page) == engine_cash(game)
     assert page.locator("#at-label").inner_text().startswith(f"After move {moves} of {moves}")
+    assert "buys TSR for 25" in page.locator("#log").inner_text()  # the last pass's effect
+    assert page.locator("#turn time").count() == 1  # whose turn, since when
     wait_until(page, lambda: page.evaluate("document.getElementById('map').naturalWidth") > 0)
     page.evaluate("window.notReloaded = true")
     page.wait_for_timeout(500)  # the event stream is open
@@ -195,7 +197,20 @@ def test_the_page_fits_a_phone_and_a_hostile_name_is_only_text(console: ConsoleR
     page.locator("#zoom-in").click()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the map scrolls in its own box
     assert page.evaluate("document.getElementById('map-view').scrollWidth") > 390
+    width = page.evaluate("document.getElementById('map').getBoundingClientRect().width")
+    pinch(context.new_cdp_session(page), page.locator("#map-view").bounding_box())
+    assert page.evaluate("document.getElementById('map').getBoundingClientRect().width") > width * 1.5
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
     context.close()
+
+
+def pinch(cdp: Any, box: Any) -> None:
+    """Two fingers on the map, spread apart to twice their distance."""
+    y, x = box["y"] + box["height"] / 2, box["x"] + box["width"] / 2
+    for kind, gap in (("touchStart", 40), ("touchMove", 60), ("touchMove", 80)):
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [
+            {"x": x - gap, "y": y, "id": 0}, {"x": x + gap, "y": y, "id": 1}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
 
 
 def fetch(url: str) -> tuple[int, str, Any]:

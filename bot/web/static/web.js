@@ -26,6 +26,25 @@
     if (img) { img.style.width = (100 * zoom) + "%"; }
   }
 
+  // Zoom the map by `factor`, keeping the point under (x, y) on the screen where it is.
+  function zoomAt(factor, x, y) {
+    const view = document.getElementById("map-view");
+    const next = Math.min(Math.max(zoom * factor, 1), 8);
+    if (!view || next === zoom) { return; }
+    const box = view.getBoundingClientRect();
+    const px = x - box.left, py = y - box.top;
+    const ratio = next / zoom;
+    zoom = next;
+    applyZoom();
+    view.scrollLeft = (view.scrollLeft + px) * ratio - px;
+    view.scrollTop = (view.scrollTop + py) * ratio - py;
+  }
+
+  function centre() {
+    const box = document.getElementById("map-view").getBoundingClientRect();
+    return [box.left + box.width / 2, box.top + box.height / 2];
+  }
+
   function mark() {
     following = shown === total;
     badge.textContent = following ? "live" : "move " + shown + " of " + total;
@@ -76,18 +95,40 @@
 
   main.addEventListener("click", function (e) {
     const id = e.target && e.target.id;
-    if (id === "zoom-in") { zoom = Math.min(zoom * 1.5, 8); }
-    else if (id === "zoom-out") { zoom = Math.max(zoom / 1.5, 1); }
-    else if (id === "zoom-fit") { zoom = 1; }
-    else { return; }
-    applyZoom();
+    if (id === "zoom-in") { zoomAt(1.5, ...centre()); }
+    else if (id === "zoom-out") { zoomAt(1 / 1.5, ...centre()); }
+    else if (id === "zoom-fit") { zoom = 1; applyZoom(); }
   });
   main.addEventListener("wheel", function (e) {
     if (!e.ctrlKey || !e.target.closest("#map-view")) { return; }
     e.preventDefault();
-    zoom = Math.min(Math.max(zoom * (e.deltaY < 0 ? 1.25 : 0.8), 1), 8);
-    applyZoom();
+    zoomAt(e.deltaY < 0 ? 1.25 : 0.8, e.clientX, e.clientY);
   }, { passive: false });
+
+  // Two fingers on the map pinch it; one pans it (the box scrolls).
+  const touches = new Map();
+  let spread = 0;
+  function distance() {
+    const [a, b] = [...touches.values()];
+    return Math.hypot(a.x - b.x, a.y - b.y);
+  }
+  main.addEventListener("pointerdown", function (e) {
+    if (e.pointerType !== "touch" || !e.target.closest("#map-view")) { return; }
+    touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    if (touches.size === 2) { spread = distance(); }
+  });
+  main.addEventListener("pointermove", function (e) {
+    if (!touches.has(e.pointerId)) { return; }
+    touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    if (touches.size !== 2 || !spread) { return; }
+    const now = distance();
+    const [a, b] = [...touches.values()];
+    zoomAt(now / spread, (a.x + b.x) / 2, (a.y + b.y) / 2);
+    spread = now;
+  });
+  for (const end of ["pointerup", "pointercancel", "pointerleave"]) {
+    main.addEventListener(end, function (e) { touches.delete(e.pointerId); spread = 0; });
+  }
 
   const stream = new EventSource(base + "/events");
   stream.onmessage = function (e) {
