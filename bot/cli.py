@@ -358,6 +358,7 @@ def _start_web(args: argparse.Namespace, discord: bool) -> Any:
     address asked for cannot be served. The console serves on :data:`WEB_DEFAULT`
     unless told ``--web off``; Discord only where ``--web`` says."""
     from bot.web.__main__ import link_to, start_web
+    from bot.web.links import base_url
 
     listen = args.web or (None if discord else WEB_DEFAULT)
     if listen is None or listen == "off":
@@ -373,7 +374,7 @@ def _start_web(args: argparse.Namespace, discord: bool) -> Any:
             return 2
         print(f"troika: the web page is off ({exc}); `--web HOST:PORT` serves it elsewhere", file=sys.stderr)
         return None
-    print(f"Web page: {web.url} (`web` prints a game's link)", flush=True)
+    print(f"Web page: {base_url()} (`web` prints a game's link)", flush=True)
     return web
 
 

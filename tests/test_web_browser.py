@@ -7,9 +7,11 @@ import asyncio
 import os
 import queue
 import re
+import signal
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -235,3 +237,22 @@ def test_a_wrong_link_is_a_plain_404_and_pages_are_locked_down(console: ConsoleR
     answers = {fetch(url)[:2] for url in (wrong_mac, other_game, link + "?at=99", link + "?at=x", link + "/x.svg",
                                           console.url + "/", console.url + "/g/../etc/passwd", console.url + "/p/x-y")}
     assert len(answers) == 1 and next(iter(answers))[0] == 404
+
+
+def test_a_web_process_that_dies_is_started_again_on_the_same_address(console: ConsoleRun) -> None:
+    console.type("new Anna Boris Clara")
+    link = game_link(console)
+    assert fetch(link)[0] == 200
+    children = Path(f"/proc/{console.process.pid}/task/{console.process.pid}/children").read_text().split()
+    web = next(pid for pid in children if "bot.web" in Path(f"/proc/{pid}/cmdline").read_text())
+    os.kill(int(web), signal.SIGKILL)
+    for _ in range(300):
+        try:
+            if fetch(link)[0] == 200:
+                break
+        except OSError:  # refused while it starts again
+            pass
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the web page did not come back")
+    assert "bid TSR" in console.type("status")  # the console went on meanwhile

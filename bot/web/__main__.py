@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from aiohttp import web
@@ -25,6 +26,7 @@ from storage import EventStore, StoreError, store_at
 from . import links
 from .server import WebApp, make_app
 
+log = logging.getLogger("troika.web")
 NICENESS = 10
 START_SECONDS = 30.0
 
@@ -101,15 +103,51 @@ def main() -> None:
         sys.exit(2)
 
 
-class WebProcess:
-    """The web companion started beside ``troika run``: its process and its address."""
+RESTART_SECONDS = 2.0
+"""Wait before the web process is started again after it stopped by itself."""
 
-    def __init__(self, process: subprocess.Popen[bytes], url: str) -> None:
-        self.process = process
-        self.url = url
+
+def _spawn(location: str, listen: str) -> tuple[subprocess.Popen[bytes], str]:
+    """The web process serving on ``listen``, and the address it serves on; ValueError
+    (with the reason) if it cannot."""
+    root = str(Path(__file__).resolve().parent.parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *(p for p in sys.path if p)])}
+    process = subprocess.Popen([sys.executable, "-m", "bot.web", "--db", location, "--listen", listen],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    assert process.stdout is not None
+    line = process.stdout.readline().decode(errors="replace").strip()
+    if not line.startswith("web: http"):
+        process.wait(5)
+        raise ValueError(line.removeprefix("web: ") or "the web process stopped at once")
+    return process, line.removeprefix("web: ")
+
+
+class WebProcess:
+    """The web companion beside ``troika run``: its process, started again (on the same
+    address) whenever it stops by itself, until :meth:`stop`."""
+
+    def __init__(self, location: str, listen: str) -> None:
+        self.process, self.served = _spawn(location, listen)
+        self._location = location
+        self._stopping = threading.Event()
+        self._watch = threading.Thread(target=self._keep_serving, name="troika-web", daemon=True)
+        self._watch.start()
+
+    def _keep_serving(self) -> None:
+        listen = self.served.removeprefix("http://")  # the port it chose, so that links stay valid
+        while True:
+            self.process.wait()
+            if self._stopping.wait(RESTART_SECONDS):
+                return
+            log.warning("the web process stopped (status %s): starting it again", self.process.returncode)
+            try:
+                self.process, _ = _spawn(self._location, listen)
+            except (ValueError, OSError) as exc:
+                log.error("the web process cannot start again: %s", exc)
 
     def stop(self) -> None:
         """End it (a page open at the time sees its stream close, and tries again)."""
+        self._stopping.set()
         if self.process.stdin is not None:
             with contextlib.suppress(OSError):
                 self.process.stdin.close()
@@ -119,6 +157,7 @@ class WebProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        self._watch.join(5)
 
 
 def link_to(location: str, url: str) -> None:
@@ -141,18 +180,9 @@ def start_web(location: str, listen: str, public_url: str | None = None) -> WebP
     Raises ValueError (with the reason) if it cannot serve there."""
     split_address(listen)
     _secret_for(location)
-    root = str(Path(__file__).resolve().parent.parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *(p for p in sys.path if p)])}
-    process = subprocess.Popen([sys.executable, "-m", "bot.web", "--db", location, "--listen", listen],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-    assert process.stdout is not None
-    line = process.stdout.readline().decode(errors="replace").strip()
-    if not line.startswith("web: http"):
-        process.wait(5)
-        raise ValueError(line.removeprefix("web: ") or "the web process stopped at once")
-    url = public_url.rstrip("/") if public_url else line.removeprefix("web: ")
-    os.environ[links.URL_VARIABLE] = url
-    return WebProcess(process, url)
+    web = WebProcess(location, listen)
+    link_to(location, public_url or web.served)
+    return web
 
 
 if __name__ == "__main__":

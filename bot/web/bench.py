@@ -45,7 +45,7 @@ async def web_latency(log: dict[str, Any], tmp: Path) -> dict[str, Any]:
         await service.repo.load(finished)  # as the bot loads it at any command: its snapshot is saved
         process = await asyncio.to_thread(start_web, str(db), "127.0.0.1:0")
         try:
-            async with aiohttp.ClientSession(process.url) as http:
+            async with aiohttp.ClientSession(process.served) as http:
                 return await _measure(http, service, players, log, finished, live)
         finally:
             process.stop()
