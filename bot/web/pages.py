@@ -41,6 +41,12 @@ def fill(file: str, /, **values: str | int) -> str:
     return template(file).substitute(values)
 
 
+def page(file: str, title: str, /, **values: str | int) -> str:
+    """A whole page: the template ``file`` after the head every page shares (its
+    stylesheet and its one script), titled ``title`` (plain text)."""
+    return fill(file, head=fill("head.html", title=text(title)), **values)
+
+
 def text(value: object) -> str:
     """Plain text (Markdown marks taken out) as HTML."""
     return html.escape(MARKDOWN.sub("", str(value)))
@@ -138,8 +144,9 @@ def _log(history: GameHistory, n: int) -> dict[str, str]:
 def game_page(moment: Moment, base: str, live: bool) -> str:
     """A game's whole page, showing ``moment``."""
     record = moment.history.record
-    return fill(
-        "game.html", title=text(f"{record.title} game {record.id}"), base=html.escape(base), at=moment.n,
+    return page(
+        "game.html", f"{record.title} game {record.id}", title=text(f"{record.title} game {record.id}"),
+        base=html.escape(base), at=moment.n,
         total=moment.history.total, live="1" if live else "0", moment=moment_html(moment, base),
     )
 
@@ -164,7 +171,8 @@ def player_page(name: str, games: list[GameLine]) -> str:
         "</li>"
         for g in games
     ]
-    return fill("player.html", name=text(name), games="".join(items) or "<li>No game being played.</li>")
+    return page("player.html", f"Troika · {name}'s games", name=text(name),
+                games="".join(items) or "<li>No game being played.</li>")
 
 
 def missing_page() -> str:
