@@ -170,8 +170,9 @@ async def test_the_bench_times_the_web_page_as_troika_run_serves_it(tmp_path: Pa
     log, _ = shared_game("1861-29683")
     figures = await web_latency(log, tmp_path)
     assert figures["moves"] == max(site_moves(log).values())
-    for name in ("first_paint_ms", "warm_paint_ms"):
+    for name in ("first_paint_ms", "first_map_ms", "warm_paint_ms"):
         assert figures[name] > 0
+    assert 0 < figures["first_load_http_ms"]["page"] < figures["first_load_http_ms"]["page_and_map"]
     for name in ("history_step_ms", "history_next_ms", "live_heard_ms", "live_update_ms"):
         assert 0 < figures[name]["median"] <= figures[name]["max"]
     assert links.URL_VARIABLE not in os.environ  # the bench's own web process left no address behind

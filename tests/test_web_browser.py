@@ -22,14 +22,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from bot.web.bench import CHROMIUM, CHROMIUM_ARGS
 from engine.game import Game
 from storage import SqliteEventStore, TroikaEngine
 from storage.repository import effective_events
 from tests.conftest import ROOT
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run", "--disable-sync"]
 HOSTILE = "<script>alert(1)</script>"
 HOSTILE_IMG = "<img/src=x/onerror=alert(2)>"
 
@@ -74,7 +72,7 @@ class ConsoleRun:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

@@ -24,6 +24,9 @@ from . import links
 from .__main__ import start_web
 
 STEPS = 10
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
 MOVES = 8
 
 
@@ -37,16 +40,20 @@ async def web_latency(log: dict[str, Any], tmp: Path) -> dict[str, Any]:
     db = tmp / "web.db"
     async with SqliteEventStore(db) as store:
         service = TroikaService(store, pictures=False)
-        await service.import_site_game("finished", Account("bench", "bench"), json.dumps(log).encode())
+        for channel in ("finished", "browsed"):  # one for the browser's first visit, one for HTTP's
+            await service.import_site_game(channel, Account("bench", "bench"), json.dumps(log).encode())
         players = [(str(p["id"]), p["name"]) for p in log["players"]]
         await service.start_local_game("live", players, rules=read_log(log)[0].ctx.rules, first_player=0,
                                        seed=log["settings"]["seed"], title=log["title"])
-        finished, live = sorted(g.id for g in await store.list_games())
-        await service.repo.load(finished)  # as the bot loads it at any command: its snapshot is saved
+        finished, browsed, live = sorted(g.id for g in await store.list_games())
+        for game_id in (finished, browsed):
+            await service.repo.load(game_id)  # as the bot loads it at any command: its snapshot is saved
         process = await asyncio.to_thread(start_web, str(db), "127.0.0.1:0")
         try:
             async with aiohttp.ClientSession(process.served) as http:
-                return await _measure(http, service, players, log, finished, live)
+                await _get(http, f"/g/{links.game_key(live)}")  # waits for the process's first drawing (its warm-up)
+                browser = await _browser_paint(process.served + f"/g/{links.game_key(browsed)}")
+                return browser | await _measure(http, service, players, log, finished, live)
         finally:
             process.stop()
             for key, value in saved.items():
@@ -65,7 +72,6 @@ async def _get(http: aiohttp.ClientSession, path: str) -> float:
 async def _measure(http: aiohttp.ClientSession, service: TroikaService, players: list[tuple[str, str]],
                    log: dict[str, Any], finished: int, live: int) -> dict[str, Any]:
     page, live_page = f"/g/{links.game_key(finished)}", f"/g/{links.game_key(live)}"
-    await _get(http, live_page)  # waits for the process's first drawing (its warm-up)
     cold_page = await _get(http, page)
     cold_map = await _get(http, page + "/map.svg")
     warm = [await _get(http, page) + await _get(http, page + "/map.svg") for _ in range(5)]
@@ -80,8 +86,7 @@ async def _measure(http: aiohttp.ClientSession, service: TroikaService, players:
         await asyncio.sleep(0.5)
     heard, shown = await _live(http, service, players, log, live_page)
     return {
-        "first_paint_page_ms": _ms(cold_page),
-        "first_paint_ms": _ms(cold_page + cold_map),
+        "first_load_http_ms": {"page": _ms(cold_page), "page_and_map": _ms(cold_page + cold_map)},
         "warm_paint_ms": _ms(statistics.median(warm)),
         "history_step_ms": {"median": _ms(statistics.median(steps)), "max": _ms(max(steps))},
         "history_next_ms": {"median": _ms(statistics.median(ahead)), "max": _ms(max(ahead))},
@@ -89,6 +94,27 @@ async def _measure(http: aiohttp.ClientSession, service: TroikaService, players:
         "live_update_ms": {"median": _ms(statistics.median(shown)), "max": _ms(max(shown))},
         "moves": total,
     }
+
+
+async def _browser_paint(url: str) -> dict[str, Any]:
+    """A first visit in Debian's Chromium (when Playwright and it are installed, as
+    for the tests): its first contentful paint, and when the map had arrived, from the
+    start of the navigation."""
+    if not Path(CHROMIUM).exists():
+        return {"first_paint_ms": None, "first_map_ms": None, "browser": "no Chromium"}
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = await browser.new_page()
+            await page.goto(url, wait_until="load")
+            paint, arrived = await page.evaluate(
+                "[performance.getEntriesByName('first-contentful-paint')[0].startTime,"
+                " performance.getEntriesByType('resource').find(e => e.name.includes('/map.svg')).responseEnd]")
+        finally:
+            await browser.close()
+    return {"first_paint_ms": round(paint, 1), "first_map_ms": round(arrived, 1)}
 
 
 async def _live(http: aiohttp.ClientSession, service: TroikaService, players: list[tuple[str, str]],
