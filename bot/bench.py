@@ -44,6 +44,7 @@ from .posts import Picture
 from .service import Post
 from .track_help import sheet_candidates
 from .transcript import log_commands
+from .web.bench import web_latency
 from .workers import ServicePool, open_service
 
 SCRIPTED_COMMANDS = 150
@@ -74,6 +75,7 @@ def run_bench(shared: Path) -> dict[str, Any]:
             "render_tiles_1867": _tile_sheet(canada, "L12"),
             "command": asyncio.run(command_latency(first, Path(tmp))),
             "command_1867": asyncio.run(command_latency(canada, Path(tmp))),
+            "web": asyncio.run(web_latency(first, Path(tmp))),
             **bench_scale(first, troika_log(first), Path(tmp)),  # startup, concurrent, memory
         }
     return {"machine": _machine(load_before, cpu_before), **figures}

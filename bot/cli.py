@@ -147,11 +147,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     --routes, routes.png of the last run; with --svg, the SVGs too)."""
     from pathlib import Path
 
-    from bot.posts import who_acts
+    from bot.web.history import picture_settings
     from engine.actions import RunRoutes
     from engine.replay import replay
     from engine.routes import check_routes
-    from engine.view import round_title
     from render import write_pictures
 
     last_run: list[Any] = []
@@ -171,22 +170,13 @@ def cmd_render(args: argparse.Namespace) -> int:
         game.ctx,
         game.state,
         Path(args.out),
-        highlight=_last_hex(game),
-        round_name=round_title(game),
-        acting=who_acts(game) if game.actor() else None,
+        **picture_settings(game),  # as the web page draws the game after a move
         routes=last_run[0] if last_run else None,
         svg=args.svg,
     )
     for path in paths.values():
         print(path)
     return 0
-
-
-def _last_hex(game: Any) -> str | None:
-    from engine.actions import LayTile, PlaceToken
-
-    last = game.last_action
-    return last.hex if isinstance(last, (LayTile, PlaceToken)) else None
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
@@ -285,6 +275,8 @@ def _database_folder(location: str) -> str | None:
 
 
 RESTORE_HINT = "to restore, stop Troika and copy a backup made with `troika backup` over it"
+WEB_DEFAULT = "127.0.0.1:8861"
+"""Where the console serves the games' web pages unless told otherwise."""
 
 
 def _store_problem(exc: Exception) -> str:
@@ -334,6 +326,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if problem:
         print(f"troika: {problem}", file=sys.stderr)
         return 2
+    web = _start_web(args, bool(token))
+    if isinstance(web, int):
+        return web
     try:
         if token:
             from bot.discord_bot import run_discord, startup_problem
@@ -355,7 +350,35 @@ def cmd_run(args: argparse.Namespace) -> int:
     except StoreError as exc:
         print(_store_problem(exc), file=sys.stderr)
         return 2
+    finally:
+        if web is not None:
+            web.stop()
     return 0
+
+
+def _start_web(args: argparse.Namespace, discord: bool) -> Any:
+    """The web companion for ``troika run`` (None when off), or the exit status if the
+    address asked for cannot be served. The console serves on :data:`WEB_DEFAULT`
+    unless told ``--web off``; Discord only where ``--web`` says."""
+    from bot.web.__main__ import link_to, start_web
+    from bot.web.links import base_url
+
+    listen = args.web or (None if discord else WEB_DEFAULT)
+    if listen is None or listen == "off":
+        if args.web_url:  # another process (one shard) serves the pages: this one only writes links
+            link_to(args.db, args.web_url)
+        return None
+
+    try:
+        web = start_web(args.db, listen, args.web_url)
+    except (ValueError, OSError) as exc:
+        if args.web:
+            print(f"troika: the web page cannot be served on {listen}: {exc}", file=sys.stderr)
+            return 2
+        print(f"troika: the web page is off ({exc}); `--web HOST:PORT` serves it elsewhere", file=sys.stderr)
+        return None
+    print(f"Web page: {base_url()} (`web` prints a game's link)", flush=True)
+    return web
 
 
 def cmd_admin_accept(args: argparse.Namespace) -> int:
@@ -588,6 +611,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--guild", type=int, default=None, help="Discord: sync slash commands to this server now")
         p.add_argument("--shards", type=int, default=None, help="Discord: the bot runs as this many processes")
         p.add_argument("--shard-id", type=int, default=None, help="Discord: which of them this is (0, 1, ...)")
+        p.add_argument("--web", metavar="HOST:PORT", default=None,
+                       help=f"serve the games' web pages there (console default {WEB_DEFAULT}; `off`: none)")
+        p.add_argument("--web-url", metavar="URL", default=None,
+                       help="the pages' public address, behind a reverse proxy (see deploy/WEB.md)")
         p.add_argument("--workers", type=int, default=None,
                        help="Discord: worker processes for the games' engine work (default: one per core, at least 2; "
                             "0: all in the bot's process)")

@@ -188,6 +188,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
          options=(Option("count", default="15", description="how many lines (15), or `page N` for older ones"),)),
     Verb("games", "games", "Your games in every channel, and where it is your turn", "info", "information.games",
          words=0, game=False),
+    Verb("web", "web [me]", "This game's web page; `web me`: your own link to all your games (sent privately)",
+         "info", "information.web", words=1, game=False, options=what(required=False)),
     Verb("help", "help [COMMAND]", "The commands, or how to use one", "info", "information.help", words=1,
          aliases=("?",), game=False, options=what(required=False)),
     Verb("as", "as PLAYER COMMAND", "Commissioner: act for an absent player", "admin", "commissioner.act_for",

@@ -123,8 +123,9 @@ class Console:
         return await self.service.import_site_game(CHANNEL, NOBODY, data, name=Path(path).name, hot_seat=True)
 
     def _show(self, reply: Reply) -> None:
-        if reply.text:
-            self.write(reply.text)
+        for text in (reply.text, reply.direct):  # at the console the one who asked is at the keyboard
+            if text:
+                self.write(text)
         self._save(reply.pictures)
         for attachment in reply.files:
             path = self.files_dir / attachment.name

@@ -70,6 +70,8 @@ class Reply:
     text: str = ""
     pictures: list[Picture] = field(default_factory=list)
     files: list[Attachment] = field(default_factory=list)
+    direct: str = ""
+    """For the one who asked only: sent as a direct message on Discord (a private link)."""
 
 
 @dataclass(frozen=True)

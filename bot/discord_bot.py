@@ -566,6 +566,8 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
                      send: Callable[..., Awaitable[Any]] | None = None) -> None:
         """Send a command's direct answer: as the reply to it, or by ``send``."""
         send = send or ctx.send
+        if reply.direct:
+            reply = await _send_direct(ctx, reply)
         chunks = _chunks(reply.text)
         if not chunks and not reply.pictures and not reply.files:
             if ctx.interaction is not None:
@@ -615,6 +617,18 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         reply = await self.service.replace_seat(str(ctx.channel.id), account(ctx.author), player, account(member),
                                                 key=request_key(ctx))
         await self.answer(ctx, reply)
+
+
+async def _send_direct(ctx: commands.Context[Any], reply: Reply) -> Reply:
+    """Send the reply's private part to its asker as a direct message; the reply left to
+    answer in the channel says where it went (or why it could not go)."""
+    try:
+        await ctx.author.send(reply.direct)
+    except discord.HTTPException:
+        note = "I cannot send you a direct message: allow direct messages from this server's members, then ask again."
+    else:
+        note = "Sent you a direct message."
+    return Reply("\n".join(filter(None, (reply.text, note))), reply.pictures, reply.files)
 
 
 def _fit(text: str) -> str:

@@ -22,6 +22,7 @@ from .posts import Attachment, doing, help_text, holdings_text, log_line, render
 from .setting_up import record_rules, setup_words
 from .site_games import export_name, site_export
 from .track_help import tiles_text, track_options
+from .web import links
 
 LOG_PAGE = 15
 
@@ -144,6 +145,21 @@ class Information(Feature):
             lines.append(f"Game {record.id} in {where}: {round_title(game)}, {who_acts(game)} {doing(game)}{turn}")
         return "\n".join(lines)
 
+    async def web(self, command: Command) -> Reply:
+        """`web`: the channel's game's web page; `web me`: the asker's own link to their games."""
+        if links.base_url() is None:
+            raise Refusal("The web page is off here: the operator serves it with `troika run --web HOST:PORT`.")
+        words = command.rest.lower().split()
+        if words == ["me"]:
+            return Reply(direct=f"Your games on the web (this link is yours: keep it to yourself): "
+                                f"{links.player_link(command.account.id)}")
+        if words:
+            raise Refusal("Write it as `web` (this game's page) or `web me` (your games).")
+        record = await self.core.channel_game(command.channel_id, finished=True)
+        if record.status is GameStatus.SETTING_UP:
+            return Reply(f"Game {record.id}'s web page opens when it starts: {links.game_link(record.id)}")
+        return Reply(f"Game {record.id} on the web: {links.game_link(record.id)}")
+
     @staticmethod
     async def help(command: Command) -> Reply:
         """`help [COMMAND]`: the commands by kind, or how to use one."""
@@ -154,8 +170,10 @@ class Information(Feature):
         if record.status is GameStatus.SETTING_UP:
             return self._being_set_up(record)
         game = await self._game(record)
-        return Reply(status_text(record, game, await self.core.ledger(record.id), self.core.clock(),
-                                 timestamps=self.core.timestamps))
+        text = status_text(record, game, await self.core.ledger(record.id), self.core.clock(),
+                           timestamps=self.core.timestamps)
+        link = links.game_link(record.id)
+        return Reply(text + (f"\nWeb page: {link}" if link else ""))
 
     async def holdings(self, record: GameRecord, rest: str) -> Reply:
         """`holdings`: cash, shares, privates and trains as text."""

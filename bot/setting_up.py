@@ -22,6 +22,7 @@ from .core import Account, Command, Feature, Reply, code_span, seated_name
 from .errors import NoGame, Refusal
 from .posts import doing, next_line, options_text, who_acts
 from .site_games import one_line, read_site_file, troika_log
+from .web import links
 
 MAX_PLAYERS = 6
 
@@ -195,7 +196,8 @@ class SetUp(Feature):
                 "kind": "start", "seq": seq, "pictures": ["map", "table"],
                 "text": f"**Game {record.id} of {record.title} begins** "
                         f"({setup_words(record.title, game.ctx.rules)}). "
-                        f"Seats: {order}. Priority deal: **{who_acts(game)}**.",
+                        f"Seats: {order}. Priority deal: **{who_acts(game)}**."
+                        + (f"\nWatch it on the web: {link}" if (link := links.game_link(record.id)) else ""),
                 "next": next_line(game), "mention": game.acting_player(),
             }]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up Troika on this machine: system libraries (Cairo, fonts; PostgreSQL's server for
-# the tests of the PostgreSQL store) and a virtualenv in .venv.
+# the tests of the PostgreSQL store; Chromium for the web page's tests) and a virtualenv in .venv.
 # Safe to run again; it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +24,17 @@ if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb 
             || echo "PostgreSQL could not be installed; its tests will be skipped" >&2
     else
         echo "PostgreSQL is not installed; the tests of the PostgreSQL store will be skipped" >&2
+    fi
+fi
+
+# Debian's Chromium: the tests of the web page drive it headless (Playwright's own browser
+# download is not used). Only the tests need it.
+if [ ! -x /usr/bin/chromium ]; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
+            || echo "Chromium could not be installed; the web page's browser tests will fail" >&2
+    else
+        echo "Chromium is not installed (apt-get install -y chromium); the web page's browser tests need it" >&2
     fi
 fi
 

@@ -238,6 +238,13 @@ class _Layout:
     samples: list[Point] = field(default_factory=list)  # points along the track
 
 
+def lay_out(tiles: Iterable[TileDef]) -> None:
+    """Work out each tile's drawing ahead of the first map that shows it: a process's
+    first drawing of a late map otherwise takes seconds (a server warms up with it)."""
+    for tile in tiles:
+        _layout(tile)
+
+
 @cache
 def _layout(tile: TileDef) -> _Layout:
     """Track pieces joined into groups that share an edge or a node: a group is drawn

@@ -182,6 +182,8 @@ class FakeDiscord:
         self.guild_id = snowflake()
         self.users: dict[str, User] = {}
         self.channels: dict[int, Channel] = {}
+        self.dms: dict[int, Channel] = {}
+        """Direct-message channels the bot opened, by user id."""
         self.messages: dict[int, Message] = {}
         self.interactions: dict[int, Interaction] = {}
         self.commands: list[dict[str, Any]] = []
@@ -465,6 +467,7 @@ class FakeDiscord:
             ("GET", r"/oauth2/applications/@me", self._application),
             ("GET", r"/gateway(/bot)?", self._gateway_info),
             ("PUT", r"/applications/\d+(/guilds/\d+)?/commands", self._sync),
+            ("POST", r"/users/@me/channels", self._open_dm),
             ("GET", r"/channels/(\d+)", self._get_channel),
             ("POST", r"/channels/(\d+)/messages", self._create),
             ("PATCH", r"/channels/(\d+)/messages/(\d+)", self._edit),
@@ -509,6 +512,17 @@ class FakeDiscord:
                           "type": c.get("type", 1), "default_member_permissions": None, "nsfw": False}
                          for c in body]
         return _json(self.commands)
+
+    async def _open_dm(self, request: web.Request) -> web.Response:
+        """A direct-message channel with a user (``dms`` by user id); its messages are kept as any channel's."""
+        body = await request.json()
+        user = next((u for u in self.users.values() if str(u.id) == str(body.get("recipient_id"))), None)
+        if user is None:
+            return _json({"message": "Unknown User", "code": 10013}, 404)
+        channel = self.dms.setdefault(user.id, Channel(snowflake(), f"dm-{user.name}"))
+        self.channels[channel.id] = channel
+        return _json({"id": str(channel.id), "type": 1, "last_message_id": None, "flags": 0,
+                      "recipients": [user.payload()]})
 
     async def _get_channel(self, request: web.Request, channel_id: str) -> web.Response:
         channel = self.channels.get(int(channel_id))

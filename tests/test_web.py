@@ -1,0 +1,194 @@
+"""The web companion's server, in this process: a real finished game's pictures at any
+move are what ``troika render --at`` writes; links; the `web` command; the rate limit."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.cli import main
+from bot.posts import who_acts
+from bot.service import Account, TroikaService, game_choice
+from bot.web import links, server
+from bot.web.bench import web_latency
+from bot.web.history import GameHistory, documents
+from bot.web.server import WebApp, make_app
+from engine.game_setup import describe
+from engine.importer import actions_of, read_log
+from storage import EventStore, SqliteEventStore, TroikaEngine
+from storage.repository import effective_events
+from tests.conftest import GAMES, shared_game
+
+SECRET = b"s" * 64
+
+
+@pytest.fixture()
+def web_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(links.URL_VARIABLE, "https://troika.example/")
+    (tmp_path / "secret").write_bytes(SECRET)
+    monkeypatch.setenv(links.SECRET_VARIABLE, str(tmp_path / "secret"))
+
+
+@pytest.fixture()
+async def store(tmp_path: Path) -> AsyncIterator[EventStore]:
+    async with SqliteEventStore(tmp_path / "t.db") as opened:
+        yield opened
+
+
+async def client_of(store: EventStore) -> TestClient:  # type: ignore[type-arg]
+    async def same() -> EventStore:
+        return store
+
+    client = TestClient(TestServer(make_app(WebApp(same, SECRET))))
+    await client.start_server()
+    return client
+
+
+def site_moves(log: dict[str, object]) -> dict[int, int]:
+    """By the site's action id, the moves in effect in Troika's import of the game once
+    that action is played (one site action may be several of Troika's, or none)."""
+    game, logged = read_log(log)
+    moves_after, n = {}, 0
+    for entry in logged:
+        for action in actions_of(lambda: game.state, entry):
+            game.apply(action, check=False)
+            n += 1
+        moves_after[entry.id] = n
+    return moves_after
+
+
+async def test_a_finished_games_pictures_at_any_move_are_what_troika_render_writes(
+    store: EventStore, web_on: None, tmp_path: Path
+) -> None:
+    log, _ = shared_game("1861-29683")
+    service = TroikaService(store, pictures=False)
+    await service.import_site_game("c1", Account("u1", "Anna"), json.dumps(log).encode())
+    [record] = await store.list_games()
+    moves_after = site_moves(log)
+    client = await client_of(store)
+    try:
+        key = links.game_key(record.id)
+        page = await client.get(f"/g/{key}")
+        assert page.status == 200 and f'max="{max(moves_after.values())}"' in await page.text()
+        for site_id in (2, 281, 400, 601, max(moves_after)):
+            n = moves_after[site_id]
+            out = tmp_path / f"render-{n}"
+            assert main(["render", str(GAMES / "1861-29683.json"), "--at", str(site_id),
+                         "--out", str(out), "--svg"]) == 0
+            for name in ("map", "market", "table"):
+                answer = await client.get(f"/g/{key}/{name}.svg?at={n}")
+                assert answer.status == 200 and answer.content_type == "image/svg+xml"
+                assert await answer.text() == (out / f"{name}.svg").read_text(encoding="utf-8"), (n, name)
+    finally:
+        await client.close()
+
+
+async def test_the_state_after_a_move_is_the_same_from_a_kept_state_as_from_the_start(store: EventStore) -> None:
+    log, _ = shared_game("1867-21268")
+    service = TroikaService(store, pictures=False)
+    await service.import_site_game("c1", Account("u1", "Anna"), json.dumps(log).encode())
+    [record] = await store.list_games()
+    events = await store.events(record.id)
+    moves = effective_events(events)
+    engine = TroikaEngine()
+    snapshot = engine.new_game(record)
+    for event in moves[:345]:
+        engine.apply(snapshot, event.action, replaying=True)
+    history = GameHistory(record)
+    history.update(record, events[:300])
+    history.update(record, events[300:])  # extended as moves land
+    seeded = GameHistory(record)
+    seeded.update(record, events, (345, snapshot))  # from the bot's snapshot: the latest moment at once
+    assert seeded.filled == 0 and sorted(seeded.effects) == list(range(345, len(moves)))
+    while not seeded.fill(40):  # then the rest, a piece at a time
+        pass
+    plain = engine.new_game(record)
+    for n, event in enumerate(moves, 1):
+        lines = engine.apply(plain, event.action, replaying=True)
+        assert history.effects[n - 1] == lines and seeded.effects[n - 1] == lines
+        if n in (1, 19, 20, 21, 333, 345, 346, len(moves)):
+            assert history.at(n).state == plain.state and seeded.at(n).state == plain.state
+            assert documents(history.at(n)) == documents(plain) == documents(seeded.at(n))
+
+
+async def test_links_open_only_what_they_were_written_for(web_on: None) -> None:
+    key = links.game_key(12)
+    assert links.read_game_key(key) == 12
+    assert links.game_link(12, at=3) == f"https://troika.example/g/{key}?at=3"
+    mac = key.split("-", 1)[1]
+    assert links.read_game_key(f"13-{mac}") is None
+    assert links.read_game_key(key[:-1] + ("x" if key[-1] != "x" else "y")) is None
+    assert links.read_game_key(key + "x") is None and links.read_game_key(" " + key) is None
+    assert links.read_game_key(key, b"another installation's secret" * 2) is None
+    player = links.player_key("1234 Anna")
+    assert links.read_player_key(player) == "1234 Anna"
+    assert links.read_player_key("QQ" + player) is None
+    assert links.read_player_key(player[:-1] + ("x" if player[-1] != "x" else "y")) is None
+    assert links.read_player_key(f"{links.player_key('u1').split('-')[0]}-{player.rsplit('-', 1)[1]}") is None
+
+
+async def test_the_web_command_gives_the_games_link_and_a_players_own(store: EventStore, web_on: None,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game("c1", [("u1", "Anna"), ("u2", "Boris")])
+    [post] = await store.outbox_unsent()
+    link = f"https://troika.example/g/{links.game_key(1)}"
+    assert f"Watch it on the web: {link}" in post.payload["text"]
+    assert (await service.handle("c1", Account("u9", "Zoe"), "web")).text == f"Game 1 on the web: {link}"
+    assert f"Web page: {link}" in (await service.handle("c1", Account("u9", "Zoe"), "status")).text
+    mine = await service.handle("c1", Account("u2", "Boris"), "web me")
+    assert mine.text == "" and f"https://troika.example/p/{links.player_key('u2')}" in mine.direct
+    client = await client_of(store)
+    try:
+        page = await (await client.get(f"/p/{links.player_key('u2')}")).text()
+        assert "1861 game 1" in page and f'href="/g/{links.game_key(1)}"' in page
+    finally:
+        await client.close()
+    monkeypatch.delenv(links.URL_VARIABLE)
+    with pytest.raises(Exception, match="web page is off"):
+        await service.handle("c1", Account("u9", "Zoe"), "web")
+
+
+async def test_a_client_asking_too_fast_is_told_to_wait(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server, "BURST", 5.0)
+    monkeypatch.setattr(server, "RATE", 0.1)
+    client = await client_of(store)
+    try:
+        codes = [(await client.get("/static/web.css")).status for _ in range(8)]
+    finally:
+        await client.close()
+    assert codes[:5] == [200] * 5 and codes[5:] == [429] * 3
+
+
+async def test_the_bench_times_the_web_page_as_troika_run_serves_it(tmp_path: Path) -> None:
+    log, _ = shared_game("1861-29683")
+    figures = await web_latency(log, tmp_path)
+    assert figures["moves"] == max(site_moves(log).values())
+    for name in ("first_paint_ms", "first_map_ms", "warm_paint_ms"):
+        assert figures[name] > 0
+    assert 0 < figures["first_load_http_ms"]["page"] < figures["first_load_http_ms"]["page_and_map"]
+    for name in ("history_step_ms", "history_next_ms", "live_heard_ms", "live_update_ms"):
+        assert 0 < figures[name]["median"] <= figures[name]["max"]
+    assert links.URL_VARIABLE not in os.environ  # the bench's own web process left no address behind
+
+
+async def test_the_page_names_the_options_in_force_and_whose_turn_it_is(store: EventStore, web_on: None) -> None:
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game("c1", [("u1", "Anna"), ("u2", "Boris"), ("u3", "Clara")],
+                                   rules=game_choice(["long-game", "exports"]).rules())
+    game = (await service.repo.load(1)).game
+    client = await client_of(store)
+    try:
+        page = await (await client.get(f"/g/{links.game_key(1)}")).text()
+    finally:
+        await client.close()
+    options = re.search(r'<p id="options">(.*?)</p>', page)[1]  # type: ignore[index]
+    assert options == "Options: " + " · ".join(describe("1861", ["long-game", "exports"]))
+    acting = re.search(r'<strong id="acting">(.*?)</strong>', page)[1]  # type: ignore[index]
+    assert acting == who_acts(game)

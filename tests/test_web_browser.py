@@ -1,0 +1,256 @@
+"""The web companion in a real browser (Debian's Chromium, headless, driven by
+Playwright), beside ``troika run`` at the console as a player starts it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from bot.web.bench import CHROMIUM, CHROMIUM_ARGS
+from engine.game import Game
+from storage import SqliteEventStore, TroikaEngine
+from storage.repository import effective_events
+from tests.conftest import ROOT
+
+HOSTILE = "<script>alert(1)</script>"
+HOSTILE_IMG = "<img/src=x/onerror=alert(2)>"
+
+
+class ConsoleRun:
+    """``troika run --web 127.0.0.1:0`` at the console, typed into line by line."""
+
+    def __init__(self, folder: Path) -> None:
+        self.db = folder / "troika.db"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_TOKEN", "TROIKA_WEB"))}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "run", "--db", str(self.db), "--web", "127.0.0.1:0"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=folder,
+            env=env | {"PYTHONPATH": str(ROOT)}, text=True, bufsize=0,
+        )
+        self.output: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.url = re.search(r"Web page: (\S+)", self.until("troika> "))[1]  # type: ignore[index]
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        while chunk := self.process.stdout.read(1):
+            self.output.put(chunk)
+
+    def until(self, end: str, timeout: float = 60) -> str:
+        text = ""
+        while not text.endswith(end):
+            text += self.output.get(timeout=timeout)
+        return text
+
+    def type(self, line: str) -> str:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        return self.until("troika> ")
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def console(tmp_path: Path) -> Iterator[ConsoleRun]:
+    run = ConsoleRun(tmp_path)
+    yield run
+    run.close()
+
+
+def engine_game(db: Path, moves: int | None = None) -> tuple[Game, int]:
+    """The game as the engine has it after ``moves`` moves in effect (all if None), replayed
+    from the store without the web page's code; and the moves in effect."""
+
+    async def read() -> tuple[Game, int]:
+        async with SqliteEventStore(db) as store:
+            [record] = await store.list_games()
+            events = effective_events(await store.events(record.id))
+            engine = TroikaEngine()
+            game = engine.new_game(record)
+            for event in events[:moves]:
+                engine.apply(game, event.action, replaying=True)
+            return game, len(events)
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright's loop runs in this thread
+        return pool.submit(asyncio.run, read()).result()
+
+
+def shown_cash(page: Page) -> dict[str, str]:
+    rows = page.locator("#players tbody tr")
+    return {rows.nth(i).locator("th").inner_text(): rows.nth(i).locator(".cash").inner_text()
+            for i in range(rows.count())}
+
+
+def shown_move(page: Page) -> int:
+    return int(page.locator("#at-label").inner_text().split()[2])
+
+
+def wait_until(page: Page, done: Callable[[], bool], seconds: float = 10) -> None:
+    """Poll from here: the page's Content-Security-Policy forbids the evaluated
+    predicates of Playwright's own waits."""
+    for _ in range(int(seconds * 20)):
+        if done():
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page did not change in time")
+
+
+def engine_cash(game: Game) -> dict[str, str]:
+    return {p.name: f"{game.ctx.title.currency}{p.cash}" for p in game.state.players}
+
+
+def game_link(console: ConsoleRun) -> str:
+    return re.search(r"on the web: (\S+)", console.type("web"))[1]  # type: ignore[index]
+
+
+def play_opening(console: ConsoleRun) -> None:
+    """The first private sold: a bid, then two passes."""
+    for line in ("bid TSR 25", "pass", "pass"):
+        assert "✗" not in console.type(line), line
+
+
+def test_a_game_played_at_the_console_shows_on_its_page_and_moves_arrive_live(
+    console: ConsoleRun, browser: Browser
+) -> None:
+    console.type("new Anna Boris Clara")
+    play_opening(console)
+    link = game_link(console)
+    page = browser.new_page()
+    page.goto(link)
+    game, moves = engine_game(console.db)
+    assert shown_cash(page) == engine_cash(game)
+    assert page.locator("#at-label").inner_text().startswith(f"After move {moves} of {moves}")
+    assert "buys TSR for 25" in page.locator("#log").inner_text()  # the last pass's effect
+    assert page.locator("#turn time").count() == 1  # whose turn, since when
+    wait_until(page, lambda: page.evaluate("document.getElementById('map').naturalWidth") > 0)
+    page.evaluate("window.notReloaded = true")
+    page.wait_for_timeout(500)  # the event stream is open
+    console.type("bid BSS 30")
+    wait_until(page, lambda: shown_move(page) == moves + 1, 5)
+    assert page.evaluate("window.notReloaded") is True
+    game, _ = engine_game(console.db)
+    assert shown_cash(page) == engine_cash(game)
+    assert "bid BSS 30" in page.locator("#log li").first.inner_text()
+    page.close()
+
+
+def test_a_moment_link_shows_the_state_after_that_move(console: ConsoleRun, browser: Browser) -> None:
+    console.type("new Anna Boris Clara")
+    play_opening(console)
+    console.type("bid BSS 30")
+    link = game_link(console)
+    page = browser.new_page()
+    for moves in (0, 3, 2):
+        page.goto(f"{link}?at={moves}")
+        game, total = engine_game(console.db, moves)
+        assert shown_cash(page) == engine_cash(game)
+        assert page.locator("#at-label").inner_text().startswith(f"After move {moves} of {total}")
+        assert page.locator("#slider").input_value() == str(moves)
+        assert page.locator("#map").get_attribute("src").endswith(f"map.svg?at={moves}")
+    page.locator("#forward").click()  # one move on, without a reload
+    wait_until(page, lambda: shown_move(page) == 3)
+    assert shown_cash(page) == engine_cash(engine_game(console.db, 3)[0])
+    assert page.url.endswith("?at=3")
+    page.close()
+
+
+def test_the_page_fits_a_phone_and_a_hostile_name_is_only_text(console: ConsoleRun, browser: Browser) -> None:
+    console.type(f"new Anna {HOSTILE} {HOSTILE_IMG}")
+    link = game_link(console)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(link)
+    page.wait_for_timeout(300)
+    names = page.locator("#players tbody th").all_inner_texts()
+    assert HOSTILE in names and HOSTILE_IMG in names
+    assert dialogs == [] and page.locator("#players script, #players img").count() == 0
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.locator("#zoom-in").click()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the map scrolls in its own box
+    assert page.evaluate("document.getElementById('map-view').scrollWidth") > 390
+    width = page.evaluate("document.getElementById('map').getBoundingClientRect().width")
+    pinch(context.new_cdp_session(page), page.locator("#map-view").bounding_box())
+    assert page.evaluate("document.getElementById('map').getBoundingClientRect().width") > width * 1.5
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    context.close()
+
+
+def pinch(cdp: Any, box: Any) -> None:
+    """Two fingers on the map, spread apart to twice their distance."""
+    y, x = box["y"] + box["height"] / 2, box["x"] + box["width"] / 2
+    for kind, gap in (("touchStart", 40), ("touchMove", 60), ("touchMove", 80)):
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [
+            {"x": x - gap, "y": y, "id": 0}, {"x": x + gap, "y": y, "id": 1}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def fetch(url: str) -> tuple[int, str, Any]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status, answer.read().decode(), answer.headers
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode(), error.headers
+
+
+def test_a_wrong_link_is_a_plain_404_and_pages_are_locked_down(console: ConsoleRun) -> None:
+    console.type("new Anna Boris Clara")
+    link = game_link(console)
+    status, _, headers = fetch(link)
+    assert status == 200
+    assert "script-src 'self'" in headers["Content-Security-Policy"] and "unsafe-inline" not in \
+        headers["Content-Security-Policy"]
+    key = link.rsplit("/", 1)[1]
+    game_id, mac = key.split("-", 1)
+    wrong_mac = f"{link.rsplit('/', 1)[0]}/{game_id}-{'A' * len(mac)}"
+    other_game = f"{link.rsplit('/', 1)[0]}/2-{mac}"
+    answers = {fetch(url)[:2] for url in (wrong_mac, other_game, link + "?at=99", link + "?at=x", link + "/x.svg",
+                                          console.url + "/", console.url + "/g/../etc/passwd", console.url + "/p/x-y")}
+    assert len(answers) == 1 and next(iter(answers))[0] == 404
+
+
+def test_a_web_process_that_dies_is_started_again_on_the_same_address(console: ConsoleRun) -> None:
+    console.type("new Anna Boris Clara")
+    link = game_link(console)
+    assert fetch(link)[0] == 200
+    children = Path(f"/proc/{console.process.pid}/task/{console.process.pid}/children").read_text().split()
+    web = next(pid for pid in children if "bot.web" in Path(f"/proc/{pid}/cmdline").read_text())
+    os.kill(int(web), signal.SIGKILL)
+    for _ in range(300):
+        try:
+            if fetch(link)[0] == 200:
+                break
+        except OSError:  # refused while it starts again
+            pass
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the web page did not come back")
+    assert "bid TSR" in console.type("status")  # the console went on meanwhile
