@@ -17,7 +17,7 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TypeVar
 
 from engine.game import Game
 from storage import (
@@ -36,6 +36,8 @@ from storage.store import DuplicateRequest
 from .errors import NoGame, NotAllowed, Refusal
 from .ledger import Ledger
 from .posts import Attachment, Picture
+
+T = TypeVar("T")
 
 MAX_TRIES = 30
 """Times a command is tried when other processes keep changing its game meanwhile."""
@@ -128,7 +130,7 @@ class Core:
         self.handlers: dict[str, Callable[..., Awaitable[Reply]]] = {}
         """Each verb's handler (see :class:`bot.commands.Verb`), bound to this service's features."""
 
-    async def retrying(self, attempt: Callable[[], Awaitable[Any]]) -> Any:
+    async def retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
         """``attempt()``, tried again while another process overtakes it."""
         for tries in range(MAX_TRIES):
             try:

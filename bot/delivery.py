@@ -14,6 +14,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from engine.game import Game
@@ -340,14 +341,16 @@ class Delivery(Feature):
         saved = self._drawn.pop((game_id, seq), None)
         if saved is not None:
             live = (await self.repo.load(game_id)).game
-            return self.core.engine.load_saved(live, saved)
+            drawn: Game = self.core.engine.load_saved(live, saved)
+            return drawn
         later = await self.store.events(game_id, after_seq=seq)
         if not any(e.kind is not EventKind.ADMIN and e.kind is not EventKind.SEAT for e in later):
             live = await self.repo.load(game_id)
             copy = live.saved if live.saved is not None else self.core.engine.save(live.game)
-            return self.core.engine.load_saved(live.game, copy)
+            latest: Game = self.core.engine.load_saved(live.game, copy)
+            return latest
         record = await self.store.get_game(game_id)
-        game = self.core.engine.new_game(record)
+        game: Game = self.core.engine.new_game(record)
         events = [e for e in await self.store.events(game_id) if e.seq <= seq]
         for event in effective_events(events):
             self.core.engine.apply(game, event.action, replaying=True)
@@ -381,7 +384,7 @@ class Delivery(Feature):
                 if not self.core.owns(record) or not await self.store.claim_game(record.id, self.core.owner):
                     continue
                 async with self.core.lock(record.channel_id or f"game {record.id}"):
-                    await self.core.retrying(lambda record=record: self._reminders_for(record, now))
+                    await self.core.retrying(partial(self._reminders_for, record, now))
             except Exception as exc:  # that game's trouble; later games are still reminded
                 log.warning("no reminders for game %s: %s", record.id, exc)
 

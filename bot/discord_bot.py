@@ -396,7 +396,7 @@ def verb_callback(verb: Verb) -> Callable[..., Coroutine[Any, Any, None]]:
     namespace: dict[str, Any] = {"__name__": __name__, "verb": verb, "types": TYPES, "defaults": defaults}
     code = compile(source, f"<the {verb.name} command>", "exec", dont_inherit=True)  # annotations as types
     exec(code, namespace)  # a signature made from data, as dataclasses makes __init__
-    callback = namespace[f"{verb.name}_"]
+    callback: Callable[..., Coroutine[Any, Any, None]] = namespace[f"{verb.name}_"]
     callback.__qualname__ = f"GameCog.{verb.name}"  # discord.py passes the cog to a command named in its class
     return callback
 

@@ -66,7 +66,7 @@ def _json(text: str, where: str) -> Any:
 def read_log(path: FilePath) -> dict[str, Any]:
     """A game log exported from 18xx.games (``.json`` or ``.json.gz``), checked to have
     the shape the importer reads (see :func:`log_shape_problem`)."""
-    log = _json(_text(path), str(path))
+    log: dict[str, Any] = _json(_text(path), str(path))
     problem = log_shape_problem(log)
     if problem:
         raise GameFileError(f"{path} is not an 18xx.games game log that Troika can read: {problem}")

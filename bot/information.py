@@ -11,11 +11,12 @@ from engine import notation
 from engine.errors import EngineError
 from engine.game import Game
 from engine.legal import legal_actions
+from engine.notation import shown
 from engine.view import round_title
 from storage import CorruptEvent, Event, EventKind, GameRecord, GameStatus
 from storage.repository import effective_events, undos_to_redo
 
-from .commands import VERBS, shown
+from .commands import VERBS
 from .core import REPLY_LIMIT, Account, Command, Feature, Reply, Status, account_of, broken, match_seat
 from .errors import Refusal
 from .posts import Attachment, doing, help_text, holdings_text, log_line, render_pictures, status_text, who_acts
@@ -225,7 +226,8 @@ class Information(Feature):
         """The game to look at; refused while it is being set up."""
         if record.status is GameStatus.SETTING_UP:
             raise Refusal("The game has not started yet.")
-        return (await self.repo.load(record.id)).game
+        game: Game = (await self.repo.load(record.id)).game
+        return game
 
     @staticmethod
     def _being_set_up(record: GameRecord) -> Reply:
@@ -281,7 +283,7 @@ class Information(Feature):
             after = {e.seq: e for e in effective_events(events[: i + 1])}
             moved = [before[s] for s in sorted(set(before) - set(after))] or \
                     [after[s] for s in sorted(set(after) - set(before))]
-        return log_line(record, event, effective, moved)
+        return log_line(record, event, effective, moved) or ""
 
     def _effects(self, record: GameRecord, events: list[Event]) -> dict[int, list[str]]:
         """What each effective action did, as the engine's log lines (the game replayed)."""

@@ -151,13 +151,13 @@ async def _receive(reader: asyncio.StreamReader, limit: int | None = None) -> by
         return None
 
 
-def _error_parts(exc: BaseException) -> tuple[type, tuple[Any, ...], dict[str, Any]]:
+def _error_parts(exc: BaseException) -> tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]:
     """An exception as its class, arguments and attributes: it crosses to the other
     process whatever its constructor takes."""
     return type(exc), exc.args, dict(vars(exc))
 
 
-def _rebuilt(parts: tuple[type, tuple[Any, ...], dict[str, Any]]) -> BaseException:
+def _rebuilt(parts: tuple[type[BaseException], tuple[Any, ...], dict[str, Any]]) -> BaseException:
     cls, args, attributes = parts
     exc: BaseException = cls.__new__(cls)
     exc.args = args

@@ -564,7 +564,8 @@ def draw_hexes(
     """The hexes ``hex_ids`` drawn in full into ``parent`` at their places on the map
     (colour, track, cities, tokens, borders), with the upright texts of those in
     ``labelled`` (for pictures made of a few hexes, such as the tile sheet)."""
-    layers = _Layers(*(el(parent, "g", class_=c) for c in ("ground", "hexes", "borders", "labels")))
+    ground, hexes, borders, labels = (el(parent, "g", class_=c) for c in ("ground", "hexes", "borders", "labels"))
+    layers = _Layers(ground, hexes, borders, labels)
     phase_color = ctx.phase_color(state)
     texts = [_draw_hex(ctx, state, h, hex_center(h), phase_color, layers) for h in hex_ids]
     layers.fill_ground()
@@ -637,7 +638,7 @@ def _legend_entries(ctx: Context, state: GameState) -> list[Entry]:
     board = ctx.board
     entries: list[Entry] = []
 
-    def words_entry(lead: float, words: str, mark: Callable[[ET.Element, float, float], None]) -> Entry:
+    def words_entry(lead: float, words: str, mark: Callable[[ET.Element, float, float], object]) -> Entry:
         def draw(parent: ET.Element, x: float, cy: float) -> None:
             mark(parent, x, cy)
             text(parent, x + lead + 6, cy, words, size=SMALL_FONT, anchor="start")

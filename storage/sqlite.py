@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager, closing, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import aiosqlite
 
@@ -42,11 +42,14 @@ class _Connection:
         self.db = db
 
     async def fetch(self, sql: str, *args: Any) -> list[Row]:
-        return list(await self.db.execute_fetchall(sql, args))
+        """The rows, each read by column name (sqlite3.Row)."""
+        return cast(list[Row], list(await self.db.execute_fetchall(sql, args)))
 
     async def fetchval(self, sql: str, *args: Any) -> Any:
-        rows = await self.fetch(sql, *args)
-        return rows[0][0] if rows else None
+        """The first column of the first row, or None."""
+        async with self.db.execute(sql, args) as cursor:
+            row = await cursor.fetchone()
+        return row[0] if row else None
 
     async def execute(self, sql: str, *args: Any) -> None:
         await self.db.execute_fetchall(sql, args)
@@ -280,12 +283,12 @@ async def _check_schema(db: Db, path: str, *, full: bool) -> None:
     """Refuse a damaged database (with ``full``, after reading all of it) or another
     program's one; a new, empty one is fine."""
     try:
-        problems = [row[0] for row in await db.fetch("PRAGMA quick_check")] if full else ["ok"]
+        problems = [row["quick_check"] for row in await db.fetch("PRAGMA quick_check")] if full else ["ok"]
     except sqlite3.DatabaseError as exc:
         raise DatabaseDamaged(f"the database {path} is damaged: {exc}") from exc
     if problems != ["ok"]:
         raise DatabaseDamaged(f"the database {path} is damaged: {problems[0]}")
-    tables = {row[0] for row in await db.fetch(
+    tables = {row["name"] for row in await db.fetch(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
     )}
     if tables and "schema_version" not in tables:
