@@ -1,7 +1,7 @@
 """``python -m bot.web --db DB --listen HOST:PORT``: the web companion's process.
 
 It binds, prints ``web: URL`` on one line (the port chosen when 0 was asked), draws a
-map once so the first page is not the slowest, and serves until its standard input
+map once a few seconds later so the first page is not the slowest, and serves until its standard input
 closes (the ``troika run`` that started it has stopped). It runs at a lower priority
 than the bot, so a flood of page views never takes the bot's cores.
 """
@@ -28,6 +28,10 @@ from .server import WebApp, make_app
 
 log = logging.getLogger("troika.web")
 NICENESS = 10
+WARM_UP_AFTER = 5.0
+"""Seconds after starting before the server draws its first maps (a console opened for
+one command, as the tests do, never spends the time); ``TROIKA_WEB_WARM_UP_AFTER`` sets it."""
+WARM_UP_VARIABLE = "TROIKA_WEB_WARM_UP_AFTER"
 START_SECONDS = 30.0
 
 
@@ -77,7 +81,8 @@ async def serve(location: str, host: str, port: int) -> None:
     bound = runner.addresses[0]
     shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
     print(f"web: http://{shown}:{bound[1]}", flush=True)
-    await state.work(_warm_up)
+    await asyncio.sleep(float(os.environ.get(WARM_UP_VARIABLE, WARM_UP_AFTER)))
+    await state.work(_warm_up, background=True)
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
