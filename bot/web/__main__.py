@@ -133,6 +133,8 @@ class WebProcess:
 
     def __init__(self, location: str, listen: str) -> None:
         self.process, self.served = _spawn(location, listen)
+        self.environment: dict[str, str | None] = {}
+        """The links' settings before :func:`start_web` set them, given back by :meth:`stop`."""
         self._location = location
         self._stopping = threading.Event()
         self._watch = threading.Thread(target=self._keep_serving, name="troika-web", daemon=True)
@@ -163,6 +165,11 @@ class WebProcess:
             self.process.kill()
             self.process.wait()
         self._watch.join(5)
+        for key, value in self.environment.items():  # no links to a page that is gone
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def link_to(location: str, url: str) -> None:
@@ -184,8 +191,15 @@ def start_web(location: str, listen: str, public_url: str | None = None) -> WebP
     address and secret its links are written with for this process and its children.
     Raises ValueError (with the reason) if it cannot serve there."""
     split_address(listen)
+    before = {key: os.environ.get(key) for key in (links.URL_VARIABLE, links.SECRET_VARIABLE)}
     _secret_for(location)
-    web = WebProcess(location, listen)
+    try:
+        web = WebProcess(location, listen)
+    except BaseException:
+        if before[links.SECRET_VARIABLE] is None:
+            os.environ.pop(links.SECRET_VARIABLE)
+        raise
+    web.environment = before
     link_to(location, public_url or web.served)
     return web
 

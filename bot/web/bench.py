@@ -36,7 +36,7 @@ def _ms(seconds: float) -> float:
 
 async def web_latency(log: dict[str, Any], tmp: Path) -> dict[str, Any]:
     """The web page's figures for the finished game ``log`` (and a game played on from its start)."""
-    saved = {k: os.environ.get(k) for k in (links.URL_VARIABLE, links.SECRET_VARIABLE, WARM_UP_VARIABLE)}
+    saved = {WARM_UP_VARIABLE: os.environ.get(WARM_UP_VARIABLE)}  # the links' settings: start_web's own
     os.environ[WARM_UP_VARIABLE] = "0"  # warmed up before the first figure, as a server that has run a while
     db = tmp / "web.db"
     async with SqliteEventStore(db) as store:
