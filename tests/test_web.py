@@ -166,7 +166,10 @@ async def test_a_client_asking_too_fast_is_told_to_wait(store: EventStore, monke
     assert codes[:5] == [200] * 5 and codes[5:] == [429] * 3
 
 
-async def test_the_bench_times_the_web_page_as_troika_run_serves_it(tmp_path: Path) -> None:
+async def test_the_bench_times_the_web_page_as_troika_run_serves_it(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(links.URL_VARIABLE, raising=False)
+    monkeypatch.delenv(links.SECRET_VARIABLE, raising=False)
     log, _ = shared_game("1861-29683")
     figures = await web_latency(log, tmp_path)
     assert figures["moves"] == max(site_moves(log).values())
@@ -176,6 +179,7 @@ async def test_the_bench_times_the_web_page_as_troika_run_serves_it(tmp_path: Pa
     for name in ("history_step_ms", "history_next_ms", "live_heard_ms", "live_update_ms"):
         assert 0 < figures[name]["median"] <= figures[name]["max"]
     assert links.URL_VARIABLE not in os.environ  # the bench's own web process left no address behind
+    assert links.SECRET_VARIABLE not in os.environ
 
 
 async def test_the_page_names_the_options_in_force_and_whose_turn_it_is(store: EventStore, web_on: None) -> None:

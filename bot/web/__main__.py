@@ -1,7 +1,7 @@
 """``python -m bot.web --db DB --listen HOST:PORT``: the web companion's process.
 
 It binds, prints ``web: URL`` on one line (the port chosen when 0 was asked), draws a
-map once so the first page is not the slowest, and serves until its standard input
+map once a few seconds later so the first page is not the slowest, and serves until its standard input
 closes (the ``troika run`` that started it has stopped). It runs at a lower priority
 than the bot, so a flood of page views never takes the bot's cores.
 """
@@ -28,6 +28,10 @@ from .server import WebApp, make_app
 
 log = logging.getLogger("troika.web")
 NICENESS = 10
+WARM_UP_AFTER = 5.0
+"""Seconds after starting before the server draws its first maps (a console opened for
+one command, as the tests do, never spends the time); ``TROIKA_WEB_WARM_UP_AFTER`` sets it."""
+WARM_UP_VARIABLE = "TROIKA_WEB_WARM_UP_AFTER"
 START_SECONDS = 30.0
 
 
@@ -77,7 +81,8 @@ async def serve(location: str, host: str, port: int) -> None:
     bound = runner.addresses[0]
     shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
     print(f"web: http://{shown}:{bound[1]}", flush=True)
-    await state.work(_warm_up)
+    await asyncio.sleep(float(os.environ.get(WARM_UP_VARIABLE, WARM_UP_AFTER)))
+    await state.work(_warm_up, background=True)
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
@@ -128,6 +133,8 @@ class WebProcess:
 
     def __init__(self, location: str, listen: str) -> None:
         self.process, self.served = _spawn(location, listen)
+        self.environment: dict[str, str | None] = {}
+        """The links' settings before :func:`start_web` set them, given back by :meth:`stop`."""
         self._location = location
         self._stopping = threading.Event()
         self._watch = threading.Thread(target=self._keep_serving, name="troika-web", daemon=True)
@@ -158,6 +165,11 @@ class WebProcess:
             self.process.kill()
             self.process.wait()
         self._watch.join(5)
+        for key, value in self.environment.items():  # no links to a page that is gone
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def link_to(location: str, url: str) -> None:
@@ -179,8 +191,15 @@ def start_web(location: str, listen: str, public_url: str | None = None) -> WebP
     address and secret its links are written with for this process and its children.
     Raises ValueError (with the reason) if it cannot serve there."""
     split_address(listen)
+    before = {key: os.environ.get(key) for key in (links.URL_VARIABLE, links.SECRET_VARIABLE)}
     _secret_for(location)
-    web = WebProcess(location, listen)
+    try:
+        web = WebProcess(location, listen)
+    except BaseException:
+        if before[links.SECRET_VARIABLE] is None:
+            os.environ.pop(links.SECRET_VARIABLE)
+        raise
+    web.environment = before
     link_to(location, public_url or web.served)
     return web
 

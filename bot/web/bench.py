@@ -21,7 +21,7 @@ from storage import SqliteEventStore
 from ..service import Account, TroikaService
 from ..transcript import log_commands
 from . import links
-from .__main__ import start_web
+from .__main__ import WARM_UP_VARIABLE, start_web
 
 STEPS = 10
 CHROMIUM = "/usr/bin/chromium"
@@ -36,7 +36,8 @@ def _ms(seconds: float) -> float:
 
 async def web_latency(log: dict[str, Any], tmp: Path) -> dict[str, Any]:
     """The web page's figures for the finished game ``log`` (and a game played on from its start)."""
-    saved = {k: os.environ.get(k) for k in (links.URL_VARIABLE, links.SECRET_VARIABLE)}
+    saved = {WARM_UP_VARIABLE: os.environ.get(WARM_UP_VARIABLE)}  # the links' settings: start_web's own
+    os.environ[WARM_UP_VARIABLE] = "0"  # warmed up before the first figure, as a server that has run a while
     db = tmp / "web.db"
     async with SqliteEventStore(db) as store:
         service = TroikaService(store, pictures=False)
@@ -51,7 +52,8 @@ async def web_latency(log: dict[str, Any], tmp: Path) -> dict[str, Any]:
         process = await asyncio.to_thread(start_web, str(db), "127.0.0.1:0")
         try:
             async with aiohttp.ClientSession(process.served) as http:
-                await _get(http, f"/g/{links.game_key(live)}")  # waits for the process's first drawing (its warm-up)
+                await asyncio.sleep(0.5)  # the warm-up is under way: the next page waits for it
+                await _get(http, f"/g/{links.game_key(live)}")
                 browser = await _browser_paint(process.served + f"/g/{links.game_key(browsed)}")
                 return browser | await _measure(http, service, players, log, finished, live)
         finally:
