@@ -29,10 +29,14 @@ PLAYER_KEY = re.compile(r"([A-Za-z0-9_-]{1,200})-([A-Za-z0-9_-]{22})")
 
 
 def secret_path(database: str) -> Path:
-    """Where the secret is kept by default: beside a SQLite database (``troika.db.web-secret``),
-    else in the working folder."""
+    """Where the secret is kept by default: beside a SQLite database (``troika.db.web-secret``);
+    for a database server, in the user's state folder (``$XDG_STATE_HOME/troika/web-secret``,
+    else ``~/.local/state/troika/web-secret``), never in the working folder, where a
+    command that fails would leave it."""
     if "://" in database:
-        return Path("troika-web.secret")
+        state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "troika"
+        state.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return state / "web-secret"
     return Path(database.removeprefix("sqlite:") + ".web-secret")
 
 
