@@ -465,8 +465,9 @@ async def test_pictures_whose_drawing_failed_are_tried_again_at_the_next_flush(t
 
 
 async def test_the_discord_cog_attaches_pictures_to_a_message_it_finds_by_id(tmp_path: Path) -> None:
-    """R1 at Discord's side: the cog's send answers the message's id, and its attach finds
-    the message by that id, as a bot started again must (it holds no message object)."""
+    """R1 at Discord's side: the id of the message the cog's send answers is kept, and the
+    cog's attach finds the message by that id, as a bot started again must (it holds no
+    message object)."""
     from bot.discord_bot import GameCog
     from tests.test_bot_discord import FakeBot, FakeChannel
 
@@ -475,9 +476,9 @@ async def test_the_discord_cog_attaches_pictures_to_a_message_it_finds_by_id(tmp
         channel = FakeChannel(777)
         await three_player_game(service, "777")
         before = GameCog(FakeBot(service, channel))  # type: ignore[arg-type]
-        sent: list[tuple[Post, str | None]] = []
+        sent: list[tuple[Post, Any]] = []
 
-        async def deliver(post: Post) -> str | None:
+        async def deliver(post: Post) -> Any:
             sent.append((post, await before._send(post)))
             return sent[-1][1]
 
@@ -486,8 +487,9 @@ async def test_the_discord_cog_attaches_pictures_to_a_message_it_finds_by_id(tmp
 
         await service.flush(deliver, attach=dies)
         await service.drawn()
-        [(post, message_id)] = sent
-        assert message_id == str(channel.sent[0].id) and channel.sent[0].files == []
+        [(post, message)] = sent
+        assert message is channel.sent[0] and message.files == []
+        assert [m.pictures_for for m in await store.outbox_owed()] == [str(message.id)]
         after = GameCog(FakeBot(TroikaService(store), channel))  # type: ignore[arg-type]
         await after.deliver()
         await after.service.drawn()
