@@ -80,10 +80,10 @@ class Delivery(Feature):
         post goes without them at once, and its pictures, drawn afterwards, go to
         ``attach(sent, post, pictures)`` (``sent``: what ``deliver`` returned) in the
         channel's order, one post's after the other's, while later posts' texts go out;
-        :meth:`drawn` waits for them. ``deliver`` then returns where the text went, as
-        text (or None): it is kept with the post until its pictures are attached, so
-        that pictures a stopped process owed are attached by the next flush (to
-        ``attach`` with that text for ``sent``). A picture that cannot be drawn is
+        :meth:`drawn` waits for them. What ``deliver`` returns (None: nothing sent) names
+        where the text went, by its ``id`` if it has one: that is kept, as text, with the
+        post until its pictures are attached, so that pictures a stopped process owed are
+        attached by the next flush (to ``attach`` with that text for ``sent``). A picture that cannot be drawn is
         logged and left out; one whose drawing or attaching failed (a worker stopped,
         Discord refused) is tried again at later flushes, :data:`PICTURE_TRIES` times.
 
@@ -175,7 +175,8 @@ class Delivery(Feature):
                             await deliver(replace(post, pictures=await self._pictures_if_drawn(message)))
                         else:
                             sent = await deliver(post)
-                            owed = None if sent is None or not self._wants_pictures(message) else str(sent)
+                            owed = None if sent is None or not self._wants_pictures(message) \
+                                else str(getattr(sent, "id", sent))
                             self._attach_later(where, message, post, sent, attach)
                     except Exception:
                         log.exception("post %s of game %s not delivered; retried later", message.id, game_id)

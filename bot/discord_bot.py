@@ -469,17 +469,16 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         except Exception:
             log.exception("status of game %s not updated", game_id)
 
-    async def _send(self, post: Post) -> str | None:
-        """Send a post's text (its pictures follow: :meth:`_attach`); the message's id."""
+    async def _send(self, post: Post) -> Any:
+        """Send a post's text (its pictures follow: :meth:`_attach`); the message sent."""
         if post.channel_id is None:
             return None
         view = choice_view(post)
         try:
             channel = await self.bot.resolve_channel(post.channel_id)
             extra: dict[str, Any] = {"view": view} if view is not None else {}
-            sent = await channel.send(_fit(post_text(post)), nonce=post.outbox_id,
+            return await channel.send(_fit(post_text(post)), nonce=post.outbox_id,
                                       allowed_mentions=post_mentions(post), **extra)
-            return str(sent.id)
         except (discord.NotFound, discord.Forbidden) as exc:
             log.warning("post %s to channel %s dropped: %s", post.outbox_id, post.channel_id, exc)
             return None
@@ -487,24 +486,23 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
             if view is not None:
                 view.stop()  # its buttons are answered by ChoiceButton's pattern, not kept per message
 
-    async def _attach(self, sent: str | None, post: Post, pictures: list[Picture]) -> None:
-        """Attach a post's pictures, once drawn, to the message of id ``sent`` that
-        carried its text (also after a restart); a channel that refuses files gets a
-        note instead."""
+    async def _attach(self, sent: Any, post: Post, pictures: list[Picture]) -> None:
+        """Attach a post's pictures, once drawn, to the message that carried its text: the
+        message :meth:`_send` answered, or after a restart its id; a channel that refuses
+        files gets a note instead."""
         if sent is None or post.channel_id is None:
             return
-        channel = await self.bot.resolve_channel(post.channel_id)
-        message = channel.get_partial_message(int(sent))
+        if isinstance(sent, str):  # owed by a bot that stopped: the message found by its id
+            sent = (await self.bot.resolve_channel(post.channel_id)).get_partial_message(int(sent))
         files = [discord.File(io.BytesIO(p.png), filename=f"{p.name}.png") for p in pictures]
         try:
-            await message.edit(attachments=files)
+            await sent.edit(attachments=files)
         except discord.Forbidden as exc:
             if exc.code != MISSING_PERMISSIONS:
                 raise
             log.warning("post %s to channel %s goes without its pictures: %s", post.outbox_id,
                         post.channel_id, exc)
-            noted = replace(post, text="\n".join(filter(None, (post.text, NO_FILES))))
-            await message.edit(content=_fit(post_text(noted)))
+            await sent.edit(content=_fit(post_text(replace(post, text="\n".join(filter(None, (post.text, NO_FILES)))))))
 
     async def _pin_status(self, game_id: int) -> None:
         status = await self.service.status(game_id)

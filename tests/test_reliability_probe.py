@@ -27,7 +27,7 @@ from storage import EventKind, GameStatus, NewEvent, SqliteEventStore, StoreErro
 from tests.conftest import shared_game
 from tests.test_bot_workers import apart
 from tests.test_reliability import ANNA, BORIS, CLARA, ROOT, three_player_game
-from tests.test_storage_hostile import _without_dac_override, cut_short_by_a_checkpoint
+from tests.test_storage_hostile import _without_dac_override, cut_short_by_a_checkpoint, reading_login
 
 CONFIGS = ["workers 0", "worker processes"]
 
@@ -192,21 +192,12 @@ async def test_a_wal_that_cannot_be_read_on_a_read_only_disk_is_named(tmp_path: 
 
 async def test_postgres_is_backed_up_by_a_login_that_may_only_read(postgres_url: str, tmp_path: Path) -> None:
     """R8's neighbour on PostgreSQL: a login with SELECT only (a read-only replica's)."""
-    import asyncpg
-
     from bot.cli import main
     from storage.postgres import PostgresEventStore
 
     async with PostgresEventStore(postgres_url) as store:
         game_id = await three_player_game(TroikaService(store, pictures=False), "table")
-    admin = await asyncpg.connect(postgres_url)
-    try:
-        await admin.execute("DROP ROLE IF EXISTS troika_backup; CREATE ROLE troika_backup LOGIN;"
-                            " GRANT SELECT ON ALL TABLES IN SCHEMA public TO troika_backup")
-    finally:
-        await admin.close()
-    user = postgres_url.split("//", 1)[1].split("@", 1)[0]
-    reader = postgres_url.replace(f"//{user}@", "//troika_backup@", 1)
+    reader = await reading_login(postgres_url, "troika_backup")
     assert await asyncio.to_thread(main, ["backup", str(tmp_path / "copy.db"), "--db", reader]) == 0
     async with SqliteEventStore(tmp_path / "copy.db") as copy:
         assert await copy.last_seq(game_id) == 1
@@ -474,8 +465,9 @@ async def test_pictures_whose_drawing_failed_are_tried_again_at_the_next_flush(t
 
 
 async def test_the_discord_cog_attaches_pictures_to_a_message_it_finds_by_id(tmp_path: Path) -> None:
-    """R1 at Discord's side: the cog's send answers the message's id, and its attach finds
-    the message by that id, as a bot started again must (it holds no message object)."""
+    """R1 at Discord's side: the id of the message the cog's send answers is kept, and the
+    cog's attach finds the message by that id, as a bot started again must (it holds no
+    message object)."""
     from bot.discord_bot import GameCog
     from tests.test_bot_discord import FakeBot, FakeChannel
 
@@ -484,9 +476,9 @@ async def test_the_discord_cog_attaches_pictures_to_a_message_it_finds_by_id(tmp
         channel = FakeChannel(777)
         await three_player_game(service, "777")
         before = GameCog(FakeBot(service, channel))  # type: ignore[arg-type]
-        sent: list[tuple[Post, str | None]] = []
+        sent: list[tuple[Post, Any]] = []
 
-        async def deliver(post: Post) -> str | None:
+        async def deliver(post: Post) -> Any:
             sent.append((post, await before._send(post)))
             return sent[-1][1]
 
@@ -495,8 +487,9 @@ async def test_the_discord_cog_attaches_pictures_to_a_message_it_finds_by_id(tmp
 
         await service.flush(deliver, attach=dies)
         await service.drawn()
-        [(post, message_id)] = sent
-        assert message_id == str(channel.sent[0].id) and channel.sent[0].files == []
+        [(post, message)] = sent
+        assert message is channel.sent[0] and message.files == []
+        assert [m.pictures_for for m in await store.outbox_owed()] == [str(message.id)]
         after = GameCog(FakeBot(TroikaService(store), channel))  # type: ignore[arg-type]
         await after.deliver()
         await after.service.drawn()

@@ -257,7 +257,6 @@ async def test_a_database_this_user_cannot_write_is_refused_at_start(tmp_path: P
 
 async def test_postgres_login_and_read_only_problems_are_named(postgres_url: str) -> None:
     """N5 on PostgreSQL: a role the server refuses, and a role that may only read."""
-    import asyncpg
 
     from storage.postgres import PostgresEventStore
     from storage.store import DatabaseAccess
@@ -268,16 +267,22 @@ async def test_postgres_login_and_read_only_problems_are_named(postgres_url: str
     stranger = nobody[0].split("//")[0] + "//no_such_role_x@" + nobody[1]
     with pytest.raises(DatabaseAccess, match="refuses the login"):
         await PostgresEventStore(stranger).open()
+    with pytest.raises(DatabaseAccess, match="not writable"):
+        await PostgresEventStore(await reading_login(postgres_url, "troika_reader")).open()
+
+
+async def reading_login(postgres_url: str, role: str) -> str:
+    """The URL of ``postgres_url``'s database for a new login ``role`` that may only read."""
+    import asyncpg
+
     admin = await asyncpg.connect(postgres_url)
     try:
-        await admin.execute("DROP ROLE IF EXISTS troika_reader; CREATE ROLE troika_reader LOGIN;"
-                            " GRANT SELECT ON ALL TABLES IN SCHEMA public TO troika_reader")
+        await admin.execute(f"DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN;"
+                            f" GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
     finally:
         await admin.close()
     user = postgres_url.split("//", 1)[1].split("@", 1)[0]
-    reader = postgres_url.replace(f"//{user}@", "//troika_reader@", 1)
-    with pytest.raises(DatabaseAccess, match="not writable"):
-        await PostgresEventStore(reader).open()
+    return postgres_url.replace(f"//{user}@", f"//{role}@", 1)
 
 
 def test_start_up_problems_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
