@@ -462,11 +462,15 @@ class ServicePool:
             self._channels[game_id] = (await self.store.get_game(game_id)).channel_id
         return self._channels[game_id] or f"game {game_id}"
 
-    async def call(self, channel_id: str, name: str, *args: Any, **kwargs: Any) -> Any:
-        """Carry out ``name`` in the channel's worker (started again if it stopped)."""
+    async def call(self, channel_id: str, name: str, /, *args: Any, **kwargs: Any) -> Any:
+        """Carry out ``name`` in the channel's worker (started again if it stopped).
+        ``channel_id`` and ``name`` are positional only: the call's own keyword arguments
+        may have any name (``import_site_game``'s ``name``, the file's)."""
         return await self._call_worker(self.worker_of(channel_id), name, *args, **kwargs)
 
-    async def _call_worker(self, index: int, name: str, *args: Any, unlimited: bool = False, **kwargs: Any) -> Any:
+    async def _call_worker(
+        self, index: int, name: str, /, *args: Any, unlimited: bool = False, **kwargs: Any
+    ) -> Any:
         """``name`` carried out by worker ``index`` (started again if it stopped), given
         the pool's ``call_timeout`` seconds unless ``unlimited``."""
         worker = self._workers[index]
