@@ -39,6 +39,8 @@ from aiohttp import WSMsgType, web
 
 T = TypeVar("T")
 EPHEMERAL = 64
+ATTACHMENT = 11
+"""A slash command option's type for an uploaded file."""
 MESSAGE_CONTENT = 1 << 15
 BUCKET_LIMIT = 5
 """Messages a channel takes per :data:`BUCKET_SECONDS` by default (Discord's channel limit)."""
@@ -114,6 +116,8 @@ class Message:
     edits: int = 0
     interaction_id: int | None = None
     """The interaction this message answers (its response or a follow-up)."""
+    cdn: str = "http://x"
+    """Where its files are served (the fake's own address for a user's uploads)."""
 
     @property
     def ephemeral(self) -> bool:
@@ -128,11 +132,18 @@ class Message:
             "id": str(self.id), "channel_id": str(self.channel_id), "guild_id": str(guild_id),
             "author": self.author.payload(), "content": self.content, "timestamp": TIMESTAMP,
             "edited_timestamp": None, "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
-            "attachments": [{"id": str(snowflake()), "filename": name, "size": len(data), "url": f"http://x/{name}",
-                             "proxy_url": f"http://x/{name}"} for name, data in self.files],
+            "attachments": [attachment(self.cdn, self.id * 10 + i, name, data) for i, (name, data) in
+                            enumerate(self.files)],
             "embeds": [], "pinned": self.pinned, "type": 0, "flags": self.flags, "components": self.components,
             **({"nonce": self.nonce} if self.nonce is not None else {}),
         }
+
+
+def attachment(cdn: str, number: int, name: str, data: bytes) -> dict[str, Any]:
+    """An uploaded file as Discord describes it, served at ``cdn/attachments/NUMBER/NAME``."""
+    url = f"{cdn}/attachments/{number}/{name}"
+    return {"id": str(number), "filename": name, "size": len(data), "url": url, "proxy_url": url,
+            "content_type": "application/json"}
 
 
 @dataclass
@@ -184,6 +195,8 @@ class FakeDiscord:
         self.channels: dict[int, Channel] = {}
         self.messages: dict[int, Message] = {}
         self.interactions: dict[int, Interaction] = {}
+        self.uploads: dict[str, bytes] = {}
+        """Users' files by ``NUMBER/NAME``, as the CDN serves them."""
         self.commands: list[dict[str, Any]] = []
         self.syncs = 0
         self.requests: list[tuple[float, str, str, int]] = []
@@ -221,6 +234,7 @@ class FakeDiscord:
         app.router.add_get("/ws", self._gateway)  # named by GET /gateway/bot, as Discord names its own
         app.router.add_get("/resume-gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
+        app.router.add_get("/attachments/{path:.*}", self._cdn)
         self._runner = web.AppRunner(app, access_log=None)
         self.loop.run_until_complete(self._runner.setup())
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -284,11 +298,15 @@ class FakeDiscord:
 
     # --- users act ---------------------------------------------------------------
 
-    def say(self, user: User, channel: Channel, content: str, mentions: tuple[User, ...] = ()) -> Message:
-        """``user`` types ``content`` in ``channel`` (mentions as ``<@id>`` in the text)."""
+    def say(self, user: User, channel: Channel, content: str, mentions: tuple[User, ...] = (),
+            files: tuple[tuple[str, bytes], ...] = ()) -> Message:
+        """``user`` types ``content`` in ``channel`` (mentions as ``<@id>`` in the text),
+        with ``files`` (name, data) attached."""
         def send() -> Message:
-            message = Message(snowflake(), channel.id, user, content, time.monotonic())
+            message = Message(snowflake(), channel.id, user, content, time.monotonic(), list(files), cdn=self.url)
             self.messages[message.id] = message
+            for i, (name, data) in enumerate(files):
+                self.uploads[f"{message.id * 10 + i}/{name}"] = data
             data = message.payload(self.guild_id)
             data["member"] = user.member()
             data["mentions"] = [{**u.payload(), "member": u.member()} for u in mentions]
@@ -298,12 +316,21 @@ class FakeDiscord:
         return self.call(send)
 
     def slash(self, user: User, channel: Channel, name: str, **options: Any) -> Interaction:
-        """``user`` runs the slash command ``/name`` with ``options``."""
+        """``user`` runs the slash command ``/name`` with ``options`` (a file option's value
+        is its (name, data), uploaded with the command)."""
         def send() -> Interaction:
             command = next(c for c in self.commands if c["name"] == name)
             types = {o["name"]: o["type"] for o in command.get("options", [])}
+            values, resolved = dict(options), {}
+            for key, value in options.items():
+                if types[key] == ATTACHMENT:
+                    number = snowflake()
+                    values[key] = str(number)
+                    resolved[str(number)] = attachment(self.url, number, *value)
+                    self.uploads[f"{number}/{value[0]}"] = value[1]
             data = {"id": command["id"], "name": name, "type": 1, "guild_id": str(self.guild_id),
-                    "options": [{"name": k, "type": types[k], "value": v} for k, v in options.items()]}
+                    "options": [{"name": k, "type": types[k], "value": v} for k, v in values.items()],
+                    **({"resolved": {"attachments": resolved}} if resolved else {})}
             return self._interact(2, user, channel, data)
 
         return self.call(send)
@@ -482,6 +509,10 @@ class FakeDiscord:
                     return _json({"message": "Bad Gateway", "code": 0}, failure.status)
                 return response
         return _json({"message": "404: Not Found", "code": 0}, 404)
+
+    async def _cdn(self, request: web.Request) -> web.Response:
+        data = self.uploads.get(request.match_info["path"])
+        return web.Response(body=data) if data is not None else web.Response(status=404)
 
     async def _me(self, request: web.Request) -> web.Response:
         return _json(self.bot.payload())
