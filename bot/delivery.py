@@ -21,7 +21,7 @@ from storage import CorruptEvent, Event, EventKind, GameNotFound, GameRecord, Ga
 from storage.repository import effective_events
 
 from .core import Core, Feature, Post
-from .errors import WorkerStopped
+from .errors import PostWaits, WorkerStopped
 from .posts import Picture, event_command, next_line, player_name, render_pictures, seat_name
 
 SINCE_SHOWN = 6
@@ -143,6 +143,8 @@ class Delivery(Feature):
                             await deliver(replace(post, pictures=await self._pictures(message)))
                         else:
                             self._attach_later(where, message, post, await deliver(post), attach)
+                    except PostWaits:  # kept, with the game's later posts, for a later delivery
+                        return posted
                     except Exception:
                         log.exception("post %s of game %s not delivered; retried later", message.id, game_id)
                         return posted

@@ -83,6 +83,11 @@ class Channel:
     """For a thread: the channel it hangs from (a thread is not sent in GUILD_CREATE)."""
     refuse_files: bool = False
     """Uploads refused with 403 50013, as without the *Attach Files* permission."""
+    refuse_send: bool = False
+    """Messages refused with 403 50013, as without the *Send Messages* permission (edits
+    and pins are still allowed)."""
+    dm_with: int | None = None
+    """For a direct-message channel: the user's id."""
     sent: list[float] = field(default_factory=list)
     """When the bot's messages were created, for the rate limit."""
 
@@ -276,11 +281,29 @@ class FakeDiscord:
         return self.users.setdefault(name, User(snowflake(), name))
 
     def channel(self, name: str, parent: Channel | None = None) -> Channel:
+        """The channel (or thread) called ``name``, created if new (and announced with
+        CHANNEL_CREATE if the bot is connected, as Discord does)."""
         found = next((c for c in self.channels.values() if c.name == name), None)
         if found is None:
             found = Channel(snowflake(), name, parent.id if parent else None)
             self.channels[found.id] = found
+            if parent is None and self.ready:
+                self._dispatch("CHANNEL_CREATE", found.payload(self.guild_id))
         return found
+
+    def delete_channel(self, channel: Channel) -> None:
+        """A moderator deletes the channel: CHANNEL_DELETE, and 404 10003 for it after."""
+        def delete() -> None:
+            self.channels.pop(channel.id, None)
+            self._dispatch("CHANNEL_DELETE", channel.payload(self.guild_id))
+
+        self.call(delete)
+
+    def direct_messages(self, user: User) -> list[Message]:
+        """The bot's direct messages to ``user`` (read in the server's thread: through
+        :meth:`call` or :meth:`wait`)."""
+        return [m for m in self.messages.values()
+                if m.author is self.bot and self.channels.get(m.channel_id, Channel(0, "")).dm_with == user.id]
 
     def fail(self, method: str, path: str, status: int, **how: Any) -> None:
         """Answer the next request ``method path`` (a regular expression after /api/v10)
@@ -455,7 +478,8 @@ class FakeDiscord:
             "emojis": [], "stickers": [], "features": [], "member_count": len(self.users) + 1, "large": False,
             "verification_level": 0, "default_message_notifications": 0, "explicit_content_filter": 0,
             "mfa_level": 0, "nsfw_level": 0, "premium_tier": 0, "preferred_locale": "en-US", "system_channel_id": None,
-            "channels": [c.payload(self.guild_id) for c in self.channels.values() if c.parent_id is None],
+            "channels": [c.payload(self.guild_id) for c in self.channels.values()
+                         if c.parent_id is None and c.dm_with is None],
             "threads": [], "members": [{**self.bot.member(), "user": self.bot.payload()}], "voice_states": [],
             "presences": [], "stage_instances": [], "guild_scheduled_events": [], "joined_at": TIMESTAMP,
             "unavailable": False,
@@ -496,6 +520,8 @@ class FakeDiscord:
             ("POST", r"/channels/(\d+)/messages", self._create),
             ("PATCH", r"/channels/(\d+)/messages/(\d+)", self._edit),
             ("PUT", r"/channels/(\d+)/(?:messages/)?pins/(\d+)", self._pin),
+            ("DELETE", r"/channels/(\d+)/(?:messages/)?pins/(\d+)", self._unpin),
+            ("POST", r"/users/@me/channels", self._open_dm),
             ("POST", r"/interactions/(\d+)/([^/]+)/callback", self._callback),
             ("POST", r"/webhooks/\d+/([^/]+)", self._followup),
             ("PATCH", r"/webhooks/\d+/([^/]+)/messages/(@original|\d+)", self._edit_answer),
@@ -556,7 +582,7 @@ class FakeDiscord:
         if len(channel.sent) >= self.bucket_limit:
             return self._too_many(BUCKET_SECONDS - (now - channel.sent[0]), channel)
         body, files = await _body(request)
-        if files and channel.refuse_files:
+        if (files and channel.refuse_files) or channel.refuse_send:
             return _json({"message": "Missing Permissions", "code": 50013}, 403)
         nonce = body.get("nonce")
         if nonce is not None and body.get("enforce_nonce"):
@@ -626,6 +652,22 @@ class FakeDiscord:
             return _json({"message": "Unknown Message", "code": 10008}, 404)
         message.pinned = True
         return web.Response(status=204)
+
+    async def _unpin(self, request: web.Request, channel_id: str, message_id: str) -> web.Response:
+        message = self.messages.get(int(message_id))
+        if message is None:
+            return _json({"message": "Unknown Message", "code": 10008}, 404)
+        message.pinned = False
+        return web.Response(status=204)
+
+    async def _open_dm(self, request: web.Request) -> web.Response:
+        user_id = int((await request.json())["recipient_id"])
+        user = next(u for u in self.users.values() if u.id == user_id)
+        channel = next((c for c in self.channels.values() if c.dm_with == user_id), None)
+        if channel is None:
+            channel = Channel(snowflake(), f"dm-{user.name}", dm_with=user_id)
+            self.channels[channel.id] = channel
+        return _json({"id": str(channel.id), "type": 1, "recipients": [user.payload()], "last_message_id": None})
 
     async def _callback(self, request: web.Request, interaction_id: str, token: str) -> web.Response:
         interaction = self.interactions.get(int(interaction_id))

@@ -362,6 +362,8 @@ async def _every_verb(service: TroikaService | ServicePool) -> list[str]:
         assert record is not None
         await outcome(service.set_status_message(record.id, "42"))
         await outcome(service.status(record.id))
+    await outcome(service.channel_deleted("setup"))
+    await outcome(service.channel_deleted("setup"))  # no game there any more
     return seen
 
 

@@ -353,6 +353,94 @@ def test_a_site_game_is_imported_from_an_attachment_and_exported(world: World) -
     assert "Something went wrong" not in "".join(m.content for m in fake.posts(slashed) + fake.posts(typed))
 
 
+def to_act(world: World, channel: Channel) -> User:
+    """The player to act, as `/status` (answered whatever the channel allows) names them."""
+    status = answered(world.fake, world.fake.slash(world.dmitri, channel, "status"), "To act").content
+    name = status.partition("To act: **")[2].partition("**")[0]
+    return next(u for u in (world.anna, world.boris, world.clara, world.dmitri) if u.name == name)
+
+
+def troika_errors(world: World) -> list[str]:
+    """Troika's own ERROR lines in the bot's log (each comes with a traceback)."""
+    return [line for line in world.bot.output.splitlines() if "ERROR" in line and "troika." in line]
+
+
+def pinned_status(world: World, channel: Channel) -> Message:
+    fake = world.fake
+    return fake.wait(lambda: next((m for m in fake.messages.values() if m.channel_id == channel.id and m.pinned
+                                   and "To act" in m.content), None), 10, "the pinned status")
+
+
+def test_posts_a_channel_refuses_wait_and_the_mover_is_told_privately(world: World) -> None:
+    """E2: without *Send Messages* a move's post waits (it went for good), and the mover is
+    told privately (they were told "✓"); E3: a refused `!map` is one warning (it was two
+    tracebacks). Once the permission is back, the waiting posts go out, once each, in order."""
+    fake = world.fake
+    muted = fake.call(lambda: fake.channel("muted"))
+    first = called(world, set_up(world, muted, world.anna, world.boris, world.clara))
+    pinned_status(world, muted)
+    fake.call(lambda: setattr(muted, "refuse_send", True))
+    mark = fake.last_id()
+    fake.say(first, muted, "!pass")
+    told = fake.wait(lambda: [m for m in fake.direct_messages(first) if m.id > mark], 15, "a direct message")
+    assert "**Send Messages**" in told[0].content and "Your move is stored" in told[0].content
+    second = to_act(world, muted)
+    slash = fake.slash(second, muted, "pass")
+    note = answered(fake, slash, "Send Messages")
+    assert note.ephemeral and "Your move is stored" in note.content
+    fake.say(world.dmitri, muted, "!map")
+    fake.wait(lambda: len(fake.direct_messages(world.dmitri)) == 1, 15, "the note on the refused map")
+    assert not [m for m in fake.posts(muted, mark) if m.interaction_id is None]  # nothing reached the channel
+    fake.call(lambda: setattr(muted, "refuse_send", False))
+    third = to_act(world, muted)
+    fake.say(third, muted, "!pass")
+    moves = fake.wait(lambda: [m for m in fake.messages.values() if m.channel_id == muted.id and m.id > mark
+                               and m.author is fake.bot and m.interaction_id is None][2:] and
+                      [m for m in fake.messages.values() if m.channel_id == muted.id and m.id > mark
+                       and m.author is fake.bot and m.interaction_id is None], 15, "the posts that waited, then more")
+    assert [m.content.splitlines()[0] for m in moves[:3]] == [f"**{u.name}**: `pass`" for u in (first, second, third)]
+    output = world.bot.output
+    assert not troika_errors(world) and "Something went wrong" not in "".join(m.content for m in moves)
+    assert output.count(f"posts to channel {muted.id} wait") == 1 and "'!map' in channel" in output
+
+
+def test_a_status_that_could_not_be_updated_is_mended_without_another_move(world: World) -> None:
+    """E4: a failed edit of the pinned status is a warning and is tried again soon (it was
+    an ERROR traceback, and the status stayed behind until the next move)."""
+    fake = world.fake
+    muted = fake.call(lambda: fake.channel("muted"))
+    status = pinned_status(world, muted)
+    fake.fail("PATCH", rf"/channels/{muted.id}/messages/{status.id}", 400)
+    mover, edits = to_act(world, muted), status.edits
+    fake.say(mover, muted, "!pass")
+    fake.wait(lambda: any(s == 400 for *_, p, s in fake.requests if p.endswith(str(status.id))), 15, "the 400")
+    fake.wait(lambda: status.edits > edits, 15, "the status mended")
+    assert "not updated" in world.bot.output and not troika_errors(world)
+
+
+def test_a_finished_game_s_status_is_unpinned_and_a_deleted_channel_s_game_is_abandoned(world: World) -> None:
+    """E6: after `end confirm` the status says so and is unpinned (it stayed pinned); the
+    game of a deleted channel is no longer listed as going on (it was)."""
+    fake = world.fake
+    muted = fake.call(lambda: fake.channel("muted"))
+    status = pinned_status(world, muted)
+    mark = fake.last_id()
+    fake.say(world.anna, muted, "!end confirm")
+    reply(fake, muted, mark, "Game over")
+    fake.wait(lambda: not status.pinned, 15, "the status unpinned")
+    assert "To act" not in status.content
+    doomed = fake.call(lambda: fake.channel("doomed"))
+    set_up(world, doomed, world.boris, world.clara)
+    mark = fake.last_id()
+    fake.say(world.boris, world.two, "!games")
+    assert f"<#{doomed.id}>" in reply(fake, world.two, mark, "Game").content
+    fake.delete_channel(doomed)
+    fake.wait(lambda: "abandoned: its channel" in world.bot.output, 15, "the game abandoned")
+    mark = fake.last_id()
+    fake.say(world.boris, world.two, "!games")
+    assert f"<#{doomed.id}>" not in reply(fake, world.two, mark).content
+
+
 def test_every_message_was_well_formed_and_every_interaction_answered_in_time(world: World) -> None:
     fake = world.fake
     messages = fake.call(lambda: [m for m in fake.messages.values() if m.author is fake.bot])
