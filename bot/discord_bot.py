@@ -293,6 +293,17 @@ class TroikaBot(commands.Bot):
             await ctx.send(_fit(f"✗ {exc}"))
 
 
+def defer_after(interaction: Any) -> float:
+    """Seconds an information command's slash command may still wait for its answer before
+    it is deferred: :data:`DEFER_AFTER` from its creation (by its id's time), less what
+    reaching the bot took."""
+    created = getattr(interaction, "created_at", None)
+    if created is None:
+        return DEFER_AFTER
+    age = (discord.utils.utcnow() - created).total_seconds()
+    return DEFER_AFTER - min(max(age, 0.0), DEFER_AFTER)
+
+
 def account(user: discord.abc.User) -> Account:
     return Account(str(user.id), user.display_name)
 
@@ -621,8 +632,10 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         (its outcome is a post). Information is for everyone, but its refusal only for the
         one who asked, and the first answer after a deferral keeps the deferral's
         visibility: so information is answered directly if it is ready within
-        :data:`DEFER_AFTER`; if not, the deferral is private, and the answer goes to the
-        channel as a message of its own."""
+        :data:`DEFER_AFTER` of the interaction's creation (time spent reaching the bot
+        counts); if not, the deferral is private, and the answer goes to the channel as a
+        message of its own. An answer with files is acknowledged (deferred for everyone)
+        before they are uploaded, so no upload runs against Discord's 3 s."""
         channel_id = str(ctx.channel.id)
         information = VERBS[split(text)[0]].kind == "info"
         if not information:
@@ -632,11 +645,13 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
                                                          key=request_key(ctx), guild_id=guild_id))
         late = False
         if information and ctx.interaction is not None:
-            done, _ = await asyncio.wait({work}, timeout=DEFER_AFTER)
+            done, _ = await asyncio.wait({work}, timeout=defer_after(ctx.interaction))
             if not done:
                 await ctx.defer(ephemeral=True)
                 late = True
         reply = await work
+        if information and not late and ctx.interaction is not None and (reply.pictures or reply.files):
+            await ctx.defer()
         if not information:  # information queues no post, and must not wait behind the channel's
             try:
                 await self.deliver(channel_id)

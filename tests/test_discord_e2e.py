@@ -243,6 +243,7 @@ def test_a_refused_information_command_is_answered_privately(world: World) -> No
     table = fake.slash(world.clara, world.one, "table")
     picture = answered(fake, table)
     assert not picture.ephemeral and picture.files
+    assert table.callback_type == 5  # E7: acknowledged at once, the picture uploaded after (it went in the ack)
 
 
 def test_a_reconnect_resumes_the_session(world: World) -> None:
