@@ -629,13 +629,7 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         """Carry out a command: hand it to the service, deliver its channel's posts, answer.
 
         A slash command must be answered within 3 s. A move is deferred privately at once
-        (its outcome is a post). Information is for everyone, but its refusal only for the
-        one who asked, and the first answer after a deferral keeps the deferral's
-        visibility: so information is answered directly if it is ready within
-        :data:`DEFER_AFTER` of the interaction's creation (time spent reaching the bot
-        counts); if not, the deferral is private, and the answer goes to the channel as a
-        message of its own. An answer with files is acknowledged (deferred for everyone)
-        before they are uploaded, so no upload runs against Discord's 3 s."""
+        (its outcome is a post); information is answered as :meth:`answer_for_all` says."""
         channel_id = str(ctx.channel.id)
         information = VERBS[split(text)[0]].kind == "info"
         if not information:
@@ -643,28 +637,42 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         guild_id = str(ctx.guild.id) if ctx.guild else None
         work = asyncio.ensure_future(self.service.handle(channel_id, account(ctx.author), text,
                                                          key=request_key(ctx), guild_id=guild_id))
+        if information:  # information queues no post, and must not wait behind the channel's
+            await self.answer_for_all(ctx, work)
+            return
+        reply = await work
+        try:
+            await self.deliver(channel_id)
+        except Exception:  # the command is stored; the delivery loop sends its posts later
+            log.exception("posts after %r not delivered yet", text)
+        if channel_id in self.cannot_send:
+            await tell_privately(ctx, self.waiting_note(channel_id))
+        await self.answer(ctx, reply)
+
+    async def answer_for_all(self, ctx: commands.Context[Any], work: asyncio.Future[Reply]) -> None:
+        """Answer with ``work``'s reply for everyone, its refusal only for the one who asked.
+
+        The first answer after a slash command's deferral keeps the deferral's visibility,
+        so the answer is given directly if it is ready within :data:`DEFER_AFTER` of the
+        interaction's creation (time spent reaching the bot counts); if not, the deferral
+        is private, and the answer goes to the channel as a message of its own. An answer
+        with files is acknowledged (deferred for everyone) before they are uploaded, so no
+        upload runs against Discord's 3 s."""
         late = False
-        if information and ctx.interaction is not None:
+        if ctx.interaction is not None:
             done, _ = await asyncio.wait({work}, timeout=defer_after(ctx.interaction))
             if not done:
                 await ctx.defer(ephemeral=True)
                 late = True
         reply = await work
-        if information and not late and ctx.interaction is not None and (reply.pictures or reply.files):
-            await ctx.defer()
-        if not information:  # information queues no post, and must not wait behind the channel's
-            try:
-                await self.deliver(channel_id)
-            except Exception:  # the command is stored; the delivery loop sends its posts later
-                log.exception("posts after %r not delivered yet", text)
-            if channel_id in self.cannot_send:
-                await tell_privately(ctx, self.waiting_note(channel_id))
         if late:
-            if reply.text or reply.pictures:
+            if reply.text or reply.pictures or reply.files:
                 await self.answer(ctx, reply, send=ctx.channel.send)
             await ctx.send("✓", ephemeral=True)
-        else:
-            await self.answer(ctx, reply)
+            return
+        if ctx.interaction is not None and (reply.pictures or reply.files):
+            await ctx.defer()
+        await self.answer(ctx, reply)
 
     @staticmethod
     async def answer(ctx: commands.Context[Any], reply: Reply,
@@ -706,13 +714,16 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
             await self.play(ctx, " ".join(str(v) for v in [verb.name, *values.values()] if str(v)))
 
     async def import_file(self, ctx: commands.Context[Any], log: discord.Attachment) -> None:
-        """The game's JSON exported from 18xx.games, attached (checked before it is read)."""
-        await ctx.defer()
+        """The game's JSON exported from 18xx.games, attached (checked before it is read);
+        the import told to all, a refusal to the importer only."""
         check_size(log.size, log.filename)
         guild_id = str(ctx.guild.id) if ctx.guild else None
-        reply = await self.service.import_site_game(str(ctx.channel.id), account(ctx.author), await log.read(),
-                                                    name=log.filename, guild_id=guild_id)
-        await self.answer(ctx, reply)
+
+        async def imported() -> Reply:
+            return await self.service.import_site_game(str(ctx.channel.id), account(ctx.author), await log.read(),
+                                                       name=log.filename, guild_id=guild_id)
+
+        await self.answer_for_all(ctx, asyncio.ensure_future(imported()))
 
     async def replace_member(self, ctx: commands.Context[Any], player: str, member: discord.Member) -> None:
         """``!replace Boris @someone`` (``!seat "Player 2" @someone``): the seat to a member."""

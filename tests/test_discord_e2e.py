@@ -342,6 +342,8 @@ def test_a_site_game_is_imported_from_an_attachment_and_exported(world: World) -
     log, _ = shared_game("1867-21268")
     site = json.dumps({**log, "actions": log["actions"][:40]}).encode()
     slashed, typed = (fake.call(lambda n=n: fake.channel(n)) for n in ("imported-slash", "imported-typed"))
+    refused = fake.slash(world.anna, slashed, "import", log=("21268.json", site[:-9]))
+    assert answered(fake, refused, "not valid JSON").ephemeral  # a refusal for the importer only
     imported = fake.slash(world.anna, slashed, "import", log=("21268.json", site))
     answer = answered(fake, imported, "imports", timeout=30)
     assert "**Anna** imports 1867 game 21268" in answer.content and not answer.ephemeral
