@@ -520,7 +520,7 @@ class FakeDiscord:
             ("POST", r"/channels/(\d+)/messages", self._create),
             ("PATCH", r"/channels/(\d+)/messages/(\d+)", self._edit),
             ("PUT", r"/channels/(\d+)/(?:messages/)?pins/(\d+)", self._pin),
-            ("DELETE", r"/channels/(\d+)/(?:messages/)?pins/(\d+)", self._unpin),
+            ("DELETE", r"/channels/(\d+)/(?:messages/)?pins/(\d+)", self._pin),
             ("POST", r"/users/@me/channels", self._open_dm),
             ("POST", r"/interactions/(\d+)/([^/]+)/callback", self._callback),
             ("POST", r"/webhooks/\d+/([^/]+)", self._followup),
@@ -647,17 +647,11 @@ class FakeDiscord:
         return _json(message.payload(self.guild_id))
 
     async def _pin(self, request: web.Request, channel_id: str, message_id: str) -> web.Response:
+        """PUT pins the message, DELETE unpins it."""
         message = self.messages.get(int(message_id))
         if message is None:
             return _json({"message": "Unknown Message", "code": 10008}, 404)
-        message.pinned = True
-        return web.Response(status=204)
-
-    async def _unpin(self, request: web.Request, channel_id: str, message_id: str) -> web.Response:
-        message = self.messages.get(int(message_id))
-        if message is None:
-            return _json({"message": "Unknown Message", "code": 10008}, 404)
-        message.pinned = False
+        message.pinned = request.method == "PUT"
         return web.Response(status=204)
 
     async def _open_dm(self, request: web.Request) -> web.Response:
