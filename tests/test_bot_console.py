@@ -47,8 +47,10 @@ def repo_of(service: TroikaService | ServicePool) -> Any:
 
 
 @pytest.mark.slow
-@WORKERS
-@pytest.mark.parametrize("name", ["1861-29683", "1861-bank-breaks", "1867-21268", "1867-19792"])
+@pytest.mark.parametrize("name,workers", [
+    *((name, 0) for name in ("1861-29683", "1861-bank-breaks", "1867-21268", "1867-19792")),
+    ("1861-29683", None), ("1867-19792", None),  # a game of each title through the pool: the suite's time
+])
 async def test_a_real_game_typed_in_ends_with_its_logged_result(name: str, workers: int | None) -> None:
     log, _ = shared_game(name)
     out: list[str] = []
