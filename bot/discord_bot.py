@@ -485,7 +485,7 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         ]
 
     async def cog_unload(self) -> None:
-        for task in self._loops:
+        for task in [*self._loops, *([self._status_retry] if self._status_retry else [])]:
             task.cancel()
 
     # --- delivery ------------------------------------------------------------------
