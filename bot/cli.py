@@ -344,7 +344,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:
             from bot.console import run_console
 
-            asyncio.run(run_console(args.db, Path(args.pictures)))
+            asyncio.run(run_console(args.db, Path(args.pictures), workers=args.workers))
     except KeyboardInterrupt:
         pass
     except StoreError as exc:
@@ -616,8 +616,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--web-url", metavar="URL", default=None,
                        help="the pages' public address, behind a reverse proxy (see deploy/WEB.md)")
         p.add_argument("--workers", type=int, default=None,
-                       help="Discord: worker processes for the games' engine work (default: one per core, at least 2; "
-                            "0: all in the bot's process)")
+                       help="worker processes for the games' engine work, the bot's or the console's (default: "
+                            "one per core, at least 2; 0: all in the one process)")
         p.set_defaults(func=cmd_run)
 
     if every or command == "export":

@@ -103,12 +103,31 @@ class Commissioner(Feature):
     ) -> Reply:
         """End a game that cannot be loaded: logged as an admin event (its log is not
         read), and the channel is free for another."""
-        seq = await self.store.last_seq(record.id)
-        event = NewEvent({"type": "abandon", "problem": str(problem)}, EventKind.ADMIN, commissioner.player_id,
-                         reason.strip() or None)
-        await self.store.append(record.id, seq, event, status=GameStatus.ABANDONED)
+        await self._abandon(record, str(problem), commissioner.player_id, reason.strip() or None)
         return Reply(f"Game {record.id} is ended: it could not be loaded ({problem.reason}). "
                      "The channel is free for a `new` game.")
+
+    async def _abandon(self, record: GameRecord, problem: str, actor: str | None, note: str | None) -> None:
+        seq = await self.store.last_seq(record.id)
+        event = NewEvent({"type": "abandon", "problem": problem}, EventKind.ADMIN, actor, note)
+        await self.store.append(record.id, seq, event, status=GameStatus.ABANDONED)
+
+    async def channel_deleted(self, channel_id: str) -> int | None:
+        """The game set up or played in a channel that was deleted is abandoned (a running
+        one with an admin event saying why), so no list shows it as going on; its number."""
+
+        async def attempt() -> int | None:
+            record = await self.store.active_game_in_channel(channel_id)
+            if record is None:
+                return None
+            if record.status is GameStatus.SETTING_UP:
+                await self.store.set_status(record.id, GameStatus.ABANDONED)
+            else:
+                await self._abandon(record, "its channel was deleted", None, None)
+            return record.id
+
+        async with self.core.lock(channel_id):
+            return await self.core.retrying(attempt)
 
     async def remind(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         hours = _hours(rest)

@@ -5,7 +5,8 @@ long-game``: an optional player count, title, market and the rulebook's options)
 command acts for the player who must decide now, or for the player named by an
 ``as NAME`` prefix (``as Anna bid TSR 20``).
 Pictures are written to a folder (``map.png``, ``market.png``, ``table.png``, replaced
-as the game goes on) and their paths printed.
+as the game goes on) and their paths printed. The engine work runs in worker processes,
+as the Discord bot's does (:mod:`bot.workers`; ``--workers 0``: in this process).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.game_setup import is_setup_word
-from storage import store_at
 from storage.postgres import safe_url
 
 from .commands import split
@@ -29,6 +29,7 @@ from .service import (
     TroikaService,
     game_choice,
 )
+from .workers import ServicePool, open_service
 
 CHANNEL = "console"
 NOBODY = Account("console", "console")
@@ -42,7 +43,8 @@ ITALICS = re.compile(r"(?<![\w`])_(\S(?:[^_\n]*\S)?)_(?![\w`])")
 class Console:
     """Reads command lines, prints replies and posts, writes pictures."""
 
-    def __init__(self, service: TroikaService, pictures_dir: Path, write: Callable[[str], None] = print) -> None:
+    def __init__(self, service: TroikaService | ServicePool, pictures_dir: Path,
+                 write: Callable[[str], None] = print) -> None:
         self.service = service
         self.pictures_dir = pictures_dir
         self.files_dir = pictures_dir.parent  # exported games go beside the pictures' folder
@@ -168,16 +170,16 @@ def banner(running: bool) -> str:
             f"market). {how}")
 
 
-async def run_console(location: str | Path, pictures_dir: Path) -> None:
+async def run_console(location: str | Path, pictures_dir: Path, workers: int | None = None) -> None:
     """The interactive prompt, until end of input or ``quit``, on the store at
-    ``location`` (a SQLite file or a PostgreSQL URL)."""
+    ``location`` (a SQLite file or a PostgreSQL URL), the engine in ``workers`` worker
+    processes (by default as many as the bot's; 0: in this process)."""
     if "://" not in str(location) and not Path(location).parent.is_dir():
         raise SystemExit(f"troika: no folder {Path(location).parent}/ for the database {location}")
-    async with store_at(location) as store:
-        service = TroikaService(store)
+    async with open_service(location, workers=workers) as service:
         console = Console(service, pictures_dir)
         print(f"Troika console · database {safe_url(str(location))} · pictures in {pictures_dir}/")
-        running = await store.active_game_in_channel(CHANNEL)
+        running = await service.store.active_game_in_channel(CHANNEL)
         if running is not None:
             await console.line("status")
         print(banner(running is not None))

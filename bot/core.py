@@ -101,11 +101,13 @@ class Post:
 
 @dataclass(frozen=True)
 class Status:
-    """A game's status text, and the channel and message that show it (if pinned yet)."""
+    """A game's status text, and the channel and message that show it (if pinned yet);
+    ``over``: the game has ended (its status is unpinned)."""
 
     channel_id: str | None
     message_id: str | None
     text: str
+    over: bool = False
 
 
 class Core:
@@ -146,7 +148,9 @@ class Core:
 
     async def ledger(self, game_id: int, last_seq: int | None = None) -> Ledger:
         """The game's ledger up to its last event (``last_seq`` if just read)."""
-        ledger = self._ledgers.setdefault(game_id, Ledger())
+        ledger = self._ledgers.get(game_id)
+        if ledger is None:
+            ledger = self._ledgers[game_id] = Ledger(since=(await self.store.get_game(game_id)).created_at)
         if ledger.seq < (await self.store.last_seq(game_id) if last_seq is None else last_seq):
             ledger.fold(await self.store.events(game_id, after_seq=ledger.seq))
         return ledger

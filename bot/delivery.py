@@ -32,7 +32,7 @@ from storage import (
 from storage.repository import effective_events
 
 from .core import Core, Feature, Post
-from .errors import WorkerStopped
+from .errors import PostWaits, WorkerStopped
 from .posts import Picture, event_command, next_line, player_name, render_pictures, seat_name
 
 SINCE_SHOWN = 6
@@ -178,6 +178,8 @@ class Delivery(Feature):
                             owed = None if sent is None or not self._wants_pictures(message) \
                                 else str(getattr(sent, "id", sent))
                             self._attach_later(where, message, post, sent, attach)
+                    except PostWaits:  # kept, with the game's later posts, for a later delivery
+                        return posted
                     except Exception:
                         log.exception("post %s of game %s not delivered; retried later", message.id, game_id)
                         return posted

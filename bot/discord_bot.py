@@ -39,7 +39,7 @@ from discord.ext import commands
 from storage import Shard, StoreError
 
 from .commands import BUTTONS, VERBS, Verb, split
-from .errors import Refusal
+from .errors import PostWaits, Refusal, WorkerStopped
 from .posts import Picture
 from .service import Account, Post, Reply, TroikaService, option_suggestions
 from .site_games import check_size
@@ -60,7 +60,13 @@ DEFER_AFTER = 1.5
 (Discord wants an answer within 3 s); an answer within them can still be private."""
 NO_FILES = ("_(The pictures are not shown: Troika needs the **Attach Files** permission in this channel; "
             "a moderator can grant it in the channel's settings.)_")
+NO_SEND = ("Troika cannot post in <#{channel}>: it needs the **Send Messages** permission there (a moderator "
+           "can grant it in the channel's settings).")
 MISSING_PERMISSIONS = 50013
+UNKNOWN_CHANNEL = 10003
+STATUS_RETRY = 5.0
+"""Seconds before a pinned status that could not be brought up to date is tried again
+(then at each delivery pass until it is)."""
 FETCHED_CHANNELS = 1000
 """Threads kept once fetched (the oldest fetched is forgotten first)."""
 EXIT_REFUSED = 3
@@ -263,6 +269,11 @@ class TroikaBot(commands.Bot):
         if isinstance(original, (Refusal, commands.UserInputError)):
             await ctx.send(_fit(f"✗ {original}"), ephemeral=True)
             return
+        if isinstance(original, discord.Forbidden):  # the channel refuses the answer: no bug of ours
+            log.warning("the answer to %r in channel %s is refused: %s", ctx.message.content, ctx.channel.id,
+                        original)
+            await tell_privately(ctx, NO_SEND.format(channel=ctx.channel.id))
+            return
         log.error("command %r failed", ctx.message.content, exc_info=original)
         await ctx.send("✗ Something went wrong on my side; it is logged.", ephemeral=True)
 
@@ -282,8 +293,31 @@ class TroikaBot(commands.Bot):
             await ctx.send(_fit(f"✗ {exc}"))
 
 
+def defer_after(interaction: Any) -> float:
+    """Seconds an information command's slash command may still wait for its answer before
+    it is deferred: :data:`DEFER_AFTER` from its creation (by its id's time), less what
+    reaching the bot took."""
+    created = getattr(interaction, "created_at", None)
+    if created is None:
+        return DEFER_AFTER
+    age: float = (discord.utils.utcnow() - created).total_seconds()
+    return DEFER_AFTER - min(max(age, 0.0), DEFER_AFTER)
+
+
 def account(user: discord.abc.User) -> Account:
     return Account(str(user.id), user.display_name)
+
+
+async def tell_privately(ctx: commands.Context[Any], text: str) -> None:
+    """``text`` for the one who gave the command only: beside a slash command's answer,
+    else as a direct message (which they may have closed: then it is logged)."""
+    try:
+        if ctx.interaction is not None:
+            await ctx.send(_fit(text), ephemeral=True)
+        else:
+            await ctx.author.send(_fit(text))
+    except discord.HTTPException as exc:
+        log.warning("%s could not be told privately: %s", ctx.author.id, exc)
 
 
 class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -325,6 +359,8 @@ class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         try:
             if isinstance(cog, GameCog):
                 await cog.deliver(channel_id)
+                if channel_id in cog.cannot_send:
+                    text += "\n" + cog.waiting_note(channel_id)
         except Exception:  # the click is stored; the delivery loop sends its posts later
             log.exception("posts after a click on %s not delivered yet", self.verb)
         await interaction.followup.send(_fit(text), ephemeral=True)
@@ -435,6 +471,12 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         self.bot = bot
         self.service = bot.service
         self._loops: list[asyncio.Task[None]] = []
+        self.cannot_send: dict[str, str] = {}
+        """Channels that refuse Troika's posts (a permission missing), with Discord's
+        answer: their posts wait in the outbox."""
+        self._status_owed: set[int] = set()
+        """Games whose pinned status could not be brought up to date."""
+        self._status_retry: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
         self._loops = [
@@ -443,7 +485,7 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         ]
 
     async def cog_unload(self) -> None:
-        for task in self._loops:
+        for task in [*self._loops, *([self._status_retry] if self._status_retry else [])]:
             task.cancel()
 
     # --- delivery ------------------------------------------------------------------
@@ -460,31 +502,86 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
     async def deliver(self, channel_id: str | None = None) -> None:
         """Send the queued posts (of one channel's games, or all), each channel's on its
         own so that a slow channel holds back no other, and bring each game's pinned status
-        up to date after its posts."""
+        up to date after its posts (a pass over all also mends the statuses owed)."""
         await self.service.flush(self._send, channel_id=channel_id, then=self._after_posts, attach=self._attach)
+        if channel_id is None:
+            await self._mend_statuses()
 
     async def _after_posts(self, game_id: int) -> None:
+        """Bring the game's pinned status up to date; if Discord or the game's worker
+        fails, it is owed: tried again shortly, then at each delivery pass."""
         try:
             await self._pin_status(game_id)
+        except (discord.HTTPException, WorkerStopped, StoreError) as exc:
+            if game_id not in self._status_owed:
+                log.warning("status of game %s not updated (%s); tried again later", game_id, exc)
+            self._owe_status(game_id)
         except Exception:
             log.exception("status of game %s not updated", game_id)
+            self._owe_status(game_id)
+        else:
+            self._status_owed.discard(game_id)
+
+    def _owe_status(self, game_id: int) -> None:
+        self._status_owed.add(game_id)
+        if self._status_retry is None or self._status_retry.done():
+            self._status_retry = asyncio.create_task(self._mend_statuses(STATUS_RETRY))
+
+    async def _mend_statuses(self, after: float = 0.0) -> None:
+        await asyncio.sleep(after)
+        for game_id in sorted(self._status_owed):
+            await self._after_posts(game_id)
+
+    def waiting_note(self, channel_id: str) -> str:
+        """What the mover is told privately when the channel refuses the post of their move."""
+        return "⚠ " + NO_SEND.format(channel=channel_id) + " Your move is stored; its post follows once it can."
 
     async def _send(self, post: Post) -> Any:
-        """Send a post's text (its pictures follow: :meth:`_attach`); the message sent."""
+        """Send a post's text (its pictures follow: :meth:`_attach`); the message sent.
+        A post the channel refuses (a permission missing) waits in the outbox; one to a
+        deleted channel is dropped, and the channel's game abandoned."""
         if post.channel_id is None:
             return None
         view = choice_view(post)
         try:
             channel = await self.bot.resolve_channel(post.channel_id)
             extra: dict[str, Any] = {"view": view} if view is not None else {}
-            return await channel.send(_fit(post_text(post)), nonce=post.outbox_id,
+            sent = await channel.send(_fit(post_text(post)), nonce=post.outbox_id,
                                       allowed_mentions=post_mentions(post), **extra)
-        except (discord.NotFound, discord.Forbidden) as exc:
+        except discord.Forbidden as exc:
+            if post.channel_id not in self.cannot_send:
+                log.warning("posts to channel %s wait from post %s on: %s", post.channel_id, post.outbox_id, exc)
+            self.cannot_send[post.channel_id] = str(exc)
+            raise PostWaits(str(exc)) from None
+        except discord.NotFound as exc:
             log.warning("post %s to channel %s dropped: %s", post.outbox_id, post.channel_id, exc)
+            if exc.code == UNKNOWN_CHANNEL:
+                await self._channel_gone(post.channel_id)
             return None
         finally:
             if view is not None:
                 view.stop()  # its buttons are answered by ChoiceButton's pattern, not kept per message
+        if self.cannot_send.pop(post.channel_id, None) is not None:
+            log.warning("posts to channel %s go out again", post.channel_id)
+        return sent
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        await self._channel_gone(str(channel.id))
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        await self._channel_gone(str(payload.thread_id))
+
+    async def _channel_gone(self, channel_id: str) -> None:
+        """The channel was deleted: its game is abandoned, so that nothing lists it as going on."""
+        try:
+            game_id = await self.service.channel_deleted(channel_id)
+        except Exception:
+            log.exception("the game of the deleted channel %s is not marked abandoned", channel_id)
+            return
+        if game_id is not None:
+            log.warning("game %s is abandoned: its channel %s was deleted", game_id, channel_id)
 
     async def _attach(self, sent: Any, post: Post, pictures: list[Picture]) -> None:
         """Attach a post's pictures, once drawn, to the message that carried its text: the
@@ -505,17 +602,24 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
             await sent.edit(content=_fit(post_text(replace(post, text="\n".join(filter(None, (post.text, NO_FILES)))))))
 
     async def _pin_status(self, game_id: int) -> None:
+        """Edit the game's pinned status message (posted and pinned if it has none); once
+        the game is over, its last edit and then unpinned."""
         status = await self.service.status(game_id)
-        if status.channel_id is None:
+        if status.channel_id is None or (status.over and status.message_id is None):
             return
         try:
             channel = await self.bot.resolve_channel(status.channel_id)
             if status.message_id is not None:
                 try:
-                    await channel.get_partial_message(int(status.message_id)).edit(content=_fit(status.text))
+                    pinned = channel.get_partial_message(int(status.message_id))
+                    await pinned.edit(content=_fit(status.text))
+                    if status.over:
+                        await pinned.unpin()
+                        await self.service.set_status_message(game_id, "")  # a reopened game pins anew
                     return
                 except discord.NotFound:
-                    pass
+                    if status.over:
+                        return
             message = await channel.send(_fit(status.text))
             await self.service.set_status_message(game_id, str(message.id))
             await message.pin()
@@ -528,11 +632,7 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         """Carry out a command: hand it to the service, deliver its channel's posts, answer.
 
         A slash command must be answered within 3 s. A move is deferred privately at once
-        (its outcome is a post). Information is for everyone, but its refusal only for the
-        one who asked, and the first answer after a deferral keeps the deferral's
-        visibility: so information is answered directly if it is ready within
-        :data:`DEFER_AFTER`; if not, the deferral is private, and the answer goes to the
-        channel as a message of its own."""
+        (its outcome is a post); information is answered as :meth:`answer_for_all` says."""
         channel_id = str(ctx.channel.id)
         information = VERBS[split(text)[0]].kind == "info"
         if not information:
@@ -540,24 +640,42 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
         guild_id = str(ctx.guild.id) if ctx.guild else None
         work = asyncio.ensure_future(self.service.handle(channel_id, account(ctx.author), text,
                                                          key=request_key(ctx), guild_id=guild_id))
+        if information:  # information queues no post, and must not wait behind the channel's
+            await self.answer_for_all(ctx, work)
+            return
+        reply = await work
+        try:
+            await self.deliver(channel_id)
+        except Exception:  # the command is stored; the delivery loop sends its posts later
+            log.exception("posts after %r not delivered yet", text)
+        if channel_id in self.cannot_send:
+            await tell_privately(ctx, self.waiting_note(channel_id))
+        await self.answer(ctx, reply)
+
+    async def answer_for_all(self, ctx: commands.Context[Any], work: asyncio.Future[Reply]) -> None:
+        """Answer with ``work``'s reply for everyone, its refusal only for the one who asked.
+
+        The first answer after a slash command's deferral keeps the deferral's visibility,
+        so the answer is given directly if it is ready within :data:`DEFER_AFTER` of the
+        interaction's creation (time spent reaching the bot counts); if not, the deferral
+        is private, and the answer goes to the channel as a message of its own. An answer
+        with files is acknowledged (deferred for everyone) before they are uploaded, so no
+        upload runs against Discord's 3 s."""
         late = False
-        if information and ctx.interaction is not None:
-            done, _ = await asyncio.wait({work}, timeout=DEFER_AFTER)
+        if ctx.interaction is not None:
+            done, _ = await asyncio.wait({work}, timeout=defer_after(ctx.interaction))
             if not done:
                 await ctx.defer(ephemeral=True)
                 late = True
         reply = await work
-        if not information:  # information queues no post, and must not wait behind the channel's
-            try:
-                await self.deliver(channel_id)
-            except Exception:  # the command is stored; the delivery loop sends its posts later
-                log.exception("posts after %r not delivered yet", text)
         if late:
-            if reply.text or reply.pictures:
+            if reply.text or reply.pictures or reply.files:
                 await self.answer(ctx, reply, send=ctx.channel.send)
             await ctx.send("✓", ephemeral=True)
-        else:
-            await self.answer(ctx, reply)
+            return
+        if ctx.interaction is not None and (reply.pictures or reply.files):
+            await ctx.defer()
+        await self.answer(ctx, reply)
 
     @staticmethod
     async def answer(ctx: commands.Context[Any], reply: Reply,
@@ -601,13 +719,16 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
             await self.play(ctx, " ".join(str(v) for v in [verb.name, *values.values()] if str(v)))
 
     async def import_file(self, ctx: commands.Context[Any], log: discord.Attachment) -> None:
-        """The game's JSON exported from 18xx.games, attached (checked before it is read)."""
-        await ctx.defer()
+        """The game's JSON exported from 18xx.games, attached (checked before it is read);
+        the import told to all, a refusal to the importer only."""
         check_size(log.size, log.filename)
         guild_id = str(ctx.guild.id) if ctx.guild else None
-        reply = await self.service.import_site_game(str(ctx.channel.id), account(ctx.author), await log.read(),
-                                                    name=log.filename, guild_id=guild_id)
-        await self.answer(ctx, reply)
+
+        async def imported() -> Reply:
+            return await self.service.import_site_game(str(ctx.channel.id), account(ctx.author), await log.read(),
+                                                       name=log.filename, guild_id=guild_id)
+
+        await self.answer_for_all(ctx, asyncio.ensure_future(imported()))
 
     async def replace_member(self, ctx: commands.Context[Any], player: str, member: discord.Member) -> None:
         """``!replace Boris @someone`` (``!seat "Player 2" @someone``): the seat to a member."""

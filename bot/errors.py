@@ -13,6 +13,11 @@ class NotAllowed(Refusal):
     """The player may not do this (not seated, not their turn, not the commissioner)."""
 
 
+class PostWaits(Exception):
+    """A post its channel will not take now (a permission missing there): it stays in the
+    outbox for a later delivery; the frontend has said why."""
+
+
 class WorkerStopped(Refusal):
     """The worker carrying out a call stopped (or answered nonsense) before answering."""
 

@@ -15,6 +15,7 @@ from engine.notation import shown
 from engine.view import round_title
 from storage import CorruptEvent, Event, EventKind, GameRecord, GameStatus
 from storage.repository import effective_events, undos_to_redo
+from storage.store import ACTIVE_STATUSES
 
 from .commands import VERBS
 from .core import REPLY_LIMIT, Account, Command, Feature, Reply, Status, account_of, broken, match_seat
@@ -38,7 +39,8 @@ class Information(Feature):
             ledger = await self.core.ledger(game_id)
             game = (await self.repo.load(game_id)).game
             return Status(record.channel_id, ledger.status_message,
-                          status_text(record, game, ledger, self.core.clock(), timestamps=self.core.timestamps))
+                          status_text(record, game, ledger, self.core.clock(), timestamps=self.core.timestamps),
+                          over=game.state.finished or record.status not in ACTIVE_STATUSES)
 
     async def seat_account(self, channel_id: str, words: list[str]) -> tuple[Account, int]:
         """The account of the seat named by the first of ``words``, and how many words

@@ -55,6 +55,9 @@ class Ledger:
     status_message: str | None = None
     waits: dict[str, list[float]] = field(default_factory=dict)
     """Seconds each player took per action, by player id."""
+    since: datetime | None = None
+    """When the game came to Troika: the actions stored with it (an imported game's
+    history) are not timed, and no turn began before it."""
 
     def fold(self, events: Iterable[Event]) -> None:
         """Take in the events after :attr:`seq`; those folded already are skipped, so
@@ -67,8 +70,10 @@ class Ledger:
 
     def _fold(self, event: Event) -> None:
         if event.kind in (EventKind.ACTION, EventKind.UNDO, EventKind.REDO):
-            if event.kind is EventKind.ACTION and event.actor and self.turn_began is not None:
-                wait = (event.created_at - self.turn_began).total_seconds()
+            played_here = self.since is None or event.created_at > self.since
+            if event.kind is EventKind.ACTION and event.actor and self.turn_began is not None and played_here:
+                began = self.turn_began if self.since is None else max(self.turn_began, self.since)
+                wait = (event.created_at - began).total_seconds()
                 self.waits.setdefault(event.actor, []).append(max(wait, 0.0))
             self._moved(event)
             return
@@ -94,7 +99,7 @@ class Ledger:
         elif kind == "reminder" and data.get("position") == self.position:
             self.reminded.add(int(data["stage"]))
         elif kind == "status_message":
-            self.status_message = data.get("message_id")
+            self.status_message = data.get("message_id") or None  # "": unpinned, the game over
 
     def _moved(self, event: Event) -> None:
         self.position = event.seq

@@ -92,6 +92,7 @@ class TroikaService:
         self.send_reminders = self.delivery.send_reminders
         self.close = self.delivery.close
         self.set_status_message = self.delivery.set_status_message
+        self.channel_deleted = self.commissioner.channel_deleted
         self.status = self.information.pinned_status
         self.seat_account = self.information.seat_account
         self.deciding_account = self.information.deciding_account

@@ -67,6 +67,10 @@ class SetUp(Feature):
         (``hot_seat``: the console, where every seat is at one keyboard)."""
         log = read_site_file(data, name)
         troika = await asyncio.to_thread(troika_log, log, (account.id, account.name), hot_seat)
+        seat = next(p for p in troika["players"] if p["commissioner"])
+        site_name = seat["name"]
+        if not hot_seat:  # the importer plays under their own name, as a member given a seat does
+            seat["name"] = seated_name(account)
         try:
             record = await self.repo.import_game(troika, account.id, guild_id=guild_id, channel_id=channel_id)
         except ChannelBusy as exc:
@@ -74,18 +78,18 @@ class SetUp(Feature):
         except InvalidGameLog as exc:
             raise Refusal(f"This 18xx.games log does not replay: {one_line(str(exc))}") from None
         game = (await self.repo.load(record.id)).game
-        mine = next(s for s in record.seats if s.commissioner)
         where = "The game is over." if game.state.finished else f"{round_title(game)}: {who_acts(game)} {doing(game)}."
         free = [s.display_name for s in record.seats if s.discord_user_id is None]
         seats = f" Free seats: {', '.join(free)}; the commissioner gives them with `seat \"{free[0]}\" @someone`." \
             if free else ""
-        renamed = [f"{code_span(str(site.get('name'))) or '(no name)'} → {seat['name']}"
-                   for site, seat in zip(log["players"], troika["players"], strict=True)
-                   if str(site.get("name")) != seat["name"]]
+        renamed = [f"{code_span(str(site.get('name'))) or '(no name)'} → {played['name']}"
+                   for site, played in zip(log["players"], troika["players"], strict=True)
+                   if str(site.get("name")) != played["name"] and played is not seat]
         names = f" Renamed so each seat has a name of its own, on one line: {'; '.join(renamed)}." if renamed else ""
         return Reply(f"**{account.name}** imports {log.get('title')} game {log.get('id', '')} from 18xx.games as "
                      f"game {record.id} ({len(troika['actions'])} actions, the site's rules); the commissioner "
-                     f"holds {mine.display_name}'s seat. {where}{seats}{names}")
+                     f"holds {site_name}'s seat{'' if seat['name'] == site_name else ' as ' + seat['name']}. "
+                     f"{where}{seats}{names}")
 
     @staticmethod
     async def import_text(command: Command) -> Reply:

@@ -87,7 +87,7 @@ _CALLS: dict[str, type | tuple[type, ...]] = {
     "handle": Reply, "replace_seat": Reply, "import_site_game": Reply, "start_local_game": Reply,
     "status": Status, "set_status_message": type(None), "deciding_account": _MAYBE_ACCOUNT,
     "typing_account": _MAYBE_ACCOUNT, "suggestions": list, "post_pictures": list, "send_reminders": type(None),
-    "verify_running_games": list, "run": object,
+    "verify_running_games": list, "channel_deleted": (int, type(None)), "run": object,
 }
 """The :class:`TroikaService` methods a worker carries out, and the type each answer
 must have; ``run`` is engine work beside the channel's games (the bench's heavy solve,
@@ -516,11 +516,15 @@ class ServicePool:
         whose = f"worker {owner}'s" if owner is not None else "no worker's"
         return f"{name} in channel {str(channel)[:40]}, {whose}"
 
-    async def call(self, channel_id: str, name: str, *args: Any, **kwargs: Any) -> Any:
-        """Carry out ``name`` in the channel's worker (started again if it stopped)."""
+    async def call(self, channel_id: str, name: str, /, *args: Any, **kwargs: Any) -> Any:
+        """Carry out ``name`` in the channel's worker (started again if it stopped).
+        ``channel_id`` and ``name`` are positional only: the call's own keyword arguments
+        may have any name (``import_site_game``'s ``name``, the file's)."""
         return await self._call_worker(self.worker_of(channel_id), name, *args, **kwargs)
 
-    async def _call_worker(self, index: int, name: str, *args: Any, unlimited: bool = False, **kwargs: Any) -> Any:
+    async def _call_worker(
+        self, index: int, name: str, /, *args: Any, unlimited: bool = False, **kwargs: Any
+    ) -> Any:
         """``name`` carried out by worker ``index`` (started again if it stopped), given
         the pool's ``call_timeout`` seconds unless ``unlimited``."""
         worker = self._workers[index]
@@ -589,6 +593,10 @@ class ServicePool:
 
     async def set_status_message(self, game_id: int, message_id: str) -> None:
         await self.call(await self._game_channel(game_id), "set_status_message", game_id, message_id)
+
+    async def channel_deleted(self, channel_id: str) -> int | None:
+        game: int | None = await self.call(channel_id, "channel_deleted", channel_id)
+        return game
 
     async def deciding_account(self, channel_id: str) -> Account | None:
         account: Account | None = await self.call(channel_id, "deciding_account", channel_id)

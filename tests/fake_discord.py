@@ -39,6 +39,8 @@ from aiohttp import WSMsgType, web
 
 T = TypeVar("T")
 EPHEMERAL = 64
+ATTACHMENT = 11
+"""A slash command option's type for an uploaded file."""
 MESSAGE_CONTENT = 1 << 15
 BUCKET_LIMIT = 5
 """Messages a channel takes per :data:`BUCKET_SECONDS` by default (Discord's channel limit)."""
@@ -81,6 +83,11 @@ class Channel:
     """For a thread: the channel it hangs from (a thread is not sent in GUILD_CREATE)."""
     refuse_files: bool = False
     """Uploads refused with 403 50013, as without the *Attach Files* permission."""
+    refuse_send: bool = False
+    """Messages refused with 403 50013, as without the *Send Messages* permission (edits
+    and pins are still allowed)."""
+    dm_with: int | None = None
+    """For a direct-message channel: the user's id."""
     sent: list[float] = field(default_factory=list)
     """When the bot's messages were created, for the rate limit."""
 
@@ -114,6 +121,8 @@ class Message:
     edits: int = 0
     interaction_id: int | None = None
     """The interaction this message answers (its response or a follow-up)."""
+    cdn: str = "http://x"
+    """Where its files are served (the fake's own address for a user's uploads)."""
 
     @property
     def ephemeral(self) -> bool:
@@ -128,11 +137,18 @@ class Message:
             "id": str(self.id), "channel_id": str(self.channel_id), "guild_id": str(guild_id),
             "author": self.author.payload(), "content": self.content, "timestamp": TIMESTAMP,
             "edited_timestamp": None, "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
-            "attachments": [{"id": str(snowflake()), "filename": name, "size": len(data), "url": f"http://x/{name}",
-                             "proxy_url": f"http://x/{name}"} for name, data in self.files],
+            "attachments": [attachment(self.cdn, self.id * 10 + i, name, data) for i, (name, data) in
+                            enumerate(self.files)],
             "embeds": [], "pinned": self.pinned, "type": 0, "flags": self.flags, "components": self.components,
             **({"nonce": self.nonce} if self.nonce is not None else {}),
         }
+
+
+def attachment(cdn: str, number: int, name: str, data: bytes) -> dict[str, Any]:
+    """An uploaded file as Discord describes it, served at ``cdn/attachments/NUMBER/NAME``."""
+    url = f"{cdn}/attachments/{number}/{name}"
+    return {"id": str(number), "filename": name, "size": len(data), "url": url, "proxy_url": url,
+            "content_type": "application/json"}
 
 
 @dataclass
@@ -186,6 +202,8 @@ class FakeDiscord:
         """Direct-message channels the bot opened, by user id."""
         self.messages: dict[int, Message] = {}
         self.interactions: dict[int, Interaction] = {}
+        self.uploads: dict[str, bytes] = {}
+        """Users' files by ``NUMBER/NAME``, as the CDN serves them."""
         self.commands: list[dict[str, Any]] = []
         self.syncs = 0
         self.requests: list[tuple[float, str, str, int]] = []
@@ -223,6 +241,7 @@ class FakeDiscord:
         app.router.add_get("/ws", self._gateway)  # named by GET /gateway/bot, as Discord names its own
         app.router.add_get("/resume-gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
+        app.router.add_get("/attachments/{path:.*}", self._cdn)
         self._runner = web.AppRunner(app, access_log=None)
         self.loop.run_until_complete(self._runner.setup())
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -264,11 +283,29 @@ class FakeDiscord:
         return self.users.setdefault(name, User(snowflake(), name))
 
     def channel(self, name: str, parent: Channel | None = None) -> Channel:
+        """The channel (or thread) called ``name``, created if new (and announced with
+        CHANNEL_CREATE if the bot is connected, as Discord does)."""
         found = next((c for c in self.channels.values() if c.name == name), None)
         if found is None:
             found = Channel(snowflake(), name, parent.id if parent else None)
             self.channels[found.id] = found
+            if parent is None and self.ready:
+                self._dispatch("CHANNEL_CREATE", found.payload(self.guild_id))
         return found
+
+    def delete_channel(self, channel: Channel) -> None:
+        """A moderator deletes the channel: CHANNEL_DELETE, and 404 10003 for it after."""
+        def delete() -> None:
+            self.channels.pop(channel.id, None)
+            self._dispatch("CHANNEL_DELETE", channel.payload(self.guild_id))
+
+        self.call(delete)
+
+    def direct_messages(self, user: User) -> list[Message]:
+        """The bot's direct messages to ``user`` (read in the server's thread: through
+        :meth:`call` or :meth:`wait`)."""
+        return [m for m in self.messages.values()
+                if m.author is self.bot and self.channels.get(m.channel_id, Channel(0, "")).dm_with == user.id]
 
     def fail(self, method: str, path: str, status: int, **how: Any) -> None:
         """Answer the next request ``method path`` (a regular expression after /api/v10)
@@ -286,11 +323,15 @@ class FakeDiscord:
 
     # --- users act ---------------------------------------------------------------
 
-    def say(self, user: User, channel: Channel, content: str, mentions: tuple[User, ...] = ()) -> Message:
-        """``user`` types ``content`` in ``channel`` (mentions as ``<@id>`` in the text)."""
+    def say(self, user: User, channel: Channel, content: str, mentions: tuple[User, ...] = (),
+            files: tuple[tuple[str, bytes], ...] = ()) -> Message:
+        """``user`` types ``content`` in ``channel`` (mentions as ``<@id>`` in the text),
+        with ``files`` (name, data) attached."""
         def send() -> Message:
-            message = Message(snowflake(), channel.id, user, content, time.monotonic())
+            message = Message(snowflake(), channel.id, user, content, time.monotonic(), list(files), cdn=self.url)
             self.messages[message.id] = message
+            for i, (name, data) in enumerate(files):
+                self.uploads[f"{message.id * 10 + i}/{name}"] = data
             data = message.payload(self.guild_id)
             data["member"] = user.member()
             data["mentions"] = [{**u.payload(), "member": u.member()} for u in mentions]
@@ -300,12 +341,21 @@ class FakeDiscord:
         return self.call(send)
 
     def slash(self, user: User, channel: Channel, name: str, **options: Any) -> Interaction:
-        """``user`` runs the slash command ``/name`` with ``options``."""
+        """``user`` runs the slash command ``/name`` with ``options`` (a file option's value
+        is its (name, data), uploaded with the command)."""
         def send() -> Interaction:
             command = next(c for c in self.commands if c["name"] == name)
             types = {o["name"]: o["type"] for o in command.get("options", [])}
+            values, resolved = dict(options), {}
+            for key, value in options.items():
+                if types[key] == ATTACHMENT:
+                    number = snowflake()
+                    values[key] = str(number)
+                    resolved[str(number)] = attachment(self.url, number, *value)
+                    self.uploads[f"{number}/{value[0]}"] = value[1]
             data = {"id": command["id"], "name": name, "type": 1, "guild_id": str(self.guild_id),
-                    "options": [{"name": k, "type": types[k], "value": v} for k, v in options.items()]}
+                    "options": [{"name": k, "type": types[k], "value": v} for k, v in values.items()],
+                    **({"resolved": {"attachments": resolved}} if resolved else {})}
             return self._interact(2, user, channel, data)
 
         return self.call(send)
@@ -430,7 +480,8 @@ class FakeDiscord:
             "emojis": [], "stickers": [], "features": [], "member_count": len(self.users) + 1, "large": False,
             "verification_level": 0, "default_message_notifications": 0, "explicit_content_filter": 0,
             "mfa_level": 0, "nsfw_level": 0, "premium_tier": 0, "preferred_locale": "en-US", "system_channel_id": None,
-            "channels": [c.payload(self.guild_id) for c in self.channels.values() if c.parent_id is None],
+            "channels": [c.payload(self.guild_id) for c in self.channels.values()
+                         if c.parent_id is None and c.dm_with is None],
             "threads": [], "members": [{**self.bot.member(), "user": self.bot.payload()}], "voice_states": [],
             "presences": [], "stage_instances": [], "guild_scheduled_events": [], "joined_at": TIMESTAMP,
             "unavailable": False,
@@ -472,6 +523,8 @@ class FakeDiscord:
             ("POST", r"/channels/(\d+)/messages", self._create),
             ("PATCH", r"/channels/(\d+)/messages/(\d+)", self._edit),
             ("PUT", r"/channels/(\d+)/(?:messages/)?pins/(\d+)", self._pin),
+            ("DELETE", r"/channels/(\d+)/(?:messages/)?pins/(\d+)", self._pin),
+            ("POST", r"/users/@me/channels", self._open_dm),
             ("POST", r"/interactions/(\d+)/([^/]+)/callback", self._callback),
             ("POST", r"/webhooks/\d+/([^/]+)", self._followup),
             ("PATCH", r"/webhooks/\d+/([^/]+)/messages/(@original|\d+)", self._edit_answer),
@@ -485,6 +538,10 @@ class FakeDiscord:
                     return _json({"message": "Bad Gateway", "code": 0}, failure.status)
                 return response
         return _json({"message": "404: Not Found", "code": 0}, 404)
+
+    async def _cdn(self, request: web.Request) -> web.Response:
+        data = self.uploads.get(request.match_info["path"])
+        return web.Response(body=data) if data is not None else web.Response(status=404)
 
     async def _me(self, request: web.Request) -> web.Response:
         return _json(self.bot.payload())
@@ -539,7 +596,7 @@ class FakeDiscord:
         if len(channel.sent) >= self.bucket_limit:
             return self._too_many(BUCKET_SECONDS - (now - channel.sent[0]), channel)
         body, files = await _body(request)
-        if files and channel.refuse_files:
+        if (files and channel.refuse_files) or channel.refuse_send:
             return _json({"message": "Missing Permissions", "code": 50013}, 403)
         nonce = body.get("nonce")
         if nonce is not None and body.get("enforce_nonce"):
@@ -604,11 +661,21 @@ class FakeDiscord:
         return _json(message.payload(self.guild_id))
 
     async def _pin(self, request: web.Request, channel_id: str, message_id: str) -> web.Response:
+        """PUT pins the message, DELETE unpins it."""
         message = self.messages.get(int(message_id))
         if message is None:
             return _json({"message": "Unknown Message", "code": 10008}, 404)
-        message.pinned = True
+        message.pinned = request.method == "PUT"
         return web.Response(status=204)
+
+    async def _open_dm(self, request: web.Request) -> web.Response:
+        user_id = int((await request.json())["recipient_id"])
+        user = next(u for u in self.users.values() if u.id == user_id)
+        channel = next((c for c in self.channels.values() if c.dm_with == user_id), None)
+        if channel is None:
+            channel = Channel(snowflake(), f"dm-{user.name}", dm_with=user_id)
+            self.channels[channel.id] = channel
+        return _json({"id": str(channel.id), "type": 1, "recipients": [user.payload()], "last_message_id": None})
 
     async def _callback(self, request: web.Request, interaction_id: str, token: str) -> web.Response:
         interaction = self.interactions.get(int(interaction_id))

@@ -1,12 +1,19 @@
-"""The console: real games typed in as commands, a hot-seat session, ``troika run``/``backup``."""
+"""The console: real games typed in as commands, a hot-seat session, ``troika run``/``backup``.
+
+Each runs with the worker processes ``troika run`` starts by default and with
+``--workers 0`` (the engine in the console's own process)."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,18 +21,40 @@ from bot.console import CHANNEL, Console
 from bot.discord_bot import load_token
 from bot.service import TroikaService
 from bot.transcript import log_commands
+from bot.workers import ServicePool
 from engine.importer import read_log
-from storage import GameStatus, SqliteEventStore
+from storage import EventStore, GameStatus, SqliteEventStore
 from tests.conftest import ROOT, shared_game
+
+WORKERS = pytest.mark.parametrize("workers", [None, 0], ids=["default-workers", "workers-0"])
+"""The console's engine in worker processes (``troika run``'s default), or in its own."""
+
+
+@asynccontextmanager
+async def serving(store: EventStore, workers: int | None, **settings: Any) -> AsyncIterator[Any]:
+    """The service the console runs on: a pool of ``workers`` (None: the default), or
+    with 0 the service in this process."""
+    if workers == 0:
+        yield TroikaService(store, **settings)
+        return
+    async with ServicePool(store, workers=workers, **settings) as pool:
+        yield pool
+
+
+def repo_of(service: TroikaService | ServicePool) -> Any:
+    """The repository of the bot's process, to read the stored game back."""
+    return service.front.repo if isinstance(service, ServicePool) else service.repo
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["1861-29683", "1861-bank-breaks", "1867-21268", "1867-19792"])
-async def test_a_real_game_typed_in_ends_with_its_logged_result(name: str) -> None:
+@pytest.mark.parametrize("name,workers", [
+    *((name, 0) for name in ("1861-29683", "1861-bank-breaks", "1867-21268", "1867-19792")),
+    ("1861-29683", None), ("1867-19792", None),  # a game of each title through the pool: the suite's time
+])
+async def test_a_real_game_typed_in_ends_with_its_logged_result(name: str, workers: int | None) -> None:
     log, _ = shared_game(name)
     out: list[str] = []
-    async with SqliteEventStore(":memory:") as store:
-        service = TroikaService(store, pictures=False)
+    async with SqliteEventStore(":memory:") as store, serving(store, workers, pictures=False) as service:
         console = Console(service, Path("unused"), out.append)
         players = [(str(p["id"]), p["name"]) for p in log["players"]]
         rules = read_log(log)[0].ctx.rules  # Rules.site(), with the log's market
@@ -38,7 +67,7 @@ async def test_a_real_game_typed_in_ends_with_its_logged_result(name: str) -> No
             assert not refused, f"command {number} `{command}` by {player}: {refused}"
         [record] = await store.list_games()
         assert record.status is GameStatus.FINISHED
-        game = (await service.repo.load(record.id)).game
+        game = (await repo_of(service).load(record.id)).game
         assert game.result() == {str(k): v for k, v in log["result"].items()}
         reason = {"final_phase": "final phase", "manually_ended": "manually ended"}[log["game_end_reason"]]
         currency = "$" if log["title"] == "1867" else "₽"
@@ -46,10 +75,11 @@ async def test_a_real_game_typed_in_ends_with_its_logged_result(name: str) -> No
         assert currency in out[-1].split("\n")[-1]
 
 
-async def test_a_hot_seat_session_writes_the_pictures(tmp_path: Path) -> None:
+@WORKERS
+async def test_a_hot_seat_session_writes_the_pictures(tmp_path: Path, workers: int | None) -> None:
     out: list[str] = []
-    async with SqliteEventStore(tmp_path / "troika.db") as store:
-        console = Console(TroikaService(store), tmp_path / "pictures", out.append)
+    async with SqliteEventStore(tmp_path / "troika.db") as store, serving(store, workers) as service:
+        console = Console(service, tmp_path / "pictures", out.append)
         await console.line("new 3 Anna Boris Clara column")
         assert out[0].startswith("Game 1 of 1861 begins (column market). Seats: Anna → Boris → Clara.")
         assert f"  picture: {tmp_path / 'pictures' / 'map.png'}" in out
@@ -65,14 +95,17 @@ async def test_a_hot_seat_session_writes_the_pictures(tmp_path: Path) -> None:
         assert "already has game 1" in out[-1]
 
 
-def test_troika_run_without_a_token_is_the_console(tmp_path: Path) -> None:
+@WORKERS
+def test_troika_run_without_a_token_is_the_console(tmp_path: Path, workers: int | None) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_TOKEN")}
-    typed = "new Anna Boris Clara\nbid TSR 20\nstatus\nquit\n"
+    typed = "new Anna Boris Clara\nbid TSR 20\nstatus\nimport ../missing.json\nquit\n"
+    choice = [] if workers is None else ["--workers", str(workers)]
     done = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "run"], input=typed, capture_output=True, text=True,
+        [sys.executable, "-m", "bot.cli", "run", *choice], input=typed, capture_output=True, text=True,
         cwd=tmp_path, env=env | {"PYTHONPATH": str(ROOT)}, timeout=60, check=True,
     )
     assert "picture: pictures/map.png" in done.stdout and "bids on TSR (waiting" in done.stdout
+    assert "✗ Cannot read ../missing.json" in done.stdout
     assert (tmp_path / "pictures" / "market.png").exists() is False  # only what changed is drawn
     backup = tmp_path / "copy.db"
     subprocess.run([sys.executable, "-m", "bot.cli", "backup", str(backup)], cwd=tmp_path,
@@ -92,12 +125,12 @@ def test_the_token_comes_from_the_environment_or_a_file(tmp_path: Path, monkeypa
     assert load_token() == "secret-env"
 
 
-async def test_undo_and_redo_are_typed_by_whoever_made_the_move_or_the_undo() -> None:
+@WORKERS
+async def test_undo_and_redo_are_typed_by_whoever_made_the_move_or_the_undo(workers: int | None) -> None:
     """Finding 24: at one keyboard, a bare `redo` after the commissioner's `as Anna undo
     REASON` is Anna's, not the player called again; a bare `undo` is the last mover's."""
     out: list[str] = []
-    async with SqliteEventStore(":memory:") as store:
-        service = TroikaService(store, pictures=False)
+    async with SqliteEventStore(":memory:") as store, serving(store, workers, pictures=False) as service:
         console = Console(service, Path("unused"), out.append)
         await service.start_local_game(CHANNEL, [("Anna", "Anna"), ("Boris", "Boris"), ("Clara", "Clara")],
                                        first_player=1, seed=7)
@@ -112,3 +145,19 @@ async def test_undo_and_redo_are_typed_by_whoever_made_the_move_or_the_undo() ->
         out.clear()
         await console.line("undo")  # Clara is called now; the move is Boris's
         assert out[0].startswith("↶ Boris takes back #2 (Boris: `pass`)"), out
+
+
+@WORKERS
+async def test_a_site_game_is_imported_at_the_console_and_played_on(tmp_path: Path, workers: int | None) -> None:
+    """`import PATH` (E1's class: with worker processes the file's name collided with the
+    pool's own parameter), every seat at this keyboard."""
+    log, _ = shared_game("1867-21268")
+    path = tmp_path / "21268.json"
+    path.write_text(json.dumps({**log, "actions": log["actions"][:40]}))
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store, serving(store, workers, pictures=False) as service:
+        console = Console(service, tmp_path / "pictures", out.append)
+        await console.line(f"import {path}")
+        assert "imports 1867 game 21268 from 18xx.games as game 1 (37 actions" in out[0], out
+        await console.line("status")
+        assert "Stock round 1" in out[-1] and "To act" in out[-1]

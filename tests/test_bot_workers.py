@@ -5,6 +5,7 @@ same replies and posts as the one-process service."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -15,9 +16,10 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from bot.commands import VERBS
 from bot.errors import Refusal, WorkerStopped
 from bot.posts import Picture
-from bot.service import Account, Post, Status, TroikaService
+from bot.service import Account, Post, Reply, Status, TroikaService
 from bot.transcript import log_commands
 from bot.workers import CALL_TIMEOUT, ServicePool, serving
 from engine.importer import read_log
@@ -294,3 +296,91 @@ async def test_pictures_whose_worker_died_drawing_them_are_drawn_by_its_successo
         await pool.drawn()
         assert [names for _, names in attached] == [["table"]]  # drawn after all
         assert pool.pid("redrawn") != old  # by a new worker
+
+
+# --- every verb of the table, as the frontends send it, through a real pool -------------------
+
+DMITRI = Account("d", "Dmitri")
+EVERY_VERB: list[tuple[str, Account, str]] = [
+    ("help", ANNA, "help bid"), ("options", ANNA, "options 1867"), ("games", BORIS, "games"),
+    ("new", ANNA, "new 1861"), ("join", DMITRI, "join"), ("leave", DMITRI, "leave"), ("start", ANNA, "start"),
+    ("import", ANNA, "import"), ("status", CLARA, "status"), ("tiles", ANNA, "tiles"),
+    ("bid", ANNA, "bid TSR 20"), ("auction", BORIS, "auction 1"), ("pass", BORIS, "pass"),
+    ("agree", CLARA, "agree"), ("refuse", CLARA, "refuse"), ("withdraw", ANNA, "withdraw"),
+    ("undo", BORIS, "undo"), ("redo", BORIS, "redo"),
+    ("buy", CLARA, "buy KR"), ("sell", CLARA, "sell KR"), ("par", CLARA, "par KR 100"),
+    ("token", CLARA, "token C10"), ("home", CLARA, "home C10"), ("lay", CLARA, "lay C10 7 0"),
+    ("run", CLARA, "run"), ("payout", CLARA, "payout"), ("half", CLARA, "dividend half"),
+    ("withhold", CLARA, "withhold"), ("train", CLARA, "train 2"), ("discard", CLARA, "discard 2"),
+    ("private", CLARA, "private TSR 20"), ("redeem", CLARA, "redeem"), ("convert", CLARA, "convert"),
+    ("merge", CLARA, "merge 1"), ("into", CLARA, "into KR"), ("remove", CLARA, "remove C10"),
+    ("keep", CLARA, "keep"), ("nationalize", CLARA, "choose nationalize"), ("map", BORIS, "map Z99"),
+    ("market", BORIS, "market"), ("table", BORIS, "table"), ("holdings", BORIS, "holdings"),
+    ("log", BORIS, "log 5"), ("export", BORIS, "export"), ("auto", CLARA, "auto pass stock"),
+    ("as", ANNA, "as Boris pass"),
+    ("replace", ANNA, "replace Clara @Dmitri"), ("seat", ANNA, 'seat "Boris" @Dmitri'),
+    ("remind", BORIS, "remind me 24"), ("pause", ANNA, "pause tea"), ("resume", ANNA, "resume"),
+    ("end", ANNA, "end"),
+]
+"""A command of each verb of the table, in an order that plays a little of a game."""
+
+
+async def _every_verb(service: TroikaService | ServicePool) -> list[str]:
+    """Each verb of the table sent as the Discord cog sends it (a typed or slash command
+    to ``handle``; an attached file to ``import_site_game``; a mentioned member to
+    ``replace_seat``), with the menus and typists each verb asks for, and the posts; what
+    came back, as text."""
+    seen: list[str] = []
+
+    async def deliver(post: Post) -> None:
+        seen.append(post.content(lambda seat: f"@{seat.display_name}"))
+
+    async def outcome(call: Awaitable[Any]) -> None:
+        try:
+            answer = await call
+        except Refusal as exc:
+            answer = f"refused: {exc}"
+        if isinstance(answer, Reply):
+            answer = f"{answer.text} {[p.name for p in answer.pictures]} {[f.name for f in answer.files]}"
+        seen.append(re.sub(r"\d+ s\b|\d+ min\b|\d\d \w\w\w \d\d:\d\d", "a while", str(answer)))  # times
+
+    await service.start_local_game("table", [(a.id, a.name) for a in (ANNA, BORIS, CLARA)], seed=1, first_player=0)
+    log, _ = shared_game("1867-21268")
+    site = json.dumps({**log, "actions": log["actions"][:40]}).encode()
+    for verb, account, text in EVERY_VERB:
+        channel = "setup" if VERBS[verb].kind == "setup" and verb != "import" else "table"
+        if verb == "import":
+            await outcome(service.import_site_game("site", ANNA, site, name="21268.json", guild_id="g"))
+            await outcome(service.replace_seat("site", ANNA, "Player 2", BORIS, key="interaction 1"))
+        if VERBS[verb].options and VERBS[verb].options[-1].kind == "member":
+            await outcome(service.replace_seat(channel, account, text.split()[1].strip('"'), DMITRI,
+                                               key=f"interaction {verb}"))
+        await outcome(service.handle(channel, account, text, key=f"message {verb}", guild_id="g"))
+        if any(o.menu == "actions" for o in VERBS[verb].options):
+            await outcome(service.suggestions(channel, verb, ""))
+        await outcome(service.typing_account(channel, verb))
+        await outcome(service.deciding_account(channel))
+        await service.flush(deliver)
+    for channel in ("table", "site"):
+        await outcome(service.seat_names(channel))
+        record = await service.store.active_game_in_channel(channel)
+        assert record is not None
+        await outcome(service.set_status_message(record.id, "42"))
+        await outcome(service.status(record.id))
+    await outcome(service.channel_deleted("setup"))
+    await outcome(service.channel_deleted("setup"))  # no game there any more
+    return seen
+
+
+async def test_every_verb_of_the_table_goes_through_the_pool_as_in_one_process(tmp_path: Path) -> None:
+    """E1 and its class: every verb the cog forwards (and `import` with its file's name,
+    which once collided with the pool's own parameter) is answered by the pool's worker
+    exactly as the one-process service answers it."""
+    assert {verb for verb, _, _ in EVERY_VERB} == set(VERBS)  # a new verb joins this test
+    async with SqliteEventStore(tmp_path / "alone.db") as store:
+        expected = await _every_verb(TroikaService(store, pictures=False))
+    async with SqliteEventStore(tmp_path / "pool.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as pool:
+        assert await _every_verb(pool) == expected
+    assert "imports 1867 game 21268" in "\n".join(expected)
+    assert sum(line.startswith("refused") for line in expected) < len(expected) / 2

@@ -7,11 +7,14 @@ delivers them; the tests read what arrives at the fake: posts, files, mentions,
 buttons, pins and interaction responses.
 
 The tests of this module share one bot process and one server, and run in order (a
-game is set up, played, interrupted, restarted); each test says what it relies on.
+game is set up, played, interrupted, restarted); each test says what it relies on. They
+run twice: with the worker processes ``troika run`` starts by default, and with
+``--workers 0`` (everything in the bot's process).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -23,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import shared_game
 from tests.fake_discord import Channel, FakeDiscord, Interaction, Message, User
 
 pytestmark = [
@@ -38,14 +42,15 @@ class Troika:
     """``troika run`` as a process, with its own log file."""
 
     def __init__(self, fake: FakeDiscord, db: Path, *, token: str | None = None, url: str | None = None,
-                 logs: Path | None = None) -> None:
+                 logs: Path | None = None, workers: int | None = None) -> None:
         self.log = (logs or db.parent) / f"troika-{time.monotonic_ns()}.log"
         env = {**os.environ, "DISCORD_TOKEN": token or fake.token, "TROIKA_TEST_DISCORD_URL": url or fake.url,
                "PYTHONUNBUFFERED": "1"}
         env.pop("DISCORD_TOKEN_FILE", None)
         with self.log.open("wb") as out:
-            self.process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--db", str(db)],
-                                            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+            command = [sys.executable, "-m", "bot.cli", "run", "--db", str(db)]
+            command += [] if workers is None else ["--workers", str(workers)]
+            self.process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -76,16 +81,19 @@ class World:
     one: Channel
     two: Channel
     thread: Channel
+    workers: int | None
 
     def restart(self) -> None:
         assert self.bot.stop() == 0
         self.fake.call(lambda: setattr(self.fake, "ready", False))
-        self.bot = Troika(self.fake, self.db)
+        self.bot = Troika(self.fake, self.db, workers=self.workers)
         self.fake.wait(lambda: self.fake.ready, 30, "the restarted bot's READY")
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+@pytest.fixture(scope="module", params=[None, 0], ids=["default-workers", "workers-0"])
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    """The bot as ``troika run`` starts it (worker processes), then with ``--workers 0``."""
+    workers: int | None = request.param
     fake = FakeDiscord().start()
     db = tmp_path_factory.mktemp("e2e") / "troika.db"
     one, two = fake.call(lambda: fake.channel("game-one")), fake.call(lambda: fake.channel("game-two"))
@@ -94,8 +102,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     fake.gateway_refusals = 1  # the first connection meets an outage (D3)
     fake.bucket_limit = 50  # a channel's own limit is met once, by a 429 below: the rest run at speed
     fake.heartbeat_ms = 3000  # so that the connection lives on heartbeats within the test
-    bot = Troika(fake, db)
-    world = World(fake, db, bot, anna, boris, clara, dmitri, one, two, thread)
+    bot = Troika(fake, db, workers=workers)
+    world = World(fake, db, bot, anna, boris, clara, dmitri, one, two, thread, workers)
     try:
         fake.wait(lambda: fake.ready or not bot.alive(), 45, "READY")
         yield world
@@ -111,9 +119,9 @@ def reply(fake: FakeDiscord, channel: Channel, after: int, text: str = "", timeo
                      timeout, f"a reply with {text!r}")
 
 
-def answered(fake: FakeDiscord, interaction: Interaction, text: str = "") -> Message:
+def answered(fake: FakeDiscord, interaction: Interaction, text: str = "", timeout: float = 15) -> Message:
     """The interaction's response or follow-up containing ``text``."""
-    return fake.wait(lambda: next((m for m in interaction.answers if text in m.content), None), 15,
+    return fake.wait(lambda: next((m for m in interaction.answers if text in m.content), None), timeout,
                      f"an answer with {text!r}")
 
 
@@ -198,6 +206,20 @@ def test_typed_slash_and_clicked_moves(world: World) -> None:
     assert clicked.id > slashed.id
 
 
+def test_a_move_is_taken_back_with_undo(world: World) -> None:
+    fake = world.fake
+    post = max((m for m in fake.posts(world.one) if m.interaction_id is None and (m.allowed_mentions or {})
+                .get("users")), key=lambda m: m.id)
+    mover = called(world, post)
+    mark = fake.last_id()
+    fake.say(mover, world.one, "!pass")
+    turn_post(world, world.one, mark)
+    mark = fake.last_id()
+    fake.say(mover, world.one, "!undo")
+    back = turn_post(world, world.one, mark)
+    assert f"**{mover.name}** takes back" in back.content and called(world, back) is mover
+
+
 def test_a_button_on_a_post_the_game_has_moved_past_is_refused(world: World) -> None:
     fake = world.fake
     post = max((m for m in fake.posts(world.one) if m.custom_ids and m.interaction_id is None), key=lambda m: m.id)
@@ -221,6 +243,7 @@ def test_a_refused_information_command_is_answered_privately(world: World) -> No
     table = fake.slash(world.clara, world.one, "table")
     picture = answered(fake, table)
     assert not picture.ephemeral and picture.files
+    assert table.callback_type == 5  # E7: acknowledged at once, the picture uploaded after (it went in the ack)
 
 
 def test_a_reconnect_resumes_the_session(world: World) -> None:
@@ -312,11 +335,124 @@ def test_after_a_restart_the_buttons_of_earlier_posts_still_work(world: World) -
     turn_post(world, world.one, mark)
 
 
+def test_a_site_game_is_imported_from_an_attachment_and_exported(world: World) -> None:
+    """`/import` with the file as its option and `!import` with it attached (E1: both failed
+    with worker processes), then `/export` and `!export` attach the game's log."""
+    fake = world.fake
+    log, _ = shared_game("1867-21268")
+    site = json.dumps({**log, "actions": log["actions"][:40]}).encode()
+    slashed, typed = (fake.call(lambda n=n: fake.channel(n)) for n in ("imported-slash", "imported-typed"))
+    refused = fake.slash(world.anna, slashed, "import", log=("21268.json", site[:-9]))
+    assert answered(fake, refused, "not valid JSON").ephemeral  # a refusal for the importer only
+    imported = fake.slash(world.anna, slashed, "import", log=("21268.json", site))
+    answer = answered(fake, imported, "imports", timeout=30)
+    assert "**Anna** imports 1867 game 21268" in answer.content and not answer.ephemeral
+    mark = fake.last_id()
+    fake.say(world.boris, typed, "!import", files=(("21268.json", site),))
+    assert "**Boris** imports 1867 game 21268" in reply(fake, typed, mark, "imports", timeout=30).content
+    exported = fake.slash(world.clara, slashed, "export")
+    (name, data), = answered(fake, exported, timeout=30).files
+    assert name.startswith("1867-troika-") and len(json.loads(data)["actions"]) >= 37
+    mark = fake.last_id()
+    fake.say(world.boris, typed, "!export")
+    (name, data), = reply(fake, typed, mark, timeout=30).files
+    assert json.loads(data)["players"][0]["name"] and len(json.loads(data)["actions"]) >= 37
+    assert "Something went wrong" not in "".join(m.content for m in fake.posts(slashed) + fake.posts(typed))
+
+
+def to_act(world: World, channel: Channel) -> User:
+    """The player to act, as `/status` (answered whatever the channel allows) names them."""
+    status = answered(world.fake, world.fake.slash(world.dmitri, channel, "status"), "To act").content
+    name = status.partition("To act: **")[2].partition("**")[0]
+    return next(u for u in (world.anna, world.boris, world.clara, world.dmitri) if u.name == name)
+
+
+def troika_errors(world: World) -> list[str]:
+    """Troika's own ERROR lines in the bot's log (each comes with a traceback)."""
+    return [line for line in world.bot.output.splitlines() if "ERROR" in line and "troika." in line]
+
+
+def pinned_status(world: World, channel: Channel) -> Message:
+    fake = world.fake
+    return fake.wait(lambda: next((m for m in fake.messages.values() if m.channel_id == channel.id and m.pinned
+                                   and "To act" in m.content), None), 10, "the pinned status")
+
+
+def test_posts_a_channel_refuses_wait_and_the_mover_is_told_privately(world: World) -> None:
+    """E2: without *Send Messages* a move's post waits (it went for good), and the mover is
+    told privately (they were told "✓"); E3: a refused `!map` is one warning (it was two
+    tracebacks). Once the permission is back, the waiting posts go out, once each, in order."""
+    fake = world.fake
+    muted = fake.call(lambda: fake.channel("muted"))
+    first = called(world, set_up(world, muted, world.anna, world.boris, world.clara))
+    pinned_status(world, muted)
+    fake.call(lambda: setattr(muted, "refuse_send", True))
+    mark = fake.last_id()
+    fake.say(first, muted, "!pass")
+    told = fake.wait(lambda: [m for m in fake.direct_messages(first) if m.id > mark], 15, "a direct message")
+    assert "**Send Messages**" in told[0].content and "Your move is stored" in told[0].content
+    second = to_act(world, muted)
+    slash = fake.slash(second, muted, "pass")
+    note = answered(fake, slash, "Send Messages")
+    assert note.ephemeral and "Your move is stored" in note.content
+    fake.say(world.dmitri, muted, "!map")
+    fake.wait(lambda: len(fake.direct_messages(world.dmitri)) == 1, 15, "the note on the refused map")
+    assert not [m for m in fake.posts(muted, mark) if m.interaction_id is None]  # nothing reached the channel
+    fake.call(lambda: setattr(muted, "refuse_send", False))
+    third = to_act(world, muted)
+    fake.say(third, muted, "!pass")
+    moves = fake.wait(lambda: [m for m in fake.messages.values() if m.channel_id == muted.id and m.id > mark
+                               and m.author is fake.bot and m.interaction_id is None][2:] and
+                      [m for m in fake.messages.values() if m.channel_id == muted.id and m.id > mark
+                       and m.author is fake.bot and m.interaction_id is None], 15, "the posts that waited, then more")
+    assert [m.content.splitlines()[0] for m in moves[:3]] == [f"**{u.name}**: `pass`" for u in (first, second, third)]
+    output = world.bot.output
+    assert not troika_errors(world) and "Something went wrong" not in "".join(m.content for m in moves)
+    assert output.count(f"posts to channel {muted.id} wait") == 1 and "'!map' in channel" in output
+
+
+def test_a_status_that_could_not_be_updated_is_mended_without_another_move(world: World) -> None:
+    """E4: a failed edit of the pinned status is a warning and is tried again soon (it was
+    an ERROR traceback, and the status stayed behind until the next move)."""
+    fake = world.fake
+    muted = fake.call(lambda: fake.channel("muted"))
+    status = pinned_status(world, muted)
+    fake.fail("PATCH", rf"/channels/{muted.id}/messages/{status.id}", 400)
+    mover, edits = to_act(world, muted), status.edits
+    fake.say(mover, muted, "!pass")
+    fake.wait(lambda: any(s == 400 for *_, p, s in fake.requests if p.endswith(str(status.id))), 15, "the 400")
+    fake.wait(lambda: status.edits > edits, 15, "the status mended")
+    assert "not updated" in world.bot.output and not troika_errors(world)
+
+
+def test_a_finished_game_s_status_is_unpinned_and_a_deleted_channel_s_game_is_abandoned(world: World) -> None:
+    """E6: after `end confirm` the status says so and is unpinned (it stayed pinned); the
+    game of a deleted channel is no longer listed as going on (it was)."""
+    fake = world.fake
+    muted = fake.call(lambda: fake.channel("muted"))
+    status = pinned_status(world, muted)
+    mark = fake.last_id()
+    fake.say(world.anna, muted, "!end confirm")
+    reply(fake, muted, mark, "Game over")
+    fake.wait(lambda: not status.pinned, 15, "the status unpinned")
+    assert "To act" not in status.content
+    doomed = fake.call(lambda: fake.channel("doomed"))
+    set_up(world, doomed, world.boris, world.clara)
+    mark = fake.last_id()
+    fake.say(world.boris, world.two, "!games")
+    assert f"<#{doomed.id}>" in reply(fake, world.two, mark, "Game").content
+    fake.delete_channel(doomed)
+    fake.wait(lambda: "abandoned: its channel" in world.bot.output, 15, "the game abandoned")
+    mark = fake.last_id()
+    fake.say(world.boris, world.two, "!games")
+    assert f"<#{doomed.id}>" not in reply(fake, world.two, mark).content
+
+
 def test_every_message_was_well_formed_and_every_interaction_answered_in_time(world: World) -> None:
     fake = world.fake
     messages = fake.call(lambda: [m for m in fake.messages.values() if m.author is fake.bot])
     posts = [m for m in messages if m.interaction_id is None]
-    files = [data for m in messages for _, data in m.files]
+    files = [data for m in messages for name, data in m.files if name.endswith(".png")]
     assert all(len(m.content) <= 2000 for m in messages)
     assert all(data.startswith(PNG) for data in files)
     assert all(len((m.allowed_mentions or {}).get("users", [])) <= 1 for m in messages)

@@ -94,7 +94,8 @@ async def test_a_shared_game_imported_and_exported_again_gives_the_same_actions(
     for n, (mine, theirs) in enumerate(zip(written, logged, strict=True)):
         assert same_fields(mine, theirs) == comparable(theirs), f"{name}: action {n + 1}"
     assert export.log["result"] == log["result"] and export.log["status"] == "finished"
-    assert export.log["players"] == [{"id": p["id"], "name": p["name"]} for p in log["players"]]
+    importer = [{"id": log["players"][0]["id"], "name": "Anna"}]  # who imported it holds the first seat
+    assert export.log["players"] == importer + [{"id": p["id"], "name": p["name"]} for p in log["players"][1:]]
     assert export.log["settings"]["optional_rules"] == log["settings"].get("optional_rules", [])
     assert export.warning is None  # the site's rules
 
@@ -240,3 +241,22 @@ def test_undo_and_redo_are_written_as_the_site_writes_them() -> None:
     assert kinds == [(9, "undo", None), (10, "redo", None), (11, "undo", 6), (12, "redo", None)]
     replayed = import_log(export.log)
     assert replayed.actions == moves and replayed.game.dump() == game.dump()
+
+
+async def test_the_importer_plays_under_their_own_name_and_the_site_s_moves_are_not_timed() -> None:
+    """E5: the commissioner who imports takes the first seat under their own name (it kept
+    "Player 1" in posts, the status and the export), and the status's time to act counts
+    only the moves made here (the site's were counted as 0 s each)."""
+    log, _ = shared_game("1867-21268")
+    cut = {**log, "actions": log["actions"][:40]}
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        reply = await service.import_site_game("c1", Account("u1", "Anna"), json.dumps(cut).encode())
+        assert "holds Player 1's seat as Anna" in reply.text
+        [record] = await store.list_games()
+        assert [s.display_name for s in record.seats][:2] == ["Anna", "Player 2"]
+        status = (await service.status(record.id)).text
+        assert "Anna (commissioner)" in status and "Player 1" not in status
+        assert "Time to act" not in status  # the site's moves were made elsewhere
+        exported = json.loads((await service.handle("c1", Account("u1", "Anna"), "export")).files[0].data)
+        assert exported["players"][0]["name"] == "Anna"
