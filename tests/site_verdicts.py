@@ -241,8 +241,8 @@ def known_cause(game: Game, key: str, accepted: bool, err: str = "") -> str | No
         return "A: an upgrade whose new track the company reaches only through the same hex"
     if not accepted and kind == "lay_tile" and "returned nil :tile" in err:
         return "C: a tile copy the site does not have"
-    if not accepted and kind == "place_token" and "the hex is not available" in err and game.ctx.title.first_minor:
-        return "E: an 1861 major's home on a hex the site's home list leaves out"
+    if not accepted and kind == "place_token" and "the hex is not available" in err:
+        return "E: a major's home on a hex the site's home list leaves out (1861)"
     return None
 
 
