@@ -45,6 +45,7 @@ from .actions import (
 from .errors import EngineError
 from .game import Game
 from .history import effective_entries
+from .merger import MergerRound
 from .route_notation import route_stops
 from .rules import Rules
 from .shares import first_plain
@@ -168,6 +169,26 @@ class _Writer:
             self._rebuild()
         self.ids[entry.id] = site_number
         self.written.append({"id": site_number, **raw, **stamp})
+        if entry.kind == "action":
+            self._undo_a_failed_merge(before, stamp)
+
+    def _undo_a_failed_merge(self, before: Game, stamp: dict[str, Any]) -> None:
+        """9.2 note: Troika reverses a merge that found no president and the next minor
+        has its turn; the site waits for its players to undo it (RN 8.3), so the log
+        undoes the merge back to the minor's first choice, and the minor passes."""
+        rnd = before.state.round
+        if not isinstance(rnd, MergerRound) or rnd.major is None or self.game.state.companies[rnd.major].floated:
+            return
+        start = max(i for i, w in enumerate(self.written) if w["type"] == "merge" and w.get("corporation") == rnd.major)
+        minor = self.written[start]["entity"]  # the active minor, who made every choice of the merge
+        while start > 0 and self.written[start - 1]["type"] in ("merge", "pass") \
+                and self.written[start - 1]["entity"] == minor:
+            start -= 1
+        actor = self.game.acting_player() or self.game.state.players[0].id
+        back = self.written[start - 1]["id"] if start else 0
+        for raw in ({"type": "undo", **_entity(self.game.state, actor, self.players), "action_id": back},
+                    {"type": "pass", **_entity(self.game.state, minor, self.players)}):
+            self.written.append({"id": len(self.written) + 1, **raw, **stamp})
 
     def effective_actions(self) -> list[Action]:
         return [a for a in effective_entries(self.seen) if a is not None]

@@ -228,8 +228,8 @@ def record(games: dict[str, int], oracle: Path) -> dict[str, Any]:
 
 def known_cause(game: Game, key: str, accepted: bool, err: str = "") -> str | None:
     """Why a recorded mismatch is expected, or None: G and H are the site's engine
-    accepting what its page refuses (README, Rules); A and C are lays (issue 35, helper
-    ``lays``) until their fix lands."""
+    accepting what its page refuses (README, Rules); A and C (lays) and E (1861 homes)
+    are issue 35's other items, until their fix lands."""
     kind = key.split()[0]
     if accepted and kind == "par" and not game.ctx.title.major_home_cities(game.ctx, game.state):
         return "G: a par with no home city open (the site's page refuses it)"
@@ -241,6 +241,8 @@ def known_cause(game: Game, key: str, accepted: bool, err: str = "") -> str | No
         return "A: an upgrade whose new track the company reaches only through the same hex"
     if not accepted and kind == "lay_tile" and "returned nil :tile" in err:
         return "C: a tile copy the site does not have"
+    if not accepted and kind == "place_token" and "the hex is not available" in err:
+        return "E: a major's home on a hex the site's home list leaves out (1861)"
     return None
 
 
