@@ -8,6 +8,10 @@ name what the action did rather than what the player asked (the share certificat
 bought, the tile copy laid, the token slot filled), so each action is written from
 the game just before and just after it is applied.
 
+A standing order is written as the site's ``program_*`` action, and the moves it
+made for its player as the ``auto_actions`` of the action after which they were
+made, as the site writes its own programmed moves.
+
 A game played by the rulebook may hold moves the site would refuse; such a log is
 still written, with a warning naming the first of them (found by replaying the game
 under :meth:`Rules.site`, the rules the site applies).
@@ -38,6 +42,7 @@ from .actions import (
     RunBest,
     RunRoutes,
     SellShares,
+    StandingOrder,
     action_from_dict,
 )
 from .errors import EngineError
@@ -155,7 +160,10 @@ class _Writer:
             assert entry.action is not None
             before = Game(self.game.ctx, self.game.state.copy())
             self.game.apply(entry.action, check=False)
-            raw = to_site(before, entry.action, self.game.state, self.players)
+            if self.game.carried_out:
+                raw = self._with_orders(before, [entry.action, *self.game.carried_out], stamp)
+            else:
+                raw = to_site(before, entry.action, self.game.state, self.players)
             self.seen.append((entry.id, {"type": "action"}, entry.action))
         else:
             marker: dict[str, Any] = {"type": entry.kind}
@@ -170,6 +178,17 @@ class _Writer:
             self._rebuild()
         self.ids[entry.id] = site_number
         self.written.append({"id": site_number, **raw, **stamp})
+
+    def _with_orders(self, before: Game, moves: list[Action], stamp: dict[str, int]) -> dict[str, Any]:
+        """An action and the moves standing orders made after it, as the site's action
+        with ``auto_actions``: each move written from the game just before and after it."""
+        written = []
+        for move in moves:
+            after = Game(before.ctx, before.state.copy())
+            after.apply(move, check=False, orders=False)
+            written.append(to_site(before, move, after.state, self.players))
+            before = after
+        return {**written[0], "auto_actions": [a | stamp for a in written[1:]]}
 
     def effective_actions(self) -> list[Action]:
         return [a for a in effective_entries(self.seen) if a is not None]
@@ -193,7 +212,8 @@ def to_site(game: Game, action: Action, after: GameState, players: dict[str, int
     ``after`` it (which names the certificate bought, the tile copy, the token slot);
     ``players``: the site's number for each player id."""
     state = game.state
-    raw: dict[str, Any] = {"type": SITE_TYPES[type(action)], **_entity(state, action.entity, players)}
+    kind = PROGRAM_TYPES[action.order] if isinstance(action, StandingOrder) else SITE_TYPES[type(action)]
+    raw: dict[str, Any] = {"type": kind, **_entity(state, action.entity, players)}
     match action:
         case Bid(target=target, price=price):
             raw["corporation" if target in state.companies else "company"] = target
@@ -241,7 +261,21 @@ def to_site(game: Game, action: Action, after: GameState, players: dict[str, int
             raw["corporation"] = target
         case Choose(choice=choice):
             raw["choice"] = choice
+        case StandingOrder():
+            raw |= _program(action)
     return raw
+
+
+def _program(order: StandingOrder) -> dict[str, Any]:
+    """A standing order's fields as the site's programmed action has them."""
+    if order.order == "buy":  # until holding so many 10% shares, from the treasury first
+        return {"corporation": order.company, "until_condition": order.percent // 10,
+                "from_market": False, "auto_pass_after": False}
+    if order.order == "pass_stock":
+        return {"unconditional": False, "indefinite": order.until != "round"}
+    if order.order == "pass_merger":
+        return {"corporations_by_round": None, "options": []}
+    return {"reason": "cancelled by the player"}  # off
 
 
 SITE_TYPES: dict[type[Action], str] = {
@@ -266,7 +300,16 @@ SITE_TYPES: dict[type[Action], str] = {
     EndGame: "end_game",
 }
 """Each Troika action's type in the site's vocabulary (a company buying back its own
-shares is the site's ``buy_shares`` by a corporation)."""
+shares is the site's ``buy_shares`` by a corporation); a standing order's type
+depends on the order (:data:`PROGRAM_TYPES`)."""
+
+PROGRAM_TYPES = {
+    "pass_stock": "program_share_pass",
+    "buy": "program_buy_shares",
+    "pass_merger": "program_merger_pass",
+    "off": "program_disable",
+}
+"""Each standing order as the site's programmed action."""
 
 
 def _pool(state: GameState, company: str) -> list[str]:

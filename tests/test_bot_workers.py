@@ -5,6 +5,7 @@ same replies and posts as the one-process service."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -289,3 +290,16 @@ async def test_pictures_whose_worker_died_drawing_them_are_drawn_by_its_successo
         await pool.drawn()
         assert [names for _, names in attached] == [["table"]]  # drawn after all
         assert pool.pid("redrawn") != old  # by a new worker
+
+
+async def test_a_game_with_standing_orders_exports_through_the_pool(pool: ServicePool) -> None:
+    """Finding 2 of the new-user trial: `export` crashed after any `auto` order. Through the
+    worker pool, as `troika run` serves Discord: the log comes back attached, the order in it."""
+    await three_player_game(pool, "orders")  # type: ignore[arg-type]
+    for name, command in (("Anna", "auto pass merger"), ("Boris", "auto pass stock"), ("Boris", "auto off")):
+        await pool.handle("orders", ANNA, f"as {name} {command}")
+    reply = await pool.handle("orders", BORIS, "export")
+    [attached] = reply.files
+    log = json.loads(attached.data)
+    assert [a["type"] for a in log["actions"]] == ["program_merger_pass", "program_share_pass", "program_disable"]
+    assert reply.text.startswith(f"Game {log['id']} as an 18xx.games log: 3 actions.")
