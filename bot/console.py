@@ -107,12 +107,26 @@ class Console:
             command = words[1 + used:]
             if not command:
                 raise Refusal(f"Write the command for {account.name}: `as {account.name} pass`.")
-            return account, " ".join(command)
+            return account, await self._addressed(" ".join(command))
         if verb in ("replace", "seat"):
             raise Refusal("On the console everyone shares the keyboard: `as NAME ...` types for a player.")
         typed = " ".join(words)
         verb, _ = split(typed)  # the table's verb, its other names read
-        return await self.service.typing_account(CHANNEL, verb) or NOBODY, typed
+        return await self.service.typing_account(CHANNEL, verb) or NOBODY, await self._addressed(typed)
+
+    async def _addressed(self, command: str) -> str:
+        """A bare `pass` as `pass COMPANY` for the company called now. At a shared keyboard
+        every reply is read before the next line is typed, so the pass is for the company
+        the last prompt named, never one meant for a turn that has just ended (which
+        Discord questions once: :mod:`bot.stray`)."""
+        if command.strip().lower() != "pass":
+            return command
+        try:
+            _, game = await self.service.game_in(CHANNEL)
+        except (NoGame, Refusal):
+            return command  # the command itself will be told why
+        actor = game.actor()
+        return f"pass {actor}" if actor in game.state.companies else command
 
     async def _import(self, path: str) -> Reply:
         """``import PATH``: an 18xx.games log from a file, every seat at this keyboard."""

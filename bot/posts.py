@@ -375,9 +375,11 @@ def event_command(record: GameRecord, event: Event) -> str:
         return str(event.action.get("type"))
 
 
-def log_line(record: GameRecord, event: Event, effective: set[int], moved: list[Event]) -> str | None:
+def log_line(record: GameRecord, event: Event, effective: set[int], moved: list[Event],
+             typed: str | None = None) -> str | None:
     """One line of the ``log`` command, or None for bookkeeping the players need not see;
-    ``moved``: the actions an undo took back or a redo restored."""
+    ``moved``: the actions an undo took back or a redo restored; ``typed``: an action's
+    command as it was typed where it was made, if known (else the form that names all)."""
     when = event.created_at.strftime("%d %b %H:%M")
     who = seat_name(record, event.actor)
     data = event.action
@@ -386,7 +388,7 @@ def log_line(record: GameRecord, event: Event, effective: set[int], moved: list[
         entity = data.get("entity")
         for_ = f" for {entity}" if entity not in (event.actor, None) and data.get("type") != "end_game" else ""
         undone = "" if event.seq in effective else " — undone"
-        return f"#{event.seq} {when} {who}{for_}: `{event_command(record, event)}`{note}{undone}"
+        return f"#{event.seq} {when} {who}{for_}: `{typed or event_command(record, event)}`{note}{undone}"
     what = ", ".join(f"#{e.seq} `{event_command(record, e)}`" for e in moved)
     if event.kind is EventKind.UNDO:
         return f"#{event.seq} {when} ↶ {who} takes back {what or 'a move'}{note}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -111,3 +112,70 @@ async def test_undo_and_redo_are_typed_by_whoever_made_the_move_or_the_undo() ->
         out.clear()
         await console.line("undo")  # Clara is called now; the move is Boris's
         assert out[0].startswith("↶ Boris takes back #2 (Boris: `pass`)"), out
+
+
+async def test_the_log_shows_each_move_as_it_must_be_retyped_a_lay_s_loan_included() -> None:
+    """Finding 11 of the new-user trial: the log showed `lay B12 9 2` for a lay that
+    borrowed, and retyping it was refused. Every command the log shows, typed again into
+    a fresh game, replays it to the same state."""
+    log, _ = shared_game("1867-21268")
+    commands = list(log_commands(log))[:160]  # the 160th: the first lay that takes a loan
+    players = [(str(p["id"]), p["name"]) for p in log["players"]]
+    rules = read_log(log)[0].ctx.rules
+
+    async def table(store: SqliteEventStore, out: list[str]) -> tuple[TroikaService, Console]:
+        service = TroikaService(store, pictures=False)
+        await service.start_local_game(CHANNEL, players, rules=rules, first_player=0,
+                                       seed=log["settings"]["seed"], title=log["title"])
+        return service, Console(service, Path("unused"), out.append)
+
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service, console = await table(store, out)
+        for player, command in commands:
+            await console.line(f"as {player} {command}")
+        pages = []
+        for page in range(1, 100):
+            out.clear()
+            await console.line(f"log page {page}")
+            if out[0].startswith("There is no page"):
+                break
+            pages = out[0].split("\n") + pages
+        [record] = await store.list_games()
+        expected = (await service.repo.load(record.id)).game.dump()
+    shown = [re.fullmatch(r"#\d+ .+? \d\d:\d\d (.+?)(?: for \S+)?: `(.+)`", line) for line in pages]
+    retyped = [(m[1], m[2]) for m in shown if m]
+    assert retyped[-1] == (commands[-1][0], "lay L12 637 1 loan") and len(retyped) == len(commands)
+    async with SqliteEventStore(":memory:") as store:
+        service, console = await table(store, out)
+        for player, command in retyped:
+            out.clear()
+            await console.line(f"as {player} {command}")
+            assert not [line for line in out if line.startswith("✗")], (command, out)
+        [record] = await store.list_games()
+        assert (await service.repo.load(record.id)).game.dump() == expected
+
+
+async def test_at_the_console_a_bare_pass_is_for_the_company_the_last_prompt_named() -> None:
+    """Finding 7 of the new-user trial: a plain `pass` right after the prompt named the
+    player's next company was questioned ("`pass` again to pass KB") 112 times in a game.
+    At the console every reply is read before the next line: the pass goes to that company."""
+    log, _ = shared_game("1867-19792")
+    players = [(str(p["id"]), p["name"]) for p in log["players"]]
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        await service.start_local_game(CHANNEL, players, rules=read_log(log)[0].ctx.rules, first_player=0,
+                                       seed=log["settings"]["seed"], title=log["title"])
+        console = Console(service, Path("unused"), out.append)
+        bare = 0
+        for player, command in log_commands(log):
+            if command.startswith("pass "):  # what Discord would question, typed bare
+                command, bare = "pass", bare + 1
+            out.clear()
+            await console.line(f"as {player} {command}")
+            assert not [line for line in out if line.startswith("✗")], (command, out)
+        [record] = await store.list_games()
+        game = (await service.repo.load(record.id)).game
+    assert bare == 3 and game.state.finished
+    assert game.result() == {str(k): v for k, v in log["result"].items()}
