@@ -491,6 +491,9 @@ class Trains(Step):
         trains.buy_train(
             ctx, state, company, action.train, action.price, compulsory=not company.trains, exchange=action.exchange
         )
+        # 8.4 note, 8.12: a purchase that ends the step (the train limit reached, the cash
+        # spent) ends no chance to buy a private: the last window opens unless asked here again
+        rnd.privates_offered = False
         return False
 
 
