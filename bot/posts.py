@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from engine import market, notation
-from engine.actions import Action, BuyTrain, PlaceToken, RunRoutes, action_from_dict
+from engine.actions import Action, BuyTrain, Pass, PlaceToken, RunRoutes, action_from_dict
 from engine.board import load_board
 from engine.errors import EngineError
 from engine.game import Game
@@ -83,11 +83,54 @@ def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
     if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors \
             and not over_limit(game.ctx, game.state):
         return f"{track_hint(game)}, `pass`"
-    text = ", ".join(_token_choice(game, hint, actions[0]) if isinstance(actions[0], PlaceToken)
-                     else f"`{hint}`{_loan_mark(game, actions)}" for hint, actions in notation.hinted_actions(game))
-    if limit is not None and len(text) > limit:
-        text = text[: text.rfind(",", 0, limit)] + ", … (`status` shows all)"
-    return text
+    items: list[tuple[str, str | None]] = []  # each choice, and the company it buys a train from
+    for hint, actions in notation.hinted_actions(game):
+        first = actions[0]
+        if isinstance(first, PlaceToken):
+            items.append((_token_choice(game, hint, first), None))
+        elif isinstance(first, BuyTrain) and hint.endswith(" PRICE"):  # `train 3-5 from GRR PRICE`
+            items.append((f"`{hint}`", hint.split()[3]))
+        else:
+            items.append((f"`{hint}`{_loan_mark(game, actions)}{_pass_mark(game, first)}", None))
+    text = ", ".join(choice for choice, _ in items)
+    if limit is None or len(text) <= limit:
+        return text
+    return _fitted(items, limit)
+
+
+def _fitted(items: list[tuple[str, str | None]], limit: int) -> str:
+    """Choices too many for one line: the usual ones first, the first and a closing
+    `pass` always kept (any cut between are in `status`), then the trains other
+    companies may sell, in one clause (by company only if naming the trains is too long)."""
+    usual = [choice for choice, seller in items if seller is None]
+    offers: dict[str, list[str]] = {}
+    for choice, seller in items:
+        if seller is not None:
+            offers.setdefault(seller, []).append(choice.split()[1])
+    trains = ", ".join(f"{company} {' '.join(ids)}" for company, ids in offers.items())
+    sellers = f"; or a train from another company, `train ID from COMPANY PRICE`: {trains}" if offers else ""
+    if len(", ".join(usual) + sellers) > limit and offers:
+        sellers = f"; or a train from {', '.join(offers)} (`train ID from COMPANY PRICE`)"
+    room = limit - len(sellers)
+    last = [usual.pop()] if len(usual) > 1 and usual[-1].startswith("`pass`") else []
+    shown, cut = usual[:1], False
+    for choice in usual[1:]:
+        if len(", ".join(shown + [choice] + last)) > room:
+            cut = True
+            break
+        shown.append(choice)
+    return ", ".join(shown + ["…"] * cut + last) + sellers + (" (`status` shows all)" if cut else "")
+
+
+def _pass_mark(game: Game, action: Action) -> str:
+    """What `pass` does when it is more than a pass: a trainless company that buys no
+    train is nationalized (8.11.3)."""
+    if not isinstance(action, Pass) or game.round_name != "Operating" or game.state.round.step != "trains":
+        return ""
+    company = game.state.companies.get(action.entity)
+    if company is None or company.trains or company.is_national:
+        return ""
+    return f" (no train bought: {company.sym} is nationalized, 8.11.3)"
 
 
 def _token_choice(game: Game, command: str, token: PlaceToken) -> str:

@@ -16,8 +16,15 @@ import pytest
 
 from bot.cli import main
 from bot.console import CHANNEL, Console, run_console
+from bot.posts import CHOICES_LIMIT, choices_text, next_line
 from bot.service import Account, Post, TroikaService
+from engine.actions import BuyTrain, Pass
+from engine.game import Game
+from engine.importer import import_log
+from engine.legal import legal_actions
+from engine.notation import command
 from engine.replay import replay
+from engine.trains import find_train
 from render.table import render_table
 from storage import GameStatus, SqliteEventStore
 from tests.conftest import ROOT, shared_game
@@ -510,3 +517,45 @@ async def test_a_newcomer_plays_into_the_second_operating_round_from_the_replies
     for milestone in ("buys TSR", "Stock round 1", "wins ", "Operating round 1.1", " lays tile ", " runs for ",
                       " buys a 2-train", "Stock round 2"):
         assert milestone in log, milestone
+
+
+def test_a_pass_that_nationalizes_says_so_in_the_prompt() -> None:
+    """Finding 5 of the new-user trial: a trainless company that cannot pay for a bank
+    train was offered `pass` with no word that it is nationalized (8.11.3). NW
+    (1861-29683, OR 3.2) with its train gone and 10 in cash, none in the pool."""
+    game = replay(shared_game("1861-29683")[0], None, until=380).game
+    nw = game.state.companies["NW"]
+    game.state.companies["RSR"].trains.extend(nw.trains)  # the national never sells
+    nw.trains, nw.cash = [], 10
+    prompt = next_line(game)
+    assert "`pass` (no train bought: NW is nationalized, 8.11.3)" in prompt
+    assert "`train 3-5 from GRR PRICE`" in prompt
+    game.apply(Pass("NW"))
+    assert any(line.startswith("NW is nationalized") for line in game.state.log[-5:])
+
+
+@pytest.mark.parametrize("name", ["1867-21268", "1861-29683"])
+def test_a_prompt_never_hides_pass_or_a_bank_train(name: str) -> None:
+    """Finding 6 of the new-user trial: prompts cut to "… (`status` shows all)" hid
+    `pass` and sometimes the yard train behind other companies' trains. At every
+    position of a real game the prompt names both whenever they are legal, and keeps
+    within its length."""
+    log, _ = shared_game(name)
+    imported = import_log(log)
+    game = Game.new(imported.players, imported.seed, imported.rules, imported.title, first_player=0)
+    longest, grouped = 0, 0
+    for action in imported.actions:
+        if not game.state.trainless_majors and not (game.round_name == "Operating"
+                                                    and game.state.round.step == "track"):
+            prompt = choices_text(game)
+            legal = legal_actions(game)
+            longest, grouped = max(longest, len(prompt)), grouped + ("; or a train from " in prompt)
+            if any(isinstance(a, Pass) for a in legal):
+                assert "`pass`" in prompt, prompt
+            bank = [a for a in legal if isinstance(a, BuyTrain) and find_train(game.ctx, game.state, a.train)[0]
+                    in ("yard", "pool")]
+            for train in bank[:1]:
+                assert f"`{command(game, train)}`" in prompt, prompt
+        game.apply(action, check=False)
+    assert longest <= CHOICES_LIMIT + len(" (`status` shows all)")
+    assert grouped > 0  # prompts that told other companies' trains in one clause
