@@ -557,3 +557,13 @@ def test_a_prompt_never_hides_pass_or_a_bank_train(name: str) -> None:
         game.apply(action, check=False)
     assert longest <= CHOICES_LIMIT + len(" (`status` shows all)")
     assert grouped > 0  # prompts that told other companies' trains in one clause
+
+
+async def test_players_who_cannot_bid_are_told_out_of_the_auction(store: SqliteEventStore) -> None:
+    """Finding 8 of the new-user trial: players who could not afford the next bid were
+    passed over in silence, and the passes typed for them went to the next stock turns.
+    1861-29683, stock round 1: Player 1 puts KR up at 105."""
+    table = await start_shared(TroikaService(store, pictures=False), 48)
+    reply = await table.say("as Player 1 auction KR 105")
+    assert "Player 2 (80) and Player 3 (105) cannot bid 110: out of this auction" in reply
+    assert reply.index("cannot bid 110") < reply.index("Player 1 wins KR for 105")
