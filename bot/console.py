@@ -144,11 +144,14 @@ class Console:
             path = self.files_dir / attachment.name
             try:
                 self.files_dir.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(attachment.data)
+                path = _unused(path)
+                with path.open("xb") as file:  # never over another file
+                    file.write(attachment.data)
             except OSError as exc:
                 self.write(f"✗ Cannot write {path} ({exc.strerror}).")
                 continue
-            self.write(f"  file: {path}")
+            kept = "" if path.name == attachment.name else f" ({attachment.name} is there already: kept)"
+            self.write(f"  file: {path}{kept}")
 
     async def _deliver(self, post: Post) -> None:
         self.write(post.content(
@@ -168,6 +171,16 @@ class Console:
         except OSError as exc:
             self.write(f"✗ Cannot write the pictures to {self.pictures_dir}/ ({exc.strerror}); "
                        "the game goes on without them.")
+
+
+def _unused(path: Path) -> Path:
+    """``path``, or ``NAME-2.json``, ``NAME-3.json``... beside it if it is taken."""
+    number = 1
+    found = path
+    while found.exists():
+        number += 1
+        found = path.with_name(f"{path.stem}-{number}{path.suffix}")
+    return found
 
 
 def banner(running: bool) -> str:

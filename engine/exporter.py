@@ -67,6 +67,7 @@ class Entry:
     action: Action | None = None
     undo_to: int | None = None
     created_at: int | None = None  # seconds since 1970
+    user: str | None = None  # the player who made it
 
 
 @dataclass
@@ -86,9 +87,11 @@ def site_ids(players: Sequence[str]) -> dict[str, int]:
     return {p: n for n, p in enumerate(players, 1)}
 
 
-def export_game(game_id: int, seed: int, fresh: Callable[[], Game], entries: Sequence[Entry]) -> Export:
+def export_game(game_id: int, seed: int, fresh: Callable[[], Game], entries: Sequence[Entry], *,
+                description: str | None = None) -> Export:
     """The 18xx.games log of a game: ``fresh()`` sets it up (``Game.new`` with
-    ``seed``), then every entry of its log in order."""
+    ``seed``), then every entry of its log in order (game ``game_id``, described as
+    Troika's unless ``description`` is given: a game imported from the site keeps its own)."""
     start = fresh()
     players = [(p.id, p.name) for p in start.state.players]
     first = start.state.priority
@@ -103,7 +106,7 @@ def export_game(game_id: int, seed: int, fresh: Callable[[], Game], entries: Seq
     finished = game.state.finished
     log: dict[str, Any] = {
         "id": game_id,
-        "description": f"Troika game {game_id}",
+        "description": f"Troika game {game_id}" if description is None else description,
         "title": start.state.title,
         "min_players": len(players),
         "max_players": len(players),
@@ -154,12 +157,14 @@ class _Writer:
     def write(self, entry: Entry) -> None:
         site_number = len(self.written) + 1
         stamp = {} if entry.created_at is None else {"created_at": entry.created_at}
+        if entry.user in self.players:
+            stamp["user"] = self.players[entry.user]
         if entry.kind == "action":
             assert entry.action is not None
             before = Game(self.game.ctx, self.game.state.copy())
             self.game.apply(entry.action, check=False)
             if self.game.carried_out:
-                raw = self._with_orders(before, [entry.action, *self.game.carried_out], stamp)
+                raw = self._with_orders(before, [entry.action, *self.game.carried_out], entry.created_at)
             else:
                 raw = to_site(before, entry.action, self.game.state, self.players)
             self.seen.append((entry.id, {"type": "action"}, entry.action))
@@ -177,7 +182,7 @@ class _Writer:
         self.ids[entry.id] = site_number
         self.written.append({"id": site_number, **raw, **stamp})
 
-    def _with_orders(self, before: Game, moves: list[Action], stamp: dict[str, int]) -> dict[str, Any]:
+    def _with_orders(self, before: Game, moves: list[Action], created: int | None) -> dict[str, Any]:
         """An action and the moves standing orders made after it, as the site's action
         with ``auto_actions``: each move written from the game just before and after it."""
         written = []
@@ -186,6 +191,7 @@ class _Writer:
             after.apply(move, check=False, orders=False)
             written.append(to_site(before, move, after.state, self.players))
             before = after
+        stamp = {} if created is None else {"created_at": created}
         return {**written[0], "auto_actions": [a | stamp for a in written[1:]]}
 
     def effective_actions(self) -> list[Action]:
@@ -355,13 +361,13 @@ def _routes(game: Game, action: RunRoutes) -> list[dict[str, Any]]:
     return written
 
 
-def entries_from_events(events: Sequence[tuple[int, str, dict[str, Any], int | None]]) -> list[Entry]:
-    """Entries from stored events ``(id, kind, action dict, created_at)``; kinds other
-    than action, undo and redo (seat changes, notes) are left out."""
+def entries_from_events(events: Sequence[tuple[int, str, dict[str, Any], int | None, str | None]]) -> list[Entry]:
+    """Entries from stored events ``(id, kind, action dict, created_at, player)``; kinds
+    other than action, undo and redo (seat changes, notes) are left out."""
     entries = []
-    for event_id, kind, data, created in events:
+    for event_id, kind, data, created, user in events:
         if kind == "action":
-            entries.append(Entry(event_id, kind, action_from_dict(data), created_at=created))
+            entries.append(Entry(event_id, kind, action_from_dict(data), created_at=created, user=user))
         elif kind in ("undo", "redo"):
-            entries.append(Entry(event_id, kind, undo_to=data.get("action_id"), created_at=created))
+            entries.append(Entry(event_id, kind, undo_to=data.get("action_id"), created_at=created, user=user))
     return entries

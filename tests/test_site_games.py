@@ -27,6 +27,7 @@ from engine.legal import legal_actions
 from engine.orders import ROUND_OF
 from engine.rules import Rules
 from storage import GameStatus, SqliteEventStore
+from storage.repository import rules_options
 from storage.store import EventKind
 from tests.conftest import shared_game
 from tests.test_orders import _move as plain_move
@@ -154,8 +155,7 @@ async def test_an_imported_game_cut_short_goes_on_in_the_channel_to_its_finish(n
         reply = await service.import_site_game("c1", commissioner, json.dumps(cut).encode())
         assert "holds Player 2's seat" in reply.text and "`seat \"Player 1\" @someone`" in reply.text
         [record] = await store.list_games()
-        assert Rules.from_dict({k: v for k, v in record.options.items() if k != "first_player"}) == \
-            Rules.site(market="column")
+        assert Rules.from_dict(rules_options(record.options)) == Rules.site(market="column")
         with pytest.raises(NotAllowed, match="no seat"):
             await service.handle("c1", accounts["Player 1"], "pass")
         for player, account in accounts.items():
@@ -250,7 +250,7 @@ def test_every_action_kind_and_event_kind_is_written_or_left_out_on_purpose() ->
     order it gives) and every kind of stored event: none can stop an export."""
     assert set(ACTION_TYPES.values()) - set(SITE_TYPES) == {StandingOrder}
     assert set(PROGRAM_TYPES) == set(ROUND_OF) | {"off"}
-    events = [(n, kind.value, {"type": "pass", "entity": "1"} if kind is EventKind.ACTION else {}, None)
+    events = [(n, kind.value, {"type": "pass", "entity": "1"} if kind is EventKind.ACTION else {}, None, None)
               for n, kind in enumerate(EventKind, 1)]
     entries = entries_from_events(events)
     assert [e.kind for e in entries] == ["action", "undo", "redo"]  # seat changes and notes: no game move
@@ -299,3 +299,34 @@ def test_standing_orders_export_as_the_site_s_programs_and_their_moves_as_auto_a
     ignored = ("orders", "log")
     assert {k: v for k, v in replayed.game.dump().items() if k not in ignored} == \
         {k: v for k, v in game.dump().items() if k not in ignored}
+
+
+async def test_an_export_keeps_the_site_s_game_and_times_and_overwrites_no_file(tmp_path: Path) -> None:
+    """Finding 10 of the new-user trial: an imported game went back as "Troika game 1",
+    every action stamped with the export's time and no user; and a second database's
+    game 1, exported in the same folder, replaced the first file without a word."""
+    log, _ = shared_game("1861-29683")
+    cut, _ = _cut(log)
+    (tmp_path / "cut.json").write_text(json.dumps(cut))
+    out: list[str] = []
+    async with SqliteEventStore(tmp_path / "first.db") as store:
+        console = Console(TroikaService(store, pictures=False), tmp_path / "pictures", out.append)
+        await console.line(f"import {tmp_path / 'cut.json'}")
+        await console.line("export")
+    first = tmp_path / "1861-troika-1.json"
+    assert f"  file: {first}" in out
+    exported = json.loads(first.read_text())
+    assert (exported["id"], exported["description"]) == (log["id"], log["description"])
+    imported = import_log(cut)
+    assert [a.get("created_at") for a in exported["actions"]] == imported.stamps
+    assert exported["actions"][0]["created_at"] == cut["actions"][0]["created_at"]
+    typed_by = {p["id"] for p in log["players"]}
+    assert all(a["user"] in typed_by for a in exported["actions"])
+    out.clear()
+    async with SqliteEventStore(tmp_path / "second.db") as store:
+        console = Console(TroikaService(store, pictures=False), tmp_path / "pictures", out.append)
+        await console.line("new Anna Boris Clara")
+        await console.line("export")
+    assert f"  file: {tmp_path / '1861-troika-1-2.json'} (1861-troika-1.json is there already: kept)" in out
+    assert json.loads(first.read_text()) == exported
+
