@@ -24,7 +24,9 @@ from engine.importer import import_log
 from engine.legal import legal_actions
 from engine.notation import command
 from engine.replay import replay
-from engine.trains import find_train
+from engine.rules import Rules
+from engine.selfplay import play_random_game
+from engine.trains import find_train, phase_changes
 from render.table import render_table
 from storage import GameStatus, SqliteEventStore
 from tests.conftest import GAMES, ROOT, shared_game
@@ -567,3 +569,35 @@ async def test_players_who_cannot_bid_are_told_out_of_the_auction(store: SqliteE
     reply = await table.say("as Player 1 auction KR 105")
     assert "Player 2 (80) and Player 3 (105) cannot bid 110: out of this auction" in reply
     assert reply.index("cannot bid 110") < reply.index("Player 1 wins KR for 105")
+
+
+# finding 12 of the new-user trial: the cosmetic list -----------------------------------
+
+
+def test_what_the_national_places_by_itself_is_told() -> None:
+    """The RSR's first token in St Petersburg (8.13) and its reserved Moscow token were
+    placed without a line, visible only on the map."""
+    log = import_log(shared_game("1861-29683")[0]).game.state.log
+    assert "RSR places its home token in St. Petersburg (E1, 8.13)" in log
+    assert "RSR places its reserved token in Moscow (H8, 8.13)" in log
+
+
+def test_a_token_step_passed_over_says_why_as_a_track_step_does() -> None:
+    """MK and NW went from track straight to `run`: the token step passed over in silence."""
+    played = play_random_game(3, 4, "grid").played
+    game = Game.new([(f"p{i}", f"Player {i + 1}") for i in range(4)], 3, Rules.rulebook(market="grid"))
+    told = []
+    for action in played:
+        told += [line for line in game.apply(action, check=False) if " passes its token: " in line]
+    assert {line.partition(": ")[2] for line in told} == {"no reachable city it can pay for",
+                                                         "no reachable city with room for it"}
+
+
+def test_the_green_city_spots_open_only_where_the_title_has_them() -> None:
+    """1861's phase 3 said "the green city spots open (7.2)": those are 1867's (7.2.1)."""
+    for title, spots in (("1861", False), ("1867", True)):
+        game = Game.new([("a", "Anna"), ("b", "Boris"), ("c", "Clara")], 1, title=title)
+        board = game.ctx.board
+        changes = phase_changes(game.ctx, board.phase("2"), board.phase("3"), ("green_minors_available",))
+        assert "green minors may be auctioned (7.2)" in changes
+        assert ("the green city spots open (7.2.1)" in changes) is spots

@@ -264,7 +264,7 @@ async def test_a_merge_is_summed_up_and_a_phase_change_names_what_changes(store:
     table = await start_shared(TroikaService(store, pictures=False), 222, "1867-19792")
     printed = "\n".join(table.out)
     assert "Phase 3 begins: green tiles; companies may buy privates from players (8.12); green minors may be " \
-        "auctioned and the green city spots open (7.2); a merger round follows each operating round (9); " \
+        "auctioned (7.2); the green city spots open (7.2.1); a merger round follows each operating round (9); " \
         "off-board values green" in printed
     summary = re.search(r"CNR: Player \d president \(\d+%\), tokens [A-Z0-9, ]+ \(\+\d to place\), "
                         r"treasury \$\d+, trains [\d, ]+", printed)
