@@ -11,6 +11,7 @@ as the game goes on) and their paths printed.
 from __future__ import annotations
 
 import re
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from storage.postgres import safe_url
 
 from .commands import split
 from .errors import NoGame, NotAllowed, Refusal
-from .posts import Picture
+from .posts import GAME_OVER, Picture
 from .service import (
     MAX_PLAYERS,
     Account,
@@ -154,9 +155,12 @@ class Console:
             self.write(f"  file: {path}{kept}")
 
     async def _deliver(self, post: Post) -> None:
-        self.write(post.content(
+        text = post.content(
             lambda seat: "▶" if post.next.startswith(seat.display_name) else f"▶ {seat.display_name}:",
-            recap=False))  # hot seat: everyone saw the moves between
+            recap=False)  # hot seat: everyone saw the moves between
+        if post.mention is None and post.next and not post.next.startswith(GAME_OVER):
+            text = text.removesuffix(post.next) + "▶ " + post.next  # the same player again: on Discord, no ping
+        self.write(text)
         self._save(post.pictures)
 
     def _save(self, pictures: list[Picture]) -> None:
@@ -207,6 +211,9 @@ async def run_console(location: str | Path, pictures_dir: Path) -> None:
         if running is not None:
             await console.line("status")
         print(banner(running is not None))
+        # asyncio.run's own Ctrl-C handler waits for the loop, which input() blocks: with
+        # text on the line the key only cleared it. Python's default raises at once.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         while True:
             try:
                 text = input("troika> ")  # blocking on purpose: Ctrl-C then stops at once

@@ -75,8 +75,8 @@ class Information(Feature):
         decide now, unless the verb is about a deal waiting (its requester), a move to take
         back (its mover) or an undo to restore (its undoer)."""
         typist = VERBS[verb].typist
-        if typist == "requester":
-            return await self.requesting_account(channel_id)
+        if typist == "requester":  # with no deal waiting, the one deciding is told so
+            return await self.requesting_account(channel_id) or await self.deciding_account(channel_id)
         record = await self.store.active_game_in_channel(channel_id)
         if typist in ("mover", "undoer") and record is not None and record.status is GameStatus.RUNNING:
             events = await self.store.events(record.id)

@@ -18,6 +18,7 @@ from engine.board import load_board
 from engine.errors import EngineError
 from engine.game import Game
 from engine.game_setup import describe
+from engine.operating_steps import SECOND_LAY_COST
 from engine.options import OptionDef
 from engine.routes import RouteResult, check_routes
 from engine.titles import TITLES, title_named
@@ -38,6 +39,9 @@ from .orders_text import orders_text
 from .track_help import sheet_candidates
 
 CHOICES_LIMIT = 350
+
+GAME_OVER = "**Game over**"
+"""How the line after a game's last move begins (:func:`results_text`): nobody acts next."""
 """Characters of "what they may do" shown in a post; ``status`` shows them all."""
 
 PICTURES = ("map", "market", "table")
@@ -176,14 +180,19 @@ def track_hint(game: Game) -> str:
     if not hexes:
         return "no hex to lay track on"
     listed = ", ".join(hexes[:8]) + (", …" if len(hexes) > 8 else "")
-    return f"`lay HEX TILE ROTATION` on {listed} (`tiles` lists the tiles and rotations)"
+    second = f" for {game.ctx.title.currency}{SECOND_LAY_COST} (a second lay, 8.6)" \
+        if getattr(game.state.round, "lays", None) else ""
+    return f"`lay HEX TILE ROTATION` on {listed}{second} (`tiles` lists the tiles and rotations)"
 
 
 def results_text(game: Game) -> str:
+    """The final scores, the winner (or the players tied first) named first."""
     scores = sorted(game.result().items(), key=lambda kv: -kv[1])
     reason = f" ({game.state.end_reason.replace('_', ' ')})" if game.state.end_reason else ""
     cur = game.ctx.title.currency
-    return f"**Game over**{reason}: " + ", ".join(f"{player_name(game, p)} {cur}{v}" for p, v in scores)
+    first = [player_name(game, p) for p, v in scores if v == scores[0][1]]
+    won = f"{first[0]} wins" if len(first) == 1 else f"{', '.join(first[:-1])} and {first[-1]} share the win"
+    return f"{GAME_OVER}{reason}: {won}. " + ", ".join(f"{player_name(game, p)} {cur}{v}" for p, v in scores)
 
 
 def duration(seconds: float) -> str:

@@ -122,6 +122,7 @@ def _bid(ctx: Context, state: GameState, auction: AuctionRound, seat: int, actio
 
 
 def _pass(ctx: Context, state: GameState, auction: AuctionRound, seat: int) -> None:
+    state.log.append(f"{state.players[seat].name} passes on {auction.private}")
     nobody_bid = auction.high_bidder is None and not (auction.reduced and ctx.rules.auction_reduced_price_first_taker)
     if nobody_bid and ctx.rules.auction_decliner_may_bid:
         auction.declined.append(seat)

@@ -498,6 +498,7 @@ def _auction_action(ctx: Context, state: GameState, sr: StockRound, action: Acti
         auction.active = _still_bidding(ctx, state, auction.active, seat, action.price + BID_STEP)
     elif isinstance(action, Pass):
         auction.active.remove(seat)
+        state.log.append(f"{player.name} passes on {auction.minor}")
     else:
         raise IllegalAction(f"bid on {auction.minor} or pass")
     _auction_next(ctx, state, sr)

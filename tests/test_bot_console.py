@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -180,3 +181,50 @@ async def test_at_the_console_a_bare_pass_is_for_the_company_the_last_prompt_nam
         game = (await service.repo.load(record.id)).game
     assert bare == 3 and game.state.finished
     assert game.result() == {str(k): v for k, v in log["result"].items()}
+
+
+def test_ctrl_c_quits_the_console_with_text_on_the_line(tmp_path: Path) -> None:
+    """Finding 12 of the new-user trial: Ctrl-C with text typed only cleared the line
+    (asyncio's handler waited for the blocked loop); README lists it as a way to quit."""
+    import pty
+    import select
+    import time
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_TOKEN")} | {"PYTHONPATH": str(ROOT)}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: `troika run` at a terminal
+        os.chdir(tmp_path)
+        os.execve(sys.executable, [sys.executable, "-m", "bot.cli", "run"], env)
+
+    def read_until(text: str) -> str:
+        seen = ""
+        while text not in seen:
+            ready, _, _ = select.select([fd], [], [], 60)
+            assert ready, f"no {text!r} in {seen[-300:]!r}"
+            seen += os.read(fd, 4096).decode(errors="replace")
+        return seen
+
+    done = 0
+    try:
+        read_until("troika> ")
+        os.write(fd, b"status")
+        read_until("status")
+        # as a person types: the interpreter's line editor notices a signal while waiting for
+        # a key, not one that comes while it is still drawing the keys sent all at once
+        select.select([], [], [], 0.5)
+        os.write(fd, b"\x03")
+        deadline = time.monotonic() + 60  # on a busy machine; a quit takes well under a second
+        after = b""
+        while not done and time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            try:
+                if select.select([fd], [], [], 0.2)[0]:
+                    after += os.read(fd, 4096)  # what it prints on the way out
+            except OSError:
+                time.sleep(0.2)  # the terminal closed with the process
+    finally:
+        if not done:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
+    assert done and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"Ctrl-C did not quit: {after[-500:]!r}"

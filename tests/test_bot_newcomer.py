@@ -10,17 +10,19 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from itertools import islice
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
 from bot.console import CHANNEL, Console, run_console
-from bot.posts import CHOICES_LIMIT, choices_text, next_line
+from bot.posts import CHOICES_LIMIT, choices_text, next_line, results_text
 from bot.service import Account, Post, TroikaService
+from bot.transcript import log_commands
 from engine.actions import BuyTrain, Pass
 from engine.game import Game
-from engine.importer import import_log
+from engine.importer import import_log, read_log
 from engine.legal import legal_actions
 from engine.notation import command
 from engine.replay import replay
@@ -72,7 +74,7 @@ async def test_1_end_asks_for_confirmation_and_the_ended_game_can_still_be_read(
 ) -> None:
     before = await _stored(store)
     asked = await hot_seat.say("as Anna end")
-    assert "nothing can take that back" in asked and "`end confirm`" in asked
+    assert "only an `undo` right after takes it back" in asked and "`end confirm`" in asked
     assert await _stored(store) == before  # nothing happened
     assert "Only the commissioner (Anna) may do that." in await hot_seat.say("as Boris end confirm")
     ended = await hot_seat.say("as Anna end confirm enough for today")
@@ -601,3 +603,56 @@ def test_the_green_city_spots_open_only_where_the_title_has_them() -> None:
         changes = phase_changes(game.ctx, board.phase("2"), board.phase("3"), ("green_minors_available",))
         assert "green minors may be auctioned (7.2)" in changes
         assert ("the green city spots open (7.2.1)" in changes) is spots
+
+
+async def test_the_console_s_small_words(store: SqliteEventStore) -> None:
+    """A fresh hot-seat game: the private named in a pass; lowercase echoed as the notation
+    writes it; a bid too large said to be too large; `withdraw` with no deal waiting; `end`
+    not promising what `undo` takes back."""
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game(CHANNEL, [("a", "Anna"), ("b", "Boris"), ("c", "Clara")], seed=1, first_player=0)
+    table = Table(service)
+    assert "Anna: `bid TSR 20`" in await table.say("bid tsr 20")
+    assert "Boris passes on TSR" in await table.say("pass")
+    assert "✗ The bid of 60 digits is too large" in await table.say("bid TSR " + "9" * 60)
+    assert await table.say("withdraw") == "✗ Nobody is waiting for an answer."
+    ending = await table.say("as Anna end")
+    assert "only an `undo` right after takes it back" in ending and "nothing can take" not in ending
+
+
+async def test_every_post_marks_who_acts_next(store: SqliteEventStore) -> None:
+    """▶ was left out when the same player acted again ("Anna has a stock turn" after her
+    own pass): at the console every post's last line is marked."""
+    table = Table(TroikaService(store, pictures=False))
+    log, _ = shared_game("1861-29683")
+    await table.service.start_local_game(CHANNEL, [(str(p["id"]), p["name"]) for p in log["players"]],
+                                         rules=read_log(log)[0].ctx.rules, first_player=0,
+                                         seed=log["settings"]["seed"])
+    same_player = 0
+    previous = ""
+    for name, typed in islice(log_commands(log), 120):
+        printed = [line for line in (await table.say(f"as {name} {typed}")).split("\n")
+                   if not line.startswith("  picture:")]
+        assert printed[-1].startswith("▶"), printed
+        same_player += name == previous
+        previous = name
+    assert same_player > 10
+
+
+async def test_a_second_lay_names_its_cost_in_the_prompt(store: SqliteEventStore) -> None:
+    table = await start_shared(TroikaService(store, pictures=False), SV_SECOND_LAY)
+    assert "for ₽20 (a second lay, 8.6)" in (await table.say("status")).split("May: ")[1]
+
+
+def test_the_end_names_the_winner_and_the_national_has_no_president() -> None:
+    """The game-over line and the table's header never said who won; the table gave the
+    RSR a "President" (the player who runs it)."""
+    game = import_log(shared_game("1861-29683")[0]).game
+    scores = game.result()
+    winner = game.state.player(max(scores, key=lambda p: scores[p])).name
+    assert results_text(game).startswith(f"**Game over** (final phase): {winner} wins. {winner} ₽")
+    table = render_table(game.ctx, game.state)
+    assert f"game over: {winner} wins" in table and ">President<" in table
+    running = replay(shared_game("1861-29683")[0], None, until=400).game
+    operator = running.state.player(str(running.state.national_operator)).name
+    assert f"run by {operator}" in render_table(running.ctx, running.state)
