@@ -77,7 +77,7 @@ class Commissioner(Feature):
         word, _, reason = rest.strip().partition(" ")
         if word.lower() not in ("confirm", "yes"):
             what = "cancels the game being set up" if record.status is GameStatus.SETTING_UP else \
-                "ends the game now and scores it as it stands; nothing can take that back"
+                "ends the game now and scores it as it stands (only an `undo` right after takes it back)"
             return Reply(f"`end` {what}. To go ahead, type `end confirm` (a reason may follow: "
                          "`end confirm we stop here`).")
         if record.status is GameStatus.SETTING_UP:

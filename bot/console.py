@@ -12,6 +12,7 @@ as the Discord bot's does (:mod:`bot.workers`; ``--workers 0``: in this process)
 from __future__ import annotations
 
 import re
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from storage.postgres import safe_url
 
 from .commands import split
 from .errors import NoGame, NotAllowed, Refusal
-from .posts import Picture
+from .posts import GAME_OVER, Picture
 from .service import (
     MAX_PLAYERS,
     Account,
@@ -109,12 +110,22 @@ class Console:
             command = words[1 + used:]
             if not command:
                 raise Refusal(f"Write the command for {account.name}: `as {account.name} pass`.")
-            return account, " ".join(command)
+            return account, await self._addressed(" ".join(command))
         if verb in ("replace", "seat"):
             raise Refusal("On the console everyone shares the keyboard: `as NAME ...` types for a player.")
         typed = " ".join(words)
         verb, _ = split(typed)  # the table's verb, its other names read
-        return await self.service.typing_account(CHANNEL, verb) or NOBODY, typed
+        return await self.service.typing_account(CHANNEL, verb) or NOBODY, await self._addressed(typed)
+
+    async def _addressed(self, command: str) -> str:
+        """A bare `pass` as `pass COMPANY` for the company called now. At a shared keyboard
+        every reply is read before the next line is typed, so the pass is for the company
+        the last prompt named, never one meant for a turn that has just ended (which
+        Discord questions once: :mod:`bot.stray`)."""
+        if command.strip().lower() != "pass":
+            return command
+        company = await self.service.called_company(CHANNEL)
+        return f"pass {company}" if company else command
 
     async def _import(self, path: str) -> Reply:
         """``import PATH``: an 18xx.games log from a file, every seat at this keyboard."""
@@ -133,16 +144,22 @@ class Console:
             path = self.files_dir / attachment.name
             try:
                 self.files_dir.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(attachment.data)
+                path = _unused(path)
+                with path.open("xb") as file:  # never over another file
+                    file.write(attachment.data)
             except OSError as exc:
                 self.write(f"✗ Cannot write {path} ({exc.strerror}).")
                 continue
-            self.write(f"  file: {path}")
+            kept = "" if path.name == attachment.name else f" ({attachment.name} is there already: kept)"
+            self.write(f"  file: {path}{kept}")
 
     async def _deliver(self, post: Post) -> None:
-        self.write(post.content(
+        text = post.content(
             lambda seat: "▶" if post.next.startswith(seat.display_name) else f"▶ {seat.display_name}:",
-            recap=False))  # hot seat: everyone saw the moves between
+            recap=False)  # hot seat: everyone saw the moves between
+        if post.mention is None and post.next and not post.next.startswith(GAME_OVER):
+            text = text.removesuffix(post.next) + "▶ " + post.next  # the same player again: on Discord, no ping
+        self.write(text)
         self._save(post.pictures)
 
     def _save(self, pictures: list[Picture]) -> None:
@@ -157,6 +174,16 @@ class Console:
         except OSError as exc:
             self.write(f"✗ Cannot write the pictures to {self.pictures_dir}/ ({exc.strerror}); "
                        "the game goes on without them.")
+
+
+def _unused(path: Path) -> Path:
+    """``path``, or ``NAME-2.json``, ``NAME-3.json``... beside it if it is taken."""
+    number = 1
+    found = path
+    while found.exists():
+        number += 1
+        found = path.with_name(f"{path.stem}-{number}{path.suffix}")
+    return found
 
 
 def banner(running: bool) -> str:
@@ -183,6 +210,9 @@ async def run_console(location: str | Path, pictures_dir: Path, workers: int | N
         if running is not None:
             await console.line("status")
         print(banner(running is not None))
+        # asyncio.run's own Ctrl-C handler waits for the loop, which input() blocks: with
+        # text on the line the key only cleared it. Python's default raises at once.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         while True:
             try:
                 text = input("troika> ")  # blocking on purpose: Ctrl-C then stops at once

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from engine import notation
+from engine.actions import action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
 from engine.legal import legal_actions
@@ -72,14 +73,23 @@ class Information(Feature):
         seat = next((s for s in record.seats if ask and s.player_id == ask.requester), None)
         return account_of(seat) if seat else None
 
+    async def called_company(self, channel_id: str) -> str | None:
+        """The company the channel's game calls on now, or None (no game, or a player acts)."""
+        try:
+            _, game = await self.game_in(channel_id)
+        except Refusal:  # no game here, or not started
+            return None
+        actor = game.actor()
+        return actor if actor in game.state.companies else None
+
     async def typing_account(self, channel_id: str, verb: str) -> Account | None:
         """Whose seat ``verb``, typed bare at a shared keyboard (the console), is typed
         from, as the table says (:attr:`bot.commands.Verb.typist`): the player who must
         decide now, unless the verb is about a deal waiting (its requester), a move to take
         back (its mover) or an undo to restore (its undoer)."""
         typist = VERBS[verb].typist
-        if typist == "requester":
-            return await self.requesting_account(channel_id)
+        if typist == "requester":  # with no deal waiting, the one deciding is told so
+            return await self.requesting_account(channel_id) or await self.deciding_account(channel_id)
         record = await self.store.active_game_in_channel(channel_id)
         if typist in ("mover", "undoer") and record is not None and record.status is GameStatus.RUNNING:
             events = await self.store.events(record.id)
@@ -254,14 +264,14 @@ class Information(Feature):
             raise Refusal("Write it as `log`, `log 30` or `log page 2`.")
         events = await self.store.events(record.id)
         effective = {e.seq for e in effective_events(events)}
-        effects = await asyncio.to_thread(self._effects, record, events)  # a whole replay: off the loop
+        effects, typed = await asyncio.to_thread(self._effects, record, events)  # a whole replay: off the loop
         shown = [(i, e) for i, e in enumerate(events) if log_line(record, e, effective, [])]
         pages: list[list[str]] = [[]]
         room = REPLY_LIMIT - 80  # for the note about earlier lines
         for i, event in reversed(shown):
             if len(pages) == page and count is not None and len(pages[-1]) == count:
                 break
-            line = "\n".join([self._log_line(record, events, i, effective),
+            line = "\n".join([self._log_line(record, events, i, effective, typed.get(event.seq)),
                               *(f"    {effect}" for effect in effects.get(event.seq, []))])[:room]
             if sum(len(x) + 1 for x in pages[-1]) + len(line) > room:
                 if len(pages) == page:
@@ -277,7 +287,7 @@ class Information(Feature):
         return "\n".join(note + lines)
 
     @staticmethod
-    def _log_line(record: GameRecord, events: list[Any], i: int, effective: set[int]) -> str:
+    def _log_line(record: GameRecord, events: list[Any], i: int, effective: set[int], typed: str | None) -> str:
         event = events[i]
         moved = []
         if event.kind in (EventKind.UNDO, EventKind.REDO):
@@ -285,15 +295,19 @@ class Information(Feature):
             after = {e.seq: e for e in effective_events(events[: i + 1])}
             moved = [before[s] for s in sorted(set(before) - set(after))] or \
                     [after[s] for s in sorted(set(after) - set(before))]
-        return log_line(record, event, effective, moved) or ""
+        return log_line(record, event, effective, moved, typed) or ""
 
-    def _effects(self, record: GameRecord, events: list[Event]) -> dict[int, list[str]]:
-        """What each effective action did, as the engine's log lines (the game replayed)."""
+    def _effects(self, record: GameRecord, events: list[Event]) -> tuple[dict[int, list[str]], dict[int, str]]:
+        """What each effective action did, as the engine's log lines, and the command
+        that makes it where it was made (a lay's `loan` included), as a player retypes
+        it: the game replayed."""
         game = self.core.engine.new_game(record)
-        effects = {}
+        effects, typed = {}, {}
         for event in effective_events(events):
-            effects[event.seq] = self.core.engine.apply(game, event.action, replaying=True)
-        return effects
+            action = action_from_dict(event.action)
+            typed[event.seq] = notation.command(game, action)
+            effects[event.seq] = self.core.engine.apply(game, action, replaying=True)
+        return effects, typed
 
     async def _export(self, record: GameRecord) -> Reply:
         """The game as an 18xx.games log, attached (a whole replay: off the loop)."""

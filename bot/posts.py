@@ -13,11 +13,12 @@ from datetime import datetime
 from typing import Any
 
 from engine import market, notation
-from engine.actions import Action, BuyTrain, PlaceToken, RunRoutes, action_from_dict
+from engine.actions import Action, BuyTrain, Pass, PlaceToken, RunRoutes, action_from_dict
 from engine.board import load_board
 from engine.errors import EngineError
 from engine.game import Game
 from engine.game_setup import describe
+from engine.operating_steps import SECOND_LAY_COST, Trains
 from engine.options import OptionDef
 from engine.routes import RouteResult, check_routes
 from engine.titles import TITLES, title_named
@@ -38,6 +39,9 @@ from .orders_text import orders_text
 from .track_help import sheet_candidates
 
 CHOICES_LIMIT = 350
+
+GAME_OVER = "**Game over**"
+"""How the line after a game's last move begins (:func:`results_text`): nobody acts next."""
 """Characters of "what they may do" shown in a post; ``status`` shows them all."""
 
 PICTURES = ("map", "market", "table")
@@ -82,11 +86,55 @@ def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
         return "`nationalize`, `keep`"
     if turn_view(game).laying_track:
         return f"{track_hint(game)}, `pass`"
-    text = ", ".join(_token_choice(game, hint, actions[0]) if isinstance(actions[0], PlaceToken)
-                     else f"`{hint}`{_loan_mark(game, actions)}" for hint, actions in notation.hinted_actions(game))
-    if limit is not None and len(text) > limit:
-        text = text[: text.rfind(",", 0, limit)] + ", … (`status` shows all)"
-    return text
+    items: list[tuple[str, str | None]] = []  # each choice, and the company it buys a train from
+    for hint, actions in notation.hinted_actions(game):
+        first = actions[0]
+        if isinstance(first, PlaceToken):
+            items.append((_token_choice(game, hint, first), None))
+        elif isinstance(first, BuyTrain) and hint.endswith(" PRICE"):  # `train 3-5 from GRR PRICE`
+            items.append((f"`{hint}`", hint.split()[3]))
+        else:
+            items.append((f"`{hint}`{_loan_mark(game, actions)}{_pass_mark(game, first)}", None))
+    text = ", ".join(choice for choice, _ in items)
+    if limit is None or len(text) <= limit:
+        return text
+    return _fitted(items, limit)
+
+
+def _fitted(items: list[tuple[str, str | None]], limit: int) -> str:
+    """Choices too many for one line: the usual ones first, the first and a closing
+    `pass` always kept (any cut between are in `status`), then the trains other
+    companies may sell, in one clause (by company only if naming the trains is too long)."""
+    usual = [choice for choice, seller in items if seller is None]
+    offers: dict[str, list[str]] = {}
+    for choice, seller in items:
+        if seller is not None:
+            offers.setdefault(seller, []).append(choice.split()[1])
+    trains = ", ".join(f"{company} {' '.join(ids)}" for company, ids in offers.items())
+    sellers = f"; or a train from another company, `train ID from COMPANY PRICE`: {trains}" if offers else ""
+    if len(", ".join(usual) + sellers) > limit and offers:
+        sellers = f"; or a train from {', '.join(offers)} (`train ID from COMPANY PRICE`)"
+    room = limit - len(sellers)
+    last = [usual.pop()] if len(usual) > 1 and usual[-1].startswith("`pass`") else []
+    shown, cut = usual[:1], False
+    for choice in usual[1:]:
+        if len(", ".join(shown + [choice] + last)) > room:
+            cut = True
+            break
+        shown.append(choice)
+    return ", ".join(shown + ["…"] * cut + last) + sellers + (" (`status` shows all)" if cut else "")
+
+
+def _pass_mark(game: Game, action: Action) -> str:
+    """What `pass` does when it is more than a pass: a trainless company that buys no
+    train is nationalized (8.11.3)."""
+    view = turn_view(game)
+    if not isinstance(action, Pass) or not view.operating or view.doing != Trains.doing:
+        return ""
+    company = game.state.companies.get(action.entity)
+    if company is None or company.trains or company.is_national:
+        return ""
+    return f" (no train bought: {company.sym} is nationalized, 8.11.3)"
 
 
 def _token_choice(game: Game, command: str, token: PlaceToken) -> str:
@@ -132,14 +180,19 @@ def track_hint(game: Game) -> str:
     if not hexes:
         return "no hex to lay track on"
     listed = ", ".join(hexes[:8]) + (", …" if len(hexes) > 8 else "")
-    return f"`lay HEX TILE ROTATION` on {listed} (`tiles` lists the tiles and rotations)"
+    track = turn_view(game).track
+    second = f" for {game.ctx.title.currency}{SECOND_LAY_COST} (a second lay, 8.6)" if track and track.lays else ""
+    return f"`lay HEX TILE ROTATION` on {listed}{second} (`tiles` lists the tiles and rotations)"
 
 
 def results_text(game: Game) -> str:
+    """The final scores, the winner (or the players tied first) named first."""
     scores = sorted(game.result().items(), key=lambda kv: -kv[1])
     reason = f" ({game.state.end_reason.replace('_', ' ')})" if game.state.end_reason else ""
     cur = game.ctx.title.currency
-    return f"**Game over**{reason}: " + ", ".join(f"{player_name(game, p)} {cur}{v}" for p, v in scores)
+    first = [player_name(game, p) for p, v in scores if v == scores[0][1]]
+    won = f"{first[0]} wins" if len(first) == 1 else f"{', '.join(first[:-1])} and {first[-1]} share the win"
+    return f"{GAME_OVER}{reason}: {won}. " + ", ".join(f"{player_name(game, p)} {cur}{v}" for p, v in scores)
 
 
 def duration(seconds: float) -> str:
@@ -372,9 +425,11 @@ def event_command(record: GameRecord, event: Event) -> str:
         return str(event.action.get("type"))
 
 
-def log_line(record: GameRecord, event: Event, effective: set[int], moved: list[Event]) -> str | None:
+def log_line(record: GameRecord, event: Event, effective: set[int], moved: list[Event],
+             typed: str | None = None) -> str | None:
     """One line of the ``log`` command, or None for bookkeeping the players need not see;
-    ``moved``: the actions an undo took back or a redo restored."""
+    ``moved``: the actions an undo took back or a redo restored; ``typed``: an action's
+    command as it was typed where it was made, if known (else the form that names all)."""
     when = event.created_at.strftime("%d %b %H:%M")
     who = seat_name(record, event.actor)
     data = event.action
@@ -383,7 +438,7 @@ def log_line(record: GameRecord, event: Event, effective: set[int], moved: list[
         entity = data.get("entity")
         for_ = f" for {entity}" if entity not in (event.actor, None) and data.get("type") != "end_game" else ""
         undone = "" if event.seq in effective else " — undone"
-        return f"#{event.seq} {when} {who}{for_}: `{event_command(record, event)}`{note}{undone}"
+        return f"#{event.seq} {when} {who}{for_}: `{typed or event_command(record, event)}`{note}{undone}"
     what = ", ".join(f"#{e.seq} `{event_command(record, e)}`" for e in moved)
     if event.kind is EventKind.UNDO:
         return f"#{event.seq} {when} ↶ {who} takes back {what or 'a move'}{note}"

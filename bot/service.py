@@ -98,6 +98,7 @@ class TroikaService:
         self.deciding_account = self.information.deciding_account
         self.requesting_account = self.information.requesting_account
         self.typing_account = self.information.typing_account
+        self.called_company = self.information.called_company
         self.suggestions = self.information.suggestions
         self.seat_names = self.information.seat_names
         self.game_in = self.information.game_in

@@ -17,6 +17,7 @@ from engine.rules import Rules
 from engine.titles import DEFAULT_TITLE, TITLES, title_named
 from engine.view import round_title
 from storage import ChannelBusy, CorruptEvent, EventKind, GameRecord, GameStatus, InvalidGameLog, NewEvent, Seat
+from storage.repository import rules_options
 
 from .core import Account, Command, Feature, Reply, code_span, seated_name
 from .errors import NoGame, Refusal
@@ -254,9 +255,10 @@ def option_suggestions(title: str, typed: str) -> list[str]:
 
 
 def record_rules(record: GameRecord) -> Rules:
-    """The rules stored with a game (its options less the seat that plays first)."""
+    """The rules stored with a game (its options less the seat that plays first and the
+    site game it came from)."""
     try:
-        return Rules.from_dict({k: v for k, v in record.options.items() if k != "first_player"})
+        return Rules.from_dict(rules_options(record.options))
     except EngineError as exc:
         raise Refusal(f"Game {record.id}'s stored options cannot be read: {exc}.") from None
 

@@ -109,9 +109,11 @@ def one_line(text: str, limit: int = 200) -> str:
 def site_export(record: GameRecord, events: list[Event]) -> Export:
     """The stored game as the 18xx.games log of its actions, undos and redos."""
     entries = entries_from_events(
-        [(e.seq, e.kind.value, e.action, int(e.created_at.timestamp())) for e in events]
+        [(e.seq, e.kind.value, e.action, int(e.created_at.timestamp()), e.actor) for e in events]
     )
-    return export_game(record.id, record.seed, lambda: TroikaEngine().new_game(record), entries)
+    site = record.options.get("site_game") or {}  # a game imported from the site goes back as that game
+    return export_game(site.get("id", record.id), record.seed, lambda: TroikaEngine().new_game(record), entries,
+                       description=site.get("description"))
 
 
 def export_name(record: GameRecord) -> str:
@@ -160,9 +162,20 @@ def troika_log(log: dict[str, Any], commissioner: tuple[str, str], hot_seat: boo
              "discord_user_id": pid if hot_seat else account if i == mine else None}
             for i, ((pid, _), shown_name) in enumerate(zip(imported.players, shown, strict=True))
         ],
-        "settings": {"seed": imported.seed, "options": {**imported.rules.to_dict(), "first_player": 0}},
+        "settings": {"seed": imported.seed,
+                     "options": {**imported.rules.to_dict(), "first_player": 0, **_site_game(log)}},
         "actions": [
-            {"id": seq, **action.to_dict(), "user": typist}
-            for seq, (action, typist) in enumerate(zip(imported.actions, imported.typists, strict=True), 1)
+            {"id": seq, **action.to_dict(), "user": typist} | ({} if stamp is None else {"created_at": stamp})
+            for seq, (action, typist, stamp)
+            in enumerate(zip(imported.actions, imported.typists, imported.stamps, strict=True), 1)
         ],
     }
+
+
+def _site_game(log: dict[str, Any]) -> dict[str, Any]:
+    """The site's game number and description, kept to be written back by an export."""
+    number, description = log.get("id"), log.get("description")
+    if not isinstance(number, int) or isinstance(number, bool) or not 0 < number < 10**MAX_DIGITS:
+        return {}
+    kept = one_line(description, 200) if isinstance(description, str) else ""
+    return {"site_game": {"id": number, "description": kept}}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from engine import notation
 from engine.actions import Action, LayTile, PlaceToken, RemoveToken, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
@@ -131,6 +132,7 @@ class Turns(Feature):
             parsed = await asyncio.to_thread(entry.reader, game, seat.player_id, verb, rest)
         except Refusal as exc:
             raise Refusal(f"{sentence(str(exc))} You may: {choices_text(game)}") from None
+        command = _as_written(game, parsed.action, command)
         consenter = consent_needed(game, parsed.action)
         if consenter is not None:
             _try(game, parsed.action)
@@ -332,3 +334,14 @@ def _turn_changed(game: Game, acting_before: str | None) -> str | None:
 def _hex_of(parsed: Parsed) -> str | None:
     action = parsed.action
     return action.hex if isinstance(action, (LayTile, PlaceToken, RemoveToken)) else None
+
+
+def _as_written(game: Game, action: Action, typed: str) -> str:
+    """The command as typed, or as the notation writes it where they differ only in
+    case (`bid tsr 20` is shown and logged as `bid TSR 20`)."""
+    try:
+        written = notation.command(game, action)
+    except EngineError:
+        return typed
+    return written if written.lower() == typed.lower() else typed
+

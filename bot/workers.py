@@ -86,7 +86,8 @@ _MAYBE_ACCOUNT = (Account, type(None))
 _CALLS: dict[str, type | tuple[type, ...]] = {
     "handle": Reply, "replace_seat": Reply, "import_site_game": Reply, "start_local_game": Reply,
     "status": Status, "set_status_message": type(None), "deciding_account": _MAYBE_ACCOUNT,
-    "typing_account": _MAYBE_ACCOUNT, "suggestions": list, "post_pictures": list, "send_reminders": type(None),
+    "typing_account": _MAYBE_ACCOUNT, "called_company": (str, type(None)), "suggestions": list,
+    "post_pictures": list, "send_reminders": type(None),
     "verify_running_games": list, "channel_deleted": (int, type(None)), "run": object,
 }
 """The :class:`TroikaService` methods a worker carries out, and the type each answer
@@ -634,6 +635,10 @@ class ServicePool:
     async def typing_account(self, channel_id: str, verb: str) -> Account | None:
         account: Account | None = await self.call(channel_id, "typing_account", channel_id, verb)
         return account
+
+    async def called_company(self, channel_id: str) -> str | None:
+        company: str | None = await self.call(channel_id, "called_company", channel_id)
+        return company
 
     async def send_reminders(self) -> None:
         """Each worker reminds the players of its channels' games."""

@@ -8,7 +8,7 @@ from typing import ClassVar
 from .actions import Action, Bid, Pass
 from .errors import IllegalAction
 from .options import LEFT_OF_AUCTIONEER
-from .rounds import AuctionView, Round, TurnView
+from .rounds import AuctionView, Round, TurnView, say_who_cannot_bid
 from .state import Context, GameState
 
 BID_STEP = 5
@@ -95,6 +95,7 @@ def _open_bidding(state: GameState, auction: AuctionRound) -> None:
     n = len(state.players)
     order = [(auction.opener + i) % n for i in range(n)]
     auction.active = [s for s in order if state.players[s].cash >= auction.minimum]
+    say_who_cannot_bid(state, [s for s in order if s not in auction.active], auction.minimum)
     auction.high_bid = 0
     auction.high_bidder = None
     auction.declined = []
@@ -120,11 +121,14 @@ def _bid(ctx: Context, state: GameState, auction: AuctionRound, seat: int, actio
     if seat in auction.declined:
         auction.declined.remove(seat)
     # Anyone who cannot raise drops out (RULES-NOTES 3).
-    auction.active = [s for s in auction.active if s == seat or state.players[s].cash >= action.price + BID_STEP]
+    still = [s for s in auction.active if s == seat or state.players[s].cash >= action.price + BID_STEP]
+    say_who_cannot_bid(state, [s for s in auction.active if s not in still], action.price + BID_STEP)
+    auction.active = still
     _next_turn(ctx, state, auction, seat)
 
 
 def _pass(ctx: Context, state: GameState, auction: AuctionRound, seat: int) -> None:
+    state.log.append(f"{state.players[seat].name} passes on {auction.private}")
     nobody_bid = auction.high_bidder is None and not (auction.reduced and ctx.rules.auction_reduced_price_first_taker)
     if nobody_bid and ctx.rules.auction_decliner_may_bid:
         auction.declined.append(seat)

@@ -8,6 +8,10 @@ name what the action did rather than what the player asked (the share certificat
 bought, the tile copy laid, the token slot filled), so each action is written from
 the game just before and just after it is applied.
 
+A standing order is written as the site's ``program_*`` action, and the moves it
+made for its player as the ``auto_actions`` of the action after which they were
+made, as the site writes its own programmed moves.
+
 A game played by the rulebook may hold moves the site would refuse; such a log is
 still written, with a warning naming the first of them (found by replaying the game
 under :meth:`Rules.site`, the rules the site applies).
@@ -40,6 +44,7 @@ from .actions import (
     RunBest,
     RunRoutes,
     SellShares,
+    StandingOrder,
     action_from_dict,
 )
 from .errors import EngineError
@@ -63,6 +68,7 @@ class Entry:
     action: Action | None = None
     undo_to: int | None = None
     created_at: int | None = None  # seconds since 1970
+    user: str | None = None  # the player who made it
 
 
 @dataclass
@@ -82,9 +88,11 @@ def site_ids(players: Sequence[str]) -> dict[str, int]:
     return {p: n for n, p in enumerate(players, 1)}
 
 
-def export_game(game_id: int, seed: int, fresh: Callable[[], Game], entries: Sequence[Entry]) -> Export:
+def export_game(game_id: int, seed: int, fresh: Callable[[], Game], entries: Sequence[Entry], *,
+                description: str | None = None) -> Export:
     """The 18xx.games log of a game: ``fresh()`` sets it up (``Game.new`` with
-    ``seed``), then every entry of its log in order."""
+    ``seed``), then every entry of its log in order (game ``game_id``, described as
+    Troika's unless ``description`` is given: a game imported from the site keeps its own)."""
     start = fresh()
     players = [(p.id, p.name) for p in start.state.players]
     first = start.state.priority
@@ -99,7 +107,7 @@ def export_game(game_id: int, seed: int, fresh: Callable[[], Game], entries: Seq
     finished = game.state.finished
     log: dict[str, Any] = {
         "id": game_id,
-        "description": f"Troika game {game_id}",
+        "description": f"Troika game {game_id}" if description is None else description,
         "title": start.state.title,
         "min_players": len(players),
         "max_players": len(players),
@@ -150,11 +158,16 @@ class _Writer:
     def write(self, entry: Entry) -> None:
         site_number = len(self.written) + 1
         stamp = {} if entry.created_at is None else {"created_at": entry.created_at}
+        if entry.user in self.players:
+            stamp["user"] = self.players[entry.user]
         if entry.kind == "action":
             assert entry.action is not None
             before = Game(self.game.ctx, self.game.state.copy())
             self.game.apply(entry.action, check=False)
-            raw = to_site(before, entry.action, self.game.state, self.players)
+            if self.game.carried_out:
+                raw = self._with_orders(before, [entry.action, *self.game.carried_out], entry.created_at)
+            else:
+                raw = to_site(before, entry.action, self.game.state, self.players)
             self.seen.append((entry.id, {"type": "action"}, entry.action))
         else:
             marker: dict[str, Any] = {"type": entry.kind}
@@ -190,6 +203,18 @@ class _Writer:
                     {"type": "pass", **_entity(self.game.state, minor, self.players)}):
             self.written.append({"id": len(self.written) + 1, **raw, **stamp})
 
+    def _with_orders(self, before: Game, moves: list[Action], created: int | None) -> dict[str, Any]:
+        """An action and the moves standing orders made after it, as the site's action
+        with ``auto_actions``: each move written from the game just before and after it."""
+        written = []
+        for move in moves:
+            after = Game(before.ctx, before.state.copy())
+            after.apply(move, check=False, orders=False)
+            written.append(to_site(before, move, after.state, self.players))
+            before = after
+        stamp = {} if created is None else {"created_at": created}
+        return {**written[0], "auto_actions": [a | stamp for a in written[1:]]}
+
     def effective_actions(self) -> list[Action]:
         return [a for a in effective_entries(self.seen) if a is not None]
 
@@ -212,7 +237,8 @@ def to_site(game: Game, action: Action, after: GameState, players: dict[str, int
     ``after`` it (which names the certificate bought, the tile copy, the token slot);
     ``players``: the site's number for each player id."""
     state = game.state
-    raw: dict[str, Any] = {"type": SITE_TYPES[type(action)], **_entity(state, action.entity, players)}
+    kind = PROGRAM_TYPES[action.order] if isinstance(action, StandingOrder) else SITE_TYPES[type(action)]
+    raw: dict[str, Any] = {"type": kind, **_entity(state, action.entity, players)}
     match action:
         case Bid(target=target, price=price):
             raw["corporation" if target in state.companies else "company"] = target
@@ -260,7 +286,21 @@ def to_site(game: Game, action: Action, after: GameState, players: dict[str, int
             raw["corporation"] = target
         case Choose(choice=choice):
             raw["choice"] = choice
+        case StandingOrder():
+            raw |= _program(action)
     return raw
+
+
+def _program(order: StandingOrder) -> dict[str, Any]:
+    """A standing order's fields as the site's programmed action has them."""
+    if order.order == "buy":  # until holding so many 10% shares, from the treasury first
+        return {"corporation": order.company, "until_condition": order.percent // 10,
+                "from_market": False, "auto_pass_after": False}
+    if order.order == "pass_stock":
+        return {"unconditional": False, "indefinite": order.until != "round"}
+    if order.order == "pass_merger":
+        return {"corporations_by_round": None, "options": []}
+    return {"reason": "cancelled by the player"}  # off
 
 
 SITE_TYPES: dict[type[Action], str] = {
@@ -285,7 +325,16 @@ SITE_TYPES: dict[type[Action], str] = {
     EndGame: "end_game",
 }
 """Each Troika action's type in the site's vocabulary (a company buying back its own
-shares is the site's ``buy_shares`` by a corporation)."""
+shares is the site's ``buy_shares`` by a corporation); a standing order's type
+depends on the order (:data:`PROGRAM_TYPES`)."""
+
+PROGRAM_TYPES = {
+    "pass_stock": "program_share_pass",
+    "buy": "program_buy_shares",
+    "pass_merger": "program_merger_pass",
+    "off": "program_disable",
+}
+"""Each standing order as the site's programmed action."""
 
 
 def _pool(state: GameState, company: str) -> list[str]:
@@ -333,13 +382,13 @@ def _routes(game: Game, action: RunRoutes) -> list[dict[str, Any]]:
     return written
 
 
-def entries_from_events(events: Sequence[tuple[int, str, dict[str, Any], int | None]]) -> list[Entry]:
-    """Entries from stored events ``(id, kind, action dict, created_at)``; kinds other
-    than action, undo and redo (seat changes, notes) are left out."""
+def entries_from_events(events: Sequence[tuple[int, str, dict[str, Any], int | None, str | None]]) -> list[Entry]:
+    """Entries from stored events ``(id, kind, action dict, created_at, player)``; kinds
+    other than action, undo and redo (seat changes, notes) are left out."""
     entries = []
-    for event_id, kind, data, created in events:
+    for event_id, kind, data, created, user in events:
         if kind == "action":
-            entries.append(Entry(event_id, kind, action_from_dict(data), created_at=created))
+            entries.append(Entry(event_id, kind, action_from_dict(data), created_at=created, user=user))
         elif kind in ("undo", "redo"):
-            entries.append(Entry(event_id, kind, undo_to=data.get("action_id"), created_at=created))
+            entries.append(Entry(event_id, kind, undo_to=data.get("action_id"), created_at=created, user=user))
     return entries

@@ -32,6 +32,7 @@ class Game:
         self.ctx = ctx
         self.state = state
         self.last_action: Action | None = None
+        self.carried_out: list[Action] = []  # what standing orders did after the last action
 
     @classmethod
     def new(
@@ -104,20 +105,23 @@ class Game:
 
         return hints(self)
 
-    def apply(self, action: Action, *, check: bool = True, saved: bytes | None = None) -> list[str]:
+    def apply(self, action: Action, *, check: bool = True, saved: bytes | None = None,
+              orders: bool = True) -> list[str]:
         """Apply an action and return the log lines it produced.
 
         With ``check`` (the default) a refused action leaves the state untouched;
         replays of trusted logs may pass ``check=False`` to skip the safety copy.
         ``saved``, the state as :meth:`save` wrote it just now, serves as the safety
-        copy if the caller has it (one serialisation instead of two).
+        copy if the caller has it (one serialisation instead of two). The players'
+        standing orders are then carried out (their moves in :attr:`carried_out`)
+        unless ``orders`` is False (the exporter names each of those moves apart).
         """
         if self.state.finished:
             raise IllegalAction("the game is over")
         start = len(self.state.log)
         before = saved if saved is not None or not check else _snapshot(self.state)
         try:
-            self._apply(action)
+            self._apply(action, orders)
         except Exception:
             if before is not None:
                 self.state = _restore(before, self.state, start, whole=saved is not None)
@@ -149,7 +153,8 @@ class Game:
             return action
         return None
 
-    def _apply(self, action: Action) -> None:
+    def _apply(self, action: Action, orders_due: bool = True) -> None:
+        self.carried_out = []
         if isinstance(action, EndGame):
             end_game(self.ctx, self.state, "manually_ended")
         elif isinstance(action, StandingOrder):
@@ -160,7 +165,7 @@ class Game:
             kind, key, controller = self.round.kind, orders.round_key(self.state), self.controller(action.entity)
             self._play(action)
             orders.after_move(self.state, action, kind, key, controller)
-        if self.state.orders:
+        if self.state.orders and orders_due:
             self._carry_out_orders()
         self.last_action = action
 
@@ -182,6 +187,8 @@ class Game:
             order, tries = found
             key = orders.round_key(self.state)
             done = self._first_accepted(tries, partial(orders.announcement, self.state, order))
+            if done is not None:
+                self.carried_out.append(done)
             orders.carried_out(self.state, order, done)
             orders.round_ended(self.state, key)
 

@@ -85,6 +85,7 @@ class ImportedGame:
     rules: Rules
     actions: list[Action]
     typists: list[str | None]  # the player who decided each action
+    stamps: list[int | None]  # when each was made on the site (seconds since 1970), if the log says
     game: Game
 
 
@@ -96,15 +97,19 @@ def import_log(log: dict[str, Any]) -> ImportedGame:
     fresh = (game.state.title, players, int((log.get("settings") or {}).get("seed") or 0), game.ctx.rules)
     actions: list[Action] = []
     typists: list[str | None] = []
+    stamps: list[int | None] = []
     for entry in logged:
+        made = entry.raw.get("created_at")
+        stamp = made if isinstance(made, int) and not isinstance(made, bool) and made >= 0 else None
         try:
             for action in actions_of(lambda: game.state, entry):
                 typists.append(game.controller(action.entity))
                 game.apply(action, check=False)
                 actions.append(action)
+                stamps.append(stamp)  # the site's own moves after it were made at once
         except EngineError as exc:
             raise type(exc)(f"action {entry.id} ({entry.raw['type']}) does not replay: {exc}") from exc
-    return ImportedGame(*fresh, actions, typists, game)
+    return ImportedGame(*fresh, actions, typists, stamps, game)
 
 
 def convert(state: GameState, raw: dict[str, Any]) -> Action | None:

@@ -231,7 +231,7 @@ def _national_moscow_token(ctx: Context, state: GameState, hex_id: str) -> None:
     """RN 11.21: laying the gray tile of the national's phase-8 city (Moscow, Montreal;
     not its home) puts the national's reserved token there."""
     from .nationalization import national
-    from .tokens import put_token
+    from .tokens import put_national_token
 
     nat = national(ctx, state)
     if hex_id not in ctx.board.national_reservations or hex_id == ctx.board.corporations[nat.sym].home:
@@ -240,4 +240,4 @@ def _national_moscow_token(ctx: Context, state: GameState, hex_id: str) -> None:
         return
     if not any(t.hex is None for t in nat.tokens):
         return
-    put_token(ctx, state, nat.sym, hex_id, 0)
+    put_national_token(ctx, state, nat.sym, hex_id, 0, "reserved")

@@ -97,8 +97,10 @@ def shown(word: str, limit: int = 24) -> str:
 
 def _number(word: str, what: str) -> int:
     digits = word.lstrip("$₽")
-    if not digits.isdigit() or len(digits) > 9:
+    if not digits.isdigit():
         raise InvalidAction(f"{what} must be a whole number, not `{shown(word)}`")
+    if len(digits.lstrip("0")) > 9:
+        raise InvalidAction(f"{what} of {len(digits)} digits is too large, `{shown(word)}`")
     return int(digits)
 
 

@@ -14,7 +14,7 @@ from .nationalization import trainless_choice
 from .operating_steps import Step, buy_private
 from .rounds import Round, TrackView, TurnView
 from .state import Company, Context, GameState
-from .tokens import home_city, put_token
+from .tokens import home_city, put_national_token
 
 
 @dataclass
@@ -184,7 +184,7 @@ def _national_home_token(ctx: Context, state: GameState, nat: Company) -> None:
     if home is None or any(t.hex == home[0] for t in nat.tokens):
         return
     if state.map.reservations.get(home) == nat.sym:
-        put_token(ctx, state, nat.sym, *home)
+        put_national_token(ctx, state, nat.sym, *home, "home")
 
 
 def _end(ctx: Context, state: GameState, rnd: OperatingRound) -> None:

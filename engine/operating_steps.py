@@ -231,13 +231,19 @@ class Token(Step):
         return any(token_cost(state, company.sym, h) <= company.cash for h, _ in cities)
 
     def passed_over(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> str | None:
-        if ctx.rules.pass_asked_without_choice or company.is_national:
+        """Why a major with a token left is not asked to place it, as the track step says."""
+        if ctx.rules.pass_asked_without_choice or not company.is_major or company.is_national or rnd.tokened:
             return None
-        if company.is_major and not rnd.tokened and tokenable_cities(ctx, state, company):
-            unused = next((t for t in company.tokens if t.hex is None), None)
-            if unused is not None and unused.price <= company.cash:
-                return f"{company.sym} passes its token: no reachable city it can pay for"
-        return None
+        unused = next((t for t in company.tokens if t.hex is None), None)
+        if unused is None:
+            return None  # every token placed: nothing to tell, ever again
+        if unused.price > company.cash:
+            why = f"its next token costs {unused.price} and it has {company.cash}"
+        elif tokenable_cities(ctx, state, company):
+            why = "no reachable city it can pay for"
+        else:
+            why = "no reachable city with room for it"
+        return f"{company.sym} passes its token: {why}"
 
     def moves(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> list[Action]:
         cities = tokenable_cities(ctx, state, company)
@@ -497,6 +503,9 @@ class Trains(Step):
         trains.buy_train(
             ctx, state, company, action.train, action.price, compulsory=not company.trains, exchange=action.exchange
         )
+        # 8.4 note, 8.12: a purchase that ends the step (the train limit reached, the cash
+        # spent) ends no chance to buy a private: the last window opens unless asked here again
+        rnd.privates_offered = False
         return False
 
 

@@ -121,3 +121,16 @@ class Round(ABC):
         """12.1: the operating round (set, number) that ends the game if the bank breaks
         now: this one in an operating round, else the next one."""
         return (state.round_number, 1)
+
+
+def say_who_cannot_bid(state: GameState, seats: list[int], amount: int) -> None:
+    """Log the players an auction leaves out from now on because they cannot bid
+    ``amount`` (their cash too little, else at the certificate limit), so nobody's turn
+    is passed over without a word: ``Boris (130) and Clara (115) cannot bid 145``."""
+    if not seats:
+        return
+    players = [state.players[s] for s in seats]
+    who = [f"{p.name} ({p.cash})" if p.cash < amount else f"{p.name} (at the certificate limit)" for p in players]
+    listed = who[0] if len(who) == 1 else ", ".join(who[:-1]) + f" and {who[-1]}"
+    state.log.append(f"{listed} cannot bid {amount}: out of this auction")
+

@@ -11,7 +11,7 @@ from .actions import Action, Bid, BuyShare, Par, Pass, PlaceToken, SellShares
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .options import LEFT_OF_AUCTIONEER
-from .rounds import AuctionView, Round, TurnView
+from .rounds import AuctionView, Round, TurnView, say_who_cannot_bid
 from .state import Certificate, Context, GameState, Player
 
 MINOR_MIN_BID = 100
@@ -453,9 +453,9 @@ def _nominate(ctx: Context, state: GameState, sr: StockRound, seat: int, action:
     _check_bid_amount(player, action.price, MINOR_MIN_BID)
     n = len(state.players)
     order = [(seat + i) % n for i in range(n)]
-    active = [s for s in order if s == seat or _can_bid(ctx, state, state.players[s], action.price + BID_STEP)]
-    sr.auction = MinorAuction(sym, seat, action.price, seat, active, seat)
     state.log.append(f"{player.name} puts {sym} up for auction at {action.price}")
+    active = _still_bidding(ctx, state, order, seat, action.price + BID_STEP)
+    sr.auction = MinorAuction(sym, seat, action.price, seat, active, seat)
     if ctx.title.minors_choose_home:
         # 7.2.1 (1867): the nominating player places the minor's token before bidding goes on.
         sr.home_token, sr.home_player = sym, seat
@@ -466,6 +466,14 @@ def _nominate(ctx: Context, state: GameState, sr: StockRound, seat: int, action:
         if home is not None:
             put_token(ctx, state, sym, *home)
     _auction_next(ctx, state, sr)
+
+
+def _still_bidding(ctx: Context, state: GameState, seats: list[int], bidder: int, amount: int) -> list[int]:
+    """The ``seats`` that may still bid ``amount`` (the ``bidder`` stays); the others are
+    told that they are out."""
+    still = [s for s in seats if s == bidder or _can_bid(ctx, state, state.players[s], amount)]
+    say_who_cannot_bid(state, [s for s in seats if s not in still], amount)
+    return still
 
 
 def _can_bid(ctx: Context, state: GameState, player: Player, amount: int) -> bool:
@@ -494,11 +502,10 @@ def _auction_action(ctx: Context, state: GameState, sr: StockRound, action: Acti
         _check_bid_amount(player, action.price, auction.high_bid + BID_STEP)
         auction.high_bid = action.price
         auction.high_bidder = seat
-        auction.active = [
-            s for s in auction.active if s == seat or _can_bid(ctx, state, state.players[s], action.price + BID_STEP)
-        ]
+        auction.active = _still_bidding(ctx, state, auction.active, seat, action.price + BID_STEP)
     elif isinstance(action, Pass):
         auction.active.remove(seat)
+        state.log.append(f"{player.name} passes on {auction.minor}")
     else:
         raise IllegalAction(f"bid on {auction.minor} or pass")
     _auction_next(ctx, state, sr)

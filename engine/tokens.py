@@ -65,6 +65,14 @@ def put_token(ctx: Context, state: GameState, sym: str, hex_id: str, city: int) 
     token.hex, token.city = hex_id, city
 
 
+def put_national_token(ctx: Context, state: GameState, sym: str, hex_id: str, city: int, which: str) -> None:
+    """Place one of the national's tokens by itself (8.13) and say so, as every
+    automatic effect is told: ``RSR places its home token in St Petersburg (E1)``."""
+    put_token(ctx, state, sym, hex_id, city)
+    name = ctx.board.location_names.get(hex_id, "").split(" (")[0]
+    state.log.append(f"{sym} places its {which} token in {name or hex_id} ({hex_id}, 8.13)")
+
+
 def remove_token(state: GameState, sym: str, hex_id: str, city: int) -> None:
     """Take a company's token off a city and back to its charter."""
     slots = state.map.tokens.get((hex_id, city), [])

@@ -259,7 +259,7 @@ STATUS_WORDS = {
 """What a phase's status means to a player, on and off."""
 
 EVENT_WORDS = {
-    "green_minors_available": "green minors may be auctioned and the green city spots open (7.2)",
+    "green_minors_available": "green minors may be auctioned (7.2)",
     "majors_can_ipo": "majors may be started in stock rounds (7.4)",
     "trainless_nationalization": "trainless companies are nationalized (10)",
     "train_trade_allowed": "trains may be traded in (8.11)",
@@ -281,6 +281,8 @@ def phase_changes(
         if (status in new.status) != (status in old.status):
             changes.append((on if status in new.status else off).format(national=ctx.board.national()))
     changes += [EVENT_WORDS.get(event, event.replace("_", " ")) for event in events]
+    if new.name == ctx.title.spots_open_in_phase:
+        changes.append("the green city spots open (7.2.1)")
     mergers = {p.name for p in (old, new) if "minor" in p.train_limit and "major" in p.train_limit}
     if new.name in mergers and old.name not in mergers:
         changes.append("a merger round follows each operating round (9)")
@@ -375,7 +377,7 @@ def _trainless_companies(ctx: Context, state: GameState) -> None:
 
 def _national_reserved_tokens(ctx: Context, state: GameState) -> None:
     """8.13: at the start of phase 8 the national tokens its reserved cities (Moscow)."""
-    from .tokens import free_slot_for, put_token
+    from .tokens import free_slot_for, put_national_token
 
     nat = national(ctx, state)
     for hex_id in ctx.board.national_reservations:
@@ -384,7 +386,7 @@ def _national_reserved_tokens(ctx: Context, state: GameState) -> None:
         tile, _ = ctx.tile_at(state, hex_id)
         for city in tile.city_indexes:
             if free_slot_for(ctx, state, nat.sym, hex_id, city) is not None:
-                put_token(ctx, state, nat.sym, hex_id, city)
+                put_national_token(ctx, state, nat.sym, hex_id, city, "reserved")
                 break
 
 

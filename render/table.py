@@ -134,7 +134,10 @@ def render_table(
 def _header_text(ctx: Context, state: GameState, round_name: str | None, acting: str | None) -> str:
     parts = [ctx.board.title]
     if state.finished:
-        parts.append("game over")
+        values = final_values(ctx, state)
+        best = max(values.values())
+        first = [p.name for p in state.players if values.get(p.id) == best]
+        parts.append("game over: " + " and ".join(first) + (" win" if len(first) > 1 else " wins"))
     elif round_name:
         parts.append(round_name)
     if acting and not state.finished:
@@ -241,8 +244,8 @@ def _companies(ctx: Context, state: GameState, acting: str | None) -> tuple[list
 
 def _president(state: GameState, company: Company) -> str:
     """Who runs a company: its president, or the player who operates the national."""
-    if company.is_national:
-        return state.player(state.national_operator).name if state.national_operator else ""
+    if company.is_national:  # no president: a player runs it
+        return f"run by {state.player(state.national_operator).name}" if state.national_operator else ""
     president = state.president(company.sym)
     return president.name if president else ""
 

@@ -105,12 +105,23 @@ class EngineAdapter(Protocol):
         """The game of ``meta`` in the state :meth:`snapshot` saved as ``data``."""
 
 
+SETUP_KEYS = ("first_player", "site_game")
+"""Keys of a game's stored options that set it up rather than name its rules: the seat
+that plays first, and the 18xx.games game it was imported from (``{"id", "description"}``,
+written back by an export)."""
+
+
+def rules_options(options: dict[str, Any]) -> dict[str, Any]:
+    """A game's stored options less its :data:`SETUP_KEYS`: what :meth:`Rules.from_dict` reads."""
+    return {k: v for k, v in options.items() if k not in SETUP_KEYS}
+
+
 class TroikaEngine:
     """The real rules engine (package :mod:`engine`), imported on first use.
 
     A game's options are :meth:`engine.rules.Rules.to_dict` plus, optionally,
     ``first_player`` (seat index; else drawn from the seed), which games imported
-    from 18xx.games need."""
+    from 18xx.games need, and ``site_game`` (:data:`SETUP_KEYS`)."""
 
     @property
     def version(self) -> int:
@@ -123,9 +134,8 @@ class TroikaEngine:
         from engine.rules import Rules
 
         players = [(s.player_id, s.display_name) for s in meta.seats]
-        options = dict(meta.options)
-        first_player = options.pop("first_player", None)
-        rules = Rules.from_dict(options)
+        first_player = meta.options.get("first_player")
+        rules = Rules.from_dict(rules_options(meta.options))
         return Game.new(players, meta.seed, rules, meta.title, first_player=first_player)
 
     def apply(self, game: Any, action: Any, *, replaying: bool = False, saved: bytes | None = None) -> list[str]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -161,3 +163,117 @@ async def test_a_site_game_is_imported_at_the_console_and_played_on(tmp_path: Pa
         assert "imports 1867 game 21268 from 18xx.games as game 1 (37 actions" in out[0], out
         await console.line("status")
         assert "Stock round 1" in out[-1] and "To act" in out[-1]
+
+
+async def test_the_log_shows_each_move_as_it_must_be_retyped_a_lay_s_loan_included() -> None:
+    """Finding 11 of the new-user trial: the log showed `lay B12 9 2` for a lay that
+    borrowed, and retyping it was refused. Every command the log shows, typed again into
+    a fresh game, replays it to the same state."""
+    log, _ = shared_game("1867-21268")
+    commands = list(log_commands(log))[:160]  # the 160th: the first lay that takes a loan
+    players = [(str(p["id"]), p["name"]) for p in log["players"]]
+    rules = read_log(log)[0].ctx.rules
+
+    async def table(store: SqliteEventStore, out: list[str]) -> tuple[TroikaService, Console]:
+        service = TroikaService(store, pictures=False)
+        await service.start_local_game(CHANNEL, players, rules=rules, first_player=0,
+                                       seed=log["settings"]["seed"], title=log["title"])
+        return service, Console(service, Path("unused"), out.append)
+
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service, console = await table(store, out)
+        for player, command in commands:
+            await console.line(f"as {player} {command}")
+        pages = []
+        for page in range(1, 100):
+            out.clear()
+            await console.line(f"log page {page}")
+            if out[0].startswith("There is no page"):
+                break
+            pages = out[0].split("\n") + pages
+        [record] = await store.list_games()
+        expected = (await service.repo.load(record.id)).game.dump()
+    shown = [re.fullmatch(r"#\d+ .+? \d\d:\d\d (.+?)(?: for \S+)?: `(.+)`", line) for line in pages]
+    retyped = [(m[1], m[2]) for m in shown if m]
+    assert retyped[-1] == (commands[-1][0], "lay L12 637 1 loan") and len(retyped) == len(commands)
+    async with SqliteEventStore(":memory:") as store:
+        service, console = await table(store, out)
+        for player, command in retyped:
+            out.clear()
+            await console.line(f"as {player} {command}")
+            assert not [line for line in out if line.startswith("✗")], (command, out)
+        [record] = await store.list_games()
+        assert (await service.repo.load(record.id)).game.dump() == expected
+
+
+async def test_at_the_console_a_bare_pass_is_for_the_company_the_last_prompt_named() -> None:
+    """Finding 7 of the new-user trial: a plain `pass` right after the prompt named the
+    player's next company was questioned ("`pass` again to pass KB") 112 times in a game.
+    At the console every reply is read before the next line: the pass goes to that company."""
+    log, _ = shared_game("1867-19792")
+    players = [(str(p["id"]), p["name"]) for p in log["players"]]
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        await service.start_local_game(CHANNEL, players, rules=read_log(log)[0].ctx.rules, first_player=0,
+                                       seed=log["settings"]["seed"], title=log["title"])
+        console = Console(service, Path("unused"), out.append)
+        bare = 0
+        for player, command in log_commands(log):
+            if command.startswith("pass "):  # what Discord would question, typed bare
+                command, bare = "pass", bare + 1
+            out.clear()
+            await console.line(f"as {player} {command}")
+            assert not [line for line in out if line.startswith("✗")], (command, out)
+        [record] = await store.list_games()
+        game = (await service.repo.load(record.id)).game
+    assert bare == 3 and game.state.finished
+    assert game.result() == {str(k): v for k, v in log["result"].items()}
+
+
+def test_ctrl_c_quits_the_console_with_text_on_the_line(tmp_path: Path) -> None:
+    """Finding 12 of the new-user trial: Ctrl-C with text typed only cleared the line
+    (asyncio's handler waited for the blocked loop); README lists it as a way to quit."""
+    import pty
+    import select
+    import time
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_TOKEN")} | {"PYTHONPATH": str(ROOT)}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: `troika run` at a terminal
+        os.chdir(tmp_path)
+        os.execve(sys.executable, [sys.executable, "-m", "bot.cli", "run"], env)
+
+    def read_until(text: str) -> str:
+        seen = ""
+        while text not in seen:
+            ready, _, _ = select.select([fd], [], [], 60)
+            assert ready, f"no {text!r} in {seen[-300:]!r}"
+            seen += os.read(fd, 4096).decode(errors="replace")
+        return seen
+
+    done = 0
+    try:
+        read_until("troika> ")
+        os.write(fd, b"status")
+        read_until("status")
+        # as a person types: the interpreter's line editor notices a signal while waiting for
+        # a key, not one that comes while it is still drawing the keys sent all at once
+        select.select([], [], [], 0.5)
+        os.write(fd, b"\x03")
+        deadline = time.monotonic() + 60  # on a busy machine; a quit takes well under a second
+        after = b""
+        while not done and time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            try:
+                if select.select([fd], [], [], 0.2)[0]:
+                    after += os.read(fd, 4096)  # what it prints on the way out
+            except OSError:
+                time.sleep(0.2)  # the terminal closed with the process
+    finally:
+        if not done:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
+    assert done and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"Ctrl-C did not quit: {after[-500:]!r}"

@@ -10,14 +10,25 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from itertools import islice
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
 from bot.console import CHANNEL, Console, run_console
+from bot.posts import CHOICES_LIMIT, choices_text, next_line, results_text
 from bot.service import Account, Post, TroikaService
+from bot.transcript import log_commands
+from engine.actions import BuyTrain, Pass
+from engine.game import Game
+from engine.importer import import_log, read_log
+from engine.legal import legal_actions
+from engine.notation import command
 from engine.replay import replay
+from engine.rules import Rules
+from engine.selfplay import play_random_game
+from engine.trains import find_train, phase_changes
 from render.table import render_table
 from storage import GameStatus, SqliteEventStore
 from tests.conftest import GAMES, ROOT, shared_game
@@ -63,7 +74,7 @@ async def test_1_end_asks_for_confirmation_and_the_ended_game_can_still_be_read(
 ) -> None:
     before = await _stored(store)
     asked = await hot_seat.say("as Anna end")
-    assert "nothing can take that back" in asked and "`end confirm`" in asked
+    assert "only an `undo` right after takes it back" in asked and "`end confirm`" in asked
     assert await _stored(store) == before  # nothing happened
     assert "Only the commissioner (Anna) may do that." in await hot_seat.say("as Boris end confirm")
     ended = await hot_seat.say("as Anna end confirm enough for today")
@@ -508,3 +519,140 @@ async def test_a_newcomer_plays_into_the_second_operating_round_from_the_replies
     for milestone in ("buys TSR", "Stock round 1", "wins ", "Operating round 1.1", " lays tile ", " runs for ",
                       " buys a 2-train", "Stock round 2"):
         assert milestone in log, milestone
+
+
+def test_a_pass_that_nationalizes_says_so_in_the_prompt() -> None:
+    """Finding 5 of the new-user trial: a trainless company that cannot pay for a bank
+    train was offered `pass` with no word that it is nationalized (8.11.3). NW
+    (1861-29683, OR 3.2) with its train gone and 10 in cash, none in the pool."""
+    game = replay(shared_game("1861-29683")[0], None, until=380).game
+    nw = game.state.companies["NW"]
+    game.state.companies["RSR"].trains.extend(nw.trains)  # the national never sells
+    nw.trains, nw.cash = [], 10
+    prompt = next_line(game)
+    assert "`pass` (no train bought: NW is nationalized, 8.11.3)" in prompt
+    assert "`train 3-5 from GRR PRICE`" in prompt
+    game.apply(Pass("NW"))
+    assert any(line.startswith("NW is nationalized") for line in game.state.log[-5:])
+
+
+@pytest.mark.parametrize("name", ["1867-21268", "1861-29683"])
+def test_a_prompt_never_hides_pass_or_a_bank_train(name: str) -> None:
+    """Finding 6 of the new-user trial: prompts cut to "… (`status` shows all)" hid
+    `pass` and sometimes the yard train behind other companies' trains. At every
+    position of a real game the prompt names both whenever they are legal, and keeps
+    within its length."""
+    log, _ = shared_game(name)
+    imported = import_log(log)
+    game = Game.new(imported.players, imported.seed, imported.rules, imported.title, first_player=0)
+    longest, grouped = 0, 0
+    for action in imported.actions:
+        if not game.state.trainless_majors and not (game.round_name == "Operating"
+                                                    and game.state.round.step == "track"):
+            prompt = choices_text(game)
+            legal = legal_actions(game)
+            longest, grouped = max(longest, len(prompt)), grouped + ("; or a train from " in prompt)
+            if any(isinstance(a, Pass) for a in legal):
+                assert "`pass`" in prompt, prompt
+            bank = [a for a in legal if isinstance(a, BuyTrain) and find_train(game.ctx, game.state, a.train)[0]
+                    in ("yard", "pool")]
+            for train in bank[:1]:
+                assert f"`{command(game, train)}`" in prompt, prompt
+        game.apply(action, check=False)
+    assert longest <= CHOICES_LIMIT + len(" (`status` shows all)")
+    assert grouped > 0  # prompts that told other companies' trains in one clause
+
+
+async def test_players_who_cannot_bid_are_told_out_of_the_auction(store: SqliteEventStore) -> None:
+    """Finding 8 of the new-user trial: players who could not afford the next bid were
+    passed over in silence, and the passes typed for them went to the next stock turns.
+    1861-29683, stock round 1: Player 1 puts KR up at 105."""
+    table = await start_shared(TroikaService(store, pictures=False), 48)
+    reply = await table.say("as Player 1 auction KR 105")
+    assert "Player 2 (80) and Player 3 (105) cannot bid 110: out of this auction" in reply
+    assert reply.index("cannot bid 110") < reply.index("Player 1 wins KR for 105")
+
+
+# finding 12 of the new-user trial: the cosmetic list -----------------------------------
+
+
+def test_what_the_national_places_by_itself_is_told() -> None:
+    """The RSR's first token in St Petersburg (8.13) and its reserved Moscow token were
+    placed without a line, visible only on the map."""
+    log = import_log(shared_game("1861-29683")[0]).game.state.log
+    assert "RSR places its home token in St. Petersburg (E1, 8.13)" in log
+    assert "RSR places its reserved token in Moscow (H8, 8.13)" in log
+
+
+def test_a_token_step_passed_over_says_why_as_a_track_step_does() -> None:
+    """MK and NW went from track straight to `run`: the token step passed over in silence."""
+    played = play_random_game(3, 4, "grid").played
+    game = Game.new([(f"p{i}", f"Player {i + 1}") for i in range(4)], 3, Rules.rulebook(market="grid"))
+    told = []
+    for action in played:
+        told += [line for line in game.apply(action, check=False) if " passes its token: " in line]
+    assert {line.partition(": ")[2] for line in told} == {"no reachable city it can pay for",
+                                                         "no reachable city with room for it"}
+
+
+def test_the_green_city_spots_open_only_where_the_title_has_them() -> None:
+    """1861's phase 3 said "the green city spots open (7.2)": those are 1867's (7.2.1)."""
+    for title, spots in (("1861", False), ("1867", True)):
+        game = Game.new([("a", "Anna"), ("b", "Boris"), ("c", "Clara")], 1, title=title)
+        board = game.ctx.board
+        changes = phase_changes(game.ctx, board.phase("2"), board.phase("3"), ("green_minors_available",))
+        assert "green minors may be auctioned (7.2)" in changes
+        assert ("the green city spots open (7.2.1)" in changes) is spots
+
+
+async def test_the_console_s_small_words(store: SqliteEventStore) -> None:
+    """A fresh hot-seat game: the private named in a pass; lowercase echoed as the notation
+    writes it; a bid too large said to be too large; `withdraw` with no deal waiting; `end`
+    not promising what `undo` takes back."""
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game(CHANNEL, [("a", "Anna"), ("b", "Boris"), ("c", "Clara")], seed=1, first_player=0)
+    table = Table(service)
+    assert "Anna: `bid TSR 20`" in await table.say("bid tsr 20")
+    assert "Boris passes on TSR" in await table.say("pass")
+    assert "✗ The bid of 60 digits is too large" in await table.say("bid TSR " + "9" * 60)
+    assert await table.say("withdraw") == "✗ Nobody is waiting for an answer."
+    ending = await table.say("as Anna end")
+    assert "only an `undo` right after takes it back" in ending and "nothing can take" not in ending
+
+
+async def test_every_post_marks_who_acts_next(store: SqliteEventStore) -> None:
+    """▶ was left out when the same player acted again ("Anna has a stock turn" after her
+    own pass): at the console every post's last line is marked."""
+    table = Table(TroikaService(store, pictures=False))
+    log, _ = shared_game("1861-29683")
+    await table.service.start_local_game(CHANNEL, [(str(p["id"]), p["name"]) for p in log["players"]],
+                                         rules=read_log(log)[0].ctx.rules, first_player=0,
+                                         seed=log["settings"]["seed"])
+    same_player = 0
+    previous = ""
+    for name, typed in islice(log_commands(log), 120):
+        printed = [line for line in (await table.say(f"as {name} {typed}")).split("\n")
+                   if not line.startswith("  picture:")]
+        assert printed[-1].startswith("▶"), printed
+        same_player += name == previous
+        previous = name
+    assert same_player > 10
+
+
+async def test_a_second_lay_names_its_cost_in_the_prompt(store: SqliteEventStore) -> None:
+    table = await start_shared(TroikaService(store, pictures=False), SV_SECOND_LAY)
+    assert "for ₽20 (a second lay, 8.6)" in (await table.say("status")).split("May: ")[1]
+
+
+def test_the_end_names_the_winner_and_the_national_has_no_president() -> None:
+    """The game-over line and the table's header never said who won; the table gave the
+    RSR a "President" (the player who runs it)."""
+    game = import_log(shared_game("1861-29683")[0]).game
+    scores = game.result()
+    winner = game.state.player(max(scores, key=lambda p: scores[p])).name
+    assert results_text(game).startswith(f"**Game over** (final phase): {winner} wins. {winner} ₽")
+    table = render_table(game.ctx, game.state)
+    assert f"game over: {winner} wins" in table and ">President<" in table
+    running = replay(shared_game("1861-29683")[0], None, until=400).game
+    operator = running.state.player(str(running.state.national_operator)).name
+    assert f"run by {operator}" in render_table(running.ctx, running.state)

@@ -132,7 +132,7 @@ async def test_a_paused_game_refuses_moves_until_resumed(table: Table) -> None:
 async def test_the_commissioner_ends_the_game(store: SqliteEventStore, table: Table) -> None:
     assert "Only the commissioner" in await table.say("as Player 2 end")
     asked = await table.say("as Player 1 end we stop here")
-    assert "nothing can take that back" in asked and "`end confirm`" in asked
+    assert "only an `undo` right after takes it back" in asked and "`end confirm`" in asked
     assert (await table.game()).state.finished is False
     ended = await table.say("as Player 1 end confirm we stop here")
     assert "Game over (manually ended): " in ended and "(`we stop here`)" in ended

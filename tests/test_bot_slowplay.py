@@ -7,8 +7,11 @@ from __future__ import annotations
 import copy
 import re
 
+import pytest
+
 from bot.console import CHANNEL, banner
-from bot.service import TroikaService
+from bot.errors import Refusal
+from bot.service import Account, TroikaService
 from bot.transcript import log_commands
 from engine.game import Game
 from engine.route_notation import routes_detail
@@ -33,15 +36,27 @@ async def _stored(store: SqliteEventStore) -> int:
 
 
 async def test_a_pass_right_after_a_turn_ended_is_questioned_once(store: SqliteEventStore) -> None:
-    table = await start_shared(TroikaService(store, pictures=False), CV_TURN_ENDS, "1867-19792")
+    """On Discord, where a post may go out unseen; the console (every reply read before
+    the next line) passes the company its prompt named, unquestioned."""
+    service = TroikaService(store, pictures=False)
+    table = await start_shared(service, CV_TURN_ENDS, "1867-19792")
     game = await table.game()
     assert game.actor() == "CV" and game.state.round.step == "track"
     before, events = game.dump(), await _stored(store)
-    asked = await table.say("pass")
-    assert asked.startswith("✗ ") and "'s turn ended with its pass. Now CV lays track" in asked
-    assert "`pass` again to pass CV (or `pass CV`)" in asked
+    player_1 = Account(str(game.acting_player()), "Player 1")
+    with pytest.raises(Refusal) as asked:
+        await service.handle(CHANNEL, player_1, "pass")
+    assert "'s turn ended with its pass. Now CV lays track" in str(asked.value)
+    assert "`pass` again to pass CV (or `pass CV`)" in str(asked.value)
     assert (await table.game()).dump() == before and await _stored(store) == events  # nothing happened
-    assert "Player 1 for CV: `pass`" in await table.say("pass")  # again: meant
+    await service.handle(CHANNEL, player_1, "pass")  # again: meant
+    assert (await table.game()).state.round.step != "track"
+    assert (await table.game()).dump() != before
+
+
+async def test_at_the_console_the_same_pass_goes_to_the_company_the_prompt_named(store: SqliteEventStore) -> None:
+    table = await start_shared(TroikaService(store, pictures=False), CV_TURN_ENDS, "1867-19792")
+    assert "Player 1 for CV: `pass CV`" in await table.say("pass")
     assert (await table.game()).state.round.step != "track"
 
 
@@ -59,8 +74,9 @@ async def test_a_pass_after_another_players_move_is_not_questioned(store: Sqlite
     table = await start_shared(TroikaService(store, pictures=False), 105, "1867-19792")
     game = await table.game()
     assert game.state.player(game.acting_player()).name == "Player 2" and game.round_name == "Operating"
-    passed = await table.say("pass")
-    assert "✗" not in passed and passed.startswith(f"Player 2 for {game.actor()}: `pass`")
+    company = game.actor()
+    await table.service.handle(CHANNEL, Account(str(game.acting_player()), "Player 2"), "pass")  # as on Discord
+    assert f"Player 2 for {company}: `pass`" in await table.say("log 1")
 
 
 # points 2, 3 and 6: a newcomer's game with two absent players' standing orders ------------
@@ -114,7 +130,8 @@ class Newcomer:
             reply = await self.say(f"as {name} {re.search(r'`(lay [^`]+ loan)`', reply)[1]}")
             assert "✗" not in reply
         if command == "pass":  # the pass landed where the prompt said
-            assert f"{name}" + (f" for {entity}" if entity != name else "") + ": `pass`" in reply, reply
+            echoed = f"{name}" + (f" for {entity}" if entity != name else "") + ": `pass"
+            assert echoed + "`" in reply or echoed + f" {entity}`" in reply, reply
 
     async def _choose(self, name: str, doing: str, may: list[str]) -> str:
         first = {m.split()[0]: m for m in may}
@@ -182,7 +199,7 @@ async def test_a_newcomer_plays_1867_into_the_second_merger_round_beside_two_sta
         if game.round_name == "Merger":
             player.mergers_seen.add(f"{game.state.round_number}.{game.state.round.after_or}")
         assert len(player.typed) < 1500, "the game does not reach its second merger round"
-    assert "undo" not in " ".join(player.typed) and player.questioned <= 10
+    assert "undo" not in " ".join(player.typed) and player.questioned == 0
     assert not any("no hex to lay track on" in p for p in player.prompts)  # passed over, not asked (point 3)
     called = [p for p in player.prompts[orders_set:] if p.startswith(("▶ Anna", "▶ Boris"))
               and any(w in p for w in ("may convert", "has a stock turn", "bids on", "may buy shares"))]
@@ -247,7 +264,7 @@ async def test_a_merge_is_summed_up_and_a_phase_change_names_what_changes(store:
     table = await start_shared(TroikaService(store, pictures=False), 222, "1867-19792")
     printed = "\n".join(table.out)
     assert "Phase 3 begins: green tiles; companies may buy privates from players (8.12); green minors may be " \
-        "auctioned and the green city spots open (7.2); a merger round follows each operating round (9); " \
+        "auctioned (7.2); the green city spots open (7.2.1); a merger round follows each operating round (9); " \
         "off-board values green" in printed
     summary = re.search(r"CNR: Player \d president \(\d+%\), tokens [A-Z0-9, ]+ \(\+\d to place\), "
                         r"treasury \$\d+, trains [\d, ]+", printed)

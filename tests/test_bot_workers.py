@@ -384,3 +384,16 @@ async def test_every_verb_of_the_table_goes_through_the_pool_as_in_one_process(t
         assert await _every_verb(pool) == expected
     assert "imports 1867 game 21268" in "\n".join(expected)
     assert sum(line.startswith("refused") for line in expected) < len(expected) / 2
+
+
+async def test_a_game_with_standing_orders_exports_through_the_pool(pool: ServicePool) -> None:
+    """Finding 2 of the new-user trial: `export` crashed after any `auto` order. Through the
+    worker pool, as `troika run` serves Discord: the log comes back attached, the order in it."""
+    await three_player_game(pool, "orders")  # type: ignore[arg-type]
+    for name, command in (("Anna", "auto pass merger"), ("Boris", "auto pass stock"), ("Boris", "auto off")):
+        await pool.handle("orders", ANNA, f"as {name} {command}")
+    reply = await pool.handle("orders", BORIS, "export")
+    [attached] = reply.files
+    log = json.loads(attached.data)
+    assert [a["type"] for a in log["actions"]] == ["program_merger_pass", "program_share_pass", "program_disable"]
+    assert reply.text.startswith(f"Game {log['id']} as an 18xx.games log: 3 actions.")

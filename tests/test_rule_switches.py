@@ -7,11 +7,12 @@ from typing import get_type_hints
 
 import pytest
 
-from engine.actions import BuyTrain, Choose, Dividend, LayTile, Pass, RunBest, RunRoutes
+from engine.actions import BuyPrivate, BuyTrain, Choose, Dividend, LayTile, Pass, RunBest, RunRoutes
 from engine.errors import IllegalAction, InvalidAction
 from engine.game import Game
 from engine.game_setup import parse_setup
 from engine.lay import _check_max_exits
+from engine.legal import legal_actions
 from engine.replay import replay
 from engine.route_search import best_routes
 from engine.routes import to_route
@@ -244,6 +245,27 @@ def test_the_private_window_comes_once_a_company_turn_by_the_rulebook(site: bool
     assert game.state.round.step == "trains" and game.actor() == "GRR"
     play(game, Pass("GRR"))
     assert (game.actor() == "GRR" and game.state.round.step == "private_end") is site
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_train_bought_up_to_the_limit_leaves_the_private_purchase_open(site: bool) -> None:
+    """8.4 note, 8.12: a private may be bought "at any point during a company's operating
+    turn". GRR (1861-29683, OR 4, phase 4: two trains, limit 3, TSR in a player's hands)
+    withholds, and its third train ends its train step; the new-user trial found the turn
+    then over and the `private` typed next read as the next company's. The private window
+    opens, by either rules: TSR is bought, then the turn ends."""
+    game = _at(460, Rules.site() if site else Rules.rulebook())
+    grr = game.state.companies["GRR"]
+    play(game, Pass("GRR"), RunRoutes("GRR", tuple(to_route(r) for r in best_routes(game.ctx, game.state, grr))),
+         Dividend("GRR", "withhold"))
+    if site:
+        play(game, Pass("GRR"))  # the window before loans
+    assert game.state.round.step == "trains" and len(grr.trains) == 2
+    play(game, BuyTrain("GRR", "3-1", 1))
+    assert len(grr.trains) == 3 and game.actor() == "GRR" and game.state.round.step == "private_end"
+    assert BuyPrivate("GRR", "TSR", 30) in legal_actions(game)
+    play(game, BuyPrivate("GRR", "TSR", 30))
+    assert "TSR" in grr.privates and game.actor() != "GRR"
 
 
 @pytest.mark.parametrize("site", [False, True])

@@ -17,16 +17,20 @@ from bot.errors import NotAllowed, Refusal
 from bot.service import Account, TroikaService
 from bot.site_games import read_site_file, site_export
 from bot.transcript import log_commands
-from engine.actions import Action
+from engine.actions import ACTION_TYPES, Action, StandingOrder
 from engine.errors import EngineError
-from engine.exporter import Entry, export_game
+from engine.exporter import PROGRAM_TYPES, SITE_TYPES, Entry, entries_from_events, export_game
 from engine.game import Game
 from engine.history import effective_entries
 from engine.importer import IGNORED_TYPES, import_log
 from engine.legal import legal_actions
+from engine.orders import ROUND_OF
 from engine.rules import Rules
 from storage import GameStatus, SqliteEventStore
+from storage.repository import rules_options
+from storage.store import EventKind
 from tests.conftest import shared_game
+from tests.test_orders import _move as plain_move
 
 REAL = ["1861-29683", "1861-bank-breaks", "1867-21268", "1867-19792"]
 ENVELOPE = {"id", "user", "created_at", "original_id", "skip", "auto_actions"}
@@ -152,8 +156,7 @@ async def test_an_imported_game_cut_short_goes_on_in_the_channel_to_its_finish(n
         reply = await service.import_site_game("c1", commissioner, json.dumps(cut).encode())
         assert "holds Player 2's seat" in reply.text and "`seat \"Player 1\" @someone`" in reply.text
         [record] = await store.list_games()
-        assert Rules.from_dict({k: v for k, v in record.options.items() if k != "first_player"}) == \
-            Rules.site(market="column")
+        assert Rules.from_dict(rules_options(record.options)) == Rules.site(market="column")
         with pytest.raises(NotAllowed, match="no seat"):
             await service.handle("c1", accounts["Player 1"], "pass")
         for player, account in accounts.items():
@@ -260,3 +263,90 @@ async def test_the_importer_plays_under_their_own_name_and_the_site_s_moves_are_
         assert "Time to act" not in status  # the site's moves were made elsewhere
         exported = json.loads((await service.handle("c1", Account("u1", "Anna"), "export")).files[0].data)
         assert exported["players"][0]["name"] == "Anna"
+
+
+def test_every_action_kind_and_event_kind_is_written_or_left_out_on_purpose() -> None:
+    """The exporter knows every action a Troika log can hold (a standing order by the
+    order it gives) and every kind of stored event: none can stop an export."""
+    assert set(ACTION_TYPES.values()) - set(SITE_TYPES) == {StandingOrder}
+    assert set(PROGRAM_TYPES) == set(ROUND_OF) | {"off"}
+    events = [(n, kind.value, {"type": "pass", "entity": "1"} if kind is EventKind.ACTION else {}, None, None)
+              for n, kind in enumerate(EventKind, 1)]
+    entries = entries_from_events(events)
+    assert [e.kind for e in entries] == ["action", "undo", "redo"]  # seat changes and notes: no game move
+    assert {kind.value for kind in EventKind} - {e.kind for e in entries} == {"seat", "admin"}
+
+
+def test_standing_orders_export_as_the_site_s_programs_and_their_moves_as_auto_actions() -> None:
+    """Finding 2 of the new-user trial: `export` crashed on any standing order. An order
+    is written as the site's programmed action, the moves it made as the ``auto_actions``
+    of the move they followed; the log reads back to the same game, undo included.
+    Played on from a real 1867 game at its third merger round (NYC formed)."""
+    imported = import_log(shared_game("1867-21268")[0])
+
+    def fresh() -> Game:
+        return Game.new(imported.players, imported.seed, imported.rules, imported.title, first_player=0)
+
+    game, entries = fresh(), []
+
+    def play(action: Action) -> None:
+        game.apply(action)
+        entries.append(Entry(len(entries) + 1, "action", action))
+
+    for action in imported.actions[:405]:
+        play(action)
+    assert game.round_name == "Merger" and game.state.president("NYC") is not None
+    ids = [p.id for p in game.state.players]
+    nyc = game.state.player(ids[1]).percent_of("NYC")
+    for order in (StandingOrder(ids[0], "pass_stock"), StandingOrder(ids[2], "pass_merger"),
+                  StandingOrder(ids[3], "pass_stock", until="round")):
+        play(order)
+    entries += [Entry(len(entries) + 1, "undo"), Entry(len(entries) + 2, "redo")]
+    play(StandingOrder(ids[3], "off"))
+    play(StandingOrder(ids[1], "buy", company="NYC", percent=nyc + 20))
+    while game.round_name != "Operating":
+        play(plain_move(game))
+
+    export = export_game(1, imported.seed, fresh, entries)
+    written = export.log["actions"]
+    assert export.warning is None
+    assert {a["type"] for a in written} >= {"program_share_pass", "program_merger_pass", "program_buy_shares",
+                                           "program_disable", "undo", "redo"}
+    auto = [b for a in written for b in a.get("auto_actions", [])]
+    assert {b["type"] for b in auto} == {"pass", "buy_shares"}  # the orders' passes and purchases
+    assert game.state.player(ids[1]).percent_of("NYC") == nyc + 20
+    replayed = import_log(json.loads(json.dumps(export.log)))
+    ignored = ("orders", "log")
+    assert {k: v for k, v in replayed.game.dump().items() if k not in ignored} == \
+        {k: v for k, v in game.dump().items() if k not in ignored}
+
+
+async def test_an_export_keeps_the_site_s_game_and_times_and_overwrites_no_file(tmp_path: Path) -> None:
+    """Finding 10 of the new-user trial: an imported game went back as "Troika game 1",
+    every action stamped with the export's time and no user; and a second database's
+    game 1, exported in the same folder, replaced the first file without a word."""
+    log, _ = shared_game("1861-29683")
+    cut, _ = _cut(log)
+    (tmp_path / "cut.json").write_text(json.dumps(cut))
+    out: list[str] = []
+    async with SqliteEventStore(tmp_path / "first.db") as store:
+        console = Console(TroikaService(store, pictures=False), tmp_path / "pictures", out.append)
+        await console.line(f"import {tmp_path / 'cut.json'}")
+        await console.line("export")
+    first = tmp_path / "1861-troika-1.json"
+    assert f"  file: {first}" in out
+    exported = json.loads(first.read_text())
+    assert (exported["id"], exported["description"]) == (log["id"], log["description"])
+    imported = import_log(cut)
+    assert [a.get("created_at") for a in exported["actions"]] == imported.stamps
+    assert exported["actions"][0]["created_at"] == cut["actions"][0]["created_at"]
+    typed_by = {p["id"] for p in log["players"]}
+    assert all(a["user"] in typed_by for a in exported["actions"])
+    out.clear()
+    async with SqliteEventStore(tmp_path / "second.db") as store:
+        console = Console(TroikaService(store, pictures=False), tmp_path / "pictures", out.append)
+        await console.line("new Anna Boris Clara")
+        await console.line("export")
+    assert f"  file: {tmp_path / '1861-troika-1-2.json'} (1861-troika-1.json is there already: kept)" in out
+    assert json.loads(first.read_text()) == exported
+
