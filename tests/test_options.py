@@ -12,7 +12,7 @@ import pytest
 from bot.console import CHANNEL, Console
 from bot.service import TroikaService, option_suggestions
 from engine import nationalization, trains
-from engine.actions import Bid, Pass
+from engine.actions import Bid, BuyTrain, Pass
 from engine.errors import EngineError, InvalidAction
 from engine.game import Game
 from engine.game_setup import Setup, check_options, parse_setup
@@ -263,6 +263,35 @@ def test_1861_short_the_first_6_train_bought_ends_the_game_two_operating_rounds_
     assert len(stock_rounds) <= 1
 
 
+@pytest.mark.parametrize("options,seed", [((BUNDLES, RSR_EXPORTS, SIX_TRAIN_END), 11), ((EXPORTS, SIX_TRAIN_END), 1)],
+                         ids=["short", "exports-six-train-end"])
+def test_an_exported_first_6_train_ends_the_short_game_as_a_bought_one(options: tuple[str, ...], seed: int) -> None:
+    """§15.3 with §15.2 or §14's exports: the RSR's export of the first 6-train at the end
+    of a set starts phase 6 as a purchase would, and ends the game after two more
+    operating rounds with a stock round between (as 1867's exported first 8-train ends
+    its game, 12.1). Here the 5-trains left the yard before the set's last round."""
+    game = _game(*options, seed=seed)
+    state = game.state
+    _play_until(game, lambda g: g.state.phase == "5" and g.round_name == "Operating" and g.state.round.number == 2,
+                seed=seed)
+    number = state.round_number
+    state.depot.upcoming = [t for t in state.depot.upcoming if t.name != "5"]
+    start = len(state.log)
+    while state.round_number == number and not state.finished:  # nobody buys what it need not
+        moves = legal_actions(game)
+        game.apply(next((m for m in moves if isinstance(m, Pass)), moves[0]))
+    log = state.log[start:]
+    export = log.index("RSR exports a 6-train")
+    assert log[export + 1].startswith("Phase 6 begins")
+    assert "The first 6-train: two more operating rounds after this one, then the game ends (§15.3)" in log
+    assert state.game_ends_after == (number + 1, 2)
+    _play_until(game, lambda g: g.state.finished)
+    after = state.log[start + export:]
+    assert [line for line in after if line.startswith(("Operating round ", "Stock round "))] == [
+        f"Stock round {number + 1}", f"Operating round {number + 1}.1", f"Operating round {number + 1}.2"]
+    assert state.end_reason == "first_6_train" and state.round_number == number + 1
+
+
 def test_the_short_game_end_cannot_be_played_with_the_long_game() -> None:
     with pytest.raises(InvalidAction, match=r"Long game \(§14\) cannot be played with 1861 short: game end"):
         parse_setup(["long-game", "six-train-end"])
@@ -295,6 +324,39 @@ def test_starting_bundles_sell_one_to_each_player_in_the_first_stock_round() -> 
     assert state.priority == 1  # left of the last winner (Anna)
     assert all(owner is not None for owner in state.private_owner.values())
     assert state.bank + sum(p.cash for p in state.players) + sum(c.cash for c in state.companies.values()) == 15000
+
+
+PLAYERS4 = [("a", "Anna"), ("b", "Boris"), ("c", "Clara"), ("d", "Dmitri")]
+
+
+def _bundles_sold(*options: str) -> Game:
+    """A 4-player game whose starting bundles went one to each player at the minimum bid
+    (15.1.2), Anna's the first."""
+    game = _game(*options, players=PLAYERS4)
+    play(game, Bid("a", "1", 275), Pass("b"), Pass("c"), Pass("d"), Bid("b", "2", 275), Pass("c"), Pass("d"),
+         Bid("c", "3", 275), Pass("d"), Bid("d", "4", 275))
+    return game
+
+
+def test_bundle_minors_take_their_home_cities_and_run_from_them() -> None:
+    """15.1 replaces only the auction: each bundle minor takes its reserved city (7.2.1)
+    as a minor won at auction does, so N runs Moscow–St Petersburg for 80 in OR 1.2
+    (the Dutch walkthrough's first run)."""
+    game = _bundles_sold(BUNDLES)
+    ctx, state = game.ctx, game.state
+    assert game.round_name == "Operating"
+    for sym in ("N", "SPW", "RO", "M-K", "KR", "MNN"):
+        corp = ctx.board.corporations[sym]
+        assert [(t.hex, t.city) for t in state.companies[sym].tokens] == [(corp.home, corp.home_city)]
+        assert sym in state.map.tokens[(corp.home, corp.home_city)]
+        assert sym not in state.map.reservations.values()
+    play(game, BuyTrain("N", "2-0", 100))
+    while not (state.round.number == 2 and game.actor() == "N"):  # the others buy a 2-train each
+        moves = legal_actions(game)
+        game.apply(next((m for m in moves if isinstance(m, Pass)), moves[0]))
+    start = len(state.log)
+    play(game, *legal_actions(game))  # the run: the best route
+    assert state.log[start:] == ["N runs for 80", "N earns 80: 40 to its owner, 40 kept", "N share price 70 → 80"]
 
 
 def test_the_table_shows_the_bundles_privates_and_no_minor_auction_while_they_sell() -> None:
