@@ -17,6 +17,9 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
 
 from . import graph, shares, trains
 from .actions import Action, BuyTrain, Dividend, EndGame, LayTile
@@ -28,22 +31,20 @@ from .legal import legal_actions
 from .merger import MergerRound
 from .operating import OperatingRound
 from .options import LONG_GAME
-from .records import TYPE_CHECKING, field, once, record
 from .rules import MARKETS, Rules
 from .state import Context, PlacedTile
 from .stock_round import StockRound
+from .title import Title
 from .titles import DEFAULT_TITLE
-from .titles.t1861 import SHORT_END_PHASE
+from .titles.t1861 import SHORT_END_PHASE, Russia
 from .titles.t1861.options import SIX_TRAIN_END
+from .titles.t1867 import Canada
 from .track import lay_cost, new_track_ends
-
-if TYPE_CHECKING:
-    from typing import Any
 
 MAX_ACTIONS = 5000
 
 
-@record
+@dataclass
 class SelfPlayResult:
     seed: int
     players: int
@@ -73,7 +74,7 @@ class InvariantError(AssertionError):
     """The state broke a rule that must always hold."""
 
 
-@record
+@dataclass
 class Before:
     """What the invariants need from before an action: the log's length, the phase,
     the tiles and the end already set."""
@@ -93,7 +94,7 @@ class Before:
         return cls(len(state.log), state.phase, dict(state.map.tiles), state.game_ends_after, at)
 
 
-@record
+@dataclass
 class RoundAt:
     """Where the game is in its sequence (6): the round's kind, the set, the set's
     operating rounds done or under way, and how many the set has."""
@@ -265,7 +266,7 @@ class TableHabits:
         here = min(hex_distance(action.hex, t) for t in targets)
         return any(hex_distance(neighbours[e], t) < here for e in ends if e in neighbours for t in targets)
 
-    @once
+    @cached_property
     def _unreached_stops(self) -> frozenset[str]:
         """The hexes with a revenue centre the acting company does not reach."""
         ctx, state, sym = self.game.ctx, self.game.state, self.game.actor() or ""
@@ -389,10 +390,15 @@ def _first_8_train_1867(at: RoundAt) -> tuple[int, int]:
     return (at.set + 1, 3)
 
 
-FIRST_8_TRAIN_END: dict[str, Callable[[RoundAt], tuple[int, int]]] = {
-    "1861": _first_8_train_1861, "1867": _first_8_train_1867}
+FIRST_8_TRAIN_END: list[tuple[type[Title], Callable[[RoundAt], tuple[int, int]]]] = [
+    (Russia, _first_8_train_1861), (Canada, _first_8_train_1867)]
 """12.1's two columns, written here apart from the titles' hooks so that self-play
-checks them."""
+checks them (a title built on one of the two ends as it does)."""
+
+
+def _first_8_train_column(ctx: Context) -> Callable[[RoundAt], tuple[int, int]] | None:
+    """12.1's column for the game's title, None for a title built on neither."""
+    return next((end for title, end in FIRST_8_TRAIN_END if isinstance(ctx.title, title)), None)
 
 
 def _rulebook_end(ctx: Context, line: str, at: RoundAt) -> tuple[str, tuple[int, int]] | None:
@@ -408,7 +414,8 @@ def _rulebook_end(ctx: Context, line: str, at: RoundAt) -> tuple[str, tuple[int,
     if ctx.rules.plays(SIX_TRAIN_END):
         return ("first_6_train", at.plus(2)) if phase == SHORT_END_PHASE else None
     if phase == ctx.board.phases[-1].name and not ctx.rules.plays(LONG_GAME):
-        return "final_phase", FIRST_8_TRAIN_END[ctx.title.name](at)
+        column = _first_8_train_column(ctx)
+        return ("final_phase", column(at)) if column is not None else None
     return None
 
 
@@ -416,8 +423,8 @@ def _check_the_end(game: Game, last: Action, before: Before) -> None:
     """12.1, §15.3: every trigger sets the end where the rulebook puts it (the earlier of
     two ends wins), and the game ends after that operating round, not before or after."""
     ctx, state = game.ctx, game.state
-    if isinstance(last, EndGame) or ctx.rules.final_phase_end_wins:
-        return  # the players agreed to end it (13); RN 10.1: the site's own order of ends
+    if isinstance(last, EndGame) or ctx.rules.final_phase_end_wins or _first_8_train_column(ctx) is None:
+        return  # the players agreed to end it (13); RN 10.1: the site's own order of ends; a title of its own
     at = RoundAt(before.at.kind, before.at.set, before.at.done, before.at.rounds)
     end = before.game_ends_after
     for line in state.log[before.log:]:
@@ -492,7 +499,7 @@ def selfplay_setups(title: str, options: frozenset[str] = frozenset()) -> list[t
     return [(players, market) for players, market in SELFPLAY_SETUPS if players in seats]
 
 
-@record
+@dataclass
 class Exercised:
     """What a run of games went through: the games by last phase reached and by how
     they ended, and the exports, merges and conversions in all."""

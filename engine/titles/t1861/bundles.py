@@ -12,23 +12,22 @@ rounds begin.
 
 from __future__ import annotations
 
-from ... import market
-from ...actions import Action, Bid, Pass
-from ...errors import IllegalAction
-from ...records import TYPE_CHECKING, field, record
-from ...rounds import Round, TurnView
-from ...state import Context, GameState
-from ...tokens import place_home_token
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
-if TYPE_CHECKING:
-    from typing import Any, ClassVar
+from engine import market
+from engine.actions import Action, Bid, Pass
+from engine.errors import IllegalAction
+from engine.rounds import AuctionView, Round, TurnView
+from engine.state import Context, GameState
+from engine.tokens import place_home_token
 
 BID_STEP = 5
 TWO_PLAYER_BUNDLES = 3
 """16.3.1: two players use the 3-player game's bundles."""
 
 
-@record
+@dataclass
 class BundleRound(Round):
     """The bundle round's progress: whose turn, the bundle up for auction and its bids."""
 
@@ -90,8 +89,9 @@ class BundleRound(Round):
         if self.bundle is None:
             offered = " · ".join(describe(ctx, state, name) for name in self.unsold)
             return TurnView(self.heading(state), self.kind, f"nominates a bundle (15.1): {offered}", actor)
-        return TurnView(self.heading(state), self.kind, f"bids on bundle {self.bundle}", actor,
-                        up_for_auction=self.bundle)
+        auction = AuctionView("bundle", self.bundle, self.high_bid, state.players[self.high_bidder].id,
+                              self.high_bid + BID_STEP)
+        return TurnView(self.heading(state), self.kind, f"bids on bundle {self.bundle}", actor, auction=auction)
 
 
 def bundle_set(ctx: Context, players: int) -> dict[str, Any]:
