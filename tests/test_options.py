@@ -293,10 +293,64 @@ def test_an_exported_first_6_train_ends_the_short_game_as_a_bought_one(options: 
 
 
 def test_the_short_game_end_cannot_be_played_with_the_long_game() -> None:
-    with pytest.raises(InvalidAction, match=r"Long game \(§14\) cannot be played with 1861 short: game end"):
-        parse_setup(["long-game", "six-train-end"])
+    """N6 (decided): §14's long game "Ignore the game end triggers based on the 8-train's
+    purchase and continue until the bank breaks" and §15.3's first 6-train end say when the
+    game ends two ways; §15's "any combination" is of its own three rules. So
+    `six-train-end`, and `short` with it, is refused with `long-game`."""
+    for words in (["long-game", "six-train-end"], ["short", "long-game"]):
+        with pytest.raises(InvalidAction, match=r"Long game \(§14\) cannot be played with 1861 short: game end"):
+            parse_setup(words)
+    parse_setup(["long-game", "bundles", "rsr-exports"])  # the other two §15 rules go with it
     with pytest.raises(InvalidAction, match="cannot be played with"):
         Game.new(PLAYERS3, seed=1, rules=Rules.rulebook(options=[EXPORTS, RSR_EXPORTS]))
+
+
+def _through_a_phase_4_operating_round(game: Game) -> None:
+    """From the first operating round: phase 4 begins (2-trains rust), and the round is
+    played to its end with every company passing what it may."""
+    _play_until(game, lambda g: g.round_name == "Operating")
+    trains.change_phase(game.ctx, game.state, "4")
+    number = game.state.round.number
+    while game.round_name == "Operating" and game.state.round.number == number:
+        moves = legal_actions(game)
+        game.apply(next((m for m in moves if isinstance(m, Pass)), moves[0]))
+
+
+@pytest.mark.parametrize("options,after_phase_4", [((), {"E1"}), ((EXPORTS,), set()), ((RSR_EXPORTS,), set())])
+def test_the_rsr_tokens_st_petersburg_when_it_first_operates_or_at_phase_8(
+        options: tuple[str, ...], after_phase_4: set[str]) -> None:
+    """N3 (decided): 8.13 places the RSR's St Petersburg token "During its first
+    operation"; under §14's or §15.2's exports the RSR never operates ("Instead of running
+    the Russian State Railway ... export"), so E1 stays reserved for it through phases 4–7.
+    At phase 8 the RSR "places any reserved station tokens" (phase table, 11): Moscow, and
+    St Petersburg if it is still reserved."""
+    game = _game(*options)
+    state = game.state
+    _through_a_phase_4_operating_round(game)
+    rsr = state.companies["RSR"]
+    assert {t.hex for t in rsr.tokens if t.hex} == after_phase_4
+    assert (state.map.reservations.get(("E1", 1)) == "RSR") == (not after_phase_4)
+    trains.change_phase(game.ctx, state, "8")
+    assert {"E1", "H8"} <= {t.hex for t in rsr.tokens if t.hex}
+    assert "RSR" not in state.map.reservations.values()
+
+
+@pytest.mark.parametrize("options,rsr_keeps", [((EXPORTS,), True), ((RSR_EXPORTS,), False)])
+def test_the_exporting_rsr_keeps_a_treasury_only_under_the_1861_train_exports(
+        options: tuple[str, ...], rsr_keeps: bool) -> None:
+    """N4 (decided): §14's train exports change only how the RSR advances the game; its
+    charter still takes a nationalized company's money (10.1E) and its privates' income
+    (8.12), which it never spends. Only §15.2 says "The Russian State Railway has no
+    treasury and no loans"."""
+    game = _game(*options)
+    state = game.state
+    _play_until(game, lambda g: g.round_name == "Operating")
+    minor = next(s for s, c in state.companies.items() if c.is_minor and c.floated and c.cash)
+    cash = state.companies[minor].cash
+    nationalization.nationalize(game.ctx, state, minor)
+    assert state.companies["RSR"].cash == (cash if rsr_keeps else 0)
+    assert (f"RSR has no treasury: {cash} goes to the bank (§15.2)" in state.log) == (not rsr_keeps)
+    assert game.ctx.title.national_keeps_money(game.ctx) == rsr_keeps
 
 
 def test_starting_bundles_sell_one_to_each_player_in_the_first_stock_round() -> None:
