@@ -416,14 +416,15 @@ def test_bundle_minors_take_their_home_cities_and_run_from_them() -> None:
 def test_the_table_shows_the_bundles_privates_and_no_minor_auction_while_they_sell() -> None:
     """15.1 on the table: a private of an unsold bundle reads "in bundle 1", marked while
     that bundle is up for auction; the bundles' minors are not open to auction then."""
+    from engine.view import turn_view
     from render.table import _privates, _status
 
     game = _game(BUNDLES)
     ctx, state = game.ctx, game.state
-    owners = {row.cells[0].text: row.cells[-1].text for row in _privates(ctx, state)[1]}
+    owners = {row.cells[0].text: row.cells[-1].text for row in _privates(ctx, state, turn_view(game))[1]}
     assert owners["TSR"] == "in bundle 1" and _status(ctx, state, "N") == "unstarted"
     play(game, Bid("a", "1", 395))
-    owners = {row.cells[0].text: row.cells[-1].text for row in _privates(ctx, state)[1]}
+    owners = {row.cells[0].text: row.cells[-1].text for row in _privates(ctx, state, turn_view(game))[1]}
     assert owners["TSR"] == "in bundle 1 (up for auction)"
 
 
