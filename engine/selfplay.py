@@ -449,8 +449,9 @@ def _check_the_end(game: Game, last: Action, before: Before) -> None:
 
 def _check_unrun_routes(game: Game, before: Before) -> None:
     """8.8: a company passed over as having no route to run reaches no revenue centre
-    beyond its own token hexes (8.8.1: one revenue centre per hex, so track leading only
-    back into its own hex, as Moscow's other cities, makes no route)."""
+    beyond its own token hexes. 8.8.1, one revenue centre per hex: track that leads only
+    into another city of its own hex (Moscow's) makes no route, nor does track beyond that
+    city, so a company with a token in a hex of several cities is not judged here."""
     ctx, state = game.ctx, game.state
     for line in state.log[before.log:]:
         if not line.endswith(NO_ROUTE):
@@ -460,6 +461,8 @@ def _check_unrun_routes(game: Game, before: Before) -> None:
         if company.closed:
             continue
         own = {t.hex for t in company.tokens if t.hex}
+        if any(len(ctx.tile_at(state, h)[0].city_indexes) > 1 for h in own):
+            continue  # 8.8.1: its track may leave only through another city of its own hex
         beyond = sorted({h for h, _ in graph.reachable(ctx, state, sym).nodes} - own)
         if beyond:
             raise InvariantError(f"{line!r}, yet {sym} reaches the revenue centres of {', '.join(beyond)} (8.8)")
