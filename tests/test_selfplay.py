@@ -172,13 +172,16 @@ def test_the_invariants_catch_an_operating_round_after_the_end() -> None:
 
 
 def test_the_invariants_catch_a_company_passed_over_with_a_route() -> None:
-    """8.8: N has a 2-train and reaches St Petersburg (E1) from Moscow: it has a route."""
-    game = _bundles_sold()
-    play(game, BuyTrain("N", "2-0", 100))
+    """8.8: in 1861-29683 at log id 229, RO (Riga, B4) has a 2-train and reaches C5: it
+    has a route. N in Moscow is not judged (8.8.1: its track may leave only through
+    another of Moscow's cities, one revenue centre per hex)."""
+    game = replayed("1861-29683", 229, Rules.rulebook())
     before = Before.of(game)
     game.state.log.append("N has no route to run (a route needs two stops, one its own token)")
-    with pytest.raises(InvariantError, match="yet N reaches the revenue centres of .*E1"):
-        check_invariants(game, Pass("N"), before)
+    check_invariants(game, Pass("RO"), before)
+    game.state.log.append("RO has no route to run (a route needs two stops, one its own token)")
+    with pytest.raises(InvariantError, match="yet RO reaches the revenue centres of C5"):
+        check_invariants(game, Pass("RO"), before)
 
 
 def test_self_play_plays_the_two_player_short_game_to_its_6_train_end_and_says_what_it_exercised() -> None:
