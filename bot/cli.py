@@ -204,9 +204,30 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
             path = folder / f"{result.title}-selfplay-{result.seed}.json"
             path.write_text(json.dumps(result.site_log()), encoding="utf-8")
 
-    summary = play_many(args.games, args.seed, args.title, options, args.rules == "site", write)
-    print(json.dumps(summary))
+    try:
+        summary = play_many(args.games, args.seed, args.title, options, args.rules == "site", write, args.players)
+    except EngineError as exc:
+        print(f"troika: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(_selfplay_text(summary))
     return 0 if not summary["failures"] else 1
+
+
+def _selfplay_text(summary: dict[str, Any]) -> str:
+    """The self-play summary for a reader: the games, what they went through, the failures."""
+    seen = summary["exercised"]
+    label = ", ".join([summary["title"], *summary.get("options", [])])
+    counts = ", ".join(f"{k}: {v}" for k, v in seen["last_phase"].items())
+    ends = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in seen["ends"].items())
+    lines = [
+        f"{label}: {summary['games']} games, {summary['actions']} actions, {len(summary['failures'])} failures",
+        f"last phase reached ({counts}); {seen['reached_phase_6']} reached phase 6",
+        f"ends ({ends}); {seen['exports']} exports, {seen['merges']} merges, {seen['conversions']} conversions",
+    ]
+    return "\n".join(lines + summary["failures"])
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -595,7 +616,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        help="the rulebook's optional rules to play, e.g. long-game (the `options` command lists them)")
         p.add_argument("--rules", default="rulebook", choices=["rulebook", "site"],
                        help="the rulebook's, or the rules as 18xx.games applies them")
+        p.add_argument("--players", type=int, help="only games of this many players (default: every count "
+                       "the rulebook seats, in turn)")
         p.add_argument("--export", metavar="DIR", help="write each game as an 18xx.games log into DIR")
+        p.add_argument("--json", action="store_true", help="the summary as JSON")
         p.set_defaults(func=cmd_selfplay)
 
     database = os.environ.get("TROIKA_DB") or "troika.db"

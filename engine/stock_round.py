@@ -460,11 +460,9 @@ def _nominate(ctx: Context, state: GameState, sr: StockRound, seat: int, action:
         # 7.2.1 (1867): the nominating player places the minor's token before bidding goes on.
         sr.home_token, sr.home_player = sym, seat
     else:
-        from .tokens import home_city, put_token
+        from .tokens import place_home_token
 
-        home = home_city(ctx, state, sym)
-        if home is not None:
-            put_token(ctx, state, sym, *home)
+        place_home_token(ctx, state, sym)
     _auction_next(ctx, state, sr)
 
 

@@ -170,14 +170,13 @@ class Title:
 
     # --- the game's end (12.1), read by :mod:`engine.trains` --------------------------
 
-    def last_phase_began(self, ctx: Context, state: GameState) -> None:
-        """12.1: the first 8-train (the last phase) triggers the game's end; §14's long
-        game ignores it and plays on until the bank breaks."""
-        if not ctx.rules.plays(LONG_GAME):
+    def phase_began(self, ctx: Context, state: GameState, phase: str) -> None:
+        """A phase began: the first train of its rank left the yard, bought or exported
+        by the national (8.11.1, 8.13). 12.1: the first 8-train (the last phase)
+        triggers the game's end, exported as bought; §14's long game ignores it and
+        plays on until the bank breaks."""
+        if phase == ctx.board.phases[-1].name and not ctx.rules.plays(LONG_GAME):
             self.final_phase_reached(ctx, state)
-
-    def train_bought(self, ctx: Context, state: GameState, train: str) -> None:
-        """A train bought from the yard that triggers something of the title's own."""
 
     # --- the title's own rules ------------------------------------------------------
 

@@ -48,6 +48,14 @@ def home_city(ctx: Context, state: GameState, sym: str) -> tuple[str, int] | Non
     return corp.home, corp.home_city
 
 
+def place_home_token(ctx: Context, state: GameState, sym: str) -> None:
+    """7.2.1 (1861): a minor's token goes on its reserved home city as it starts, won at
+    auction or bought in a starting bundle (15.1 replaces only the auction)."""
+    home = home_city(ctx, state, sym)
+    if home is not None:
+        put_token(ctx, state, sym, *home)
+
+
 def put_token(ctx: Context, state: GameState, sym: str, hex_id: str, city: int) -> None:
     """Place the company's next unused token in a city (no cost, no checks of reach)."""
     company = state.companies[sym]

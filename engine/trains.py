@@ -141,7 +141,6 @@ def buy_train(
     _transfer(ctx, state, buyer, source, train, price)
     if source == "yard":
         _after_yard_sale(ctx, state, definition)
-        ctx.title.train_bought(ctx, state, definition.name)
 
 
 def trade_in_prices(ctx: Context, state: GameState, company: Company) -> list[tuple[Train, Train, int]]:
@@ -244,10 +243,9 @@ def change_phase(ctx: Context, state: GameState, phase: str) -> None:
         _trainless_companies(ctx, state)
     if not ctx.rules.privates_nationalized_before_trainless:
         nationalize_privates_when_due(ctx, state)
-    if phase == ctx.board.phases[-1].name:
-        ctx.title.last_phase_began(ctx, state)
-        if not ctx.rules.national_token_on_gray_moscow:
-            _national_reserved_tokens(ctx, state)
+    ctx.title.phase_began(ctx, state, phase)
+    if phase == ctx.board.phases[-1].name and not ctx.rules.national_token_on_gray_moscow:
+        _national_reserved_tokens(ctx, state)
 
 
 STATUS_WORDS = {

@@ -279,3 +279,23 @@ def test_a_conversion_cannot_be_given_up_on_18xx_games(site: bool) -> None:
     assert (Pass("MNN") in offered) is not site
     if site:
         refused(game, Pass("MNN"), "MNN must now name the major to form")
+
+
+@pytest.mark.parametrize("value,space", [(150, (2, 7)), (165, (1, 7)), (155, (2, 7)), (100, (5, 6))])
+def test_a_merge_worth_150_or_165_takes_the_teal_space_a_conversion_at_that_price_takes(
+        value: int, space: tuple[int, int]) -> None:
+    """N5 (decided), 9.2A "placed on the blue or teal section": the grid has a blue and a
+    teal space at 150 and at 165. The merge takes the teal one: the space a conversion at
+    that price takes (9.1A "the pink or teal space of the same value"), so every major
+    formed at one price shares one space and 4.2's order among them is the stack's; the
+    blue column is where the minors stand (4.1). Where there is only a blue space (100),
+    the blue one."""
+    from engine.merger import _merge_section_cell
+
+    game = Game.new([("a", "Anna"), ("b", "Boris"), ("c", "Clara")], seed=1, rules=Rules.rulebook(market="grid"))
+    ctx = game.ctx
+    cell = _merge_section_cell(ctx, value)
+    assert (cell.row, cell.col) == space
+    if value in (150, 165):
+        blue = [c for c in ctx.board.market_cells("grid") if c.convert_zone and c.price == value]
+        assert blue and cell.teal and cell == market.major_start_cell(ctx, value, exact=False)

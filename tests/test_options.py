@@ -12,7 +12,7 @@ import pytest
 from bot.console import CHANNEL, Console
 from bot.service import TroikaService, option_suggestions
 from engine import nationalization, trains
-from engine.actions import Bid, Pass
+from engine.actions import Bid, BuyTrain, Pass
 from engine.errors import EngineError, InvalidAction
 from engine.game import Game
 from engine.game_setup import Setup, check_options, parse_setup
@@ -263,11 +263,94 @@ def test_1861_short_the_first_6_train_bought_ends_the_game_two_operating_rounds_
     assert len(stock_rounds) <= 1
 
 
+@pytest.mark.parametrize("options,seed", [((BUNDLES, RSR_EXPORTS, SIX_TRAIN_END), 11), ((EXPORTS, SIX_TRAIN_END), 1)],
+                         ids=["short", "exports-six-train-end"])
+def test_an_exported_first_6_train_ends_the_short_game_as_a_bought_one(options: tuple[str, ...], seed: int) -> None:
+    """§15.3 with §15.2 or §14's exports: the RSR's export of the first 6-train at the end
+    of a set starts phase 6 as a purchase would, and ends the game after two more
+    operating rounds with a stock round between (as 1867's exported first 8-train ends
+    its game, 12.1). Here the 5-trains left the yard before the set's last round."""
+    game = _game(*options, seed=seed)
+    state = game.state
+    _play_until(game, lambda g: g.state.phase == "5" and g.round_name == "Operating" and g.state.round.number == 2,
+                seed=seed)
+    number = state.round_number
+    state.depot.upcoming = [t for t in state.depot.upcoming if t.name != "5"]
+    start = len(state.log)
+    while state.round_number == number and not state.finished:  # nobody buys what it need not
+        moves = legal_actions(game)
+        game.apply(next((m for m in moves if isinstance(m, Pass)), moves[0]))
+    log = state.log[start:]
+    export = log.index("RSR exports a 6-train")
+    assert log[export + 1].startswith("Phase 6 begins")
+    assert "The first 6-train: two more operating rounds after this one, then the game ends (§15.3)" in log
+    assert state.game_ends_after == (number + 1, 2)
+    _play_until(game, lambda g: g.state.finished)
+    after = state.log[start + export:]
+    assert [line for line in after if line.startswith(("Operating round ", "Stock round "))] == [
+        f"Stock round {number + 1}", f"Operating round {number + 1}.1", f"Operating round {number + 1}.2"]
+    assert state.end_reason == "first_6_train" and state.round_number == number + 1
+
+
 def test_the_short_game_end_cannot_be_played_with_the_long_game() -> None:
-    with pytest.raises(InvalidAction, match=r"Long game \(§14\) cannot be played with 1861 short: game end"):
-        parse_setup(["long-game", "six-train-end"])
+    """N6 (decided): §14's long game "Ignore the game end triggers based on the 8-train's
+    purchase and continue until the bank breaks" and §15.3's first 6-train end say when the
+    game ends two ways; §15's "any combination" is of its own three rules. So
+    `six-train-end`, and `short` with it, is refused with `long-game`."""
+    for words in (["long-game", "six-train-end"], ["short", "long-game"]):
+        with pytest.raises(InvalidAction, match=r"Long game \(§14\) cannot be played with 1861 short: game end"):
+            parse_setup(words)
+    parse_setup(["long-game", "bundles", "rsr-exports"])  # the other two §15 rules go with it
     with pytest.raises(InvalidAction, match="cannot be played with"):
         Game.new(PLAYERS3, seed=1, rules=Rules.rulebook(options=[EXPORTS, RSR_EXPORTS]))
+
+
+def _through_a_phase_4_operating_round(game: Game) -> None:
+    """From the first operating round: phase 4 begins (2-trains rust), and the round is
+    played to its end with every company passing what it may."""
+    _play_until(game, lambda g: g.round_name == "Operating")
+    trains.change_phase(game.ctx, game.state, "4")
+    number = game.state.round.number
+    while game.round_name == "Operating" and game.state.round.number == number:
+        moves = legal_actions(game)
+        game.apply(next((m for m in moves if isinstance(m, Pass)), moves[0]))
+
+
+@pytest.mark.parametrize("options,after_phase_4", [((), {"E1"}), ((EXPORTS,), set()), ((RSR_EXPORTS,), set())])
+def test_the_rsr_tokens_st_petersburg_when_it_first_operates_or_at_phase_8(
+        options: tuple[str, ...], after_phase_4: set[str]) -> None:
+    """N3 (decided): 8.13 places the RSR's St Petersburg token "During its first
+    operation"; under §14's or §15.2's exports the RSR never operates ("Instead of running
+    the Russian State Railway ... export"), so E1 stays reserved for it through phases 4–7.
+    At phase 8 the RSR "places any reserved station tokens" (phase table, 11): Moscow, and
+    St Petersburg if it is still reserved."""
+    game = _game(*options)
+    state = game.state
+    _through_a_phase_4_operating_round(game)
+    rsr = state.companies["RSR"]
+    assert {t.hex for t in rsr.tokens if t.hex} == after_phase_4
+    assert (state.map.reservations.get(("E1", 1)) == "RSR") == (not after_phase_4)
+    trains.change_phase(game.ctx, state, "8")
+    assert {"E1", "H8"} <= {t.hex for t in rsr.tokens if t.hex}
+    assert "RSR" not in state.map.reservations.values()
+
+
+@pytest.mark.parametrize("options,rsr_keeps", [((EXPORTS,), True), ((RSR_EXPORTS,), False)])
+def test_the_exporting_rsr_keeps_a_treasury_only_under_the_1861_train_exports(
+        options: tuple[str, ...], rsr_keeps: bool) -> None:
+    """N4 (decided): §14's train exports change only how the RSR advances the game; its
+    charter still takes a nationalized company's money (10.1E) and its privates' income
+    (8.12), which it never spends. Only §15.2 says "The Russian State Railway has no
+    treasury and no loans"."""
+    game = _game(*options)
+    state = game.state
+    _play_until(game, lambda g: g.round_name == "Operating")
+    minor = next(s for s, c in state.companies.items() if c.is_minor and c.floated and c.cash)
+    cash = state.companies[minor].cash
+    nationalization.nationalize(game.ctx, state, minor)
+    assert state.companies["RSR"].cash == (cash if rsr_keeps else 0)
+    assert (f"RSR has no treasury: {cash} goes to the bank (§15.2)" in state.log) == (not rsr_keeps)
+    assert game.ctx.title.national_keeps_money(game.ctx) == rsr_keeps
 
 
 def test_starting_bundles_sell_one_to_each_player_in_the_first_stock_round() -> None:
@@ -295,6 +378,39 @@ def test_starting_bundles_sell_one_to_each_player_in_the_first_stock_round() -> 
     assert state.priority == 1  # left of the last winner (Anna)
     assert all(owner is not None for owner in state.private_owner.values())
     assert state.bank + sum(p.cash for p in state.players) + sum(c.cash for c in state.companies.values()) == 15000
+
+
+PLAYERS4 = [("a", "Anna"), ("b", "Boris"), ("c", "Clara"), ("d", "Dmitri")]
+
+
+def _bundles_sold(*options: str) -> Game:
+    """A 4-player game whose starting bundles went one to each player at the minimum bid
+    (15.1.2), Anna's the first."""
+    game = _game(*options, players=PLAYERS4)
+    play(game, Bid("a", "1", 275), Pass("b"), Pass("c"), Pass("d"), Bid("b", "2", 275), Pass("c"), Pass("d"),
+         Bid("c", "3", 275), Pass("d"), Bid("d", "4", 275))
+    return game
+
+
+def test_bundle_minors_take_their_home_cities_and_run_from_them() -> None:
+    """15.1 replaces only the auction: each bundle minor takes its reserved city (7.2.1)
+    as a minor won at auction does, so N runs Moscow–St Petersburg for 80 in OR 1.2
+    (the Dutch walkthrough's first run)."""
+    game = _bundles_sold(BUNDLES)
+    ctx, state = game.ctx, game.state
+    assert game.round_name == "Operating"
+    for sym in ("N", "SPW", "RO", "M-K", "KR", "MNN"):
+        corp = ctx.board.corporations[sym]
+        assert [(t.hex, t.city) for t in state.companies[sym].tokens] == [(corp.home, corp.home_city)]
+        assert sym in state.map.tokens[(corp.home, corp.home_city)]
+        assert sym not in state.map.reservations.values()
+    play(game, BuyTrain("N", "2-0", 100))
+    while not (state.round.number == 2 and game.actor() == "N"):  # the others buy a 2-train each
+        moves = legal_actions(game)
+        game.apply(next((m for m in moves if isinstance(m, Pass)), moves[0]))
+    start = len(state.log)
+    play(game, *legal_actions(game))  # the run: the best route
+    assert state.log[start:] == ["N runs for 80", "N earns 80: 40 to its owner, 40 kept", "N share price 70 → 80"]
 
 
 def test_the_table_shows_the_bundles_privates_and_no_minor_auction_while_they_sell() -> None:

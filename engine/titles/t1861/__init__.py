@@ -23,8 +23,8 @@ from .options import (
 if TYPE_CHECKING:
     from engine.title import RoundStart
 
-SHORT_END_TRAIN = "6"
-"""§15.3: the train whose first purchase ends the short game."""
+SHORT_END_PHASE = "6"
+"""§15.3: the phase whose first train (the first 6-train, 8.11.1) ends the short game."""
 
 
 class Russia(Title):
@@ -53,19 +53,21 @@ class Russia(Title):
         """§15.2: the short game's RSR has no treasury."""
         return not ctx.rules.plays(RSR_EXPORTS) and super().national_keeps_money(ctx)
 
-    def last_phase_began(self, ctx: Context, state: GameState) -> None:
+    def phase_began(self, ctx: Context, state: GameState, phase: str) -> None:
         """§15.3: the short game ends at the first 6-train, not the 8-train."""
         if not ctx.rules.plays(SIX_TRAIN_END):
-            super().last_phase_began(ctx, state)
+            super().phase_began(ctx, state, phase)
+        elif phase == SHORT_END_PHASE:
+            self._first_6_train(ctx, state)
 
-    def train_bought(self, ctx: Context, state: GameState, train: str) -> None:
-        """§15.3: the purchase of the first 6-train ends the game: finish this operating
+    def _first_6_train(self, ctx: Context, state: GameState) -> None:
+        """§15.3: "the purchase of the first 6-train" ends the game: finish this operating
         round and play two more, with a stock round in the usual sequence (12.1: with
-        another trigger, the earlier end wins)."""
+        another trigger, the earlier end wins). The first 6-train is the one that starts
+        phase 6, bought or exported by the RSR (§14, §15.2): as 12.1's first 8-train, which
+        1867's CN exports (8.13), it leaves the yard either way."""
         from engine.game_end import end_after
 
-        if not ctx.rules.plays(SIX_TRAIN_END) or train != SHORT_END_TRAIN:
-            return
         done = state.round.operating_rounds_done() if state.round is not None else 0
         last = done + 2
         if last <= state.operating_rounds:

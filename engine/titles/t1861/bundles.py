@@ -20,6 +20,7 @@ from engine.actions import Action, Bid, Pass
 from engine.errors import IllegalAction
 from engine.rounds import AuctionView, Round, TurnView
 from engine.state import Context, GameState
+from engine.tokens import place_home_token
 
 BID_STEP = 5
 TWO_PLAYER_BUNDLES = 3
@@ -183,7 +184,8 @@ def _next_bidder(ctx: Context, state: GameState, rnd: BundleRound, seat: int) ->
 
 def _sell(ctx: Context, state: GameState, rnd: BundleRound) -> None:
     """15.1: the winner pays the bank; the bank fills the minors' treasuries (price half of
-    it) and pays the bonus cash; the player left of the winner nominates next."""
+    it), each minor takes its home city, and the bank pays the bonus cash; the player
+    left of the winner nominates next."""
     assert rnd.bundle is not None
     seat, name = rnd.high_bidder, rnd.bundle
     player, data = state.players[seat], bundle(ctx, state, rnd.bundle)
@@ -199,6 +201,7 @@ def _sell(ctx: Context, state: GameState, rnd: BundleRound) -> None:
         player.certs.append(minor.treasury.pop(0))
         minor.floated = True
         market.place(state, sym, market.minor_start_cell(ctx, treasury))
+        place_home_token(ctx, state, sym)  # 7.2.1: its reserved home, as after an auction
     player.cash += data["cash"]
     state.bank -= data["cash"]
     state.log.append(f"{player.name} buys bundle {name} for {rnd.high_bid}")
