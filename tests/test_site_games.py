@@ -17,16 +17,16 @@ from bot.errors import NotAllowed, Refusal
 from bot.service import Account, TroikaService
 from bot.site_games import read_site_file, site_export
 from bot.transcript import log_commands
-from engine.actions import Action
+from engine.actions import Action, LayTile
 from engine.errors import EngineError
-from engine.exporter import Entry, export_game
+from engine.exporter import Entry, export_game, site_ids, to_site
 from engine.game import Game
 from engine.history import effective_entries
 from engine.importer import IGNORED_TYPES, import_log
 from engine.legal import legal_actions
 from engine.rules import Rules
 from storage import GameStatus, SqliteEventStore
-from tests.conftest import shared_game
+from tests.conftest import replayed, shared_game
 
 REAL = ["1861-29683", "1861-bank-breaks", "1867-21268", "1867-19792"]
 ENVELOPE = {"id", "user", "created_at", "original_id", "skip", "auto_actions"}
@@ -240,3 +240,19 @@ def test_undo_and_redo_are_written_as_the_site_writes_them() -> None:
     assert kinds == [(9, "undo", None), (10, "redo", None), (11, "undo", 6), (12, "redo", None)]
     replayed = import_log(export.log)
     assert replayed.actions == moves and replayed.game.dump() == game.dump()
+
+
+def test_a_lay_takes_a_copy_left_in_the_supply_and_exports_its_id() -> None:
+    """The tile manifest (19): 1861 has two of tile 6. In 1861-29683 copy 6-0 went on
+    I13 (id 79) and came back to the supply when I13 was upgraded; 6-1 lies on M7. So
+    GRR's 6 on P2 (before id 460) takes 6-0 again, and the export names it: 18xx.games
+    has no 6-2 ("h_to_args() returned nil :tile") and accepts 6-0 there."""
+    game = replayed("1861-29683", 458, Rules.site(live=True))
+    assert game.state.map.tiles["M7"].id == "6-1" and game.state.map.tiles["I13"].tile != "6"
+    after = Game(game.ctx, game.state.copy())
+    lay = LayTile("GRR", "P2", "6", 3)
+    after.apply(lay)
+    assert after.state.map.tiles["P2"].id == "6-0"
+    written = to_site(game, lay, after.state, site_ids([p.id for p in game.state.players]))
+    assert written == {"type": "lay_tile", "entity": "GRR", "entity_type": "corporation", "hex": "P2",
+                       "tile": "6-0", "rotation": 3}
