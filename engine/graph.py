@@ -749,6 +749,20 @@ def city_is_unconnected(ctx: Context, state: GameState, hex_id: str, city: int) 
     return not walk.nodes & others
 
 
+def unconnected_cities(ctx: Context, state: GameState, spots: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The spots (hex, city) in an unconnected city, where a major may start (7.4: each
+    city judged by itself). RN 4.3: on 18xx.games only on a hex whose cities are all
+    unconnected (:attr:`Rules.unconnected_judged_per_hex`)."""
+    spots = list(spots)
+    if not ctx.rules.unconnected_judged_per_hex:
+        return [(h, c) for h, c in spots if city_is_unconnected(ctx, state, h, c)]
+    hexes = {
+        h for h in {h for h, _ in spots}
+        if all(city_is_unconnected(ctx, state, h, c) for c in ctx.tile_at(state, h)[0].city_indexes)
+    }
+    return [(h, c) for h, c in spots if h in hexes]
+
+
 def minors_connected(
     ctx: Context, state: GameState, a_sym: str, b_sym: str, merging: set[str]
 ) -> bool:

@@ -174,8 +174,9 @@ class Rules(NamedTuple):
     not connect it."""
 
     unconnected_judged_per_hex: bool = False
-    """RN 4.3 (1867) — a major's home is preferred unconnected only if every city on
-    its hex is unconnected. Rulebook 7.4: each city is judged by itself."""
+    """RN 4.3 — a city counts as unconnected for a major's home only if every city on
+    its hex is unconnected (1861: the only homes; 1867: the homes preferred). Rulebook
+    7.4: each city is judged by itself."""
 
     major_home_only_in_empty_city: bool = False
     """RN 4.3 — a major started in a stock round takes its home only in a city that holds
