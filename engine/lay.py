@@ -9,6 +9,7 @@ from .actions import LayTile
 from .board import TileDef, is_edge, node_index
 from .errors import IllegalAction
 from .records import TYPE_CHECKING
+from .site_walk import walks_onto_new_track
 from .state import Company, Context, GameState
 from .tokens import NEUTRAL
 from .track import (
@@ -160,12 +161,13 @@ def _check_enhances_route(
 ) -> None:
     """8.6 "Enhancing routes": the lay must be on the company's token hex, reach a
     segment of new track on the tile, or raise a city's value on the company's route."""
-    if any(t.hex == hex_id for t in company.tokens):
-        return
     reach = reach or graph.reachable(ctx, state, company.sym)
-    if _reaches_new_track(ctx, state, company, hex_id, tile, rotation, reach):
-        return
-    if _raises_a_reached_stop(ctx, state, hex_id, tile, rotation, reach):
+    connected = any(t.hex == hex_id for t in company.tokens)
+    connected = connected or _reaches_new_track(ctx, state, company, hex_id, tile, rotation, reach)
+    connected = connected or _raises_a_reached_stop(ctx, state, hex_id, tile, rotation, reach)
+    if connected and ctx.rules.new_track_by_first_walk:
+        connected = walks_onto_new_track(ctx, state, company.sym, hex_id, tile, rotation)
+    if connected:
         return
     if hex_id in reach.hexes:
         raise IllegalAction(

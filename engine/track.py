@@ -263,12 +263,13 @@ def new_segments(old: TileDef, old_rotation: int, new: TileDef, rotation: int) -
     """8.6 "new track": the paths of the new tile that no path of the old one covers
     (one between the same edges, or between the same edge and a revenue centre of the
     same kind: cities that merge keep their track)."""
-    kept = {_path_ends(old, path) for path in old.rotated_paths(old_rotation)}
-    return [path for path in new.rotated_paths(rotation) if _path_ends(new, path) not in kept]
+    kept = {path_ends(old, path) for path in old.rotated_paths(old_rotation)}
+    return [path for path in new.rotated_paths(rotation) if path_ends(new, path) not in kept]
 
 
-def _path_ends(tile: TileDef, path: tuple[int, int]) -> frozenset[int | str]:
-    """A path's two ends, a revenue centre by its kind."""
+def path_ends(tile: TileDef, path: tuple[int, int]) -> frozenset[int | str]:
+    """A path's two ends, a revenue centre by its kind (what 8.6 compares: new track
+    is a path whose ends no old path has)."""
     return frozenset(end if is_edge(end) else tile.nodes[node_index(end)].kind for end in path)
 
 

@@ -355,3 +355,22 @@ def test_phase_six_nationalizes_the_trainless_before_the_privates(site: bool) ->
     assert set(state.private_owner.values()) == {"RSR"}
     assert state.companies["RSR"].cash == (250 if site else 190)
     assert mk_cash == (378 if site else 318)
+
+
+@pytest.mark.parametrize("first_walk", [False, True])
+def test_new_track_reached_only_by_a_route_the_sites_walk_does_not_take(first_walk: bool) -> None:
+    """8.6, 8.1: 1861-29683 before id 350, SPW (St Petersburg) reaches Riga (B4) through
+    B6's curve 0-2 and A5, and can leave Riga by its edge 0 into B6, where tile 30 turned
+    2 adds the straight 3-2: SPW reaches that new track without reusing any, so by the
+    rulebook the upgrade connects. 18xx.games's walk never runs onto a path by whose
+    other edge it has already left the hex, so it refuses the lay ("Must use new track
+    or change city value")."""
+    rules = Rules.site(live=True).but(new_track_by_first_walk=first_walk)
+    game = _at(349, rules)
+    assert game.actor() == "SPW" and game.state.map.tiles["B6"].tile == "8"
+    lay = LayTile("SPW", "B6", "30", 2)
+    assert (lay in legal_actions(game)) is not first_walk
+    if first_walk:
+        refused(game, lay, "SPW cannot reach the new track of tile 30 on B6")
+    else:
+        play(game, lay)
