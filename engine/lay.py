@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from . import graph, loans
 from .actions import LayTile
 from .board import TileDef, is_edge, node_index
 from .errors import IllegalAction
-from .records import TYPE_CHECKING
 from .site_walk import walks_onto_new_track
 from .state import Company, Context, GameState
 from .tokens import NEUTRAL

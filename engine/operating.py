@@ -4,21 +4,20 @@ national railway operate in turn, each through steps A–H (8.4,
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import ClassVar
+
 from . import game_end, market, trains
 from .actions import Action, BuyPrivate, DiscardTrain
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .operating_steps import NEXT_STEP, STEP_NAMED, STEPS, Step, buy_private
-from .records import TYPE_CHECKING, field, record
 from .rounds import Round, TurnView
 from .state import Company, Context, GameState
 from .tokens import home_city, put_token
 
-if TYPE_CHECKING:
-    from typing import ClassVar
 
-
-@record
+@dataclass
 class OperatingRound(Round):
     """The operating round's progress: which company operates and at which step."""
 

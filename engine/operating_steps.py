@@ -13,6 +13,8 @@ state; a step object holds none (the round stores the step's name).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, ClassVar
+
 from . import dividends, graph, loans, market, trains
 from .actions import (
     Action,
@@ -29,12 +31,10 @@ from .actions import (
 from .errors import IllegalAction
 from .lay import lay_tile, possible_lays
 from .nationalization import nationalize
-from .records import TYPE_CHECKING
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, put_token, token_cost
 
 if TYPE_CHECKING:
-    from typing import ClassVar
 
     from .operating import OperatingRound
 

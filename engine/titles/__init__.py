@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
 from ..options import BOTH_TITLES, EXPORT_PER_SET, LONG_GAME, OptionDef
-from ..records import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
 
     from ..state import Company, Context, GameState
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...options import BOTH_TITLES
-from ...records import TYPE_CHECKING
 from ...state import Company, Context, GameState
 from .. import Title
 from . import bundles
