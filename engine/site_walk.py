@@ -16,7 +16,7 @@ explicit stack, taken in the order the site's recursion takes them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .board import TileDef, is_edge, node_index
 from .graph import NodeRef
@@ -59,13 +59,13 @@ class _Map:
 
     def blocks(self, node: NodeRef) -> bool:
         """An off-board ends a walk; a city full of other companies' tokens too."""
-        kind = self.tile_at(node[0])[0].nodes[node[1]]
-        if kind.kind == "offboard":
+        stop = self.tile_at(node[0])[0].nodes[node[1]]
+        if stop.kind == "offboard":
             return True
-        if kind.kind != "city":
+        if stop.kind != "city":
             return False
         found = self.holders.get(node, [])
-        return self.company not in found and NEUTRAL not in found and len(found) >= kind.slots
+        return self.company not in found and NEUTRAL not in found and len(found) >= stop.slots
 
 
 def walks_onto_new_track(
@@ -82,42 +82,44 @@ def walks_onto_new_track(
     if not old_paths:
         return True
     paths = tile.rotated_paths(rotation)
-    for walked_hex, index in _walked_paths(ctx, state, company, hex_id, tile, rotation):
-        if walked_hex != hex_id:
-            continue
-        covering = old_paths.get(path_ends(tile, paths[index]))
-        if covering is None or _values(old, covering) != _values(tile, paths[index]):
-            return True
-    return False
+
+    def new_or_revalued(ref: PathRef) -> bool:
+        if ref[0] != hex_id:
+            return False
+        covering = old_paths.get(path_ends(tile, paths[ref[1]]))
+        return covering is None or _values(old, covering) != _values(tile, paths[ref[1]])
+
+    return _walk_finds(_Map(ctx, state, company, hex_id, tile, rotation), new_or_revalued)
 
 
 def _values(tile: TileDef, path: tuple[int, int]) -> list[int]:
     return sorted(tile.nodes[node_index(end)].revenue for end in path if not is_edge(end))
 
 
-def _walked_paths(
-    ctx: Context, state: GameState, company: str, hex_id: str, tile: TileDef, rotation: int
-) -> set[PathRef]:
-    """The paths the site's walk from ``company``'s tokens reaches once ``tile`` lies
-    on ``hex_id`` at ``rotation``."""
-    board = _Map(ctx, state, company, hex_id, tile, rotation)
+def _walk_finds(board: _Map, goal: Callable[[PathRef], bool]) -> bool:
+    """Whether the site's walk from the company's tokens comes to a path ``goal`` names."""
     starts = {
         board.node_after(t.hex, t.city)
-        for t in state.companies[company].placed_tokens
+        for t in board.state.companies[board.company].placed_tokens
         if t.hex is not None and t.city is not None
     }
-    walked: set[PathRef] = set()
     for start in starts:
-        walk = _Walk(board, visited=starts - {start})
+        walk = _Walk(board, starts - {start}, goal)
         stack = [walk.node(start)]
-        while stack:
-            called = next(stack[-1], None)
-            if called is None:
-                stack.pop()
-            else:
-                stack.append(called)
-        walked |= walk.paths
-    return walked
+        try:
+            while stack:
+                called = next(stack[-1], None)
+                if called is None:
+                    stack.pop()
+                else:
+                    stack.append(called)
+        except _Found:
+            return True
+    return False
+
+
+class _Found(Exception):
+    """Raised inside a walk when it comes to a path its goal names."""
 
 
 class _Walk:
@@ -126,11 +128,11 @@ class _Walk:
     or more of its paths end ("converging") forgets, once done with them, the cities and
     paths it walked after that edge, so other branches may walk them again."""
 
-    def __init__(self, board: _Map, visited: set[NodeRef]) -> None:
+    def __init__(self, board: _Map, visited: set[NodeRef], goal: Callable[[PathRef], bool]) -> None:
         self.board = board
         self.visited = set(visited)  # the other token cities: their own walks cover them
         self.walking: set[PathRef] = set()
-        self.paths: set[PathRef] = set()  # every path walked
+        self.goal = goal
         self.edges_used: Counter[tuple[str, int]] = Counter()
 
     def node(self, node: NodeRef, converging: bool = False) -> Frame:
@@ -153,7 +155,8 @@ class _Walk:
         if ref in self.walking or any(self.edges_used[(hex_id, e)] for e in ends if is_edge(e)):
             return
         self.walking.add(ref)
-        self.paths.add(ref)
+        if self.goal(ref):
+            raise _Found
         for end in ends:
             if not is_edge(end):
                 node = (hex_id, node_index(end))
