@@ -631,7 +631,7 @@ def _read_board(title: str) -> Board:
     }
     hexes = {h: parse_tile(h, v["color"], v["code"]) for h, v in raw["hexes"].items()}
     return Board(
-        title=raw["title"],
+        title=title,
         hexes=hexes,
         tiles=tiles,
         upgrades={k: tuple(v) for k, v in manifest["upgrades"].items()},

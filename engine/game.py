@@ -22,7 +22,7 @@ from .rules import Rules
 from .scoring import end_game, final_values
 from .setup import new_state
 from .state import Context, GameState
-from .titles import DEFAULT_TITLE
+from .titles import DEFAULT_TITLE, title_named
 
 
 class Game:
@@ -48,7 +48,7 @@ class Game:
         seat, by the site's rules). ``rules`` holds the market, the options (refused
         unless the title offers them) and the switches."""
         rules = rules or Rules.rulebook(market=load_board(title).default_market)
-        ctx = Context(board_for(title, check_options(title, rules.options)), rules)
+        ctx = Context(board_for(title, check_options(title, rules.options)), rules, title_named(title))
         if first_player is None:
             first_player = 0 if ctx.rules.first_seat_starts else _drawn_first_seat(seed, len(players))
         state = new_state(ctx, players, first_player, seed)
@@ -61,6 +61,11 @@ class Game:
         if self.state.round is None:
             raise IllegalAction("the game has no round under way")
         return self.state.round
+
+    def check(self, action: Action) -> None:
+        """Raise the engine's refusal (:class:`~engine.errors.EngineError`) if ``action``
+        would be refused now; the game itself is left as it is."""
+        Game(self.ctx, self.state.copy()).apply(action, check=False)
 
     @property
     def round_name(self) -> str:

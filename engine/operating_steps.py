@@ -579,10 +579,6 @@ STEPS: tuple[Step, ...] = (
     Trains(),  # G (8.11)
     Privates(),  # H (8.12)
 )
-"""The steps of an operating turn, in the order a company takes them."""
+"""The steps of an operating turn, in the order a company takes them (the rulebook's;
+a title may take another order: :attr:`engine.titles.Title.operating_steps`)."""
 
-STEP_NAMED = {step.name: step for step in STEPS}
-
-NEXT_STEP: dict[str, str | None] = {step.name: (STEPS[i + 1].name if i + 1 < len(STEPS) else None)
-                                    for i, step in enumerate(STEPS)}
-"""Each step's name -> the name of the step after it (None after the last)."""

@@ -15,7 +15,7 @@ from .rules import Rules
 
 if TYPE_CHECKING:
     from .rounds import Round
-    from .titles import Title
+    from .title import Title
 
 
 @dataclass
@@ -222,13 +222,9 @@ class Context:
 
     board: Board
     rules: Rules
-
-    @property
-    def title(self) -> Title:
-        """The title's own rules (hooks for what the rulebook marks 1861 or 1867)."""
-        from .titles import title_named
-
-        return title_named(self.board.title)
+    title: Title
+    """The title's own rules (hooks for what the rulebook marks 1861 or 1867), chosen
+    with the game (:meth:`engine.game.Game.new`)."""
 
     def tile_def(self, name: str) -> TileDef:
         return self.board.tiles[name]
