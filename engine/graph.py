@@ -60,17 +60,35 @@ class Reach:
     nodes: frozenset[NodeRef]
     hexes: frozenset[str]
     track_ends: frozenset[TrackEnd]
+    entries: frozenset[TrackEnd]
+    """The hex edges a walk runs into its hex by, from the hex across: where it crosses
+    a border, and where track ends facing a border with no track beyond (a tile laid
+    there would be entered by that edge)."""
 
     def edges_at(self, hex_id: str) -> frozenset[int]:
         """The edges of ``hex_id`` among the track ends reached."""
-        return self._edges_by_hex.get(hex_id, frozenset())
+        return self._ends_by_hex.get(hex_id, frozenset())
+
+    def entry_edges(self, hex_id: str) -> frozenset[int]:
+        """The edges of ``hex_id`` among :attr:`entries`: where a train could run into
+        it (8.1: not by turning back at an edge it left the hex by)."""
+        return self._entries_by_hex.get(hex_id, frozenset())
 
     @cached_property
-    def _edges_by_hex(self) -> dict[str, frozenset[int]]:
-        edges: dict[str, set[int]] = {}
-        for hex_id, edge in self.track_ends:
-            edges.setdefault(hex_id, set()).add(edge)
-        return {hex_id: frozenset(found) for hex_id, found in edges.items()}
+    def _ends_by_hex(self) -> dict[str, frozenset[int]]:
+        return _by_hex(self.track_ends)
+
+    @cached_property
+    def _entries_by_hex(self) -> dict[str, frozenset[int]]:
+        return _by_hex(self.entries)
+
+
+def _by_hex(ends: Iterable[TrackEnd]) -> dict[str, frozenset[int]]:
+    """Track ends grouped by hex: each hex's edges."""
+    edges: dict[str, set[int]] = {}
+    for hex_id, edge in ends:
+        edges.setdefault(hex_id, set()).add(edge)
+    return {hex_id: frozenset(found) for hex_id, found in edges.items()}
 
 
 class _BoardTrack:
@@ -514,17 +532,27 @@ class _Walk:
         self.goal = goal
         self.nodes = 0
         self.ends: set[int] = set()
+        self.entries: set[int] = set()  # see Reach.entries
         self.seen: set[tuple[int, int, int, int]] = set()
         self.full_nodes = 0
         self.full_ends: set[int] = set()
+        self.full_entries: set[int] = set()
         self.surveying = True
+
+    def _all_proven(self) -> bool:
+        """Whether every node, track end and entry the survey found is reached legally."""
+        return (
+            self.nodes == self.full_nodes
+            and len(self.ends) == len(self.full_ends)
+            and len(self.entries) == len(self.full_entries)
+        )
 
     def run(self, starts: Iterable[int]) -> _Walk:
         starts = list(starts)
         try:
             self._survey(starts)
             self.surveying = False
-            if self.nodes == self.full_nodes and len(self.ends) == len(self.full_ends):
+            if self._all_proven():
                 return self
             for start in starts:
                 self._leave(start, 1 << start, 0)
@@ -540,6 +568,7 @@ class _Walk:
         crossing, onward_nodes, onward_ends = g.crossing, g.onward_nodes, g.onward_ends
         node_links, node_exits = g.node_links, g.node_exits
         passable, goal, ends, full_ends = self.passable, self.goal, self.ends, self.full_ends
+        entries, full_entries, across = self.entries, self.full_entries, g.shared.across
         first = set(starts)
         queue: deque[tuple[bool, int, int, bool, int, int]] = deque(
             (True, start, -1, True, 1 << start, 0) for start in starts
@@ -579,13 +608,20 @@ class _Walk:
                     ends.add(where)
                 cross = crossing[where]
                 if cross is None:
+                    facing = across[where]
+                    if facing >= 0:  # no track across yet: a tile laid there is entered here
+                        full_entries.add(facing)
+                        if legal:
+                            entries.add(facing)
                     continue
                 bit, entered = cross
                 legal = legal and not used & bit
                 used |= bit
                 full_ends.add(entered)
+                full_entries.add(entered)
                 if legal:
                     ends.add(entered)
+                    entries.add(entered)
                 for other in onward_nodes[entered]:
                     fine = legal and not visited >> other & 1
                     push((True, other, entered, fine, visited | 1 << other, used))
@@ -597,21 +633,19 @@ class _Walk:
 
     def _mark_node(self, node: int) -> None:
         self.nodes |= 1 << node
-        if self.goal & (1 << node) or (
-            not self.surveying
-            and self.nodes == self.full_nodes
-            and len(self.ends) == len(self.full_ends)
-        ):
+        if self.goal & (1 << node) or (not self.surveying and self._all_proven()):
             raise _Done
 
     def _mark_end(self, end: int) -> None:
         if end not in self.ends:
             self.ends.add(end)
-            if (
-                not self.surveying
-                and self.nodes == self.full_nodes
-                and len(self.ends) == len(self.full_ends)
-            ):
+            if not self.surveying and self._all_proven():
+                raise _Done
+
+    def _mark_entry(self, end: int) -> None:
+        if end not in self.entries:
+            self.entries.add(end)
+            if not self.surveying and self._all_proven():
                 raise _Done
 
     def _leave(self, node: int, visited: int, used: int) -> None:
@@ -628,7 +662,12 @@ class _Walk:
     def _along(self, end: int, visited: int, used: int) -> None:
         self._mark_end(end)
         cross = self.g.crossing[end]
-        if cross is None or used & cross[0]:
+        if cross is None:
+            facing = self.g.shared.across[end]
+            if facing >= 0:
+                self._mark_entry(facing)
+            return
+        if used & cross[0]:
             return
         bit, entered = cross
         used |= bit
@@ -637,6 +676,7 @@ class _Walk:
             return
         self.seen.add(key)
         self._mark_end(entered)
+        self._mark_entry(entered)
         for other in self.g.onward_nodes[entered]:
             self._arrive(other, visited, used)
         for onward in self.g.onward_ends[entered]:
@@ -657,7 +697,9 @@ def reachable(ctx: Context, state: GameState, company: str) -> Reach:
     border twice or visiting a node twice, passing only through towns and cities
     not blocked by other companies' tokens (a blocked city may end the walk).
     ``track_ends`` holds every (hex, edge) end of a path such a walk uses, including
-    ends that point into empty hexes, so a new tile may connect there (8.6).
+    ends that point into empty hexes, so a new tile may connect there (8.6);
+    ``entries`` the edges it runs into a hex by, the only ones where it could go on
+    along new track of that hex.
     """
     graph = track_graph(ctx, state)
     starts = token_nodes(state, graph, company)
@@ -669,7 +711,8 @@ def reachable(ctx: Context, state: GameState, company: str) -> Reach:
         nodes = frozenset(graph.nodes[n] for n in range(len(graph.nodes)) if walk.nodes >> n & 1)
         track_ends = frozenset(graph.ends[e] for e in walk.ends)
         hexes = frozenset(h for h, _ in nodes) | frozenset(h for h, _ in track_ends)
-        reach = graph.reaches[key] = Reach(nodes, hexes, track_ends)
+        entries = frozenset(graph.ends[e] for e in walk.entries)
+        reach = graph.reaches[key] = Reach(nodes, hexes, track_ends, entries)
     return reach
 
 
@@ -706,6 +749,20 @@ def city_is_unconnected(ctx: Context, state: GameState, hex_id: str, city: int) 
         others &= sum(1 << n for n, d in enumerate(graph.defs) if d.kind == "city")
     walk = _Walk(graph, passable_nodes(graph, 0), goal=others).run([node])
     return not walk.nodes & others
+
+
+def unconnected_cities(ctx: Context, state: GameState, spots: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The spots (hex, city) in an unconnected city, where a major may start (7.4: each
+    city judged by itself). RN 4.3: on 18xx.games only on a hex whose cities are all
+    unconnected (:attr:`Rules.unconnected_judged_per_hex`)."""
+    spots = list(spots)
+    if not ctx.rules.unconnected_judged_per_hex:
+        return [(h, c) for h, c in spots if city_is_unconnected(ctx, state, h, c)]
+    hexes = {
+        h for h in {h for h, _ in spots}
+        if all(city_is_unconnected(ctx, state, h, c) for c in ctx.tile_at(state, h)[0].city_indexes)
+    }
+    return [(h, c) for h, c in spots if h in hexes]
 
 
 def minors_connected(

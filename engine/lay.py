@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING
 
 from . import graph, loans
 from .actions import LayTile
-from .board import TileDef
+from .board import TileDef, is_edge, node_index
 from .errors import IllegalAction
+from .site_walk import walks_onto_new_track
 from .state import Company, Context, GameState
+from .tokens import NEUTRAL
 from .track import (
     border_crossings_paid,
     check_keeps_track,
@@ -18,11 +20,10 @@ from .track import (
     city_mapping,
     exits_are_legal,
     lay_cost,
-    new_track_ends,
+    new_segments,
     next_color,
     pay_borders,
     place_tile,
-    revenue_grows,
     stubs_missed,
 )
 
@@ -158,20 +159,15 @@ def _check_enhances_route(
     ctx: Context, state: GameState, company: Company, hex_id: str, tile: TileDef, rotation: int,
     reach: graph.Reach | None,
 ) -> None:
-    """8.6: the lay must be on the company's home hex, extend its route (new track it
-    reaches), or raise a city's value on it."""
-    if any(t.hex == hex_id for t in company.tokens):
-        return
+    """8.6 "Enhancing routes": the lay must be on the company's token hex, reach a
+    segment of new track on the tile, or raise a city's value on the company's route."""
     reach = reach or graph.reachable(ctx, state, company.sym)
-    reached_edges = set(reach.edges_at(hex_id))
-    for edge, neighbour in ctx.board.neighbours[hex_id].items():
-        if (edge + 3) % 6 in reach.edges_at(neighbour):
-            reached_edges.add(edge)
-    if new_track_ends(ctx, state, hex_id, tile, rotation) & reached_edges:
-        return
-    if hex_id in reach.hexes and revenue_grows(ctx, state, hex_id, tile):
-        return
-    if _new_track_from_a_reached_stop(ctx, state, company, hex_id, tile, rotation, reach):
+    connected = any(t.hex == hex_id for t in company.tokens)
+    connected = connected or _reaches_new_track(ctx, state, company, hex_id, tile, rotation, reach)
+    connected = connected or _raises_a_reached_stop(ctx, state, hex_id, tile, rotation, reach)
+    if connected and ctx.rules.new_track_by_first_walk:
+        connected = walks_onto_new_track(ctx, state, company.sym, hex_id, tile, rotation)
+    if connected:
         return
     if hex_id in reach.hexes:
         raise IllegalAction(
@@ -181,24 +177,55 @@ def _check_enhances_route(
     raise IllegalAction(f"{company.sym} cannot reach {hex_id}: a lay must extend its route (8.6)")
 
 
-def _new_track_from_a_reached_stop(
+def _reaches_new_track(
     ctx: Context, state: GameState, company: Company, hex_id: str, tile: TileDef, rotation: int, reach: graph.Reach
 ) -> bool:
-    """8.6: "a company must have connectivity to at least one segment of new track":
-    a new segment that leaves a city or town the company reaches and may pass
-    through (a city of its own or not full of other companies' tokens)."""
+    """8.6: "a company must have connectivity to at least one segment of new track on
+    the placed tile". A train runs onto a new segment from the hex across an edge it
+    enters this hex by, or from a city or town here that it reaches and may pass
+    through; never by turning back at an edge where it left the hex (8.1)."""
+    old, old_rotation = ctx.tile_at(state, hex_id)
+    entries = reach.entry_edges(hex_id)
+    stops = _stops_passed_after(ctx, state, company, hex_id, tile, rotation, reach)
+    return any(
+        (end in entries) if is_edge(end) else (node_index(end) in stops)
+        for segment in new_segments(old, old_rotation, tile, rotation)
+        for end in segment
+    )
+
+
+def _stops_passed_after(
+    ctx: Context, state: GameState, company: Company, hex_id: str, tile: TileDef, rotation: int, reach: graph.Reach
+) -> set[int]:
+    """The cities and towns of the new tile that the company reaches and may pass
+    through once it is laid: its own, or not full of other companies' tokens (an
+    upgrade may add a spot)."""
     old, old_rotation = ctx.tile_at(state, hex_id)
     mapping = city_mapping(old, old_rotation, tile, rotation) or {}
-    old_exits, new_exits = old.node_exits(old_rotation), tile.node_exits(rotation)
-    track = graph.track_graph(ctx, state)
-    blocked = graph.blocked_nodes(state, track, [company.sym])
+    holders: dict[int, list[str]] = {}
     for old_node, new_node in mapping.items():
-        node = track.node_of((hex_id, old_node))
-        if node is None or (hex_id, old_node) not in reach.nodes or blocked >> node & 1:
+        slots = state.map.tokens.get((hex_id, old_node), [])
+        holders.setdefault(new_node, []).extend(s for s in slots if s is not None)
+    passed = set()
+    for old_node, new_node in mapping.items():
+        if (hex_id, old_node) not in reach.nodes:
             continue
-        if new_exits[new_node] - old_exits[old_node]:
-            return True
-    return False
+        found, spots = holders[new_node], tile.nodes[new_node].slots
+        if company.sym in found or NEUTRAL in found or not spots or len(found) < spots:
+            passed.add(new_node)
+    return passed
+
+
+def _raises_a_reached_stop(
+    ctx: Context, state: GameState, hex_id: str, tile: TileDef, rotation: int, reach: graph.Reach
+) -> bool:
+    """8.6: the upgrade raises the value of a city (or town) the company reaches."""
+    old, old_rotation = ctx.tile_at(state, hex_id)
+    mapping = city_mapping(old, old_rotation, tile, rotation) or {}
+    return any(
+        (hex_id, old_node) in reach.nodes and tile.nodes[new_node].revenue > old.nodes[old_node].revenue
+        for old_node, new_node in mapping.items()
+    )
 
 
 def _check_max_exits(ctx: Context, state: GameState, hex_id: str, tile: TileDef, rotation: int) -> None:

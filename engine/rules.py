@@ -63,6 +63,14 @@ class Rules(NamedTuple):
     connected to the company's route, so its logs may hold lays its own page would not
     offer. Rulebook 8.6: a lay must extend the company's route."""
 
+    new_track_by_first_walk: bool = False
+    """Found with the site's engine (issue 35) — 18xx.games admits an upgrade only if its
+    one depth-first walk from each token runs onto new track of the tile (or a city whose
+    value changes); the walk does not go back to a city it walked through (unless it came
+    by an edge where paths converge) and never runs onto a path by whose other edge it
+    left the hex, so new track a train could reach by another route may not count
+    (:mod:`engine.site_walk`). Rulebook 8.6, 8.1: connectivity by any legal route."""
+
     tile_cost_paid_on_replace: bool = False
     """RN 11.13 — a cost printed on a tile (Kiev's 635) is paid when that tile is
     replaced. Rulebook 8.6.2: paid when the tile is placed."""
@@ -184,8 +192,9 @@ class Rules(NamedTuple):
     not connect it."""
 
     unconnected_judged_per_hex: bool = False
-    """RN 4.3 (1867) — a major's home is preferred unconnected only if every city on
-    its hex is unconnected. Rulebook 7.4: each city is judged by itself."""
+    """RN 4.3 — a city counts as unconnected for a major's home only if every city on
+    its hex is unconnected (1861: the only homes; 1867: the homes preferred). Rulebook
+    7.4: each city is judged by itself."""
 
     major_home_only_in_empty_city: bool = False
     """RN 4.3 — a major started in a stock round takes its home only in a city that holds

@@ -23,7 +23,7 @@ from typing import Any
 
 from . import graph, shares, trains
 from .actions import Action, BuyTrain, Dividend, EndGame, LayTile
-from .board import TileDef, hex_distance
+from .board import TileDef, hex_distance, is_edge
 from .errors import InvalidAction
 from .game import Game
 from .game_setup import rulebook_players
@@ -39,7 +39,7 @@ from .titles import DEFAULT_TITLE
 from .titles.t1861 import SHORT_END_PHASE, Russia
 from .titles.t1861.options import SIX_TRAIN_END
 from .titles.t1867 import Canada
-from .track import lay_cost, new_track_ends
+from .track import lay_cost, new_segments
 
 MAX_ACTIONS = 5000
 
@@ -266,7 +266,9 @@ class TableHabits:
         if action.hex in targets and tile.nodes:
             return True
         neighbours = self.game.ctx.board.neighbours[action.hex]
-        ends = new_track_ends(self.game.ctx, self.game.state, action.hex, tile, action.rotation % 6)
+        old, old_rotation = self.game.ctx.tile_at(self.game.state, action.hex)
+        ends = {end for path in new_segments(old, old_rotation, tile, action.rotation % 6) for end in path
+                if is_edge(end)}
         here = min(hex_distance(action.hex, t) for t in targets)
         return any(hex_distance(neighbours[e], t) < here for e in ends if e in neighbours for t in targets)
 

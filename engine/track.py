@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from itertools import permutations
 
-from .board import COLORS, TileDef
+from .board import COLORS, TileDef, is_edge, node_index
 from .errors import IllegalAction
 from .state import Context, GameState, PlacedTile
 
@@ -201,6 +201,7 @@ def pay_borders(ctx: Context, state: GameState, crossings: list[tuple[str, int, 
 def place_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int, tile_id: str) -> None:
     """Put the tile on the map, return the old one to the supply, carry over tokens
     and reservations to the cities that keep their track."""
+    tile_id = tile_id or _copy_from_supply(state, new)
     old, old_rotation = ctx.tile_at(state, hex_id)
     mapping = city_mapping(old, old_rotation, new, rotation) or {}
     previous = state.map.tiles.get(hex_id)
@@ -211,11 +212,23 @@ def place_tile(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotati
     remaining = state.map.supply.get(new.name)
     if remaining is not None:
         state.map.supply[new.name] = remaining - 1
-    if not tile_id:
-        tile_id = f"{new.name}-{state.map.copies.get(new.name, 0)}"
     state.map.copies[new.name] = state.map.copies.get(new.name, 0) + 1
     state.map.tiles[hex_id] = PlacedTile(new.name, rotation, tile_id)
     _carry_over(state, hex_id, mapping, new)
+
+
+def _copy_from_supply(state: GameState, new: TileDef) -> str:
+    """The copy of ``new`` a lay takes (``57-1``): of a tile with a count, the lowest
+    numbered copy not on the map, so a copy an upgrade took away is laid again (the
+    18xx.games ids name the box's copies); of an unlimited tile, a new one."""
+    if new.count is None:
+        return f"{new.name}-{state.map.copies.get(new.name, 0)}"
+    on_map = {placed.id for placed in state.map.tiles.values() if placed.tile == new.name}
+    free = (copy for copy in (f"{new.name}-{i}" for i in range(new.count)) if copy not in on_map)
+    copy = next(free, None)
+    if copy is None:
+        raise IllegalAction(f"no tile {new.name} is left")
+    return copy
 
 
 def _carry_over(state: GameState, hex_id: str, mapping: Mapping[int, int], new: TileDef) -> None:
@@ -246,19 +259,18 @@ def _carry_over(state: GameState, hex_id: str, mapping: Mapping[int, int], new: 
                 token.city = mapping.get(token.city, token.city)
 
 
-def new_track_ends(ctx: Context, state: GameState, hex_id: str, new: TileDef, rotation: int) -> set[int]:
-    """Edges of ``hex_id`` where the new tile adds track."""
-    old, old_rotation = ctx.tile_at(state, hex_id)
-    return set(new.exits(rotation) - old.exits(old_rotation)) | {
-        e for pair in new.edge_pairs(rotation) - old.edge_pairs(old_rotation) for e in pair
-    }
+def new_segments(old: TileDef, old_rotation: int, new: TileDef, rotation: int) -> list[tuple[int, int]]:
+    """8.6 "new track": the paths of the new tile that no path of the old one covers
+    (one between the same edges, or between the same edge and a revenue centre of the
+    same kind: cities that merge keep their track)."""
+    kept = {path_ends(old, path) for path in old.rotated_paths(old_rotation)}
+    return [path for path in new.rotated_paths(rotation) if path_ends(new, path) not in kept]
 
 
-def revenue_grows(ctx: Context, state: GameState, hex_id: str, new: TileDef) -> bool:
-    """Whether the upgrade raises the value of a city or town on the hex."""
-    old, _ = ctx.tile_at(state, hex_id)
-    old_best = max((n.revenue for n in old.nodes), default=0)
-    return max((n.revenue for n in new.nodes), default=0) > old_best
+def path_ends(tile: TileDef, path: tuple[int, int]) -> frozenset[int | str]:
+    """A path's two ends, a revenue centre by its kind (what 8.6 compares: new track
+    is a path whose ends no old path has)."""
+    return frozenset(end if is_edge(end) else tile.nodes[node_index(end)].kind for end in path)
 
 
 def _count(number: int, one: str, many: str) -> str:

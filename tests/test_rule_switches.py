@@ -7,7 +7,7 @@ from typing import get_type_hints
 
 import pytest
 
-from engine.actions import BuyPrivate, BuyTrain, Choose, Dividend, LayTile, Pass, RunBest, RunRoutes
+from engine.actions import BuyPrivate, BuyTrain, Choose, Dividend, LayTile, Pass, PlaceToken, RunBest, RunRoutes
 from engine.errors import IllegalAction, InvalidAction
 from engine.game import Game
 from engine.game_setup import parse_setup
@@ -172,10 +172,29 @@ def test_an_upgrade_must_reach_its_new_track(site: bool) -> None:
 def test_a_city_whose_track_reaches_only_an_off_board_is_unconnected(site: bool) -> None:
     """7.4, glossary: "cannot trace a legal route to another city". S4018, stock round 7:
     Kiev's city 2 (D14) has track only to Poland (A11), an off-board, so by the rulebook
-    a major may start there. RN 4.3: on 18xx.games the off-board connects it."""
-    game = replayed("1861-gen-P4-column-S4018", 563, (Rules.site if site else Rules.rulebook)(market="column"))
+    a major may start there. RN 4.3: on 18xx.games the off-board connects it (here each
+    city judged by itself: the next test turns to the site's judging by hex)."""
+    site_rules = Rules.site(market="column").but(unconnected_judged_per_hex=False)
+    game = replayed("1861-gen-P4-column-S4018", 563, site_rules if site else Rules.rulebook(market="column"))
     homes = game.ctx.title.major_home_cities(game.ctx, game.state)
     assert ("D14", 1) in homes and (("D14", 2) in homes) is not site
+
+
+@pytest.mark.parametrize("per_hex", [False, True])
+def test_1861_homes_on_a_hex_whose_cities_are_all_unconnected(per_hex: bool) -> None:
+    """7.4: each city judged by itself. RN 4.3: 18xx.games offers a new 1861 major only
+    hexes none of whose cities has track to another stop. S4021 before id 390, SW's home:
+    Kiev (D14), Moscow (H8) and St Petersburg (E1) each have an empty city with no
+    track, beside cities with routes; the site refuses them ("the hex is not
+    available") and lists the nine other hexes, among them M19, where SW went."""
+    rules = Rules.site(market="grid", live=True).but(unconnected_judged_per_hex=per_hex)
+    game = replayed("1861-gen-P2-grid-S4021", 387, rules)
+    assert game.actor() == "SW"
+    offered = {(a.hex, a.city) for a in legal_actions(game) if isinstance(a, PlaceToken)}
+    elsewhere = {("K17", 0), ("L12", 0), ("P8", 0), ("P2", 0), ("M7", 0), ("B4", 0), ("M19", 0), ("Q3", 0), ("K7", 0)}
+    assert offered == (elsewhere if per_hex else elsewhere | {("D14", 0), ("H8", 0), ("E1", 0)})
+    if per_hex:
+        refused(game, PlaceToken("SW", "D14", 0), "SW.s home may be: K17 city 0")
 
 
 @pytest.mark.parametrize("site", [False, True])
@@ -357,3 +376,22 @@ def test_phase_six_nationalizes_the_trainless_before_the_privates(site: bool) ->
     assert set(state.private_owner.values()) == {"RSR"}
     assert state.companies["RSR"].cash == (250 if site else 190)
     assert mk_cash == (378 if site else 318)
+
+
+@pytest.mark.parametrize("first_walk", [False, True])
+def test_new_track_reached_only_by_a_route_the_sites_walk_does_not_take(first_walk: bool) -> None:
+    """8.6, 8.1: 1861-29683 before id 350, SPW (St Petersburg) reaches Riga (B4) through
+    B6's curve 0-2 and A5, and can leave Riga by its edge 0 into B6, where tile 30 turned
+    2 adds the straight 3-2: SPW reaches that new track without reusing any, so by the
+    rulebook the upgrade connects. 18xx.games's walk never runs onto a path by whose
+    other edge it has already left the hex, so it refuses the lay ("Must use new track
+    or change city value")."""
+    rules = Rules.site(live=True).but(new_track_by_first_walk=first_walk)
+    game = _at(349, rules)
+    assert game.actor() == "SPW" and game.state.map.tiles["B6"].tile == "8"
+    lay = LayTile("SPW", "B6", "30", 2)
+    assert (lay in legal_actions(game)) is not first_walk
+    if first_walk:
+        refused(game, lay, "SPW cannot reach the new track of tile 30 on B6")
+    else:
+        play(game, lay)

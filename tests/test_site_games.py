@@ -17,9 +17,9 @@ from bot.errors import NotAllowed, Refusal
 from bot.service import Account, TroikaService
 from bot.site_games import read_site_file, site_export
 from bot.transcript import log_commands
-from engine.actions import ACTION_TYPES, Action, StandingOrder
+from engine.actions import ACTION_TYPES, Action, LayTile, StandingOrder
 from engine.errors import EngineError
-from engine.exporter import PROGRAM_TYPES, SITE_TYPES, Entry, entries_from_events, export_game
+from engine.exporter import PROGRAM_TYPES, SITE_TYPES, Entry, entries_from_events, export_game, site_ids, to_site
 from engine.game import Game
 from engine.history import effective_entries
 from engine.importer import IGNORED_TYPES, import_log
@@ -29,7 +29,7 @@ from engine.rules import Rules
 from storage import GameStatus, SqliteEventStore
 from storage.repository import rules_options
 from storage.store import EventKind
-from tests.conftest import shared_game
+from tests.conftest import replayed, shared_game
 from tests.test_orders import _move as plain_move
 
 REAL = ["1861-29683", "1861-bank-breaks", "1867-21268", "1867-19792"]
@@ -350,3 +350,18 @@ async def test_an_export_keeps_the_site_s_game_and_times_and_overwrites_no_file(
     assert f"  file: {tmp_path / '1861-troika-1-2.json'} (1861-troika-1.json is there already: kept)" in out
     assert json.loads(first.read_text()) == exported
 
+
+def test_a_lay_takes_a_copy_left_in_the_supply_and_exports_its_id() -> None:
+    """The tile manifest (19): 1861 has two of tile 6. In 1861-29683 copy 6-0 went on
+    I13 (id 79) and came back to the supply when I13 was upgraded; 6-1 lies on M7. So
+    GRR's 6 on P2 (before id 460) takes 6-0 again, and the export names it: 18xx.games
+    has no 6-2 ("h_to_args() returned nil :tile") and accepts 6-0 there."""
+    game = replayed("1861-29683", 458, Rules.site(live=True))
+    assert game.state.map.tiles["M7"].id == "6-1" and game.state.map.tiles["I13"].tile != "6"
+    after = Game(game.ctx, game.state.copy())
+    lay = LayTile("GRR", "P2", "6", 3)
+    after.apply(lay)
+    assert after.state.map.tiles["P2"].id == "6-0"
+    written = to_site(game, lay, after.state, site_ids([p.id for p in game.state.players]))
+    assert written == {"type": "lay_tile", "entity": "GRR", "entity_type": "corporation", "hex": "P2",
+                       "tile": "6-0", "rotation": 3}

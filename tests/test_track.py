@@ -7,6 +7,7 @@ import pytest
 from engine.actions import LayTile, Pass
 from engine.errors import IllegalAction
 from engine.game import Game
+from engine.legal import legal_actions
 from engine.replay import replay
 from engine.rules import Rules
 from engine.state import PlacedTile
@@ -163,3 +164,41 @@ def test_the_two_track_actions_in_either_order(site: bool) -> None:
     refused(game, LayTile("RO", "B8", "88", 0), "the extra track action may only lay a yellow tile")
     play(game, LayTile("RO", "D6", "9", 2))
     assert game.state.companies["RO"].cash == cash - 20
+
+
+RULE_MODES = {"rulebook": Rules.rulebook(), "site": Rules.site(live=True)}
+
+
+@pytest.mark.parametrize("mode", RULE_MODES)
+def test_new_track_joined_where_the_company_leaves_the_hex_connects_nothing(mode: str) -> None:
+    """8.6: "a company must have connectivity to at least one segment of new track";
+    8.1: a train cannot reverse at a hex edge. 1861-29683 before id 265: M-K's route
+    runs Moscow (H10) - G11 - F12 - E13 over two tiles 9, and reaches F12's edge 1
+    only through F12 itself (nothing lies beyond it). Tile 23 turned 1 adds a curve
+    from that edge: a train could run onto it only by turning back there, so the lay
+    connects nothing; turned 4 its curve leaves edge 4, where M-K's trains run in from
+    G11. 18xx.games (its page, `new … site`) refuses the first, accepts the second."""
+    game = replayed("1861-29683", 264, RULE_MODES[mode])
+    assert game.actor() == "M-K" and game.state.map.tiles["F12"].tile == "9"
+    offered = {a for a in legal_actions(game) if isinstance(a, LayTile) and a.hex in ("F12", "G11")}
+    for hex_id in ("F12", "G11"):
+        for tile in ("23", "26", "27"):
+            lay = LayTile("M-K", hex_id, tile, 1)
+            assert lay not in offered
+            refused(game, lay, f"M-K cannot reach the new track of tile {tile} on {hex_id}")
+        assert LayTile("M-K", hex_id, "23", 4) in offered
+    play(game, LayTile("M-K", "F12", "23", 4))
+    assert game.state.map.tiles["F12"] == PlacedTile("23", 4, "23-0")
+
+
+@pytest.mark.parametrize("mode", RULE_MODES)
+def test_new_track_from_a_town_the_company_runs_through_connects(mode: str) -> None:
+    """8.6, 8.1: a train may leave a town by any of its track. 1861-29683 id 265: M-K
+    (token in Moscow, H8) runs through the town of H10 (tile 58) and upgrades it to 87,
+    whose new track leaves the town, as the players did; the town's other green tiles
+    are offered too, also at E13, the town at the far end of its route."""
+    game = replayed("1861-29683", 264, RULE_MODES[mode])
+    lays = {a for a in legal_actions(game) if isinstance(a, LayTile)}
+    assert {a.tile for a in lays if a.hex == "H10"} == {a.tile for a in lays if a.hex == "E13"} == {"87", "88", "204"}
+    play(game, LayTile("M-K", "H10", "87", 1))
+    assert game.state.map.tiles["H10"] == PlacedTile("87", 1, "87-0")

@@ -80,13 +80,13 @@ class Russia(Title):
     def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.4: "a city spot that is unconnected", whoever else has a token in the city;
         with none, no major can start this way. RN 4.3: on 18xx.games only a city with
-        no token and no reservation."""
-        from engine.graph import city_is_unconnected
+        no token and no reservation, on a hex whose cities are all unconnected."""
+        from engine.graph import unconnected_cities
         from engine.tokens import cities_with_a_free_spot, open_unreserved_cities
 
         empty_only = ctx.rules.major_home_only_in_empty_city
         spots = open_unreserved_cities(ctx, state) if empty_only else cities_with_a_free_spot(ctx, state)
-        return [(h, c) for h, c in spots if city_is_unconnected(ctx, state, h, c)]
+        return unconnected_cities(ctx, state, spots)
 
     def national_takes_assets(self, ctx: Context, state: GameState, company: Company) -> None:
         """10.1E: the RSR takes the company's cash, trains and privates."""

@@ -55,7 +55,7 @@ class Canada(Title):
         itself. With the 18xx.games switches only unoccupied cities count (RN 4.3), a
         hex qualifies when no city on it holds a company's token (RN 11.6) and is
         unconnected when all its cities are (RN 4.3)."""
-        from engine.graph import city_is_unconnected
+        from engine.graph import unconnected_cities
         from engine.tokens import cities_with_a_free_spot, city_slots
 
         def occupied(hex_id: str, city: int) -> bool:
@@ -69,15 +69,7 @@ class Canada(Title):
         free = cities_with_a_free_spot(ctx, state)
         unoccupied_spots = [(h, c) for h, c in free if unoccupied(h, c)]
         candidates = unoccupied_spots if ctx.rules.major_home_only_in_empty_city else free
-        if ctx.rules.unconnected_judged_per_hex:
-            unconnected_hexes = {
-                h for h, _ in candidates
-                if all(city_is_unconnected(ctx, state, h, c) for c in ctx.tile_at(state, h)[0].city_indexes)
-            }
-            unconnected = [(h, c) for h, c in candidates if h in unconnected_hexes]
-        else:
-            unconnected = [(h, c) for h, c in candidates if city_is_unconnected(ctx, state, h, c)]
-        return unconnected or unoccupied_spots
+        return unconnected_cities(ctx, state, candidates) or unoccupied_spots
 
     def national_takes_assets(self, ctx: Context, state: GameState, company: Company) -> None:
         """8.13 (1867): the CN keeps no money: the cash goes to the bank; trains and
