@@ -214,8 +214,14 @@ class RemoteStore:
 
     def __getattr__(self, name: str) -> Any:
         if name in STORE_CALLS:
-            return lambda *args, **kwargs: self.asking.ask(self._writer, ("store", name, args, kwargs))
+            return lambda *args, **kwargs: self._ask(name, args, kwargs)
         raise AttributeError(f"a worker's store has no {name!r}")
+
+    async def _ask(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        try:
+            return await self.asking.ask(self._writer, ("store", name, args, kwargs))
+        except ConnectionError:  # as the bot's process ends (Discord unreachable, say): no bug of the worker's
+            raise StoreError("the bot's process has gone") from None
 
 
 async def serve(fd: int) -> None:
