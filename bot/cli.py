@@ -380,11 +380,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _start_web(args: argparse.Namespace, discord: bool) -> Any:
     """The web companion for ``troika run`` (None when off), or the exit status if the
     address asked for cannot be served. The console serves on :data:`WEB_DEFAULT`
-    unless told ``--web off``; Discord only where ``--web`` says."""
+    unless told ``--web off`` (or ``TROIKA_WEB``, the default of ``--web``); Discord only
+    where ``--web`` says."""
     from bot.web.__main__ import link_to, start_web
     from bot.web.links import base_url
 
-    listen = args.web or (None if discord else WEB_DEFAULT)
+    listen = args.web or os.environ.get("TROIKA_WEB") or (None if discord else WEB_DEFAULT)
     if listen is None or listen == "off":
         if args.web_url:  # another process (one shard) serves the pages: this one only writes links
             link_to(args.db, args.web_url)
@@ -636,7 +637,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--shards", type=int, default=None, help="Discord: the bot runs as this many processes")
         p.add_argument("--shard-id", type=int, default=None, help="Discord: which of them this is (0, 1, ...)")
         p.add_argument("--web", metavar="HOST:PORT", default=None,
-                       help=f"serve the games' web pages there (console default {WEB_DEFAULT}; `off`: none)")
+                       help=f"serve the games' web pages there (console default {WEB_DEFAULT}, or TROIKA_WEB; "
+                            "`off`: none)")
         p.add_argument("--web-url", metavar="URL", default=None,
                        help="the pages' public address, behind a reverse proxy (see deploy/WEB.md)")
         p.add_argument("--workers", type=int, default=None,

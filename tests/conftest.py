@@ -19,6 +19,10 @@ from storage.pg_temp import PostgresServer, Unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TROIKA_SHARED", ROOT.parent / "shared"))
+
+os.environ.setdefault("TROIKA_WEB", "off")
+"""The `troika run`s of the tests (and their children) serve no web page unless a test
+asks for one with --web: the console's default address may be taken on this machine."""
 GAMES = SHARED / "games"
 
 

@@ -304,7 +304,7 @@ DMITRI = Account("d", "Dmitri")
 EVERY_VERB: list[tuple[str, Account, str]] = [
     ("help", ANNA, "help bid"), ("options", ANNA, "options 1867"), ("games", BORIS, "games"),
     ("new", ANNA, "new 1861"), ("join", DMITRI, "join"), ("leave", DMITRI, "leave"), ("start", ANNA, "start"),
-    ("import", ANNA, "import"), ("status", CLARA, "status"), ("tiles", ANNA, "tiles"),
+    ("import", ANNA, "import"), ("status", CLARA, "status"), ("web", BORIS, "web"), ("tiles", ANNA, "tiles"),
     ("bid", ANNA, "bid TSR 20"), ("auction", BORIS, "auction 1"), ("pass", BORIS, "pass"),
     ("agree", CLARA, "agree"), ("refuse", CLARA, "refuse"), ("withdraw", ANNA, "withdraw"),
     ("undo", BORIS, "undo"), ("redo", BORIS, "redo"),
