@@ -94,7 +94,7 @@ def play_random_game(
     result = SelfPlayResult(seed, players, market, title, rules=rules)
     while not game.state.finished and result.actions < MAX_ACTIONS:
         before = Before.of(game)
-        action = _choose(game, rng)
+        action = random_move(game, rng)
         if action is None:
             result.failures.append(f"no legal action for {game.actor()} in {game.round_name}: {game.choices()}")
             break
@@ -111,13 +111,19 @@ def play_random_game(
     return result
 
 
-def _choose(game: Game, rng: random.Random) -> Action | None:
+def random_move(game: Game, rng: random.Random) -> Action | None:
+    """Apply a random legal move (:func:`random_order`) and return it; None if the
+    engine accepts none of them."""
+    return game.apply_first(random_order(game, rng))
+
+
+def random_order(game: Game, rng: random.Random) -> list[Action]:
+    """The legal moves in a random order, a pass first now and then (:data:`PASS_WEIGHT`)."""
     options = legal_actions(game)
     passes: list[Action] = [a for a in options if isinstance(a, Pass)]
     others: list[Action] = [a for a in options if not isinstance(a, Pass)]
     rng.shuffle(others)
-    order = passes + others if passes and rng.random() < PASS_WEIGHT else others + passes
-    return game.apply_first(order)
+    return passes + others if passes and rng.random() < PASS_WEIGHT else others + passes
 
 
 def check_invariants(game: Game, last: Action, before: Before | None = None) -> None:
