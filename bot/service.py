@@ -28,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
+from typing import Any
 
 from engine.titles import TITLES
 from storage import CorruptEvent, EventStore, GameStatus, OutboxMessage, Shard
@@ -36,6 +37,7 @@ from storage.store import unstorable, utc_now
 
 from .commands import VERBS, split
 from .commissioner import Commissioner
+from .computer_seats import COMPUTER, ComputerSeats, computer_seats
 from .core import REPLY_LIMIT, Account, AlreadyDone, Command, Core, Post, Reply, Status, broken
 from .delivery import Delivery, process_name
 from .errors import Refusal
@@ -75,13 +77,13 @@ class TroikaService:
         self.turns = Turns(self.core, self.delivery)
         self.commissioner = Commissioner(self.core, self.turns)
         self.information = Information(self.core)
+        self.computer = ComputerSeats(self.core, self.turns)
         self._done: OrderedDict[str, None] = OrderedDict()
         features = {"setup": self.setup, "turns": self.turns, "commissioner": self.commissioner,
-                    "information": self.information, "delivery": self.delivery}
+                    "information": self.information, "delivery": self.delivery, "computer": self.computer}
         for name, verb in VERBS.items():  # a verb whose handler is missing stops the service here
             feature, _, method = verb.handler.partition(".")
             self.core.handlers[name] = getattr(features[feature], method)
-        self.start_local_game = self.setup.start_local_game
         self.import_site_game = self.setup.import_site_game
         if draw is not None:
             self.delivery.draw = draw
@@ -142,7 +144,9 @@ class TroikaService:
                 raise Refusal(f"{what} holds {problem}, which Troika cannot store; type it again without.")
         try:
             async with self._command(channel_id, key):
-                return await self._handle(channel_id, account, text, guild_id, at)
+                reply = await self._handle(channel_id, account, text, guild_id, at)
+                await self.computer.catch_up(channel_id)
+                return reply
         except AlreadyDone:
             return Reply()
         except Refusal as exc:
@@ -215,6 +219,18 @@ class TroikaService:
 
         try:
             async with self._command(channel_id, key):
-                return await self.core.retrying(attempt)
+                reply = await self.core.retrying(attempt)
+                await self.computer.catch_up(channel_id)
+                return reply
         except AlreadyDone:
             return Reply()
+
+    async def start_local_game(self, channel_id: str, players: list[tuple[str, str]], **kwargs: Any) -> Reply:
+        """Set up and start a game at once (console, tests; :meth:`bot.setting_up.SetUp.start_local_game`);
+        a player named ``computer`` is a computer's seat. The computer then moves while it is to act."""
+        reply = await self.setup.start_local_game(channel_id, computer_seats([name for _, name in players])
+                                                  if any(n.lower() == COMPUTER for _, n in players) else players,
+                                                  **kwargs)
+        async with self.core.lock(channel_id):
+            await self.computer.catch_up(channel_id)
+        return reply

@@ -74,11 +74,12 @@ class ComputerAgent(Agent):
 
 
 def candidates(game: Game, legal: list[Action]) -> list[Action]:
-    """The moves worth trying: every one but the lays, the lays cut to :data:`MOST_TRIED`
-    (a city's first, then the hexes nearest the company's tokens), and a private's
-    purchase at a few prices."""
+    """The moves worth trying: every one but the lays (and trains from other companies,
+    :func:`_between_companies`), the lays cut to :data:`MOST_TRIED` (a city's first), and
+    a private's purchase at a few prices."""
     lays = [m for m in legal if isinstance(m, LayTile)]
-    rest = [m for m in legal if not isinstance(m, LayTile)]
+    owned = {t.id for c in game.state.companies.values() for t in c.trains}
+    rest = [m for m in legal if not isinstance(m, LayTile) and not _between_companies(game, m, owned)]
     for move in list(rest):
         if isinstance(move, BuyPrivate):
             value = game.ctx.board.private(move.private).value
@@ -89,6 +90,13 @@ def candidates(game: Game, legal: list[Action]) -> list[Action]:
         lays.sort(key=lambda m: _lay_rank(game, m))
         lays = lays[:room]
     return rest + lays
+
+
+def _between_companies(game: Game, move: Action, owned: set[str]) -> bool:
+    """A train bought from another company by one that has trains: left alone, since the
+    worth of the seller's loss is only guessed (its last run), which would pass trains
+    back and forth between companies for ever."""
+    return isinstance(move, BuyTrain) and move.train in owned and bool(game.state.companies[move.entity].trains)
 
 
 def _lay_rank(game: Game, lay: LayTile) -> tuple[int, str]:

@@ -1,0 +1,102 @@
+"""Computer players at the table (bot/computer_seats.py): seated at `new`, given a seat by
+the commissioner and back, a player's own hand-over and return, `hint`; through the
+console, the service in one process and the service's worker pool (the Discord path)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot import computer_seats
+from bot.console import Console
+from bot.errors import NotAllowed, Refusal
+from bot.service import Account, Post, TroikaService
+from bot.workers import ServicePool
+from storage import SqliteEventStore
+
+ANNA, BORIS = Account("111", "Anna"), Account("222", "Boris")
+MARK = "played by the computer"
+
+
+def _collect(sent: list[Post]):  # type: ignore[no-untyped-def]
+    async def deliver(post: Post) -> None:
+        sent.append(post)
+    return deliver
+
+
+async def test_console_seats_computers_that_move_until_a_person_is_to_act() -> None:
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+        await console.line("new 1867 Anna computer computer")
+        assert out[0].startswith("Game 1 of 1867 begins") and "Anna → Computer 1 → Computer 2" in out[0]
+        _, game = await service.game_in("console")
+        assert game.acting_player() == "Anna"
+        events = len(await store.events(1))
+        out.clear()
+        await console.line("hint")
+        assert out[0].startswith("💡 The computer would `") and len(await store.events(1)) == events
+        out.clear()
+        await console.line("pass")
+        moved = [line for line in out if MARK in line]
+        assert moved and all(line.startswith("Computer ") for line in moved)
+        assert all("(`" in line for line in moved)  # each with its reason
+        _, game = await service.game_in("console")
+        assert game.acting_player() == "Anna"
+
+
+async def test_a_player_hands_over_their_seat_and_takes_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(computer_seats, "MOST_MOVES", 6)
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        await service.start_local_game("c", [("a", "Anna"), ("b", "Boris"), ("c", "Clara")], first_player=0)
+        with pytest.raises(NotAllowed):
+            await service.handle("c", Account("b", "Boris"), "hint")  # not Boris's turn
+        await service.handle("c", Account("a", "Anna"), "computer takes over")
+        events = await store.events(1)
+        assert any(e.action.get("type") == "computer" for e in events)
+        moves = [e for e in events if e.actor == "a" and e.kind.name == "ACTION"]
+        assert moves  # the computer moved for Anna at once
+        with pytest.raises(Refusal, match="already plays your seat"):
+            await service.handle("c", Account("a", "Anna"), "computer takes over")
+        await service.handle("c", Account("a", "Anna"), "I'm back")
+        before = len(await store.events(1))
+        await service.handle("c", Account("b", "Boris"), "status")
+        assert len(await store.events(1)) == before  # no one is the computer's now: nothing moves
+
+
+async def test_the_commissioner_gives_a_seat_to_the_computer_and_back() -> None:
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        await service.start_local_game("c", [("a", "Anna"), ("b", "Boris"), ("c", "Clara")], first_player=0)
+        await service.handle("c", Account("a", "Anna"), "bid TSR 20")
+        reply = await service.handle("c", Account("a", "Anna"), "replace Boris computer")
+        assert "computer takes Boris" in reply.text
+        events = await store.events(1)
+        assert any(e.actor == "b" and e.kind.name == "ACTION" for e in events)  # it moved for Boris
+        with pytest.raises(Refusal):
+            await service.handle("c", Account("b", "Boris"), "replace Clara computer")  # not the commissioner
+        await service.replace_seat("c", Account("a", "Anna"), "computer", Account("b2", "Boris"))
+        [record] = await store.list_games()
+        assert [s.discord_user_id for s in record.seats] == ["a", "b2", "c"]
+
+
+async def test_the_worker_pool_seats_computers_and_hints_on_the_discord_path(tmp_path: Path) -> None:
+    async with SqliteEventStore(tmp_path / "pool.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as pool:
+        await pool.handle("chan", ANNA, "new 1861 computer computer", guild_id="g")
+        await pool.handle("chan", BORIS, "join", guild_id="g")
+        await pool.handle("chan", ANNA, "start", guild_id="g")
+        sent: list[Post] = []
+        await pool.flush(_collect(sent))
+        record = await store.active_game_in_channel("chan")
+        assert record is not None and [s.display_name for s in record.seats][1:3] == ["Computer 1", "Computer 2"]
+        deciding = await pool.deciding_account("chan")
+        assert deciding is not None and deciding.id in (ANNA.id, BORIS.id)  # the computers moved first
+        reply = await pool.handle("chan", deciding, "hint")
+        assert reply.text.startswith("💡 The computer would `")
+        await pool.handle("chan", deciding, "pass")
+        await pool.flush(_collect(sent))
+        assert any(MARK in p.text and "Computer" in p.text for p in sent)
