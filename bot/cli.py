@@ -7,13 +7,10 @@ import gc
 import json
 import os
 import sys
+from typing import Any
 
 from engine.errors import EngineError
-from engine.records import TYPE_CHECKING
 from engine.titles import DEFAULT_TITLE, TITLES
-
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def _read_json(path: str) -> Any:

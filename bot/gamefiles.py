@@ -6,14 +6,13 @@ import json
 import os
 import zlib
 from io import BufferedIOBase
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import EngineError
-from engine.records import TYPE_CHECKING
 from engine.replay import ReplayReport, replay
 
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
 
     FilePath = str | os.PathLike[str]  # a replay reads its file by name: pathlib costs a start-up 18 M instructions
 

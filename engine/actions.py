@@ -4,23 +4,22 @@ Stored games keep these dictionaries forever, so a field is never renamed or
 repurposed; new fields get defaults. ``Action.to_dict`` / ``action_from_dict``
 round-trip exactly.
 
-Actions are frozen records (:func:`engine.records.record`): they compare, hash and
-print by their fields. An action that adds no field to its base class (``Pass``,
-``Convert``, ``EndGame``, ``RunBest``) has no ``@record`` of its own.
+Actions are frozen dataclasses: they compare, hash and print by their fields. An
+action that adds no field to its base class (``Pass``, ``Convert``, ``EndGame``,
+``RunBest``) has no ``@dataclass`` of its own.
 """
 
 from __future__ import annotations
 
-from .errors import InvalidAction
-from .records import TYPE_CHECKING, asdict, fields, record
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
 
-if TYPE_CHECKING:
-    from typing import Any, ClassVar
+from .errors import InvalidAction
 
 ACTION_VERSION = 1
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Action:
     """Base class. ``entity`` is the player id or company symbol that acts."""
 
@@ -53,7 +52,7 @@ class Pass(Action):
     kind: ClassVar[str] = "pass"
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Bid(Action):
     """Bid on a private (auction) or a minor (stock round); the first bid nominates."""
 
@@ -62,7 +61,7 @@ class Bid(Action):
     price: int = 0
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class BuyShare(Action):
     """A player buys one certificate of a major from its treasury or the bank pool."""
 
@@ -72,7 +71,7 @@ class BuyShare(Action):
     cert: str = ""  # a certificate id such as "NW_3"; empty = the first one there
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class SellShares(Action):
     """A player sells ``count`` 10% shares of a major to the bank pool."""
 
@@ -82,7 +81,7 @@ class SellShares(Action):
     certs: tuple[str, ...] = ()  # certificate ids; empty = the engine chooses
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Par(Action):
     """A player starts a major by buying its president's certificate (phase 4+)."""
 
@@ -91,7 +90,7 @@ class Par(Action):
     price: int = 0
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class PlaceToken(Action):
     """A company places a station token in a city (``city`` = index on the hex)."""
 
@@ -100,7 +99,7 @@ class PlaceToken(Action):
     city: int = 0
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class LayTile(Action):
     """A company lays or upgrades a tile."""
 
@@ -111,7 +110,7 @@ class LayTile(Action):
     tile_id: str = ""  # a physical copy such as "58-0"; empty = the engine picks one
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Route:
     """One train's route: the train id and the track walked, one hex chain per leg
     between consecutive stops (as 18xx.games writes ``connections``)."""
@@ -120,7 +119,7 @@ class Route:
     legs: tuple[tuple[str, ...], ...]
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class RunRoutes(Action):
     """A company runs its trains; ``revenue`` is what the player claims (checked)."""
 
@@ -147,7 +146,7 @@ class RunBest(RunRoutes):
         return {"type": self.kind, "entity": self.entity}
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Dividend(Action):
     """A major chooses ``payout``, ``half`` or ``withhold``."""
 
@@ -155,7 +154,7 @@ class Dividend(Action):
     choice: str = "payout"
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class BuyTrain(Action):
     """A company buys a train from the yard, the pool or another company."""
 
@@ -165,7 +164,7 @@ class BuyTrain(Action):
     exchange: str = ""  # 1867, phase 8: an own train handed in for a discount (8.11)
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class DiscardTrain(Action):
     """A company over its train limit discards a train to the pool."""
 
@@ -173,7 +172,7 @@ class DiscardTrain(Action):
     train: str = ""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class BuyPrivate(Action):
     """A company buys a private company from a player."""
 
@@ -182,7 +181,7 @@ class BuyPrivate(Action):
     price: int = 0
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class RedeemShares(Action):
     """A major buys back ``count`` of its shares from the bank pool."""
 
@@ -196,7 +195,7 @@ class Convert(Action):
     kind: ClassVar[str] = "convert"
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Merge(Action):
     """In a merger round: add minor ``target`` to the merge, or choose major ``target``
     as the company the minors form."""
@@ -205,7 +204,7 @@ class Merge(Action):
     target: str = ""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class RemoveToken(Action):
     """During a merge, drop a station token from the map."""
 
@@ -214,7 +213,7 @@ class RemoveToken(Action):
     city: int = 0
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Choose(Action):
     """A trainless major's president decides: ``nationalize`` or keep (use Pass)."""
 
@@ -222,7 +221,7 @@ class Choose(Action):
     choice: str = ""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class StandingOrder(Action):
     """A player's standing order, carried out whenever they are to act
     (:mod:`engine.orders`): ``order`` is ``pass_merger``, ``pass_stock``, ``buy``

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import ClassVar
+
 from .actions import Action, Bid, Pass
 from .errors import IllegalAction
 from .options import LEFT_OF_AUCTIONEER
-from .records import TYPE_CHECKING, field, record
 from .rounds import Round, TurnView
 from .state import Context, GameState
-
-if TYPE_CHECKING:
-    from typing import ClassVar
 
 BID_STEP = 5
 
 
-@record
+@dataclass
 class AuctionRound(Round):
     """Auction of the privates, one at a time in ascending face value."""
 

@@ -11,13 +11,12 @@ i-th revenue node (cities, towns and off-boards in the order they are listed).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, NamedTuple
 
 from .errors import DataError
 from .options import EXPORT_PER_SET
-from .records import TYPE_CHECKING, NamedTuple, field, once, record
-
-if TYPE_CHECKING:
-    from typing import Any
 
 COLORS = ("white", "yellow", "green", "brown", "gray")
 """Tile colours in upgrade order (white = empty land)."""
@@ -112,7 +111,7 @@ class Border(NamedTuple):
     cost: int = 0
 
 
-@record(frozen=True, eq=False, repr=False)  # one object per tile of a board: identity tells them apart
+@dataclass(frozen=True, eq=False, repr=False)  # one object per tile of a board: identity tells them apart
 class TileDef:
     """A tile (or the printed contents of a map hex) parsed from the code notation."""
 
@@ -128,11 +127,11 @@ class TileDef:
     stubs: tuple[int, ...] = ()
     count: int | None = None  # None = unlimited
 
-    @once
+    @cached_property
     def city_indexes(self) -> tuple[int, ...]:
         return tuple(i for i, n in enumerate(self.nodes) if n.kind == "city")
 
-    @once
+    @cached_property
     def town_indexes(self) -> tuple[int, ...]:
         return tuple(i for i, n in enumerate(self.nodes) if n.kind == "town")
 
@@ -168,7 +167,7 @@ class TileDef:
             turned = self._turns[rotation] = _Turned.of(self, rotation)
         return turned
 
-    @once
+    @cached_property
     def _turns(self) -> list[_Turned | None]:
         return [None] * 6
 
@@ -323,7 +322,7 @@ class MarketCell(NamedTuple):
         return "m" in self.flags
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class TrainDef:
     """A train type from the data."""
 
@@ -386,7 +385,7 @@ class CorporationDef(NamedTuple):
 
 # One Board per title and option set, read once: told apart by identity, and no repr
 # printing the whole map.
-@record(eq=False, repr=False)
+@dataclass(eq=False, repr=False)
 class Board:
     """All static data of one title."""
 
@@ -418,7 +417,7 @@ class Board:
         at = {parse_hex(h): h for h in self.hexes}
         self.neighbours = {h: _neighbours_of(at, *xy) for xy, h in at.items()}
 
-    @once
+    @cached_property
     def across(self) -> dict[tuple[str, int], tuple[str, int]]:
         """For each hex edge that track may cross, the hex edge on the other side of the
         border (edges on impassable borders, and off the map, have none)."""
@@ -443,11 +442,11 @@ class Board:
             raise DataError(f"no train called {name!r}")
         return found
 
-    @once
+    @cached_property
     def _trains_named(self) -> dict[str, TrainDef]:
         return {t.name: t for t in self.trains}  # the rules ask for trains by name often
 
-    @once
+    @cached_property
     def early_trains(self) -> dict[str, int]:
         """The trains the yard sells before their turn comes: name -> the phase (as a
         number) from which it does (8.11)."""
@@ -463,7 +462,7 @@ class Board:
             )
         return found
 
-    @once
+    @cached_property
     def _city_tiles(self) -> dict[str, tuple[tuple[TileDef, int], ...]]:
         return {}
 
@@ -473,7 +472,7 @@ class Board:
             return found
         raise DataError(f"no phase called {name!r}")
 
-    @once
+    @cached_property
     def _phases_named(self) -> dict[str, PhaseDef]:
         return {p.name: p for p in self.phases}
 
@@ -632,7 +631,7 @@ def _read_board(title: str) -> Board:
     }
     hexes = {h: parse_tile(h, v["color"], v["code"]) for h, v in raw["hexes"].items()}
     return Board(
-        title=raw["title"],
+        title=title,
         hexes=hexes,
         tiles=tiles,
         upgrades={k: tuple(v) for k, v in manifest["upgrades"].items()},

@@ -16,6 +16,8 @@ under :meth:`Rules.site`, the rules the site applies).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from .actions import (
     Action,
@@ -43,18 +45,14 @@ from .actions import (
 from .errors import EngineError
 from .game import Game
 from .history import effective_entries
-from .records import TYPE_CHECKING, record
 from .route_notation import route_stops
 from .rules import Rules
 from .shares import first_plain
 from .state import GameState
 from .stock_round import choose_sold
 
-if TYPE_CHECKING:
-    from typing import Any
 
-
-@record(frozen=True)
+@dataclass(frozen=True)
 class Entry:
     """One entry of a Troika game's log: a game action, or an undo (``undo_to``: undo
     everything after that entry's id; None: the latest action) or a redo."""
@@ -66,7 +64,7 @@ class Entry:
     created_at: int | None = None  # seconds since 1970
 
 
-@record
+@dataclass
 class Export:
     """The log, and why the site would refuse it, if it would."""
 

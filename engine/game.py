@@ -7,7 +7,9 @@ leaves the state exactly as it was.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import fields, is_dataclass
 from functools import partial
+from typing import Any
 
 from . import orders, sequence
 from .actions import Action, EndGame, StandingOrder
@@ -15,16 +17,12 @@ from .board import load_board
 from .errors import EngineError, IllegalAction
 from .game_end import check_bank
 from .game_setup import board_for, check_options
-from .records import TYPE_CHECKING, fields, is_record
 from .rounds import Round
 from .rules import Rules
 from .scoring import end_game, final_values
 from .setup import new_state
 from .state import Context, GameState
-from .titles import DEFAULT_TITLE
-
-if TYPE_CHECKING:
-    from typing import Any
+from .titles import DEFAULT_TITLE, title_named
 
 
 class Game:
@@ -50,7 +48,7 @@ class Game:
         seat, by the site's rules). ``rules`` holds the market, the options (refused
         unless the title offers them) and the switches."""
         rules = rules or Rules.rulebook(market=load_board(title).default_market)
-        ctx = Context(board_for(title, check_options(title, rules.options)), rules)
+        ctx = Context(board_for(title, check_options(title, rules.options)), rules, title_named(title))
         if first_player is None:
             first_player = 0 if ctx.rules.first_seat_starts else _drawn_first_seat(seed, len(players))
         state = new_state(ctx, players, first_player, seed)
@@ -247,8 +245,8 @@ def _drawn_first_seat(seed: int, players: int) -> int:
 
 
 def _plain(value: Any) -> Any:
-    """``value`` as JSON data: a record as the dict of its fields, dict keys as text
-    and sorted, tuples as lists, sets sorted (what ``records.asdict`` and a sort give,
+    """``value`` as JSON data: a dataclass as the dict of its fields, dict keys as text
+    and sorted, tuples as lists, sets sorted (what ``dataclasses.asdict`` and a sort give,
     in one pass)."""
     if isinstance(value, dict):
         return {_key(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: _key(kv[0]))}
@@ -259,7 +257,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, set):
         return sorted(_plain(v) for v in value)
     names = _FIELDS.get(type(value))
-    if names is None and is_record(value) and not isinstance(value, type):
+    if names is None and is_dataclass(value) and not isinstance(value, type):
         names = _field_names(type(value))
     if names is not None:
         return _plain({name: getattr(value, name) for name in names})

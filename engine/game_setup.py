@@ -8,11 +8,12 @@ played together, saying why.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
+from typing import NamedTuple
 
 from .board import Board, load_board
 from .errors import InvalidAction
 from .options import EXPORT_PER_SET, OptionDef
-from .records import NamedTuple, replace
 from .rules import MARKETS, Rules
 from .titles import DEFAULT_TITLE, TITLES, title_named
 

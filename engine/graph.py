@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, NamedTuple
 
 from .board import Board, Node, TileDef, is_edge
-from .records import TYPE_CHECKING, NamedTuple, once, record
 from .tokens import NEUTRAL
 
 if TYPE_CHECKING:
@@ -51,7 +53,7 @@ class Segment(NamedTuple):
     hexes: tuple[str, ...]
 
 
-@record(frozen=True, eq=False, repr=False)  # asked for its parts only
+@dataclass(frozen=True, eq=False, repr=False)  # asked for its parts only
 class Reach:
     """What a company can reach from its tokens (8.1)."""
 
@@ -63,7 +65,7 @@ class Reach:
         """The edges of ``hex_id`` among the track ends reached."""
         return self._edges_by_hex.get(hex_id, frozenset())
 
-    @once
+    @cached_property
     def _edges_by_hex(self) -> dict[str, frozenset[int]]:
         edges: dict[str, set[int]] = {}
         for hex_id, edge in self.track_ends:

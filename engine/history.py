@@ -9,11 +9,9 @@ action clears the redo stack. This is the meaning 18xx.games gives its logs.
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-from .records import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
 
     T = TypeVar("T")
 

@@ -10,6 +10,8 @@ applied.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from .actions import (
     Action,
@@ -37,13 +39,9 @@ from .board import load_board
 from .errors import EngineError, InvalidAction
 from .game import Game
 from .history import effective_entries
-from .records import TYPE_CHECKING, NamedTuple, record
 from .rules import Rules
 from .state import GameState
 from .titles import DEFAULT_TITLE
-
-if TYPE_CHECKING:
-    from typing import Any
 
 IGNORED_TYPES = {"message", "program_share_pass", "program_buy_shares", "program_merger_pass", "program_disable"}
 """Chat, and standing orders whose effects are logged as the auto_actions they caused."""
@@ -76,7 +74,7 @@ def read_log(log: dict[str, Any]) -> tuple[Game, list[LoggedAction]]:
     return game, kept
 
 
-@record(eq=False, repr=False)  # holds a live game: compared by identity, no generated repr
+@dataclass(eq=False, repr=False)  # holds a live game: compared by identity, no generated repr
 class ImportedGame:
     """A site log read and replayed: its set-up, the Troika actions it holds in effect
     (undone ones, chat and standing orders left out) and the game they lead to."""

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from . import graph, loans
 from .actions import LayTile
 from .board import TileDef
 from .errors import IllegalAction
-from .records import TYPE_CHECKING
 from .state import Company, Context, GameState
 from .track import (
     border_crossings_paid,

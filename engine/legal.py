@@ -10,10 +10,11 @@ them into command words.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .actions import Action, Choose, LayTile, Pass
 from .lay import possible_lays
 from .operating import OperatingRound
-from .records import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .game import Game

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from . import graph, market, shares, trains
 from .actions import Action, BuyShare, Convert, DiscardTrain, Merge, Pass, RemoveToken
 from .board import MarketCell
 from .errors import IllegalAction
 from .nationalization import trainless_choice
-from .records import TYPE_CHECKING, field, record
 from .rounds import Round, TurnView
 from .state import Company, Context, GameState, StationToken
 from .tokens import remove_token
-
-if TYPE_CHECKING:
-    from typing import ClassVar
 
 MAX_MINORS = 10
 MAX_MINORS_PER_PLAYER = 6
@@ -25,7 +23,7 @@ EXTRA_TOKEN_PRICE = 40
 TOKENS_KEPT_ON_MAP = 2
 
 
-@record
+@dataclass
 class MergerRound(Round):
     """The merger round's progress (9): the minors in turn, the merge under way, who buys next."""
 

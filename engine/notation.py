@@ -12,6 +12,7 @@ action is applied. Routes are read and written by :mod:`engine.route_notation`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from . import trains
 from .actions import (
@@ -40,7 +41,6 @@ from .actions import (
 from .board import Board, TileDef
 from .errors import AmbiguousAction, IllegalAction, InvalidAction
 from .operating import OperatingRound
-from .records import TYPE_CHECKING
 from .route_notation import parse_routes, route_stops
 from .routes import RouteResult
 from .state import Train

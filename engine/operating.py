@@ -4,21 +4,20 @@ national railway operate in turn, each through steps A–H (8.4,
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import ClassVar
+
 from . import game_end, market, trains
 from .actions import Action, BuyPrivate, DiscardTrain
 from .errors import IllegalAction
 from .nationalization import trainless_choice
-from .operating_steps import NEXT_STEP, STEP_NAMED, STEPS, Step, buy_private
-from .records import TYPE_CHECKING, field, record
+from .operating_steps import Step, buy_private
 from .rounds import Round, TurnView
 from .state import Company, Context, GameState
 from .tokens import home_city, put_token
 
-if TYPE_CHECKING:
-    from typing import ClassVar
 
-
-@record
+@dataclass
 class OperatingRound(Round):
     """The operating round's progress: which company operates and at which step."""
 
@@ -26,16 +25,15 @@ class OperatingRound(Round):
     number: int = 1  # 1..operating rounds in this set
     order: list[str] = field(default_factory=list)
     index: int = 0
-    step: str = STEPS[0].name  # the step the company is at (:data:`engine.operating_steps.STEPS`)
+    step: str = ""  # the name of the step the company is at (:attr:`Title.operating_steps`)
     lays: list[str] = field(default_factory=list)  # hexes of this turn's track actions
     upgraded: bool = False
     tokened: bool = False
     revenue: int = 0
     privates_offered: bool = False  # this turn's choices have included buying a private (8.12)
 
-    @property
-    def current_step(self) -> Step:
-        return STEP_NAMED[self.step]
+    def current_step(self, ctx: Context) -> Step:
+        return ctx.title.operating_steps[ctx.title.step_index[self.step]]
 
     def actor(self, ctx: Context, state: GameState) -> str:
         if state.trainless_majors:
@@ -54,7 +52,7 @@ class OperatingRound(Round):
         company = _company(state, self)
         if company is None:
             return []
-        return self.current_step.moves(ctx, state, self, company)
+        return self.current_step(ctx).moves(ctx, state, self, company)
 
     def apply(self, ctx: Context, state: GameState, action: Action) -> None:
         """Apply one action of the operating round, then run automatic steps."""
@@ -69,7 +67,7 @@ class OperatingRound(Round):
             company = _company(state, self)
             if company is None or action.entity != company.sym:
                 raise IllegalAction(f"it is {company.sym if company else 'nobody'}'s turn to operate")
-            step = self.current_step
+            step = self.current_step(ctx)
             if isinstance(action, BuyPrivate):
                 buy_private(ctx, state, company, action)  # 8.12: at any step
             elif step.handle(ctx, state, self, company, action):
@@ -87,7 +85,7 @@ class OperatingRound(Round):
         return TurnView(
             self.heading(state),
             self.kind,
-            self.current_step.doing,
+            self.current_step(ctx).doing,
             actor,
             placing_token=self.step == "token",
             laying_track=self.step == "track",
@@ -111,7 +109,7 @@ def start_set(ctx: Context, state: GameState) -> None:
 
 def start(ctx: Context, state: GameState, number: int) -> None:
     """8.3: record loans owing interest, privates pay, fix the operating order."""
-    rnd = OperatingRound(number=number)
+    rnd = OperatingRound(number=number, step=ctx.title.operating_steps[0].name)
     state.round = rnd
     state.log.append(f"Operating round {state.round_number}.{number}")
     if ctx.board.national_operates:
@@ -162,7 +160,7 @@ def _company(state: GameState, rnd: OperatingRound) -> Company | None:
 def _next_company(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
     """The next company in the order begins its turn (:func:`_advance` runs its steps)."""
     rnd.index += 1
-    rnd.step = STEPS[0].name
+    rnd.step = ctx.title.operating_steps[0].name
     rnd.lays, rnd.upgraded, rnd.tokened, rnd.revenue = [], False, False, 0
     rnd.privates_offered = False
     company = _company(state, rnd)
@@ -209,7 +207,7 @@ def _advance(ctx: Context, state: GameState, *, over_limit: bool | None = None) 
         if company.closed or (company.market is None and not company.is_national):
             _next_company(ctx, state, rnd)
             continue
-        step = rnd.current_step
+        step = rnd.current_step(ctx)
         if step.needed(ctx, state, rnd, company):
             step.asked(ctx, state, rnd, company)
             return
@@ -225,9 +223,11 @@ def _advance(ctx: Context, state: GameState, *, over_limit: bool | None = None) 
 
 
 def _next_step(ctx: Context, state: GameState, rnd: OperatingRound) -> None:
-    following = NEXT_STEP[rnd.step]
-    if following is not None:
-        rnd.step = following
+    """The title's next operating step, or the next company after the last."""
+    steps = ctx.title.operating_steps
+    following = ctx.title.step_index[rnd.step] + 1
+    if following < len(steps):
+        rnd.step = steps[following].name
     else:
         _next_company(ctx, state, rnd)
 
@@ -240,5 +240,5 @@ def _national_buys_on(ctx: Context, state: GameState, rnd: OperatingRound) -> No
     company = _company(state, rnd)
     if state.trainless_majors or trains.over_limit(ctx, state) or company is None or not company.is_national:
         return
-    if STEPS.index(rnd.current_step) > STEPS.index(STEP_NAMED["trains"]):
+    if ctx.title.step_index[rnd.step] > ctx.title.step_index.get("trains", len(ctx.title.operating_steps)):
         trains.national_buys_trains(ctx, state)

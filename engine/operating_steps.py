@@ -13,6 +13,8 @@ state; a step object holds none (the round stores the step's name).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, ClassVar
+
 from . import dividends, graph, loans, market, trains
 from .actions import (
     Action,
@@ -29,12 +31,10 @@ from .actions import (
 from .errors import IllegalAction
 from .lay import lay_tile, possible_lays
 from .nationalization import nationalize
-from .records import TYPE_CHECKING
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, put_token, token_cost
 
 if TYPE_CHECKING:
-    from typing import ClassVar
 
     from .operating import OperatingRound
 
@@ -579,10 +579,6 @@ STEPS: tuple[Step, ...] = (
     Trains(),  # G (8.11)
     Privates(),  # H (8.12)
 )
-"""The steps of an operating turn, in the order a company takes them."""
+"""The steps of an operating turn, in the order a company takes them (the rulebook's;
+a title may take another order: :attr:`engine.titles.Title.operating_steps`)."""
 
-STEP_NAMED = {step.name: step for step in STEPS}
-
-NEXT_STEP: dict[str, str | None] = {step.name: (STEPS[i + 1].name if i + 1 < len(STEPS) else None)
-                                    for i, step in enumerate(STEPS)}
-"""Each step's name -> the name of the step after it (None after the last)."""

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-
-from .records import NamedTuple
+from typing import NamedTuple
 
 LIMITED_SPECIAL_TRAINS = "limited-special-trains"
 NO_FLOOR = "no-floor"

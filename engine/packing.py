@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import highspy
 import numpy as np
-
-from .records import record
 
 QUICK_MIP_OPTIONS: dict[str, bool | int] = {
     # The caller knows a good packing and asks only for better ones: HiGHS's own
@@ -58,7 +57,7 @@ JOINING_ITEMS = 200
 """How many items, the highest reduced values first, join the relaxation at a time."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Item:
     """Something to choose: its value, the resources it uses (a bit mask), its kind."""
 

@@ -8,20 +8,18 @@ plays by the same rules.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from . import market
 from .actions import Action
 from .errors import EngineError
 from .game import Game
 from .importer import actions_of, read_log
-from .records import TYPE_CHECKING, asdict, field, record
 from .state import Context, GameState
 
-if TYPE_CHECKING:
-    from typing import Any
 
-
-@record
+@dataclass
 class ReplayReport:
     """How a replay went: actions applied, states matching the trace, the first divergence."""
 
@@ -47,7 +45,7 @@ class ReplayReport:
         return asdict(self)
 
 
-@record(eq=False, repr=False)  # holds a live game: compared by identity, no generated repr
+@dataclass(eq=False, repr=False)  # holds a live game: compared by identity, no generated repr
 class Replay:
     """A game being replayed from a log, for tools that want the game afterwards."""
 

@@ -10,11 +10,10 @@ rounds (:mod:`engine.sequence`) starts the next one, so no round imports another
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-
-from .records import TYPE_CHECKING, NamedTuple, field, record
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 if TYPE_CHECKING:
-    from typing import ClassVar
 
     from .actions import Action
     from .state import Context, GameState
@@ -31,7 +30,7 @@ class TurnView(NamedTuple):
     laying_track: bool = False
 
 
-@record
+@dataclass
 class Round(ABC):
     """The state of the round in progress, and its rules."""
 

@@ -10,10 +10,10 @@ import math
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from .board import TrainDef
 from .graph import TrackGraph, set_bits
-from .records import record
 from .routes import Found, OutOfSteps, RouteResult, Scope, lowest_bit, route_result
 from .state import Company, Context, GameState, Train
 
@@ -279,7 +279,7 @@ class _Bar:
         return self.amount
 
 
-@record
+@dataclass
 class _Answer:
     """The best routes found for some trains (one entry per train, None = no run)."""
 

@@ -21,7 +21,10 @@ adds Ekaterinburg's value again, times the train's multiplier.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
+from typing import NamedTuple
 
 from .actions import Route
 from .board import TrainDef
@@ -35,14 +38,13 @@ from .graph import (
     token_nodes,
     track_graph,
 )
-from .records import NamedTuple, once, record
 from .state import Company, Context, GameState, Train
 
 EXPRESS_STOPS = 5
 """How many stops a 5+5E counts."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class RouteResult:
     """One train's route: the stops visited in route order, the legs walked between
     consecutive stops, the revenue with bonuses, and the stops that earn it."""
@@ -107,14 +109,14 @@ class RouteNodes:
         self._values: dict[str, list[int]] = {}
         self._worths: dict[tuple[str, int, tuple[int, ...]], _Worths] = {}
 
-    @once
+    @cached_property
     def hex_bit(self) -> list[int]:
         """Each node's hex as one bit (hexes numbered as their first node comes; only the
         search asks, a check of given routes does not)."""
         hex_index: dict[str, int] = {}
         return [1 << hex_index.setdefault(hex_id, len(hex_index)) for hex_id, _ in self._refs]
 
-    @once
+    @cached_property
     def group_bit(self) -> list[int]:
         """Each node's revenue groups (off-board areas) as bits, numbered as they come."""
         group_index: dict[str, int] = {}
@@ -233,7 +235,7 @@ class Scope:
             if self.steps > self.budget:
                 raise OutOfSteps
 
-    @once
+    @cached_property
     def reach(self) -> int:
         """Nodes reachable from the tokens along unblocked track, repeats allowed: a
         superset of the nodes any route can visit (the search's bound; checking a

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from .actions import Action, RunRoutes
 from .game import Game
-from .records import TYPE_CHECKING
 from .replay import replay
 from .route_search import best_routes
 from .routes import check_routes, route_text
-
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def check_logged_routes(log: dict[str, Any]) -> dict[str, Any]:

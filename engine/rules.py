@@ -13,12 +13,9 @@ turns one on.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 from .errors import InvalidAction
-from .records import TYPE_CHECKING, NamedTuple
-
-if TYPE_CHECKING:
-    from typing import Any
 
 MARKETS = ("grid", "column")
 """The two stock markets of the box (rulebook 4)."""

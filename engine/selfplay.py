@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from . import graph, shares, trains
 from .actions import Action, LayTile, Pass
@@ -20,19 +22,15 @@ from .game import Game
 from .game_setup import rulebook_players
 from .legal import legal_actions
 from .merger import MergerRound
-from .records import TYPE_CHECKING, field, record
 from .rules import MARKETS, Rules
 from .state import PlacedTile
 from .titles import DEFAULT_TITLE
-
-if TYPE_CHECKING:
-    from typing import Any
 
 MAX_ACTIONS = 5000
 PASS_WEIGHT = 0.25  # how often a random player prefers passing when it may act
 
 
-@record
+@dataclass
 class SelfPlayResult:
     seed: int
     players: int
@@ -57,7 +55,7 @@ class InvariantError(AssertionError):
     """The state broke a rule that must always hold."""
 
 
-@record
+@dataclass
 class Before:
     """What the invariants need from before an action: the log's length, the phase,
     the tiles and the end already set."""

@@ -1,4 +1,4 @@
-"""The game's state: plain records (:mod:`engine.records`), nothing else.
+"""The game's state: plain dataclasses and named tuples, nothing else.
 
 The state is only ever changed by the round modules while applying an action;
 everything here is data plus small queries that need no rules.
@@ -6,17 +6,19 @@ everything here is data plus small queries that need no rules.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
 from .board import Board, TileDef
 from .errors import IllegalAction
-from .records import TYPE_CHECKING, NamedTuple, field, record
 from .rules import Rules
 
 if TYPE_CHECKING:
     from .rounds import Round
-    from .titles import Title
+    from .title import Title
 
 
-@record
+@dataclass
 class Certificate:
     """A share certificate: ``NW_0`` is the president's 20%, ``NW_1``… are 10%."""
 
@@ -26,7 +28,7 @@ class Certificate:
     president: bool = False
 
 
-@record
+@dataclass
 class Player:
     """A player: cash, certificates in the order received, privates owned."""
 
@@ -40,7 +42,7 @@ class Player:
         return sum(c.percent for c in self.certs if c.company == company)
 
 
-@record
+@dataclass
 class Train:
     """One physical train: a company's, in the depot or in the bank pool."""
 
@@ -49,7 +51,7 @@ class Train:
     operated: bool = False  # ran in the current operating round
 
 
-@record
+@dataclass
 class StationToken:
     """One of a company's station tokens: placed on (hex, city) or still on the charter."""
 
@@ -58,7 +60,7 @@ class StationToken:
     city: int | None = None
 
 
-@record
+@dataclass
 class Company:
     """A minor, a major or the national railway."""
 
@@ -105,7 +107,7 @@ class PlacedTile(NamedTuple):
     id: str
 
 
-@record
+@dataclass
 class MapState:
     """What is on the board now: laid tiles, station tokens, reservations."""
 
@@ -120,7 +122,7 @@ class MapState:
     paid_borders: set[tuple[str, int]] = field(default_factory=set)  # (hex, edge) crossed and paid for
 
 
-@record
+@dataclass
 class Depot:
     """The train yard (upcoming trains in order) and the bank pool of trains."""
 
@@ -129,7 +131,7 @@ class Depot:
     copies: dict[str, int] = field(default_factory=dict)  # unlimited trains: copies issued
 
 
-@record
+@dataclass
 class Order:
     """A player's standing order (:mod:`engine.orders`)."""
 
@@ -142,7 +144,7 @@ class Order:
     round: str = ""  # that round (``Merger 3.1``), once it is under way
 
 
-@record
+@dataclass
 class GameState:
     """Everything that changes during a game."""
 
@@ -214,19 +216,15 @@ class GameState:
         return sum(c.percent for c in self.pool if c.company == company)
 
 
-@record
+@dataclass
 class Context:
     """What the round modules need besides the state: static data and the rule switches."""
 
     board: Board
     rules: Rules
-
-    @property
-    def title(self) -> Title:
-        """The title's own rules (hooks for what the rulebook marks 1861 or 1867)."""
-        from .titles import title_named
-
-        return title_named(self.board.title)
+    title: Title
+    """The title's own rules (hooks for what the rulebook marks 1861 or 1867), chosen
+    with the game (:meth:`engine.game.Game.new`)."""
 
     def tile_def(self, name: str) -> TileDef:
         return self.board.tiles[name]

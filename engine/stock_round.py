@@ -3,23 +3,22 @@ start a major; ends when everybody passes in a row."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import ClassVar
+
 from . import market, shares
 from .actions import Action, Bid, BuyShare, Par, Pass, PlaceToken, SellShares
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .options import LEFT_OF_AUCTIONEER
-from .records import TYPE_CHECKING, field, record
 from .rounds import Round, TurnView
 from .state import Certificate, Context, GameState, Player
-
-if TYPE_CHECKING:
-    from typing import ClassVar
 
 MINOR_MIN_BID = 100
 BID_STEP = 5
 
 
-@record
+@dataclass
 class MinorAuction:
     """A minor put up for auction during a stock turn (7.2)."""
 
@@ -31,7 +30,7 @@ class MinorAuction:
     turn: int
 
 
-@record
+@dataclass
 class StockRound(Round):
     """The stock round's progress: whose turn, consecutive passes, what each sold."""
 

@@ -7,7 +7,8 @@ each round says how it looks (:meth:`engine.rounds.Round.view`).
 
 from __future__ import annotations
 
-from .records import TYPE_CHECKING
+from typing import TYPE_CHECKING
+
 from .rounds import TurnView
 
 if TYPE_CHECKING:

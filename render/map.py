@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
 
-from engine import records
 from engine.board import (
     COLORS,
     Node,
@@ -1102,7 +1101,7 @@ def _items(
     if tile.upgrade_cost and (not laid or ctx.rules.tile_cost_paid_on_replace):
         items.append(("cost", _cost_item(ctx, tile, bool(tile.nodes or tile.paths))))
     elif not ctx.rules.tile_cost_paid_on_replace and (cost := _next_tile_cost(ctx, tile)):
-        items.append(("cost", _cost_item(ctx, records.replace(tile, upgrade_cost=cost), True)))
+        items.append(("cost", _cost_item(ctx, replace(tile, upgrade_cost=cost), True)))
     if hex_id in state.map.blocked_hexes:
         items.append(("lock", _lock_item()))
     if laid:

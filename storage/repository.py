@@ -36,11 +36,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, is_dataclass, replace
 from typing import Any, Protocol
 
 from engine.history import effective_entries, redo_stack
-from engine.records import is_record
 
 from .gamelog import InvalidGameLog, export_log, parse_log
 from .store import (
@@ -191,7 +190,7 @@ def _is_named_tuple(cls: type) -> bool:
 
 
 class _EngineUnpickler(pickle.Unpickler):
-    """Builds only classes defined in the ``engine`` package that are records, named
+    """Builds only classes defined in the ``engine`` package that are dataclasses, named
     tuples or enums: no functions, no attributes reached through dots, nothing from
     elsewhere."""
 
@@ -201,7 +200,7 @@ class _EngineUnpickler(pickle.Unpickler):
             "." not in name
             and isinstance(found, type)
             and found.__module__ == module
-            and (is_record(found) or issubclass(found, enum.Enum) or _is_named_tuple(found))
+            and (is_dataclass(found) or issubclass(found, enum.Enum) or _is_named_tuple(found))
         ):
             return found
         raise SnapshotRefused(f"it names {module}.{name}, which is not engine state")

@@ -18,6 +18,7 @@ from typing import Any
 from engine.board import load_board
 from engine.rules import Rules
 from engine.state import Company, Context, GameState, PlacedTile, StationToken, Train
+from engine.titles import title_named
 
 GAMES = Path("/work/shared/games")
 TRACES = sorted(GAMES.glob("1861-*.trace.jsonl"))
@@ -50,7 +51,7 @@ FINAL_TRAINS = {
 
 @cache
 def context() -> Context:
-    return Context(load_board("1861"), Rules())
+    return Context(load_board("1861"), Rules(), title_named("1861"))
 
 
 def position(

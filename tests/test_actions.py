@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
-from engine import records
 from engine.actions import (
     ACTION_TYPES,
     Bid,
@@ -75,26 +75,25 @@ def test_the_store_gets_an_action_in_its_stored_form_and_the_engine_the_action()
 @pytest.mark.parametrize("kind", sorted(ACTION_TYPES))
 def test_actions_compare_hash_and_print_by_class_and_fields(kind: str) -> None:
     """An action equals an action of the same class with the same fields, hashes alike,
-    and prints as a generated dataclass repr would (the methods are written once, in
-    ``engine.records``, not generated per class)."""
+    and prints as a dataclass repr does."""
     cls = ACTION_TYPES[kind]
     action = action_from_dict({"type": kind, "entity": "a"} | _sample_fields(cls))
     twin = action_from_dict(action.to_dict())
     assert action == twin and hash(action) == hash(twin) and action is not twin
-    names = [f.name for f in records.fields(cls)]
+    names = [f.name for f in dataclasses.fields(cls)]
     assert repr(action) == f"{cls.__qualname__}({', '.join(f'{n}={getattr(action, n)!r}' for n in names)})"
-    other = records.replace(action, entity="b")
+    other = dataclasses.replace(action, entity="b")
     assert action != other
     for other_cls in ACTION_TYPES.values():  # never equal to another kind's action
-        if other_cls is not cls and [f.name for f in records.fields(other_cls)] == names:
+        if other_cls is not cls and [f.name for f in dataclasses.fields(other_cls)] == names:
             assert action != other_cls(*[getattr(action, n) for n in names])
 
 
 def _sample_fields(cls: type) -> dict[str, object]:
     """Values for the fields an action needs, read off its stored-form defaults."""
     samples: dict[str, object] = {}
-    for f in records.fields(cls):
-        if f.name == "entity" or f.default is not records.MISSING:
+    for f in dataclasses.fields(cls):
+        if f.name == "entity" or f.default is not dataclasses.MISSING:
             continue
         samples[f.name] = {"int": 1, "str": "x"}.get(str(f.type), "x")
     return samples

@@ -11,6 +11,8 @@ from bot import bench_scale
 from bot.bench import troika_log
 from tests.conftest import shared_game
 
+pytestmark = pytest.mark.slow  # whole games and benchmarks: seconds each
+
 
 def test_the_scale_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log, _ = shared_game("1861-29683")

@@ -19,6 +19,7 @@ from storage import GameStatus, SqliteEventStore
 from tests.conftest import ROOT, shared_game
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["1861-29683", "1861-bank-breaks", "1867-21268", "1867-19792"])
 async def test_a_real_game_typed_in_ends_with_its_logged_result(name: str) -> None:
     log, _ = shared_game(name)

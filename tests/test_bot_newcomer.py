@@ -20,7 +20,7 @@ from bot.service import Account, Post, TroikaService
 from engine.replay import replay
 from render.table import render_table
 from storage import GameStatus, SqliteEventStore
-from tests.conftest import ROOT, shared_game
+from tests.conftest import GAMES, ROOT, shared_game
 from tests.test_bot_service import BEFORE_MK_BUYS, Table, start_shared
 
 GRR_TRAINLESS = 366
@@ -371,9 +371,7 @@ def test_13_the_command_line_helps(capsys: pytest.CaptureFixture[str]) -> None:
         main(["routes", "--help"])
     assert "best routes" in capsys.readouterr().out
     log, _ = shared_game("1861-29683")
-    path = ROOT.parent / "shared" / "games" / "1861-29683.json"
-    if not path.exists():
-        pytest.skip("shared games not found")
+    path = GAMES / "1861-29683.json"
     assert main(["routes", str(path), "--at", str(log["actions"][300]["id"])]) == 0
     routes = capsys.readouterr().out
     assert routes and all(": " in line for line in routes.splitlines())

@@ -15,6 +15,8 @@ from multiprocessing.synchronize import Barrier
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.service import Account, Post, TroikaService
 from bot.transcript import log_commands
 from engine.importer import read_log
@@ -81,6 +83,7 @@ async def reference(log: dict[str, Any]) -> tuple[int, str, int]:
         return live.seq, state_hash(service.engine.dump(live.game)), len(posts)
 
 
+@pytest.mark.slow
 def test_two_shard_processes_play_twenty_games_on_one_database(postgres_url: str, tmp_path: Path) -> None:
     log, _ = shared_game("1861-29683")
     events, state, posts = asyncio.run(reference(log))

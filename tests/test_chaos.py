@@ -41,6 +41,8 @@ from storage import SqliteEventStore, StoreError
 from tests.conftest import shared_game
 from tests.test_bot_service import start_shared
 
+pytestmark = pytest.mark.slow  # whole games and benchmarks: seconds each
+
 SPAWN = multiprocessing.get_context("spawn")
 HEALTHY = ["g1", "g2", "g3"]
 VICTIM = "victim"

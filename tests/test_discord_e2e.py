@@ -25,7 +25,11 @@ import pytest
 
 from tests.fake_discord import Channel, FakeDiscord, Interaction, Message, User
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:aiohttp")  # the fake's multipart reader
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:aiohttp"),  # the fake's multipart reader
+    pytest.mark.e2e,
+    pytest.mark.slow,
+]
 REPO = Path(__file__).resolve().parent.parent
 PNG = b"\x89PNG\r\n\x1a\n"
 

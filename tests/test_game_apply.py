@@ -72,10 +72,10 @@ def test_apply_first_refuses_everything_once_the_game_is_over() -> None:
 
 def test_the_dump_is_the_states_fields_as_asdict_reads_them() -> None:
     """Stored games keep a hash of every dump: a quicker dump must give the same data
-    (``records.asdict`` of the state, the round's compared fields, keys as sorted text)."""
+    (``dataclasses.asdict`` of the state, the round's compared fields, keys as sorted text)."""
+    import dataclasses
     import json
 
-    from engine import records
     from engine.replay import replay
     from tests.conftest import shared_game
 
@@ -96,9 +96,9 @@ def test_the_dump_is_the_states_fields_as_asdict_reads_them() -> None:
     def check(game: Game, action: Action) -> None:
         if game.state.round is not None and game.state.round.kind not in seen:  # once in each kind of round
             seen.append(game.state.round.kind)
-            hidden = {f.name for f in records.fields(game.state.round) if not f.compare}
-            rnd = {k: v for k, v in records.asdict(game.state.round).items() if k not in hidden}
-            state = records.asdict(records.replace(game.state, round=None))
+            hidden = {f.name for f in dataclasses.fields(game.state.round) if not f.compare}
+            rnd = {k: v for k, v in dataclasses.asdict(game.state.round).items() if k not in hidden}
+            state = dataclasses.asdict(dataclasses.replace(game.state, round=None))
             expected = plain(state | {"round": {"kind": game.state.round.kind} | rnd})
             assert json.dumps(game.dump()) == json.dumps(expected)
             tiles = game.dump()["map"]["tiles"]

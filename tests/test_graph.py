@@ -123,7 +123,7 @@ def test_red_hexes_join_only_through_their_own_track() -> None:
 def test_city_is_unconnected(site: bool) -> None:
     """7.4, glossary: unconnected = "cannot trace a legal route to another city"; RN 4.3:
     on 18xx.games a town or an off-board connects it too."""
-    ctx = Context(CTX.board, Rules.site() if site else Rules.rulebook())
+    ctx = Context(CTX.board, Rules.site() if site else Rules.rulebook(), CTX.title)
     empty = position()
     assert city_is_unconnected(ctx, empty, "E9", 0)  # no track at all
     assert city_is_unconnected(ctx, empty, "H8", 0)  # its track stops at empty H10

@@ -119,27 +119,3 @@ def test_the_game_its_sequence_and_its_move_generator_are_in_no_import_circle() 
     top = ("engine.game", "engine.sequence", "engine.legal", "engine.view", "engine.notation")
     circles = {m: sorted(o for o in _reaches(graph, m) if m in _reaches(graph, o)) for m in top}
     assert circles == {m: [] for m in top}
-
-
-def test_a_replay_process_loads_none_of_the_modules_start_up_avoids() -> None:
-    """Every command is a fresh process: ``typing`` (16 M instructions), ``dataclasses``
-    with ``inspect`` (41 M) and ``pathlib`` are kept off the path of a replay, the
-    engine's typing imports under ``if TYPE_CHECKING:``; ``pickle`` (7 M) is loaded only
-    for a merge's undo point, which none of this game's merges needs. A module-level
-    import of one of them anywhere on that path shows here."""
-    import subprocess
-    import sys
-
-    from tests.conftest import GAMES
-
-    avoided = ("typing", "dataclasses", "inspect", "ast", "pathlib", "pickle", "weakref")
-    probe = (
-        "import contextlib, io, sys, bot.cli\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    bot.cli.main(['replay', {str(GAMES / '1861-29683.json')!r}])\n"
-        f"print(','.join(m for m in {avoided!r} if m in sys.modules))\n"
-    )
-    loaded = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ENGINE.parent
-    )
-    assert loaded.stdout.strip() == ""

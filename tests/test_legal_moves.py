@@ -92,6 +92,8 @@ def _strangers(game: Game, rng: random.Random) -> list[Action]:
     ]
 
 
+pytestmark = pytest.mark.slow  # every offered action at every position of four games: 40 s
+
 POSITIONS = [("real", "1861-29683"), ("real", "1867-21268"), ("selfplay", "1861"), ("selfplay", "1867")]
 
 

@@ -89,8 +89,9 @@ def test_equal_prices_farther_right_operate_first_on_the_grid() -> None:
 def test_minor_start_price_is_half_the_bid_rounded_down_to_a_start_space() -> None:
     board = load_board("1861")
     from engine.state import Context
+    from engine.titles import title_named
 
-    ctx = Context(board, Rules.rulebook(market="grid"))
+    ctx = Context(board, Rules.rulebook(market="grid"), title_named(board.title))
     assert market.minor_start_cell(ctx, 110).price == 55
     assert market.minor_start_cell(ctx, 150).price == 70  # 75 is no start space
     assert market.minor_start_cell(ctx, 400).price == 135  # minors start at 135 at most

@@ -32,6 +32,7 @@ from engine.state import (
     StationToken,
     Train,
 )
+from engine.titles import title_named
 from render import render_map_png, render_market_png, render_table_png, write_pictures
 from render.bench import bench_render
 from render.colors import swatch
@@ -154,7 +155,7 @@ def _certificates(sym: str, percent: int, *, president: bool) -> list[Certificat
 
 @pytest.fixture(scope="module")
 def ctx() -> Context:
-    return Context(load_board("1861"), Rules.rulebook())
+    return Context(load_board("1861"), Rules.rulebook(), title_named("1861"))
 
 
 @pytest.fixture(scope="module")
@@ -463,7 +464,7 @@ def test_market_zones_and_minor_border(ctx: Context, middle_state: GameState) ->
 
 
 def test_column_market(ctx: Context, middle_state: GameState) -> None:
-    column = Context(ctx.board, Rules.rulebook(market="column"))
+    column = Context(ctx.board, Rules.rulebook(market="column"), ctx.title)
     state = GameState(
         title="1861", players=middle_state.players, companies=middle_state.companies, bank=0
     )
@@ -689,7 +690,7 @@ def test_cost_on_a_laid_tile_only_where_it_is_paid_on_replacing(ctx: Context) ->
     state.map.tiles["D14"] = PlacedTile("635", 0, "635-0")
     path = ".//s:g[@data-hex='D14']//s:text[@class='cost']"
     assert parse(render_map(ctx, state)).find(path, NS) is None
-    site = Context(ctx.board, Rules.site())
+    site = Context(ctx.board, Rules.site(), ctx.title)
     assert parse(render_map(site, state)).find(path, NS).text == "₽40"
     state.map.tiles.pop("D14")
     assert (
@@ -750,7 +751,7 @@ def test_kiev_shows_what_its_green_upgrade_costs_by_the_rulebook(
     kiev = root.find(".//s:g[@class='hex-labels'][@data-hex='D14']", NS)
     assert kiev is not None
     assert [t.text for t in kiev.findall(".//s:text[@class='cost']", NS)] == ["₽40"]
-    site = Context(ctx.board, Rules.site())
+    site = Context(ctx.board, Rules.site(), ctx.title)
     kiev_site = parse(render_map(site, early_state)).find(".//s:g[@class='hex-labels'][@data-hex='D14']", NS)
     assert kiev_site is not None and not kiev_site.findall(".//s:text[@class='cost']", NS)
 

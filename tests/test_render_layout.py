@@ -19,6 +19,7 @@ from engine.board import hex_distance, load_board
 from engine.replay import replay
 from engine.rules import Rules
 from engine.state import Context, GameState, PlacedTile
+from engine.titles import title_named
 from render.map import render_map
 from tests.conftest import GAMES
 from tests.svg_geometry import box_meets_segment, map_geometry, overlaps
@@ -42,7 +43,7 @@ def end_position(name: str) -> tuple[Context, GameState]:
     run = replay(log)
     if run.stopped_at is None:
         return run.game.ctx, run.game.state
-    ctx = Context(load_board(name.split("-")[0]), Rules.rulebook())
+    ctx = Context(load_board(name.split("-")[0]), Rules.rulebook(), title_named(name.split("-")[0]))
     return ctx, _trace_end(ctx, (GAMES / f"{name}.trace.jsonl").read_text(encoding="utf-8"))
 
 
@@ -51,7 +52,7 @@ def generated_end(name: str) -> tuple[Context, GameState]:
     path = GAMES / "generated" / f"{name}.trace.jsonl.gz"
     if not path.exists():
         pytest.skip(f"generated games not found at {path.parent}")
-    ctx = Context(load_board(name.split("-")[0]), Rules.rulebook())
+    ctx = Context(load_board(name.split("-")[0]), Rules.rulebook(), title_named(name.split("-")[0]))
     return ctx, _trace_end(ctx, gzip.decompress(path.read_bytes()).decode("utf-8"))
 
 

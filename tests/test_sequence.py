@@ -11,7 +11,8 @@ from engine.game import Game
 from engine.merger import MergerRound
 from engine.operating import OperatingRound
 from engine.rounds import Round
-from engine.titles import Title, title_named
+from engine.title import Title
+from engine.titles import title_named
 from tests.conftest import new_game
 
 

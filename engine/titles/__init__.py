@@ -1,167 +1,35 @@
-"""The two titles of the box: each is its board data plus the few rules the rulebook
-marks as its own ("1861" or 🍁 1867).
-
-The shared rules (the rest of ``engine``) call the hooks of :class:`Title` where the
-rulebook gives a title its own rule; a title is a subclass in its own folder with its
-data files beside it (``board.json``, ``upgrades.json``, ``two_player.json``,
-1861's ``bundles.json``). The title decides the sequence of rounds (its first round,
-the merger rounds, when the national runs or exports: :mod:`engine.sequence` asks) and
-what ends the game (12.1). The rulebook's variants (§14–16) are options a title declares
-(:attr:`Title.options`, from :mod:`engine.options` and its own folder, as 1861's short
-game with its bundle round); a third title would be one more folder and one line in
-``TITLES``.
+"""The titles Troika plays, each a package with its :class:`engine.title.Title` and its
+data files: 1861 and 1867 here. A third title is one more package and one line in
+:data:`TITLES` (a package may live anywhere importable, as the tests' own title does).
 """
 
 from __future__ import annotations
 
-import json
-import os
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from ..errors import DataError
-from ..options import BOTH_TITLES, EXPORT_PER_SET, LONG_GAME, OptionDef
-from ..records import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
+    from ..title import Title
 
-    from ..state import Company, Context, GameState
-
-    RoundStart = Callable[[Context, GameState], object]
-    """Starts a round (:func:`engine.auction.start`)."""
-
-TITLES = {"1861": "t1861", "1867": "t1867"}
-"""Title name -> its folder under ``engine/titles``."""
+TITLES = {"1861": "engine.titles.t1861", "1867": "engine.titles.t1867"}
+"""Title name -> the package that holds it (its ``TITLE``, its data files beside it)."""
 
 DEFAULT_TITLE = "1861"
 """The title a game is unless told otherwise (and a log that names none)."""
-
-
-class Title:
-    """The hooks the shared rules call; each title overrides what the rulebook marks."""
-
-    name = ""
-    folder = ""
-    currency = "$"
-
-    first_minor: str | None = None
-    """7.2.1: the minor that must be auctioned before any other (1861: the Nikolaev)."""
-
-    minors_choose_home = False
-    """7.2.1: the nominating player places the minor's token in an unoccupied city
-    (1867); otherwise every minor has a reserved home on the map (1861)."""
-
-    spots_open_in_phase = ""
-    """7.2.1: the phase from which the spots of :meth:`closed_spots` open (1867: 3)."""
-
-    nationalization_steps_per_loan = 1
-    """10.1C: extra spaces left per outstanding loan when a company is nationalized."""
-
-    options: tuple[OptionDef, ...] = BOTH_TITLES
-    """The rulebook's optional rules this title offers (§14–16), in the rulebook's order."""
-
-    option_sets: dict[str, tuple[str, ...]] = {}
-    """Words that choose several options at once (1861: ``short``, all of §15)."""
-
-    two_player_variant = False
-    """16: the rulebook has a two-player set-up for this title (1861S); without it, an
-    18xx.games import (RN 1.9) is the only two-player game."""
-
-    def data(self, name: str) -> Any:
-        """One of the title's data files, parsed."""
-        try:
-            with open(os.path.join(os.path.dirname(__file__), self.folder, name), encoding="utf-8") as data:
-                return json.load(data)
-        except FileNotFoundError as exc:
-            raise DataError(f"{self.name} has no data file {name}") from exc
-
-    # --- the sequence of rounds (6) and the national (8.13) ----------------------------
-
-    def first_round(self, ctx: Context, state: GameState, private_auction: RoundStart) -> None:
-        """Start the game's first round: 5, the private auction (``private_auction``
-        starts it) unless the title opens with a round of its own."""
-        private_auction(ctx, state)
-
-    def draws_privates_out(self, ctx: Context) -> bool:
-        """16.2: the two-player game removes privates at random before the first round."""
-        return True
-
-    def merger_round_follows(self, ctx: Context, state: GameState) -> bool:
-        """9: a merger round follows each operating round while minors and majors both
-        exist (phases 3 to 7: from the first 3-train to the first 8-train)."""
-        limits = ctx.board.phase(state.phase).train_limit
-        return "minor" in limits and "major" in limits
-
-    def national_runs(self, ctx: Context, state: GameState) -> bool:
-        """8.13: the national operates (runs and buys trains) in the phases that say so
-        (1861: 4 to 7, unless it exports instead, §14, §15.2); 1867's CN never does."""
-        return "national_operates" in ctx.board.phase(state.phase).status
-
-    def national_exports(self, ctx: Context, state: GameState, number: int) -> bool:
-        """8.13 (1867): the national exports a train after every operating round; with
-        1861's train exports (§14, §15.2) after the set's last one, just before its
-        merger round."""
-        status = ctx.board.phase(state.phase).status
-        if EXPORT_PER_SET in status:
-            return number == state.operating_rounds
-        return "export_train" in status
-
-    def national_keeps_money(self, ctx: Context) -> bool:
-        """8.13: a national that only exports trains keeps no money (1867), unless the
-        18xx.games switch lets it collect its privates' income (RN 11.23)."""
-        return ctx.board.national_operates or ctx.rules.national_collects_private_income
-
-    # --- the game's end (12.1), read by :mod:`engine.trains` --------------------------
-
-    def last_phase_began(self, ctx: Context, state: GameState) -> None:
-        """12.1: the first 8-train (the last phase) triggers the game's end; §14's long
-        game ignores it and plays on until the bank breaks."""
-        if not ctx.rules.plays(LONG_GAME):
-            self.final_phase_reached(ctx, state)
-
-    def train_bought(self, ctx: Context, state: GameState, train: str) -> None:
-        """A train bought from the yard that triggers something of the title's own."""
-
-    # --- the title's own rules ------------------------------------------------------
-
-    def setup_map(self, ctx: Context, state: GameState) -> None:
-        """2H: what the title puts on the map before the game starts."""
-
-    def green_spots_open(self, ctx: Context, state: GameState) -> None:
-        """Phase 3: city spots the title keeps closed until then open up."""
-
-    def closed_spots(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
-        """Cities (hex, city) the title keeps closed to homes until phase 3, while they
-        are closed (the map draws them as the board's green spots)."""
-        return []
-
-    def minor_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
-        """7.2.1: where a nominated minor may put its token (titles whose minors choose)."""
-        raise NotImplementedError
-
-    def major_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
-        """7.4: where a major started in a stock round may put its home token."""
-        raise NotImplementedError
-
-    def national_takes_assets(self, ctx: Context, state: GameState, company: Company) -> None:
-        """10.1E: what happens to a nationalized company's cash, trains and privates."""
-        raise NotImplementedError
-
-    def final_phase_reached(self, ctx: Context, state: GameState) -> None:
-        """12.1: when the game ends after the first 8-train."""
-        raise NotImplementedError
 
 
 _LOADED: dict[str, Title] = {}
 
 
 def title_named(name: str) -> Title:
-    """The title called ``name`` ("1861" or "1867")."""
+    """The title called ``name`` in :data:`TITLES` ("1861" or "1867")."""
     if name not in _LOADED:
-        folder = TITLES.get(name)
-        if folder is None:
+        package = TITLES.get(name)
+        if package is None:
             raise DataError(f"unknown title {name!r}; Troika plays {', '.join(TITLES)}")
-        module = import_module(f"{__package__}.{folder}")
-        _LOADED[name] = module.TITLE
+        title: Title = import_module(package).TITLE
+        title.name = name
+        _LOADED[name] = title
     return _LOADED[name]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from ...options import BOTH_TITLES
-from ...records import TYPE_CHECKING
-from ...state import Company, Context, GameState
-from .. import Title
+from typing import TYPE_CHECKING
+
+from engine.options import BOTH_TITLES
+from engine.state import Company, Context, GameState
+from engine.title import Title
+
 from . import bundles
 from .options import (
     BUNDLES,
@@ -19,7 +21,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from .. import RoundStart
+    from engine.title import RoundStart
 
 SHORT_END_TRAIN = "6"
 """§15.3: the train whose first purchase ends the short game."""
@@ -28,8 +30,6 @@ SHORT_END_TRAIN = "6"
 class Russia(Title):
     """1861: reserved minor homes, the Nikolaev first, the RSR that operates (8.13)."""
 
-    name = "1861"
-    folder = "t1861"
     currency = "₽"
     first_minor = "N"
     nationalization_steps_per_loan = 1
@@ -62,7 +62,7 @@ class Russia(Title):
         """§15.3: the purchase of the first 6-train ends the game: finish this operating
         round and play two more, with a stock round in the usual sequence (12.1: with
         another trigger, the earlier end wins)."""
-        from ...game_end import end_after
+        from engine.game_end import end_after
 
         if not ctx.rules.plays(SIX_TRAIN_END) or train != SHORT_END_TRAIN:
             return
@@ -79,8 +79,8 @@ class Russia(Title):
         """7.4: "a city spot that is unconnected", whoever else has a token in the city;
         with none, no major can start this way. RN 4.3: on 18xx.games only a city with
         no token and no reservation."""
-        from ...graph import city_is_unconnected
-        from ...tokens import cities_with_a_free_spot, open_unreserved_cities
+        from engine.graph import city_is_unconnected
+        from engine.tokens import cities_with_a_free_spot, open_unreserved_cities
 
         empty_only = ctx.rules.major_home_only_in_empty_city
         spots = open_unreserved_cities(ctx, state) if empty_only else cities_with_a_free_spot(ctx, state)
@@ -99,7 +99,7 @@ class Russia(Title):
     def final_phase_reached(self, ctx: Context, state: GameState) -> None:
         """12.1 (1861): bought in the first operating round of a set, two more operating
         rounds follow; otherwise a stock round and three operating rounds."""
-        from ...game_end import FINAL_SET_ROUNDS, end_after
+        from engine.game_end import FINAL_SET_ROUNDS, end_after
 
         rnd = state.round
         if rnd is not None and rnd.kind == "Operating" and rnd.operating_rounds_done() == 1:

@@ -12,22 +12,21 @@ rounds begin.
 
 from __future__ import annotations
 
-from ... import market
-from ...actions import Action, Bid, Pass
-from ...errors import IllegalAction
-from ...records import TYPE_CHECKING, field, record
-from ...rounds import Round, TurnView
-from ...state import Context, GameState
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
-if TYPE_CHECKING:
-    from typing import Any, ClassVar
+from engine import market
+from engine.actions import Action, Bid, Pass
+from engine.errors import IllegalAction
+from engine.rounds import Round, TurnView
+from engine.state import Context, GameState
 
 BID_STEP = 5
 TWO_PLAYER_BUNDLES = 3
 """16.3.1: two players use the 3-player game's bundles."""
 
 
-@record
+@dataclass
 class BundleRound(Round):
     """The bundle round's progress: whose turn, the bundle up for auction and its bids."""
 

@@ -4,7 +4,7 @@ hooks of :class:`engine.titles.t1861.Russia` and its bundle round)."""
 
 from __future__ import annotations
 
-from ...options import LONG_GAME, OptionDef
+from engine.options import LONG_GAME, OptionDef
 
 EXPORTS = "exports"
 BUNDLES = "bundles"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...state import Company, Context, GameState
-from ...tokens import NEUTRAL
-from .. import Title
+from engine.state import Company, Context, GameState
+from engine.title import Title
+from engine.tokens import NEUTRAL
 
 GREEN_SPOTS = (("D2", 0), ("L12", 2))
 """7.2.1: Timmins and Montreal's third city, open to a minor's home only from phase 3."""
@@ -14,8 +14,6 @@ GREEN_SPOTS = (("D2", 0), ("L12", 2))
 class Canada(Title):
     """1867: minors choose their homes, the CN exports trains and keeps no money (8.13)."""
 
-    name = "1867"
-    folder = "t1867"
     currency = "$"
     minors_choose_home = True
     spots_open_in_phase = "3"
@@ -24,7 +22,7 @@ class Canada(Title):
     def setup_map(self, ctx: Context, state: GameState) -> None:
         """2H: a CN token on its reserved Toronto spot; with the 18xx.games switch the
         two green spots hold neutral tokens until phase 3 (RN 11.25)."""
-        from ...tokens import city_slots, put_token
+        from engine.tokens import city_slots, put_token
 
         nat = ctx.board.corporations[ctx.board.national()]
         if nat.home is not None:
@@ -46,7 +44,7 @@ class Canada(Title):
 
     def minor_home_cities(self, ctx: Context, state: GameState) -> list[tuple[str, int]]:
         """7.2.1: any unoccupied city with a free spot (the green spots from phase 3)."""
-        from ...tokens import open_unreserved_cities
+        from engine.tokens import open_unreserved_cities
 
         closed = self.closed_spots(ctx, state)
         return [c for c in open_unreserved_cities(ctx, state) if c not in closed]
@@ -57,8 +55,8 @@ class Canada(Title):
         itself. With the 18xx.games switches only unoccupied cities count (RN 4.3), a
         hex qualifies when no city on it holds a company's token (RN 11.6) and is
         unconnected when all its cities are (RN 4.3)."""
-        from ...graph import city_is_unconnected
-        from ...tokens import cities_with_a_free_spot, city_slots
+        from engine.graph import city_is_unconnected
+        from engine.tokens import cities_with_a_free_spot, city_slots
 
         def occupied(hex_id: str, city: int) -> bool:
             return any(s not in (None, NEUTRAL) for s in city_slots(ctx, state, hex_id, city))
@@ -94,7 +92,7 @@ class Canada(Title):
     def final_phase_reached(self, ctx: Context, state: GameState) -> None:
         """12.1 (1867): finish this set of operating rounds, a stock round, then three
         operating rounds."""
-        from ...game_end import FINAL_SET_ROUNDS, end_after
+        from engine.game_end import FINAL_SET_ROUNDS, end_after
 
         if end_after(ctx, state, (state.round_number + 1, FINAL_SET_ROUNDS), "final_phase"):
             state.log.append("The first 8-train: after this set, one more stock round and three operating rounds")
