@@ -550,6 +550,17 @@ COMMANDS = ("replay", "routes", "render", "selfplay", "arena", "run", "export", 
 """The subcommands of ``troika``."""
 
 
+def _games_played(p: argparse.ArgumentParser, games: int) -> None:
+    """The arguments of a command that plays whole games (``selfplay``, ``arena``)."""
+    p.add_argument("--games", type=int, default=games)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--title", default=DEFAULT_TITLE, choices=list(TITLES), help="the game to play (default 1861)")
+    p.add_argument("--options", nargs="*", default=[], metavar="OPTION",
+                   help="the rulebook's optional rules to play, e.g. long-game (the `options` command lists them)")
+    p.add_argument("--rules", default="rulebook", choices=["rulebook", "site"],
+                   help="the rulebook's, or the rules as 18xx.games applies them")
+
+
 def _game_and_action(p: argparse.ArgumentParser) -> None:
     """The arguments of a command that reads a real game up to an action."""
     p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
@@ -594,28 +605,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if every or command == "selfplay":
         p = sub.add_parser("selfplay", help="play random games, checking the rules' invariants",
                            description=cmd_selfplay.__doc__)
-        p.add_argument("--games", type=int, default=20)
-        p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--title", default=DEFAULT_TITLE, choices=list(TITLES), help="the game to play (default 1861)")
-        p.add_argument("--options", nargs="*", default=[], metavar="OPTION",
-                       help="the rulebook's optional rules to play, e.g. long-game (the `options` command lists them)")
-        p.add_argument("--rules", default="rulebook", choices=["rulebook", "site"],
-                       help="the rulebook's, or the rules as 18xx.games applies them")
+        _games_played(p, 20)
         p.add_argument("--export", metavar="DIR", help="write each game as an 18xx.games log into DIR")
         p.set_defaults(func=cmd_selfplay)
 
     if every or command == "arena":
         p = sub.add_parser("arena", help="computer players against each other over whole games",
                            description=cmd_arena.__doc__)
-        p.add_argument("--title", default=DEFAULT_TITLE, choices=list(TITLES), help="the game to play (default 1861)")
         p.add_argument("--seats", default="computer,random,random,random",
                        help="the agents in seat order, comma-separated: computer, greedy, random")
-        p.add_argument("--games", type=int, default=10)
-        p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--options", nargs="*", default=[], metavar="OPTION",
-                       help="the rulebook's optional rules to play (the `options` command lists them)")
-        p.add_argument("--rules", default="rulebook", choices=["rulebook", "site"],
-                       help="the rulebook's, or the rules as 18xx.games applies them")
+        _games_played(p, 10)
         p.add_argument("--json", action="store_true", help="print one JSON object")
         p.set_defaults(func=cmd_arena)
 

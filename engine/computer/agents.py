@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 from ..actions import Action
 from ..errors import EngineError
 from ..game import Game
 from ..legal import legal_actions
 from ..notation import command
-from ..records import record
 from ..selfplay import random_order
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Decision:
     """The move an agent chose for whoever is to act, and why, in one line."""
 

@@ -9,7 +9,8 @@ operating rounds the game likely has left, less its loans. Money is the one unit
 
 from __future__ import annotations
 
-from ..records import TYPE_CHECKING
+from typing import TYPE_CHECKING
+
 from ..route_search import best_routes
 from ..scoring import final_values
 from ..state import Company, GameState, Train
