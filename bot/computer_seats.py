@@ -33,8 +33,9 @@ log = logging.getLogger("troika.computer")
 COMPUTER = "computer"
 """The word for the computer player, where a person's name or account would go."""
 
-MOST_MOVES = 2000
-"""Moves the computer makes after one command, at most (a table of computers only plays to the end)."""
+MOST_MOVES = 25
+"""Moves the computer makes after one command, at most (some seconds, well within a worker's
+call time); the service's periodic pass (reminders) lets it go on."""
 
 
 def computer_account(seat: int) -> str:

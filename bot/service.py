@@ -24,8 +24,9 @@ and hands it to the handler the verb table names (:data:`bot.commands.VERBS`).
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
@@ -45,6 +46,8 @@ from .information import Information
 from .posts import Picture
 from .setting_up import MAX_PLAYERS, SetUp, game_choice, option_suggestions, setup_words
 from .turns import Turns
+
+log = logging.getLogger("troika.service")
 
 __all__ = [
     "MAX_PLAYERS", "TITLES", "Account", "Post", "Reply", "Status", "TroikaService", "game_choice",
@@ -91,7 +94,6 @@ class TroikaService:
         self.drawn = self.delivery.drawn
         self.post_pictures = self.delivery.pictures
         self.verify_running_games = self.repo.verify_running_games
-        self.send_reminders = self.delivery.send_reminders
         self.close = self.delivery.close
         self.set_status_message = self.delivery.set_status_message
         self.status = self.information.pinned_status
@@ -145,8 +147,6 @@ class TroikaService:
         try:
             async with self._command(channel_id, key):
                 reply = await self._handle(channel_id, account, text, guild_id, at)
-                await self.computer.catch_up(channel_id)
-                return reply
         except AlreadyDone:
             return Reply()
         except Refusal as exc:
@@ -154,6 +154,25 @@ class TroikaService:
             if len(text) <= REPLY_LIMIT:
                 raise
             raise type(exc)(text[:REPLY_LIMIT - 30].rstrip() + " … (cut: too long)") from None
+        await self._computer_moves(channel_id)
+        return reply
+
+    async def _computer_moves(self, channel_id: str) -> None:
+        """The computer's moves for its seats after a command (each its own event, under
+        no request key of a person's command); its trouble is logged, the command stands."""
+        try:
+            async with self.core.lock(channel_id):
+                await self.computer.catch_up(channel_id)
+        except Exception:
+            log.exception("the computer's moves in channel %s stopped", channel_id)
+
+    async def send_reminders(self, game_ids: Collection[int] | None = None) -> None:
+        """The reminders due (:meth:`bot.delivery.Delivery.send_reminders`), then the computer's
+        moves in running games where it is to act (a long stretch of its moves goes on here)."""
+        await self.delivery.send_reminders(game_ids)
+        for record in await self.store.list_games([GameStatus.RUNNING]):
+            if record.channel_id and self.core.owns(record) and (game_ids is None or record.id in game_ids):
+                await self._computer_moves(record.channel_id)
 
     @asynccontextmanager
     async def _command(self, channel_id: str, key: str | None) -> AsyncIterator[None]:
@@ -220,10 +239,10 @@ class TroikaService:
         try:
             async with self._command(channel_id, key):
                 reply = await self.core.retrying(attempt)
-                await self.computer.catch_up(channel_id)
-                return reply
         except AlreadyDone:
             return Reply()
+        await self._computer_moves(channel_id)
+        return reply
 
     async def start_local_game(self, channel_id: str, players: list[tuple[str, str]], **kwargs: Any) -> Reply:
         """Set up and start a game at once (console, tests; :meth:`bot.setting_up.SetUp.start_local_game`);

@@ -14,8 +14,9 @@ from bot.errors import NotAllowed, Refusal
 from bot.service import Account, Post, TroikaService
 from bot.workers import ServicePool
 from storage import SqliteEventStore
+from tests.test_bot_discord import ANNA, BORIS, CHANNEL_ID, USERS, Table, posts, table  # noqa: F401 (the fixture)
 
-ANNA, BORIS = Account("111", "Anna"), Account("222", "Boris")
+ANNA_ACCOUNT, BORIS_ACCOUNT = Account("111", "Anna"), Account("222", "Boris")
 MARK = "played by the computer"
 
 
@@ -86,17 +87,36 @@ async def test_the_commissioner_gives_a_seat_to_the_computer_and_back() -> None:
 async def test_the_worker_pool_seats_computers_and_hints_on_the_discord_path(tmp_path: Path) -> None:
     async with SqliteEventStore(tmp_path / "pool.db") as store, \
             ServicePool(store, workers=2, pictures=False) as pool:
-        await pool.handle("chan", ANNA, "new 1861 computer computer", guild_id="g")
-        await pool.handle("chan", BORIS, "join", guild_id="g")
-        await pool.handle("chan", ANNA, "start", guild_id="g")
+        await pool.handle("chan", ANNA_ACCOUNT, "new 1861 computer computer", guild_id="g")
+        await pool.handle("chan", BORIS_ACCOUNT, "join", guild_id="g")
+        await pool.handle("chan", ANNA_ACCOUNT, "start", guild_id="g")
         sent: list[Post] = []
         await pool.flush(_collect(sent))
         record = await store.active_game_in_channel("chan")
         assert record is not None and [s.display_name for s in record.seats][1:3] == ["Computer 1", "Computer 2"]
         deciding = await pool.deciding_account("chan")
-        assert deciding is not None and deciding.id in (ANNA.id, BORIS.id)  # the computers moved first
+        assert deciding is not None and deciding.id in (ANNA_ACCOUNT.id, BORIS_ACCOUNT.id)  # the computers moved first
         reply = await pool.handle("chan", deciding, "hint")
         assert reply.text.startswith("💡 The computer would `")
         await pool.handle("chan", deciding, "pass")
         await pool.flush(_collect(sent))
         assert any(MARK in p.text and "Computer" in p.text for p in sent)
+
+
+async def test_discord_seats_computers_posts_their_moves_and_hints(table: Table) -> None:  # noqa: F811
+    await table.say(ANNA, "!new computer computer")
+    await table.say(BORIS, "!join")
+    sent = await table.say(ANNA, "!start")
+    record = await table.service.store.active_game_in_channel(str(CHANNEL_ID))
+    assert record is not None and [s.display_name for s in record.seats] == ["Anna", "Computer 1", "Computer 2",
+                                                                             "Boris"]
+    _, game = await table.service.game_in(str(CHANNEL_ID))
+    human = USERS[game.state.player(game.acting_player() or "").name]
+    events = len(await table.service.store.events(record.id))
+    hint = await table.say(human, "!hint")
+    assert (hint[0].content or "").startswith("💡 The computer would `")
+    assert len(await table.service.store.events(record.id)) == events  # a hint never acts
+    sent += await table.say(human, "!pass")
+    computer_posts = [m.content or "" for m in posts(sent) if MARK in (m.content or "")]
+    assert computer_posts and all(p.startswith("**Computer ") for p in computer_posts)
+    assert (await table.acting()) in (ANNA, BORIS)

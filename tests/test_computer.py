@@ -43,6 +43,7 @@ def test_a_decision_is_legal_deterministic_and_changes_nothing(title: str, moves
     game.apply(first.action)
 
 
+@pytest.mark.slow  # a whole game each: 20-60 s
 @pytest.mark.parametrize("title", ["1861", "1867"])
 def test_the_computer_plays_whole_games_deciding_every_kind_of_move(title: str) -> None:
     rules = Rules.rulebook(market=load_board(title).default_market)
@@ -67,6 +68,7 @@ SOUGHT = {"par", "buy_share", "sell_shares", "merge", "convert", "dividend", "ch
 """The moves a game between computer players may never offer it: sought in random games."""
 
 
+@pytest.mark.slow  # a whole random game each, with decisions along it: a minute or two
 @pytest.mark.parametrize(("title", "seed"), [("1861", 23), ("1867", 21)])
 def test_every_kind_of_move_gets_a_legal_decision(title: str, seed: int) -> None:
     """Wherever a random game (one that reaches the last phase) offers one of :data:`SOUGHT`,
@@ -87,6 +89,7 @@ def test_every_kind_of_move_gets_a_legal_decision(title: str, seed: int) -> None
     assert {k for k, n in seen.items() if n} >= SOUGHT - {"remove_token", "discard_train"}
 
 
+@pytest.mark.slow  # a whole game: some 30 s
 def test_a_greedy_player_runs_pays_out_and_finishes_games() -> None:
     rules = Rules.rulebook(market=load_board("1867").default_market)
     scores, _, failures = play_game("1867", [GreedyAgent(0), GreedyAgent(1), GreedyAgent(2)], 5, rules)
