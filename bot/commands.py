@@ -102,6 +102,8 @@ class Verb:
     game: bool = True
     any_time: bool = False
     """An action any seated player may take, their turn or not (a standing order)."""
+    secret: bool = False
+    """Its answer is for the one who asked alone: typed (not a slash command), it goes by direct message."""
     typist: str = "decider"
 
 
@@ -170,7 +172,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn", "turns.redo",
          options=what(required=False), typist="undoer"),
     Verb("hint", "hint", "What the computer would do in your place now, and why (only you see it; it never acts)",
-         "turn", "computer.hint", words=0),
+         "turn", "computer.hint", words=0, secret=True),
     Verb("computer", "computer takes over", "Let the computer play your seat until you type `I'm back`", "turn",
          "computer.take_over", words=2),
     Verb("back", "I'm back", "Play your own seat again after `computer takes over`", "turn", "computer.back",

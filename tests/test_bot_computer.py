@@ -26,6 +26,13 @@ def _collect(sent: list[Post]):  # type: ignore[no-untyped-def]
     return deliver
 
 
+def _collect_text(sent: list[str]):  # type: ignore[no-untyped-def]
+    """A user's ``send`` (a direct message to them) that keeps the text."""
+    async def send(content: str | None = None, **kwargs: object) -> None:
+        sent.append(content or "")
+    return send
+
+
 async def test_console_seats_computers_that_move_until_a_person_is_to_act() -> None:
     out: list[str] = []
     async with SqliteEventStore(":memory:") as store:
@@ -113,10 +120,25 @@ async def test_discord_seats_computers_posts_their_moves_and_hints(table: Table)
     _, game = await table.service.game_in(str(CHANNEL_ID))
     human = USERS[game.state.player(game.acting_player() or "").name]
     events = len(await table.service.store.events(record.id))
-    hint = await table.say(human, "!hint")
-    assert (hint[0].content or "").startswith("💡 The computer would `")
+    direct: list[str] = []
+    human.send = _collect_text(direct)  # type: ignore[attr-defined]
+    try:
+        assert await table.say(human, "!hint") == []
+    finally:
+        del human.send  # type: ignore[attr-defined]
+    assert direct[0].startswith("💡 The computer would `")
     assert len(await table.service.store.events(record.id)) == events  # a hint never acts
     sent += await table.say(human, "!pass")
     computer_posts = [m.content or "" for m in posts(sent) if MARK in (m.content or "")]
     assert computer_posts and all(p.startswith("**Computer ") for p in computer_posts)
     assert (await table.acting()) in (ANNA, BORIS)
+
+
+async def test_a_typed_hint_goes_by_direct_message(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    for user, text in ((ANNA, "!new"), (BORIS, "!join"), (ANNA, "!start")):
+        await table.say(user, text)
+    human = await table.acting()
+    direct: list[str] = []
+    monkeypatch.setattr(human, "send", _collect_text(direct), raising=False)
+    in_channel = await table.say(human, "!hint")
+    assert in_channel == [] and direct and direct[0].startswith("💡 The computer would `")
