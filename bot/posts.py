@@ -21,7 +21,7 @@ from engine.game_setup import describe
 from engine.options import OptionDef
 from engine.routes import RouteResult, check_routes
 from engine.titles import TITLES, title_named
-from engine.trains import find_train, over_limit
+from engine.trains import find_train
 from engine.view import round_title, turn_view
 from render.map import render_map
 from render.market import render_market
@@ -80,8 +80,7 @@ def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
     """What the actor may do, as commands; laying track, the hexes open to it."""
     if game.state.trainless_majors and not game.state.finished:
         return "`nationalize`, `keep`"
-    if game.round_name == "Operating" and game.state.round.step == "track" and not game.state.trainless_majors \
-            and not over_limit(game.ctx, game.state):
+    if turn_view(game).laying_track:
         return f"{track_hint(game)}, `pass`"
     text = ", ".join(_token_choice(game, hint, actions[0]) if isinstance(actions[0], PlaceToken)
                      else f"`{hint}`{_loan_mark(game, actions)}" for hint, actions in notation.hinted_actions(game))
@@ -98,7 +97,7 @@ def _token_choice(game: Game, command: str, token: PlaceToken) -> str:
     hex_id = token.hex
     name = game.ctx.board.location_names.get(hex_id, "").partition(" (")[0]
     cost = ""
-    if game.round_name == "Operating":
+    if turn_view(game).operating:
         cost = f" {game.ctx.title.currency}{token_cost(game.state, game.actor() or '', hex_id)}"
     return f"`{command}`" + (f" {name}" if name else "") + cost
 
@@ -107,7 +106,7 @@ def _loan_mark(game: Game, actions: list[Action]) -> str:
     """`` (loan)`` after a train from the bank the company can only pay for by borrowing
     (8.11.3); a train from another company has its price still to name."""
     action = actions[0]
-    if game.round_name != "Operating" or not isinstance(action, BuyTrain):
+    if not isinstance(action, BuyTrain) or not turn_view(game).operating:
         return ""
     try:
         source, _ = find_train(game.ctx, game.state, action.train)
@@ -260,14 +259,12 @@ def _is_president(game: Game, player_id: str, sym: str) -> bool:
 def fingerprints(game: Game) -> dict[str, int]:
     """Cheap digests of what each picture shows, to post only the pictures that changed."""
     state = game.state
-    rnd = state.round
     return {
         "map": hash(repr((sorted(state.map.tiles.items()), sorted(state.map.tokens.items())))),
         "market": hash(repr(sorted(state.market.items()))),
         "table": hash(repr((
             state.players, state.companies, state.bank, state.pool, sorted(state.private_owner.items()),
-            sorted(state.closed_privates), state.depot, state.phase, game.round_name, state.round_number,
-            getattr(rnd, "number", None), state.finished,
+            sorted(state.closed_privates), state.depot, state.phase, round_title(game), state.finished,
         ))),
     }
 

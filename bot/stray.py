@@ -29,7 +29,7 @@ def questioned_pass(game: Game, last: LastMove | None, typist: str | None) -> st
     """What to ask ``typist`` before a bare `pass`, or None if it can go ahead: asked
     in an operating round when their own last move, for a company, ended that
     company's turn (by itself or by a pass) and another of theirs is called now."""
-    if last is None or typist is None or game.state.finished or game.round_name != "Operating":
+    if last is None or typist is None or game.state.finished or not turn_view(game).operating:
         return None
     actor = game.actor()
     if actor is None or actor not in game.state.companies or last.entity == actor:

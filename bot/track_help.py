@@ -13,10 +13,10 @@ from engine.game import Game
 from engine.legal import legal_lays
 from engine.loans import borrowing_power
 from engine.notation import distinct_rotations, shown
-from engine.operating import OperatingRound
 from engine.state import Company
 from engine.track import lay_cost
 from engine.trains import cheapest_bank_price
+from engine.view import TrackView, turn_view
 from render.svg import money
 from render.tiles import Candidate, exits_towards
 
@@ -34,9 +34,9 @@ class TileOption:
 
 def track_options(game: Game) -> dict[str, list[TileOption]]:
     """For the company laying track now, each hex it may lay on and the tiles that fit."""
-    state = game.state
+    state, track = game.state, turn_view(game).track
     company = state.companies.get(game.actor() or "")
-    if company is None or game.round_name != "Operating" or state.round.step != "track":
+    if company is None or track is None:
         return {}
     found: dict[tuple[str, str], list[int]] = {}
     for lay in legal_lays(game, company):
@@ -45,15 +45,15 @@ def track_options(game: Game) -> dict[str, list[TileOption]]:
     for (hex_id, name), rotations in found.items():
         tile = game.ctx.board.tiles[name]
         distinct = distinct_rotations(tile, rotations)
-        cost = lay_cost(game.ctx, state, hex_id, tile, second=bool(state.round.lays))
+        cost = lay_cost(game.ctx, state, hex_id, tile, second=bool(track.lays))
         options.setdefault(hex_id, []).append(TileOption(name, tuple(distinct), cost))
     return options
 
 
 def tiles_text(game: Game, rest: str = "") -> str:
     """The ``tiles`` reply: every hex, or one (``tiles H6``), with tiles, rotations, costs."""
-    state = game.state
-    if game.round_name != "Operating" or state.round.step != "track":
+    state, track = game.state, turn_view(game).track
+    if track is None:
         from .posts import doing, who_acts
 
         raise Refusal(f"Nobody is laying track now: {who_acts(game)} {doing(game)}.")
@@ -69,7 +69,7 @@ def tiles_text(game: Game, rest: str = "") -> str:
         options = {focus: options[focus]}
     if not options:
         return f"{sym} has nowhere to lay track now: `pass`."
-    extra = _second_action(state.round)
+    extra = _second_action(track)
     spare = _spare_for_track(game, company)
     lines = [f"**{sym}** ({money(game.ctx, company.cash)}) may lay{extra}:"]
     if focus:
@@ -128,12 +128,12 @@ def _cost_note(cost: int, company: Company, spare: float, *, brackets: bool = Fa
     return ", ".join(notes)
 
 
-def _second_action(rnd: OperatingRound) -> str:
+def _second_action(track: TrackView) -> str:
     """8.6: after an upgrade the extra action only lays yellow; after a yellow lay it may
     also upgrade. Either way it costs 20 more."""
-    if not rnd.lays:
+    if not track.lays:
         return ""
-    return " (its second action, 20 more: yellow only)" if rnd.upgraded else " (its second action, 20 more)"
+    return " (its second action, 20 more: yellow only)" if track.upgraded else " (its second action, 20 more)"
 
 
 def _spare_for_track(game: Game, company: Company) -> float:

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 from typing import Any
 
 from engine.actions import Action, LayTile, PlaceToken, RemoveToken, action_from_dict
 from engine.errors import EngineError
 from engine.game import Game
+from engine.view import turn_view
 from storage import ChannelBusy, EventKind, GameRecord, GameStatus, Seat, UndoError
 from storage.repository import effective_events, undos_to_redo
 
@@ -141,7 +141,7 @@ class Turns(Feature):
     async def _question_pass(self, record: GameRecord, seq: int, game: Game, seat: Seat) -> None:
         """Refuse, once at this position, a bare `pass` that may be meant for a turn
         which has just ended by itself (:mod:`bot.stray`)."""
-        if self._questioned.get(record.id) == seq or game.round_name != "Operating":
+        if self._questioned.get(record.id) == seq or not turn_view(game).operating:
             return
         moves = [e for e in effective_events(await self.store.events(record.id)) if e.kind is EventKind.ACTION]
         last = LastMove(str(moves[-1].action.get("type")), str(moves[-1].action.get("entity")), moves[-1].actor) \
@@ -317,9 +317,8 @@ class Turns(Feature):
 def _try(game: Game, action: Action) -> None:
     """Raise a :class:`Refusal` if ``action`` would be refused now (a deal is checked
     before the other side is asked)."""
-    trial = Game(game.ctx, copy.deepcopy(game.state))
     try:
-        trial.apply(action, check=False)
+        game.check(action)
     except EngineError as exc:
         raise Refusal(f"{sentence(str(exc))} You may: {choices_text(game)}") from None
 

@@ -8,7 +8,7 @@ from typing import ClassVar
 from .actions import Action, Bid, Pass
 from .errors import IllegalAction
 from .options import LEFT_OF_AUCTIONEER
-from .rounds import Round, TurnView
+from .rounds import AuctionView, Round, TurnView
 from .state import Context, GameState
 
 BID_STEP = 5
@@ -33,10 +33,14 @@ class AuctionRound(Round):
     def actor(self, ctx: Context, state: GameState) -> str:
         return state.players[self.turn].id
 
+    def lowest_bid(self) -> int:
+        """The minimum opening bid, or a raise of 5 on the high bid (5.1)."""
+        return self.minimum if self.high_bidder is None else self.high_bid + BID_STEP
+
     def moves(self, ctx: Context, state: GameState) -> list[Action]:
         """A bid at the lowest amount allowed, and a pass."""
         player = state.players[self.turn]
-        lowest = self.minimum if self.high_bidder is None else self.high_bid + BID_STEP
+        lowest = self.lowest_bid()
         bid: list[Action] = [Bid(player.id, self.private, lowest)] if player.cash >= lowest else []
         return bid + [Pass(player.id)]
 
@@ -56,7 +60,9 @@ class AuctionRound(Round):
         return "Private auction"
 
     def view(self, ctx: Context, state: GameState, actor: str) -> TurnView:
-        return TurnView(self.heading(state), self.kind, f"bids on {self.private}", actor, up_for_auction=self.private)
+        bidder = None if self.high_bidder is None else state.players[self.high_bidder].id
+        auction = AuctionView("private", self.private, self.high_bid, bidder, self.lowest_bid())
+        return TurnView(self.heading(state), self.kind, f"bids on {self.private}", actor, auction=auction)
 
 
 def start(ctx: Context, state: GameState) -> AuctionRound:

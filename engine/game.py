@@ -62,6 +62,11 @@ class Game:
             raise IllegalAction("the game has no round under way")
         return self.state.round
 
+    def check(self, action: Action) -> None:
+        """Raise the engine's refusal (:class:`~engine.errors.EngineError`) if ``action``
+        would be refused now; the game itself is left as it is."""
+        Game(self.ctx, self.state.copy()).apply(action, check=False)
+
     @property
     def round_name(self) -> str:
         return "Finished" if self.state.finished else self.round.kind

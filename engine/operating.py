@@ -12,7 +12,7 @@ from .actions import Action, BuyPrivate, DiscardTrain
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .operating_steps import Step, buy_private
-from .rounds import Round, TurnView
+from .rounds import Round, TrackView, TurnView
 from .state import Company, Context, GameState
 from .tokens import home_city, put_token
 
@@ -22,6 +22,7 @@ class OperatingRound(Round):
     """The operating round's progress: which company operates and at which step."""
 
     kind: ClassVar[str] = "Operating"
+    companies_operate: ClassVar[bool] = True
     number: int = 1  # 1..operating rounds in this set
     order: list[str] = field(default_factory=list)
     index: int = 0
@@ -81,14 +82,15 @@ class OperatingRound(Round):
 
     def view(self, ctx: Context, state: GameState, actor: str) -> TurnView:
         if actor in trains.over_limit(ctx, state):
-            return TurnView(self.heading(state), self.kind, "is over its train limit and discards", actor)
+            doing = "is over its train limit and discards"
+            return TurnView(self.heading(state), self.kind, doing, actor)
         return TurnView(
             self.heading(state),
             self.kind,
             self.current_step(ctx).doing,
             actor,
             placing_token=self.step == "token",
-            laying_track=self.step == "track",
+            track=TrackView(tuple(self.lays), self.upgraded) if self.step == "track" else None,
         )
 
     def operating_rounds_done(self) -> int:

@@ -18,16 +18,46 @@ if TYPE_CHECKING:
     from .actions import Action
     from .state import Context, GameState
 
+class AuctionView(NamedTuple):
+    """What is up for auction now (5.1 a private, 7.2 a minor, 15.1 a bundle)."""
+
+    what: str  # "private" (5.1), "minor" (7.2) or "bundle" (15.1)
+    item: str
+    high_bid: int  # 0 before the first bid
+    high_bidder: str | None  # player id
+    minimum: int  # the lowest bid a player may make now
+
+
+class TrackView(NamedTuple):
+    """A company laying track (8.6): what it has done this turn."""
+
+    lays: tuple[str, ...]  # hexes laid or upgraded this turn
+    upgraded: bool  # one of them was an upgrade (a second action then lays yellow only)
+
+
 class TurnView(NamedTuple):
-    """The round and what the actor is doing now, in words and flags."""
+    """The round and what the actor is doing now, in words and flags: the one public
+    view of a round for the console, Discord and pictures (:func:`engine.view.turn_view`)."""
 
     round_title: str  # "Stock round 3", "Operating round 3.1", "Game over"...
     round_kind: str  # "Auction", "Stock", "Operating", "Merger", "Finished"
     doing: str  # "lays track", "bids on TSR", ...
     actor: str | None  # player id or company symbol
-    up_for_auction: str | None = None  # the private or minor being auctioned
+    auction: AuctionView | None = None  # the auction under way
     placing_token: bool = False  # a home token or an operating-round token
-    laying_track: bool = False
+    track: TrackView | None = None  # set while a company lays track
+    operating: bool = False  # an operating round: companies act (8)
+    minor_auctions_open: bool = True  # minors may be put up for auction (7.2; not in 15.1)
+    private_notes: tuple[tuple[str, str], ...] = ()  # (private, what the round says of it)
+
+    @property
+    def up_for_auction(self) -> str | None:
+        """The private, minor or bundle being auctioned."""
+        return self.auction.item if self.auction else None
+
+    @property
+    def laying_track(self) -> bool:
+        return self.track is not None
 
 
 @dataclass
@@ -36,6 +66,9 @@ class Round(ABC):
 
     kind: ClassVar[str]
     """``Auction``, ``Stock``, ``Operating``, ``Merger`` (and a title's own, ``Bundles``)."""
+    companies_operate: ClassVar[bool] = False
+    """Companies act in it, each in its turn (8: an operating round)."""
+
     opens_operating_rounds: ClassVar[bool] = False
     """A set's operating rounds follow it (7.6: a stock round)."""
     bids_up_to_cash: ClassVar[bool] = False

@@ -11,7 +11,7 @@ from .actions import Action, Bid, BuyShare, Par, Pass, PlaceToken, SellShares
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .options import LEFT_OF_AUCTIONEER
-from .rounds import Round, TurnView
+from .rounds import AuctionView, Round, TurnView
 from .state import Certificate, Context, GameState, Player
 
 MINOR_MIN_BID = 100
@@ -98,8 +98,9 @@ class StockRound(Round):
         if self.home_token:
             return TurnView(title, self.kind, "places its home token", actor, placing_token=True)
         if self.auction:
-            minor = self.auction.minor
-            return TurnView(title, self.kind, f"bids on {minor}", actor, up_for_auction=minor)
+            a = self.auction
+            auction = AuctionView("minor", a.minor, a.high_bid, state.players[a.high_bidder].id, a.high_bid + BID_STEP)
+            return TurnView(title, self.kind, f"bids on {a.minor}", actor, auction=auction)
         return TurnView(title, self.kind, "has a stock turn", actor)
 
     def decider(self, state: GameState, company: str) -> str | None:

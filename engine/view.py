@@ -9,23 +9,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .rounds import TurnView
+from .rounds import AuctionView, TrackView, TurnView
 
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["TurnView", "round_title", "turn_view"]
+__all__ = ["AuctionView", "TrackView", "TurnView", "round_title", "turn_view"]
 
 
 def turn_view(game: Game) -> TurnView:
     """The view of ``game`` now."""
-    state = game.state
+    state, rnd = game.state, game.state.round
+    if rnd is None:
+        return TurnView("", "", "", None)
     if state.finished:
-        return TurnView("Game over", game.round_name, "", None)
-    actor = game.actor() or ""
-    if state.trainless_majors:
-        return TurnView(round_title(game), game.round_name, "has no train: nationalize or keep?", actor)
-    return game.round.view(game.ctx, state, actor)
+        view = TurnView("Game over", game.round_name, "", None)
+    elif state.trainless_majors:
+        view = TurnView(round_title(game), game.round_name, "has no train: nationalize or keep?", game.actor())
+    else:
+        view = rnd.view(game.ctx, state, game.actor() or "")
+    notes = ((p.sym, rnd.private_note(game.ctx, state, p.sym)) for p in game.ctx.board.privates)
+    return view._replace(operating=rnd.companies_operate and not state.finished,
+                         minor_auctions_open=rnd.minor_auctions_open,
+                         private_notes=tuple((sym, note) for sym, note in notes if note is not None))
 
 
 def round_title(game: Game) -> str:

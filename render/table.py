@@ -13,12 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
 
+from engine.game import Game
 from engine.game_setup import describe
 from engine.market import in_price_order
 from engine.scoring import final_values
 from engine.shares import cert_count, cert_limit
 from engine.state import Company, Context, GameState
 from engine.stock_round import available_minors
+from engine.view import AuctionView, TurnView, turn_view
 
 from .colors import swatch
 from .svg import (
@@ -95,12 +97,13 @@ def render_table(
     company symbol) are shown in the header; the acting row is marked.
     """
     body = ET.Element("g")
+    view = turn_view(Game(ctx, state))
     parts: list[Callable[[float], tuple[float, float]]] = [
         lambda y: _options(ctx, body, PAD, y),
         lambda y: _table(ctx, body, PAD, y, "Players", *_players(ctx, state, acting)),
         lambda y: _table(ctx, body, PAD, y, "Companies", *_companies(ctx, state, acting)),
-        lambda y: _others(ctx, state, body, PAD, y),
-        lambda y: _table(ctx, body, PAD, y, "Private companies", *_privates(ctx, state)),
+        lambda y: _others(ctx, state, view, body, PAD, y),
+        lambda y: _table(ctx, body, PAD, y, "Private companies", *_privates(ctx, state, view)),
         lambda y: _trains(ctx, state, body, PAD, y),
         lambda y: _phase(ctx, state, body, PAD, y),
     ]
@@ -186,9 +189,10 @@ def _players(ctx: Context, state: GameState, acting: str | None) -> tuple[list[s
     return headers, rows
 
 
-def _status(ctx: Context, state: GameState, sym: str) -> str:
-    """'running', 'auction' (a minor open to auction), 'unstarted', 'merged' or 'closed'.
-    The state railway always has a row (1861's RSR before it operates as 1867's CN)."""
+def _status(ctx: Context, state: GameState, sym: str, auctions_open: bool = False) -> str:
+    """'running', 'auction' (a minor open to auction, while the round lets minors be
+    auctioned: ``auctions_open``), 'unstarted', 'merged' or 'closed'. The state railway
+    always has a row (1861's RSR before it operates as 1867's CN)."""
     company = state.companies[sym]
     if company.merged_into is not None:
         return "merged"
@@ -196,8 +200,7 @@ def _status(ctx: Context, state: GameState, sym: str) -> str:
         return "closed"
     if company.is_national or company.floated or company.market is not None:
         return "running"
-    open_ = state.round is None or state.round.minor_auctions_open
-    return "auction" if open_ and sym in available_minors(ctx, state) else "unstarted"
+    return "auction" if auctions_open and sym in available_minors(ctx, state) else "unstarted"
 
 
 def _running(ctx: Context, state: GameState) -> list[str]:
@@ -245,7 +248,7 @@ def _president(state: GameState, company: Company) -> str:
 
 
 def _others(
-    ctx: Context, state: GameState, parent: ET.Element, x: float, y: float
+    ctx: Context, state: GameState, view: TurnView, parent: ET.Element, x: float, y: float
 ) -> tuple[float, float]:
     """Chips for the companies not started yet and for those closed, a group each,
     wrapped at ``CHIP_LINE`` pixels."""
@@ -255,7 +258,7 @@ def _others(
     for (status, kind), label in OTHERS.items():
         syms = [
             s for s in state.companies
-            if _status(ctx, state, s) == status and kind in (None, state.companies[s].type)
+            if _status(ctx, state, s, view.minor_auctions_open) == status and kind in (None, state.companies[s].type)
         ]
         if not syms:
             continue
@@ -276,10 +279,10 @@ def _percent(value: int) -> str:
     return f"{value}%" if value else ""
 
 
-def _privates(ctx: Context, state: GameState) -> tuple[list[str], list[_Row]]:
+def _privates(ctx: Context, state: GameState, view: TurnView) -> tuple[list[str], list[_Row]]:
     headers = ["Private", "Name", "Value", "Revenue", "Owner"]
     names = {p.id: p.name for p in state.players}
-    up = state.round.private if state.round is not None and state.round.kind == "Auction" else None
+    notes = dict(view.private_notes)
     rows = []
     for private in ctx.board.privates:
         if private.sym not in state.private_owner and private.sym not in state.closed_privates:
@@ -287,11 +290,9 @@ def _privates(ctx: Context, state: GameState) -> tuple[list[str], list[_Row]]:
         closed = private.sym in state.closed_privates
         owner = state.private_owner.get(private.sym)
         shown = "closed" if closed else names.get(owner or "", owner) or "for sale"
-        note = state.round.private_note(ctx, state, private.sym) if state.round is not None else None
-        if note is not None:
-            shown = note
-        if private.sym == up:
-            shown = _auction_text(ctx, state)
+        shown = notes.get(private.sym, shown)
+        if view.auction is not None and view.auction.what == "private" and private.sym == view.auction.item:
+            shown = _auction_text(ctx, state, view.auction)
         cells = [
             _Cell(private.sym, bold=True),
             _Cell(private.name),
@@ -303,12 +304,11 @@ def _privates(ctx: Context, state: GameState) -> tuple[list[str], list[_Row]]:
     return headers, rows
 
 
-def _auction_text(ctx: Context, state: GameState) -> str:
+def _auction_text(ctx: Context, state: GameState, auction: AuctionView) -> str:
     """The private up for auction: the high bid, or the minimum an opening bid needs."""
-    rnd = state.round
-    if rnd.high_bidder is not None:
-        return f"up for auction: {state.players[rnd.high_bidder].name} bids {money(ctx, rnd.high_bid)}"
-    return f"up for auction: minimum bid {money(ctx, rnd.minimum)}"
+    if auction.high_bidder is not None:
+        return f"up for auction: {state.player(auction.high_bidder).name} bids {money(ctx, auction.high_bid)}"
+    return f"up for auction: minimum bid {money(ctx, auction.minimum)}"
 
 
 def _chip_width(sym: str) -> float:

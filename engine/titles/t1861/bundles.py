@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from engine import market
 from engine.actions import Action, Bid, Pass
 from engine.errors import IllegalAction
-from engine.rounds import Round, TurnView
+from engine.rounds import AuctionView, Round, TurnView
 from engine.state import Context, GameState
 
 BID_STEP = 5
@@ -88,8 +88,9 @@ class BundleRound(Round):
         if self.bundle is None:
             offered = " · ".join(describe(ctx, state, name) for name in self.unsold)
             return TurnView(self.heading(state), self.kind, f"nominates a bundle (15.1): {offered}", actor)
-        return TurnView(self.heading(state), self.kind, f"bids on bundle {self.bundle}", actor,
-                        up_for_auction=self.bundle)
+        auction = AuctionView("bundle", self.bundle, self.high_bid, state.players[self.high_bidder].id,
+                              self.high_bid + BID_STEP)
+        return TurnView(self.heading(state), self.kind, f"bids on bundle {self.bundle}", actor, auction=auction)
 
 
 def bundle_set(ctx: Context, players: int) -> dict[str, Any]:
