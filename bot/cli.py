@@ -230,6 +230,38 @@ def _selfplay_text(summary: dict[str, Any]) -> str:
     return "\n".join(lines + summary["failures"])
 
 
+def cmd_arena(args: argparse.Namespace) -> int:
+    """Play whole games between computer players (computer, greedy, random), checking
+    self-play's invariants after every action; wins, ranks, decision times, a rating."""
+    from bot.arena import arena
+    from engine.computer import AGENTS
+    from engine.game_setup import check_options, rulebook_players
+
+    names = [n.strip().lower() for n in args.seats.split(",") if n.strip()]
+    unknown = sorted(set(names) - set(AGENTS))
+    try:
+        options = check_options(args.title, (o.lower() for o in args.options))
+        if unknown:
+            raise EngineError(f"no computer player called {', '.join(unknown)}: {', '.join(AGENTS)}")
+        if len(names) not in rulebook_players(args.title, options):
+            raise EngineError(f"{args.title} seats {', '.join(map(str, rulebook_players(args.title, options)))} "
+                              f"players, not {len(names)}")
+    except EngineError as exc:
+        print(f"troika: {exc}", file=sys.stderr)
+        return 2
+    summary = arena(args.title, names, args.games, args.seed, options, args.rules == "site")
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        for name, entry in summary["agents"].items():
+            ms = entry["decision_ms"]
+            print(f"{name}: {entry['wins']} wins in {entry['seats']} seats, mean rank {entry['mean_rank']}, "
+                  f"decisions p50 {ms['p50']} ms, p95 {ms['p95']} ms, max {ms['max']} ms, rating {entry['rating']}")
+        for failure in summary["failures"]:
+            print(f"failure: {failure}")
+    return 0 if not summary["failures"] else 1
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a stored game as an 18xx.games log, to open on the site."""
     import asyncio
@@ -562,8 +594,19 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-COMMANDS = ("replay", "routes", "render", "selfplay", "run", "export", "backup", "migrate", "admin", "bench")
+COMMANDS = ("replay", "routes", "render", "selfplay", "arena", "run", "export", "backup", "migrate", "admin", "bench")
 """The subcommands of ``troika``."""
+
+
+def _games_played(p: argparse.ArgumentParser, games: int) -> None:
+    """The arguments of a command that plays whole games (``selfplay``, ``arena``)."""
+    p.add_argument("--games", type=int, default=games)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--title", default=DEFAULT_TITLE, choices=list(TITLES), help="the game to play (default 1861)")
+    p.add_argument("--options", nargs="*", default=[], metavar="OPTION",
+                   help="the rulebook's optional rules to play, e.g. long-game (the `options` command lists them)")
+    p.add_argument("--rules", default="rulebook", choices=["rulebook", "site"],
+                   help="the rulebook's, or the rules as 18xx.games applies them")
 
 
 def _game_and_action(p: argparse.ArgumentParser) -> None:
@@ -610,18 +653,21 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if every or command == "selfplay":
         p = sub.add_parser("selfplay", help="play random games, checking the rules' invariants",
                            description=cmd_selfplay.__doc__)
-        p.add_argument("--games", type=int, default=20)
-        p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--title", default=DEFAULT_TITLE, choices=list(TITLES), help="the game to play (default 1861)")
-        p.add_argument("--options", nargs="*", default=[], metavar="OPTION",
-                       help="the rulebook's optional rules to play, e.g. long-game (the `options` command lists them)")
-        p.add_argument("--rules", default="rulebook", choices=["rulebook", "site"],
-                       help="the rulebook's, or the rules as 18xx.games applies them")
+        _games_played(p, 20)
         p.add_argument("--players", type=int, help="only games of this many players (default: every count "
                        "the rulebook seats, in turn)")
         p.add_argument("--export", metavar="DIR", help="write each game as an 18xx.games log into DIR")
         p.add_argument("--json", action="store_true", help="the summary as JSON")
         p.set_defaults(func=cmd_selfplay)
+
+    if every or command == "arena":
+        p = sub.add_parser("arena", help="computer players against each other over whole games",
+                           description=cmd_arena.__doc__)
+        p.add_argument("--seats", default="computer,random,random,random",
+                       help="the agents in seat order, comma-separated: computer, greedy, random")
+        _games_played(p, 10)
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+        p.set_defaults(func=cmd_arena)
 
     database = os.environ.get("TROIKA_DB") or "troika.db"
     where = "a SQLite file or a postgresql:// URL (default: $TROIKA_DB, else ./troika.db)"

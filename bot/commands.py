@@ -102,6 +102,8 @@ class Verb:
     game: bool = True
     any_time: bool = False
     """An action any seated player may take, their turn or not (a standing order)."""
+    secret: bool = False
+    """Its answer is for the one who asked alone: typed (not a slash command), it goes by direct message."""
     typist: str = "decider"
 
 
@@ -169,6 +171,12 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
          "turns.undo", options=what(required=False), typist="mover"),
     Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn", "turns.redo",
          options=what(required=False), typist="undoer"),
+    Verb("hint", "hint", "What the computer would do in your place now, and why (only you see it; it never acts)",
+         "turn", "computer.hint", words=0, secret=True),
+    Verb("computer", "computer takes over", "Let the computer play your seat until you type `I'm back`", "turn",
+         "computer.take_over", words=2),
+    Verb("back", "I'm back", "Play your own seat again after `computer takes over`", "turn", "computer.back",
+         words=1, aliases=("i'm", "im", "i’m")),
     Verb("agree", "agree", "Agree to the deal you were asked about", "turn", "turns.agree", words=0, button=True),
     Verb("refuse", "refuse", "Refuse the deal you were asked about", "turn", "turns.refuse", words=0, button=True),
     Verb("withdraw", "withdraw", "Take back a deal you proposed before it is answered", "turn", "turns.withdraw",

@@ -12,6 +12,7 @@ from engine.actions import EndGame
 from storage import CorruptEvent, EventKind, GameRecord, GameStatus, NewEvent, Seat, StoreError
 
 from .commands import Parsed, split
+from .computer_seats import COMPUTER, give_to_computer, is_computer_seat
 from .core import Account, Core, Feature, Reply, code_span, match_seat, seated_name
 from .errors import Refusal
 from .posts import next_line
@@ -41,15 +42,25 @@ class Commissioner(Feature):
     async def replace_typed(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         """`replace PLAYER @ACCOUNT` (or `seat`) as typed: the account as its mention."""
         name, _, new = rest.rpartition(" ")
+        if new.lower() == COMPUTER:
+            return await self.replace(record, commissioner, name.strip('"'), Account(COMPUTER, COMPUTER))
         if DISCORD_MENTION.fullmatch(new):  # an account is resolved by the frontend, not read here
             raise Refusal("Write it as `replace PLAYER @ACCOUNT`, mentioning the new player.")
         return await self.replace(record, commissioner, name.strip('"'), Account(new, new))
 
     async def replace(self, record: GameRecord, commissioner: Seat, player: str, new: Account) -> Reply:
-        """The commissioner gives ``player``'s seat to the account ``new``."""
-        seat, used = match_seat(record, player.split())
+        """The commissioner gives ``player``'s seat to the account ``new``: to the computer
+        if ``new`` is ``computer`` (the seat keeps its name); ``player`` ``computer`` is
+        the seat the computer plays, if it plays one."""
+        seat, used = _computer_seat(record) if player.lower() == COMPUTER else match_seat(record, player.split())
         if used != len(player.split()):
             raise Refusal("Write it as `replace PLAYER @ACCOUNT`.")
+        if new.id == COMPUTER:
+            if is_computer_seat(seat):
+                raise Refusal(f"The computer plays {seat.display_name}'s seat already.")
+            await self.repo.change_seats(record.id, lambda current: give_to_computer(current.seats, seat),
+                                         commissioner.player_id, note=f"the computer replaces {seat.display_name}")
+            return Reply(f"🤖 The computer takes {seat.display_name}'s seat.")
         name = seated_name(new)
 
         def seated(current: GameRecord) -> list[Seat]:
@@ -157,6 +168,15 @@ class Commissioner(Feature):
         await self.repo.record_admin(record.id, live.seq, data, commissioner.player_id, note=note or None,
                                      outbox=[post])
         return Reply()
+
+
+def _computer_seat(record: GameRecord) -> tuple[Seat, int]:
+    """The one seat the computer plays, as :func:`bot.core.match_seat` answers."""
+    seats = [s for s in record.seats if is_computer_seat(s)]
+    if len(seats) != 1:
+        named = ", ".join(s.display_name for s in seats) or "none"
+        raise Refusal(f"Name the seat to give back: the computer plays {named}.")
+    return seats[0], 1
 
 
 def _hours(text: str, verb: str = "remind") -> float | None:

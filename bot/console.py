@@ -94,7 +94,8 @@ class Console:
             raise Refusal(f"`{misplaced[0]}` is not a player's name: {NEW} (a player count comes first).")
         if not 2 <= len(words) <= MAX_PLAYERS:
             raise Refusal(f"Name 2 to {MAX_PLAYERS} players: {NEW}.")
-        if len({n.lower() for n in words}) != len(words):
+        if len({n.lower() for n in words if n.lower() != "computer"}) != len([n for n in words
+                                                                              if n.lower() != "computer"]):
             raise Refusal("Give each player a different name.")
         return await self.service.start_local_game(CHANNEL, [(n, n) for n in words],
                                                    rules=setup.rules(), title=setup.title)

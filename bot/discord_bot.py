@@ -644,6 +644,12 @@ class GameCog(VerbCommands, commands.Cog, name="Game"):  # type: ignore[misc,val
             await self.answer_for_all(ctx, work)
             return
         reply = await work
+        if VERBS[split(text)[0]].secret and ctx.interaction is None:  # a slash command's answer is private already
+            try:
+                await self.answer(ctx, reply, send=ctx.author.send)
+            except discord.HTTPException:  # direct messages closed: `/hint` would answer privately
+                await ctx.send("✗ I cannot send you a direct message: use `/hint`, whose answer only you see.")
+            return
         try:
             await self.deliver(channel_id)
         except Exception:  # the command is stored; the delivery loop sends its posts later

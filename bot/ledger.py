@@ -10,7 +10,8 @@ Admin events (``{"type": ...}``): ``start``; ``settings`` (``remind_hours``, and
 ``player`` when a player sets their own);
 ``pause`` / ``resume`` (reason in the note); ``ask`` (``consenter``, ``action``,
 ``command``; the requester is the event's actor); ``answer`` (``answer``: refused or
-withdrawn); ``reminder`` (``stage``, ``position``); ``status_message`` (``message_id``).
+withdrawn); ``reminder`` (``stage``, ``position``); ``status_message`` (``message_id``);
+``computer`` (``player``, ``on``: the computer plays that player's seat, :mod:`bot.computer_seats`).
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class Ledger:
     since: datetime | None = None
     """When the game came to Troika: the actions stored with it (an imported game's
     history) are not timed, and no turn began before it."""
+    computer: set[str] = field(default_factory=set)
+    """Players who have handed their seat to the computer for now, by player id."""
 
     def fold(self, events: Iterable[Event]) -> None:
         """Take in the events after :attr:`seq`; those folded already are skipped, so
@@ -100,6 +103,10 @@ class Ledger:
             self.reminded.add(int(data["stage"]))
         elif kind == "status_message":
             self.status_message = data.get("message_id") or None  # "": unpinned, the game over
+        elif kind == "computer" and data.get("on"):
+            self.computer.add(str(data.get("player")))
+        elif kind == "computer":
+            self.computer.discard(str(data.get("player")))
 
     def _moved(self, event: Event) -> None:
         self.position = event.seq

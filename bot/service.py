@@ -24,10 +24,12 @@ and hands it to the handler the verb table names (:data:`bot.commands.VERBS`).
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from datetime import datetime
+from typing import Any
 
 from engine.titles import TITLES
 from storage import CorruptEvent, EventStore, GameStatus, OutboxMessage, Shard
@@ -36,6 +38,7 @@ from storage.store import unstorable, utc_now
 
 from .commands import VERBS, split
 from .commissioner import Commissioner
+from .computer_seats import COMPUTER, ComputerSeats, computer_seats
 from .core import REPLY_LIMIT, Account, AlreadyDone, Command, Core, Post, Reply, Status, broken
 from .delivery import Delivery, process_name
 from .errors import Refusal
@@ -43,6 +46,8 @@ from .information import Information
 from .posts import Picture
 from .setting_up import MAX_PLAYERS, SetUp, game_choice, option_suggestions, setup_words
 from .turns import Turns
+
+log = logging.getLogger("troika.service")
 
 __all__ = [
     "MAX_PLAYERS", "TITLES", "Account", "Post", "Reply", "Status", "TroikaService", "game_choice",
@@ -75,13 +80,13 @@ class TroikaService:
         self.turns = Turns(self.core, self.delivery)
         self.commissioner = Commissioner(self.core, self.turns)
         self.information = Information(self.core)
+        self.computer = ComputerSeats(self.core, self.turns)
         self._done: OrderedDict[str, None] = OrderedDict()
         features = {"setup": self.setup, "turns": self.turns, "commissioner": self.commissioner,
-                    "information": self.information, "delivery": self.delivery}
+                    "information": self.information, "delivery": self.delivery, "computer": self.computer}
         for name, verb in VERBS.items():  # a verb whose handler is missing stops the service here
             feature, _, method = verb.handler.partition(".")
             self.core.handlers[name] = getattr(features[feature], method)
-        self.start_local_game = self.setup.start_local_game
         self.import_site_game = self.setup.import_site_game
         if draw is not None:
             self.delivery.draw = draw
@@ -89,7 +94,6 @@ class TroikaService:
         self.drawn = self.delivery.drawn
         self.post_pictures = self.delivery.pictures
         self.verify_running_games = self.repo.verify_running_games
-        self.send_reminders = self.delivery.send_reminders
         self.close = self.delivery.close
         self.set_status_message = self.delivery.set_status_message
         self.channel_deleted = self.commissioner.channel_deleted
@@ -144,7 +148,7 @@ class TroikaService:
                 raise Refusal(f"{what} holds {problem}, which Troika cannot store; type it again without.")
         try:
             async with self._command(channel_id, key):
-                return await self._handle(channel_id, account, text, guild_id, at)
+                reply = await self._handle(channel_id, account, text, guild_id, at)
         except AlreadyDone:
             return Reply()
         except Refusal as exc:
@@ -152,6 +156,25 @@ class TroikaService:
             if len(text) <= REPLY_LIMIT:
                 raise
             raise type(exc)(text[:REPLY_LIMIT - 30].rstrip() + " … (cut: too long)") from None
+        await self._computer_moves(channel_id)
+        return reply
+
+    async def _computer_moves(self, channel_id: str) -> None:
+        """The computer's moves for its seats after a command (each its own event, under
+        no request key of a person's command); its trouble is logged, the command stands."""
+        try:
+            async with self.core.lock(channel_id):
+                await self.computer.catch_up(channel_id)
+        except Exception:
+            log.exception("the computer's moves in channel %s stopped", channel_id)
+
+    async def send_reminders(self, game_ids: Collection[int] | None = None) -> None:
+        """The reminders due (:meth:`bot.delivery.Delivery.send_reminders`), then the computer's
+        moves in running games where it is to act (a long stretch of its moves goes on here)."""
+        await self.delivery.send_reminders(game_ids)
+        for record in await self.store.list_games([GameStatus.RUNNING]):
+            if record.channel_id and self.core.owns(record) and (game_ids is None or record.id in game_ids):
+                await self._computer_moves(record.channel_id)
 
     @asynccontextmanager
     async def _command(self, channel_id: str, key: str | None) -> AsyncIterator[None]:
@@ -218,6 +241,18 @@ class TroikaService:
 
         try:
             async with self._command(channel_id, key):
-                return await self.core.retrying(attempt)
+                reply = await self.core.retrying(attempt)
         except AlreadyDone:
             return Reply()
+        await self._computer_moves(channel_id)
+        return reply
+
+    async def start_local_game(self, channel_id: str, players: list[tuple[str, str]], **kwargs: Any) -> Reply:
+        """Set up and start a game at once (console, tests; :meth:`bot.setting_up.SetUp.start_local_game`);
+        a player named ``computer`` is a computer's seat. The computer then moves while it is to act."""
+        reply = await self.setup.start_local_game(channel_id, computer_seats([name for _, name in players])
+                                                  if any(n.lower() == COMPUTER for _, n in players) else players,
+                                                  **kwargs)
+        async with self.core.lock(channel_id):
+            await self.computer.catch_up(channel_id)
+        return reply

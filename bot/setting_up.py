@@ -19,6 +19,7 @@ from engine.view import round_title
 from storage import ChannelBusy, CorruptEvent, EventKind, GameRecord, GameStatus, InvalidGameLog, NewEvent, Seat
 from storage.repository import rules_options
 
+from .computer_seats import COMPUTER, computer_account
 from .core import Account, Command, Feature, Reply, code_span, seated_name
 from .errors import NoGame, Refusal
 from .posts import doing, next_line, options_text, who_acts
@@ -101,10 +102,16 @@ class SetUp(Feature):
     async def new(self, command: Command) -> Reply:
         """`new [TITLE] [MARKET] [OPTION ...]`: a game set up in the channel, its commissioner the one who typed it."""
         channel_id, account, guild_id = command.channel_id, command.account, command.guild_id
-        setup = game_choice(command.rest.split())
+        words = command.rest.split()
+        setup = game_choice([w for w in words if w.lower() != COMPUTER])
         seat = Seat(0, account.id, account.name, account.id, True)
+        computers = [Seat(i, computer_account(i), f"Computer {i}", computer_account(i))
+                     for i in range(1, 1 + sum(w.lower() == COMPUTER for w in words))]
+        if len(computers) >= MAX_PLAYERS:
+            raise Refusal(f"The table is full at {MAX_PLAYERS} players: seat fewer computers.")
         rules = setup.rules()
-        record = await self._create(channel_id, [seat], rules.to_dict(), None, account.id, setup.title, guild_id)
+        record = await self._create(channel_id, [seat, *computers], rules.to_dict(), None, account.id, setup.title,
+                                    guild_id)
         seats = rulebook_players(setup.title, rules.options)
         return Reply(f"**{account.name}** sets up game {record.id} of {setup.title} "
                      f"({setup_words(setup.title, rules)}) and is its commissioner. Others: `join`. "

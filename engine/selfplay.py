@@ -22,7 +22,7 @@ from functools import cached_property
 from typing import Any
 
 from . import graph, shares, trains
-from .actions import Action, BuyTrain, Dividend, EndGame, LayTile
+from .actions import Action, BuyTrain, Dividend, EndGame, LayTile, Pass
 from .board import TileDef, hex_distance, is_edge
 from .errors import InvalidAction
 from .game import Game
@@ -280,6 +280,25 @@ class TableHabits:
             return frozenset()
         reached = {h for h, _ in graph.reachable(ctx, state, sym).nodes}
         return frozenset(h for h in ctx.board.hexes if h not in reached and ctx.tile_at(state, h)[0].nodes)
+
+
+PASS_WEIGHT = 0.25
+"""How often the random player (the arena's ``random``) prefers passing when it may act."""
+
+
+def random_move(game: Game, rng: random.Random) -> Action | None:
+    """Apply a random legal move (:func:`random_order`) and return it; None if the
+    engine accepts none of them."""
+    return game.apply_first(random_order(game, rng))
+
+
+def random_order(game: Game, rng: random.Random) -> list[Action]:
+    """The legal moves in a random order, a pass first now and then (:data:`PASS_WEIGHT`)."""
+    options = legal_actions(game)
+    passes: list[Action] = [a for a in options if isinstance(a, Pass)]
+    others: list[Action] = [a for a in options if not isinstance(a, Pass)]
+    rng.shuffle(others)
+    return passes + others if passes and rng.random() < PASS_WEIGHT else others + passes
 
 
 def check_invariants(game: Game, last: Action, before: Before | None = None) -> None:

@@ -12,6 +12,7 @@ TYPED = {
     "routes": ["routes", "game.json", "--at", "40", "--check-logged"],
     "render": ["render", "game.json", "--out", "pictures", "--routes"],
     "selfplay": ["selfplay", "--games", "3", "--seed", "7", "--title", "1867"],
+    "arena": ["arena", "--title", "1867", "--seats", "computer,greedy,random", "--games", "2", "--json"],
     "run": ["run", "--db", "x.db", "--workers", "0"],
     "export": ["export", "--game", "2", "--out", "x.json"],
     "backup": ["backup", "copy.db"],

@@ -1,0 +1,163 @@
+"""``troika arena``: computer players against each other over whole games.
+
+Each game seats the agents named (rotated one seat per game, so every agent sits in
+every place), plays to the end with self-play's invariants checked after every action
+(:func:`engine.selfplay.check_invariants`), and ranks the seats by the final score
+(12.2; a tie shares the rank, and a win shared by a tie counts for each winner). Per
+agent: seats, wins, mean rank, score share, moves and decision times; and a rating
+(openskill's Plackett-Luce, every seat of one agent playing as that agent).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+from engine.board import load_board
+from engine.computer import Agent, agent_named
+from engine.errors import EngineError
+from engine.game import Game
+from engine.rules import Rules
+from engine.selfplay import MAX_ACTIONS, Before, InvariantError, check_invariants
+
+Played = tuple[dict[int, int], list[list[float]], list[str]]
+"""A game's final score by seat, each seat's decision times (ms) and the failures."""
+
+
+def play_game(title: str, agents: list[Agent], seed: int, rules: Rules) -> Played:
+    """One game: the final score by seat, each seat's decision times (ms) and the failures."""
+    players = [(f"p{i}", f"{agent.name.title()} {i + 1}") for i, agent in enumerate(agents)]
+    game = Game.new(players, seed, rules, title)
+    seat_of = {pid: i for i, (pid, _) in enumerate(players)}
+    times: list[list[float]] = [[] for _ in agents]
+    failures: list[str] = []
+    for _ in range(MAX_ACTIONS):
+        if game.state.finished:
+            break
+        seat = seat_of[game.acting_player() or ""]
+        before = Before.of(game)
+        start = time.perf_counter()
+        try:
+            decision = agents[seat].decide(game)
+        except EngineError as exc:
+            failures.append(f"game {seed}: {agents[seat].name} in seat {seat + 1} could not move: {exc}")
+            break
+        times[seat].append((time.perf_counter() - start) * 1000)
+        try:
+            game.apply(decision.action)
+            check_invariants(game, decision.action, before)
+        except (EngineError, InvariantError) as exc:
+            failures.append(f"game {seed}: {agents[seat].name} in seat {seat + 1}: {decision.action}: {exc}")
+            break
+    else:
+        failures.append(f"game {seed}: not finished after {MAX_ACTIONS} actions")
+    result = game.result() if game.state.finished else {}
+    return {seat_of[pid]: value for pid, value in result.items()}, times, failures
+
+
+def ranks(scores: dict[int, int]) -> dict[int, int]:
+    """Each seat's rank by score, 1 the best; equal scores share the better rank."""
+    return {seat: 1 + sum(other > score for other in scores.values()) for seat, score in scores.items()}
+
+
+def arena(title: str, names: list[str], games: int, seed: int, options: frozenset[str] = frozenset(),
+          site: bool = False) -> dict[str, Any]:
+    """Play ``games`` games of ``title`` with the agents ``names`` seated; the summary."""
+    rules = (Rules.site if site else Rules.rulebook)(market=load_board(title).default_market, options=options)
+    stats: dict[str, dict[str, Any]] = {
+        name: {"seats": 0, "wins": 0, "ranks": [], "share": [], "times": []} for name in names
+    }
+    rating = Rating(sorted(set(names)))
+    failures: list[str] = []
+    for i in range(games):
+        shift = i % len(names)
+        seated = names[shift:] + names[:shift]
+        agents = [agent_named(name, seed + i) for name in seated]
+        scores, times, failed = play_game(title, agents, seed + i, rules)
+        failures += failed
+        for seat, name in enumerate(seated):
+            stats[name]["times"] += times[seat]
+        if not scores:
+            continue
+        placed = ranks(scores)
+        total = sum(scores.values()) or 1
+        for seat, name in enumerate(seated):
+            entry = stats[name]
+            entry["seats"] += 1
+            entry["wins"] += placed[seat] == 1
+            entry["ranks"].append(placed[seat])
+            entry["share"].append(scores[seat] / total)
+        rating.update(seated, placed)
+    agents_out = {name: _summary(entry) | {"rating": rating.of(name)} for name, entry in stats.items()}
+    return {"games": games, "title": title, "seed": seed, "agents": agents_out, "failures": failures,
+            "rating": rating.kind}
+
+
+def _summary(entry: dict[str, Any]) -> dict[str, Any]:
+    times = sorted(entry["times"])
+    return {
+        "seats": entry["seats"],
+        "wins": entry["wins"],
+        "mean_rank": round(statistics.fmean(entry["ranks"]), 3) if entry["ranks"] else None,
+        "score_share": round(statistics.fmean(entry["share"]), 4) if entry["share"] else None,
+        "moves": len(times),
+        "decision_ms": {
+            "p50": round(_percentile(times, 0.50), 2),
+            "p95": round(_percentile(times, 0.95), 2),
+            "max": round(times[-1], 2) if times else 0.0,
+        },
+    }
+
+
+def _percentile(ordered: list[float], q: float) -> float:
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Rating:
+    """openskill's Plackett-Luce rating per agent (every seat of one agent rated as it,
+    the agent taking the mean of its seats' new ratings); without openskill installed,
+    a simple Elo: each pair of seats is a game won by the better rank, K = 16."""
+
+    def __init__(self, names: list[str]) -> None:
+        try:
+            from openskill.models import PlackettLuce
+        except ImportError:
+            self.model = None
+            self.kind = "elo"
+            self.elo = {name: 1500.0 for name in names}
+        else:
+            self.model = PlackettLuce()
+            self.kind = "openskill"
+            self.skill = {name: self.model.rating(name=name) for name in names}
+
+    def update(self, seated: list[str], placed: dict[int, int]) -> None:
+        if self.model is None:
+            self._elo(seated, placed)
+            return
+        teams = [[self.model.rating(mu=self.skill[n].mu, sigma=self.skill[n].sigma)] for n in seated]
+        rated = self.model.rate(teams, ranks=[placed[s] for s in range(len(seated))])
+        for name in set(seated):
+            mine = [rated[s][0] for s, n in enumerate(seated) if n == name]
+            self.skill[name] = self.model.rating(mu=statistics.fmean(r.mu for r in mine),
+                                                 sigma=statistics.fmean(r.sigma for r in mine), name=name)
+
+    def _elo(self, seated: list[str], placed: dict[int, int]) -> None:
+        change = {name: 0.0 for name in seated}
+        for a, name_a in enumerate(seated):
+            for b, name_b in enumerate(seated):
+                if a == b or name_a == name_b:
+                    continue
+                expected = 1 / (1 + 10 ** ((self.elo[name_b] - self.elo[name_a]) / 400))
+                actual = 1.0 if placed[a] < placed[b] else 0.5 if placed[a] == placed[b] else 0.0
+                change[name_a] += 16 * (actual - expected)
+        for name, delta in change.items():
+            self.elo[name] += delta / seated.count(name)
+
+    def of(self, name: str) -> dict[str, float]:
+        if self.model is None:
+            return {"elo": round(self.elo[name], 1)}
+        skill = self.skill[name]
+        return {"mu": round(skill.mu, 2), "sigma": round(skill.sigma, 2), "ordinal": round(skill.ordinal(), 2)}

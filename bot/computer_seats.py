@@ -1,0 +1,167 @@
+"""Computer players at the table: seats the computer plays, hand-overs, and `hint`.
+
+A seat is the computer's when its account is a computer's (``computer-N``: seated by
+``new ... computer``, or given by the commissioner, ``replace Boris computer``), or while
+its player has handed it over (``computer takes over`` until ``I'm back``: admin events
+``{"type": "computer", "player": ID, "on": true|false}``, :mod:`bot.ledger`). After every
+command the computer moves for each such seat that is to act, its moves posted like
+anyone's, marked as the computer's with its reason (:func:`engine.computer.decide`).
+:meth:`ComputerSeats.move_for` is the one hand-over: what any policy that lets the
+computer move for a seat (an absent player's time-out) calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+
+from engine.computer import Decision, decide
+from engine.game import Game
+from storage import GameRecord, GameStatus, Seat
+
+from .commands import VERBS, Parsed, split
+from .core import Core, Feature, Reply, code_span, seat_of
+from .errors import NoGame, NotAllowed, Refusal
+from .ledger import Ledger
+from .posts import next_line
+from .turns import Turns
+
+log = logging.getLogger("troika.computer")
+
+COMPUTER = "computer"
+"""The word for the computer player, where a person's name or account would go."""
+
+MOST_MOVES = 25
+"""Moves the computer makes after one command, at most (some seconds, well within a worker's
+call time); the service's periodic pass (reminders) lets it go on."""
+
+
+def computer_account(seat: int) -> str:
+    """The account of the computer in seat ``seat`` (0-based)."""
+    return f"{COMPUTER}-{seat + 1}"
+
+
+def is_computer_seat(seat: Seat) -> bool:
+    """The seat's account is a computer's."""
+    return (seat.discord_user_id or "").startswith(f"{COMPUTER}-")
+
+
+def computer_seats(names: list[str]) -> list[tuple[str, str]]:
+    """Players as (id, name) for names typed at `new`, each ``computer`` a computer's
+    seat (``computer-N``, named "Computer N")."""
+    players: list[tuple[str, str]] = []
+    for i, name in enumerate(names):
+        if name.lower() == COMPUTER:
+            players.append((computer_account(i), f"Computer {sum(n.lower() == COMPUTER for n in names[:i + 1])}"))
+        else:
+            players.append((name, name))
+    return players
+
+
+class ComputerSeats(Feature):
+    """The computer's moves for its seats, the hand-over and back, and `hint`."""
+
+    def __init__(self, core: Core, turns: Turns) -> None:
+        super().__init__(core)
+        self.turns = turns
+
+    @staticmethod
+    def plays(seat: Seat, ledger: Ledger) -> bool:
+        """The computer plays ``seat`` now."""
+        return is_computer_seat(seat) or seat.player_id in ledger.computer
+
+    async def catch_up(self, channel_id: str) -> int:
+        """The computer moves for its seats while one of them is to act (not while the
+        game is paused or waits for a consent); how many moves it made."""
+        for made in range(MOST_MOVES):
+            try:
+                record = await self.core.channel_game(channel_id)
+            except NoGame:
+                return made
+            if record.status is not GameStatus.RUNNING or not await self.move_for(record):
+                return made
+        return MOST_MOVES
+
+    async def move_for(self, record: GameRecord, player: str | None = None) -> bool:
+        """One move by the computer for the seat to act if the computer plays it (or it is
+        ``player``'s, whoever plays it: a hand-over policy's call); whether it moved."""
+        live = await self.repo.load(record.id)
+        game = live.game
+        ledger = await self.core.ledger(record.id, live.seq)
+        if game.state.finished or ledger.paused is not None or ledger.ask is not None:
+            return False
+        acting = game.acting_player()
+        if acting is None:
+            return False
+        seat = seat_of(record, acting)
+        if player != acting and not (player is None and self.plays(seat, ledger)):
+            return False
+        decision = await asyncio.to_thread(decide, game, record.seed)
+        words = decision.words(game)
+        try:
+            parsed = _read(game, acting, words, decision)
+            await self.turns.apply(record, live.seq, game, seat, parsed, words, "played by the computer",
+                                   reason=decision.reason)
+        except Refusal as exc:  # the engine's own move refused: a bug to see in the log, not a stall
+            log.error("game %s: the computer's %r was refused: %s", record.id, words, exc)
+            return False
+        return True
+
+    async def take_over(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+        """`computer takes over`: the computer plays the player's seat until `I'm back`."""
+        if rest.strip().lower() not in ("takes over", "take over", "play", ""):
+            raise Refusal("Write it as `computer takes over` (then `I'm back` to play again).")
+        await self._hand(record, seat, True, f"🤖 The computer plays **{seat.display_name}**'s seat until "
+                                             f"they type `I'm back`.")
+        return Reply()
+
+    async def back(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+        """`I'm back`: the player plays their own seat again."""
+        await self._hand(record, seat, False, f"**{seat.display_name}** is back and plays their own seat.")
+        return Reply()
+
+    async def _hand(self, record: GameRecord, seat: Seat, on: bool, text: str) -> None:
+        if is_computer_seat(seat):
+            raise NotAllowed("This seat is the computer's; the commissioner gives it to a person with "
+                             "`replace computer @ACCOUNT`.")
+        live = await self.repo.load(record.id)
+        ledger = await self.core.ledger(record.id, live.seq)
+        if (seat.player_id in ledger.computer) == on:
+            raise Refusal("The computer already plays your seat: `I'm back` takes it back." if on else
+                          "You play your own seat already; `computer takes over` hands it to the computer.")
+        post = {"kind": "note", "seq": live.seq + 1, "text": text, "next": next_line(live.game),
+                "mention": None if on else live.game.acting_player()}
+        await self.repo.record_admin(record.id, live.seq, {"type": COMPUTER, "player": seat.player_id, "on": on},
+                                     seat.player_id, outbox=[post])
+
+    async def hint(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
+        """`hint`: what the computer would do in the player's place now, and why; it never acts."""
+        live = await self.repo.load(record.id)
+        game = live.game
+        if game.state.finished:
+            raise Refusal("The game is over.")
+        if game.acting_player() != seat.player_id:
+            raise NotAllowed("It is not your turn: a hint is for the move you are to make.")
+        decision = await asyncio.to_thread(decide, game, record.seed)
+        return Reply(f"💡 The computer would {code_span(decision.words(game))}: {decision.reason}.")
+
+
+def _read(game: Game, player: str, words: str, decision: Decision) -> Parsed:
+    """The computer's move read back from its command words, as a player's would be (so
+    its post shows the same detail, such as the routes run); its own action if the words
+    do not read back to it."""
+    verb, rest = split(words)
+    try:
+        parsed = VERBS[verb].reader(game, player, verb, rest)
+    except Refusal:
+        return Parsed(decision.action)
+    if parsed.action != decision.action and parsed.action.kind != "run_routes":
+        return Parsed(decision.action)
+    return parsed
+
+
+def give_to_computer(seats: Sequence[Seat], seat: Seat) -> list[Seat]:
+    """The seats with ``seat`` given to the computer (its name kept)."""
+    return [replace(s, discord_user_id=computer_account(s.seat)) if s.seat == seat.seat else s for s in seats]

@@ -1,0 +1,132 @@
+"""What a position is worth to a player: the computer players' yardstick.
+
+A player's worth is what the rulebook scores at the end (12.2: cash, privates at face
+value, shares at their price) plus what their holdings should still earn: each
+company's income per operating round (its proven-best routes for the company in
+question, its last run for the others), times the player's part of it, over the
+operating rounds the game likely has left, less its loans. Money is the one unit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..route_search import best_routes
+from ..scoring import final_values
+from ..state import Company, GameState, Train
+from ..trains import cheapest_bank_price
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+HORIZON = 4
+"""Operating rounds of income counted at most: trains rust and prices move beyond that."""
+
+LOAN_COST = 120
+"""What a loan costs a company's holders: its 100 back and a round or two of interest (8.10)."""
+
+SPARE_CASH = 0.4
+"""A company's cash beyond the next train it needs, to its holders per unit (it may buy more later)."""
+
+PER_STOP = 25
+"""A rough revenue per stop for a company that has trains but has not run yet."""
+
+
+def rounds_left(game: Game) -> float:
+    """The operating rounds the game likely has left, counted at most :data:`HORIZON`:
+    the end when it is set (12.1), else fewer as the phases go by."""
+    state, board = game.state, game.ctx.board
+    if state.game_ends_after is not None:
+        sets, number = state.game_ends_after
+        return float(max(1, min(HORIZON, (sets - state.round_number) * state.operating_rounds + number)))
+    names = [p.name for p in board.phases]
+    done = names.index(state.phase) / max(1, len(names) - 1) if state.phase in names else 0.5
+    return max(1.0, HORIZON * (1.0 - 0.6 * done))
+
+
+def route_income(game: Game, sym: str) -> int:
+    """What ``sym``'s trains would earn on their proven-best routes now, every train
+    counted as ready to run (a trainless company: one of the bank's cheapest trains)."""
+    state = game.state.copy()
+    company = state.companies[sym]
+    if not company.placed_tokens:
+        return 0
+    if not company.trains:
+        cheapest = _cheapest_train(game)
+        if cheapest is None:
+            return 0
+        company.trains = [Train("probe-0", cheapest)]
+    for train in company.trains:
+        train.operated = False
+    return sum(r.revenue for r in best_routes(game.ctx, state, company, remember=False))
+
+
+def _cheapest_train(game: Game) -> str | None:
+    price = cheapest_bank_price(game.ctx, game.state)
+    if price is None:
+        return None
+    for train in [*game.state.depot.upcoming, *game.state.depot.pool]:
+        if game.ctx.board.train(train.name).price == price:
+            return train.name
+    return None
+
+
+def guessed_income(game: Game, company: Company) -> int:
+    """A company's income per operating round without a route search: its last run,
+    or its trains' stops at :data:`PER_STOP` each before it has run; nothing without trains."""
+    if not company.trains:
+        return 0
+    if company.last_revenue:
+        return company.last_revenue
+    return sum(game.ctx.board.train(t.name).pay for t in company.trains) * PER_STOP
+
+
+def train_need(game: Game, company: Company) -> int:
+    """The cash ``company`` needs for its next train: the bank's cheapest when it has
+    none, else nothing."""
+    if company.trains or company.closed:
+        return 0
+    return cheapest_bank_price(game.ctx, game.state) or 0
+
+
+def company_value(game: Game, company: Company, income: int, horizon: float) -> float:
+    """What ``company`` is worth to its holders beyond its share price, for all of it:
+    income over the horizon, its cash (in full up to the train it needs), less loans."""
+    need = train_need(game, company)
+    cash = min(company.cash, need) + SPARE_CASH * max(0, company.cash - need)
+    return income * horizon + cash - LOAN_COST * company.loans
+
+
+def holding(state: GameState, player: str, company: Company) -> float:
+    """The part of ``company`` that ``player`` holds (a minor's one certificate is all of it)."""
+    return state.player(player).percent_of(company.sym) / 100
+
+
+def worths(game: Game, incomes: dict[str, int] | None = None) -> dict[str, float]:
+    """Every player's worth: the final score now plus their part of every company's
+    :func:`company_value`; ``incomes`` overrides guessed incomes by company."""
+    state = game.state
+    horizon = rounds_left(game)
+    values: dict[str, float] = {k: float(v) for k, v in final_values(game.ctx, state).items()}
+    for player in state.players:
+        for sym in player.privates:
+            values[player.id] += game.ctx.board.private(sym).revenue * horizon
+    for company in state.companies.values():
+        if company.closed or not company.floated or company.is_national:
+            continue
+        income = (incomes or {}).get(company.sym)
+        if income is None:
+            income = guessed_income(game, company)
+        value = company_value(game, company, income, horizon)
+        for player in state.holders(company.sym):
+            values[player.id] += holding(state, player.id, company) * value
+    return values
+
+
+def standing(values: dict[str, float], player: str) -> float:
+    """How far ``player`` is ahead: their worth less the best and the mean of the others'."""
+    others = [v for k, v in values.items() if k != player]
+    if not others:
+        return values[player]
+    return values[player] - 0.5 * max(others) - 0.5 * sum(others) / len(others)
+

@@ -1,0 +1,151 @@
+"""Computer players at the table (bot/computer_seats.py): seated at `new`, given a seat by
+the commissioner and back, a player's own hand-over and return, `hint`; through the
+console, the service in one process and the service's worker pool (the Discord path)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot import computer_seats
+from bot.console import Console
+from bot.errors import NotAllowed, Refusal
+from bot.service import Account, Post, TroikaService
+from bot.workers import ServicePool
+from storage import SqliteEventStore
+from tests.test_bot_discord import ANNA, BORIS, CHANNEL_ID, USERS, Table, posts, table  # noqa: F401 (the fixture)
+
+ANNA_ACCOUNT, BORIS_ACCOUNT = Account("111", "Anna"), Account("222", "Boris")
+MARK = "played by the computer"
+
+
+def _collect(sent: list[Post]):  # type: ignore[no-untyped-def]
+    async def deliver(post: Post) -> None:
+        sent.append(post)
+    return deliver
+
+
+def _collect_text(sent: list[str]):  # type: ignore[no-untyped-def]
+    """A user's ``send`` (a direct message to them) that keeps the text."""
+    async def send(content: str | None = None, **kwargs: object) -> None:
+        sent.append(content or "")
+    return send
+
+
+async def test_console_seats_computers_that_move_until_a_person_is_to_act() -> None:
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+        await console.line("new 1867 Anna computer computer")
+        assert out[0].startswith("Game 1 of 1867 begins") and "Anna → Computer 1 → Computer 2" in out[0]
+        _, game = await service.game_in("console")
+        assert game.acting_player() == "Anna"
+        events = len(await store.events(1))
+        out.clear()
+        await console.line("hint")
+        assert out[0].startswith("💡 The computer would `") and len(await store.events(1)) == events
+        out.clear()
+        await console.line("pass")
+        moved = [line for line in out if MARK in line]
+        assert moved and all(line.startswith("Computer ") for line in moved)
+        assert all("(`" in line for line in moved)  # each with its reason
+        _, game = await service.game_in("console")
+        assert game.acting_player() == "Anna"
+
+
+async def test_a_player_hands_over_their_seat_and_takes_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(computer_seats, "MOST_MOVES", 6)
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        await service.start_local_game("c", [("a", "Anna"), ("b", "Boris"), ("c", "Clara")], first_player=0)
+        with pytest.raises(NotAllowed):
+            await service.handle("c", Account("b", "Boris"), "hint")  # not Boris's turn
+        await service.handle("c", Account("a", "Anna"), "computer takes over")
+        events = await store.events(1)
+        assert any(e.action.get("type") == "computer" for e in events)
+        moves = [e for e in events if e.actor == "a" and e.kind.name == "ACTION"]
+        assert moves  # the computer moved for Anna at once
+        with pytest.raises(Refusal, match="already plays your seat"):
+            await service.handle("c", Account("a", "Anna"), "computer takes over")
+        await service.handle("c", Account("a", "Anna"), "I'm back")
+        before = len(await store.events(1))
+        await service.handle("c", Account("b", "Boris"), "status")
+        assert len(await store.events(1)) == before  # no one is the computer's now: nothing moves
+
+
+async def test_the_commissioner_gives_a_seat_to_the_computer_and_back() -> None:
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        await service.start_local_game("c", [("a", "Anna"), ("b", "Boris"), ("c", "Clara")], first_player=0)
+        await service.handle("c", Account("a", "Anna"), "bid TSR 20")
+        reply = await service.handle("c", Account("a", "Anna"), "replace Boris computer")
+        assert "computer takes Boris" in reply.text
+        events = await store.events(1)
+        assert any(e.actor == "b" and e.kind.name == "ACTION" for e in events)  # it moved for Boris
+        with pytest.raises(Refusal):
+            await service.handle("c", Account("b", "Boris"), "replace Clara computer")  # not the commissioner
+        await service.replace_seat("c", Account("a", "Anna"), "computer", Account("b2", "Boris"))
+        [record] = await store.list_games()
+        assert [s.discord_user_id for s in record.seats] == ["a", "b2", "c"]
+
+
+async def test_the_worker_pool_seats_computers_and_hints_on_the_discord_path(tmp_path: Path) -> None:
+    async with SqliteEventStore(tmp_path / "pool.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as pool:
+        await pool.handle("chan", ANNA_ACCOUNT, "new 1861 computer computer", guild_id="g")
+        await pool.handle("chan", BORIS_ACCOUNT, "join", guild_id="g")
+        await pool.handle("chan", ANNA_ACCOUNT, "start", guild_id="g")
+        sent: list[Post] = []
+        await pool.flush(_collect(sent))
+        record = await store.active_game_in_channel("chan")
+        assert record is not None and [s.display_name for s in record.seats][1:3] == ["Computer 1", "Computer 2"]
+        deciding = await pool.deciding_account("chan")
+        assert deciding is not None and deciding.id in (ANNA_ACCOUNT.id, BORIS_ACCOUNT.id)  # the computers moved first
+        reply = await pool.handle("chan", deciding, "hint")
+        assert reply.text.startswith("💡 The computer would `")
+        for _ in range(4):  # the seats' order is drawn: the two people may act in turn before a computer does
+            if any(MARK in p.text for p in sent):
+                break
+            await pool.handle("chan", deciding, "pass")
+            await pool.flush(_collect(sent))
+            deciding = await pool.deciding_account("chan") or deciding
+        assert any(MARK in p.text and "Computer" in p.text for p in sent)
+
+
+async def test_discord_seats_computers_posts_their_moves_and_hints(table: Table) -> None:  # noqa: F811
+    await table.say(ANNA, "!new computer computer")
+    await table.say(BORIS, "!join")
+    sent = await table.say(ANNA, "!start")
+    record = await table.service.store.active_game_in_channel(str(CHANNEL_ID))
+    assert record is not None and [s.display_name for s in record.seats] == ["Anna", "Computer 1", "Computer 2",
+                                                                             "Boris"]
+    _, game = await table.service.game_in(str(CHANNEL_ID))
+    human = USERS[game.state.player(game.acting_player() or "").name]
+    events = len(await table.service.store.events(record.id))
+    direct: list[str] = []
+    human.send = _collect_text(direct)  # type: ignore[attr-defined]
+    try:
+        assert await table.say(human, "!hint") == []
+    finally:
+        del human.send  # type: ignore[attr-defined]
+    assert direct[0].startswith("💡 The computer would `")
+    assert len(await table.service.store.events(record.id)) == events  # a hint never acts
+    for _ in range(4):  # the seats' order is drawn: the two people may act in turn before a computer does
+        computer_posts = [m.content or "" for m in posts(sent) if MARK in (m.content or "")]
+        if computer_posts:
+            break
+        sent += await table.say(await table.acting(), "!pass")
+    assert computer_posts and all(p.startswith("**Computer ") for p in computer_posts)
+    assert (await table.acting()) in (ANNA, BORIS)
+
+
+async def test_a_typed_hint_goes_by_direct_message(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    for user, text in ((ANNA, "!new"), (BORIS, "!join"), (ANNA, "!start")):
+        await table.say(user, text)
+    human = await table.acting()
+    direct: list[str] = []
+    monkeypatch.setattr(human, "send", _collect_text(direct), raising=False)
+    in_channel = await table.say(human, "!hint")
+    assert in_channel == [] and direct and direct[0].startswith("💡 The computer would `")
