@@ -68,7 +68,8 @@ async def test_a_finished_games_pictures_at_any_move_are_what_troika_render_writ
 ) -> None:
     log, _ = shared_game("1861-29683")
     service = TroikaService(store, pictures=False)
-    await service.import_site_game("c1", Account("u1", "Anna"), json.dumps(log).encode())
+    importer = Account("u1", log["players"][0]["name"])  # seated under the site's name, as `render` shows it
+    await service.import_site_game("c1", importer, json.dumps(log).encode())
     [record] = await store.list_games()
     moves_after = site_moves(log)
     client = await client_of(store)
