@@ -254,3 +254,27 @@ def test_a_web_process_that_dies_is_started_again_on_the_same_address(console: C
     else:
         raise AssertionError("the web page did not come back")
     assert "bid TSR" in console.type("status")  # the console went on meanwhile
+
+
+def test_a_page_refused_live_updates_says_so_and_follows_once_a_place_is_free(
+    console: ConsoleRun, browser: Browser
+) -> None:
+    """A reader's ninth open page is refused its stream (8 a client): it said "live" and
+    never moved again. Now it says it is offline, and follows once another page closes."""
+    console.type("new Anna Boris Clara")
+    play_opening(console)
+    link = game_link(console)
+    pages = [browser.new_page() for _ in range(9)]
+    for page in pages:
+        page.goto(link)
+    last = pages[-1]
+    badge = last.locator("#live-state")
+    wait_until(last, lambda: badge.inner_text() == "offline: reconnecting", 10)
+    wait_until(pages[0], lambda: pages[0].locator("#live-state").inner_text() == "live", 10)
+    pages[0].close()
+    wait_until(last, lambda: badge.inner_text() == "live", 20)  # its stream opened again
+    moves = shown_move(last)
+    console.type("bid BSS 30")
+    wait_until(last, lambda: shown_move(last) == moves + 1, 10)
+    for page in pages[1:]:
+        page.close()

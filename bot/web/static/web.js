@@ -10,6 +10,7 @@
   let total = Number(main.dataset.total);
   let shown = Number(main.dataset.at);
   let following = main.dataset.live === "1";
+  let connected = false;  // the live updates' stream is open
   let zoom = 1;
   let wanted = null;
   let loading = false;
@@ -47,8 +48,10 @@
 
   function mark() {
     following = shown === total;
-    badge.textContent = following ? "live" : "move " + shown + " of " + total;
+    const now = connected ? "live" : "offline: reconnecting";
+    badge.textContent = following ? now : "move " + shown + " of " + total;
     badge.classList.toggle("history", !following);
+    badge.classList.toggle("offline", following && !connected);
     slider.max = String(total);
     slider.value = String(shown);
     main.dataset.at = String(shown);
@@ -130,13 +133,28 @@
     main.addEventListener(end, function (e) { touches.delete(e.pointerId); spread = 0; });
   }
 
-  const stream = new EventSource(base + "/events");
-  stream.onmessage = function (e) {
-    const data = JSON.parse(e.data);
-    const was = following;
-    total = data.total;
-    if (was && shown !== total) { show(total); } else { mark(); }
-  };
+  // Live updates. A stream the server refuses (too many open pages, a restart) is closed
+  // for good by the browser: say so, and open another after a while, longer each time.
+  let retry = 2000;
+  function listen() {
+    const stream = new EventSource(base + "/events");
+    stream.onopen = function () { connected = true; retry = 2000; mark(); };
+    stream.onmessage = function (e) {
+      const data = JSON.parse(e.data);
+      const was = following;
+      total = data.total;
+      if (was && shown !== total) { show(total); } else { mark(); }
+    };
+    stream.onerror = function () {
+      connected = false;
+      mark();
+      if (stream.readyState === EventSource.CLOSED) {
+        setTimeout(listen, retry);
+        retry = Math.min(retry * 2, 60000);
+      }
+    };
+  }
+  listen();
 
   localTimes();
   mark();
