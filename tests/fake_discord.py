@@ -524,7 +524,6 @@ class FakeDiscord:
             ("PATCH", r"/channels/(\d+)/messages/(\d+)", self._edit),
             ("PUT", r"/channels/(\d+)/(?:messages/)?pins/(\d+)", self._pin),
             ("DELETE", r"/channels/(\d+)/(?:messages/)?pins/(\d+)", self._pin),
-            ("POST", r"/users/@me/channels", self._open_dm),
             ("POST", r"/interactions/(\d+)/([^/]+)/callback", self._callback),
             ("POST", r"/webhooks/\d+/([^/]+)", self._followup),
             ("PATCH", r"/webhooks/\d+/([^/]+)/messages/(@original|\d+)", self._edit_answer),
@@ -576,7 +575,7 @@ class FakeDiscord:
         user = next((u for u in self.users.values() if str(u.id) == str(body.get("recipient_id"))), None)
         if user is None:
             return _json({"message": "Unknown User", "code": 10013}, 404)
-        channel = self.dms.setdefault(user.id, Channel(snowflake(), f"dm-{user.name}"))
+        channel = self.dms.setdefault(user.id, Channel(snowflake(), f"dm-{user.name}", dm_with=user.id))
         self.channels[channel.id] = channel
         return _json({"id": str(channel.id), "type": 1, "last_message_id": None, "flags": 0,
                       "recipients": [user.payload()]})
@@ -667,15 +666,6 @@ class FakeDiscord:
             return _json({"message": "Unknown Message", "code": 10008}, 404)
         message.pinned = request.method == "PUT"
         return web.Response(status=204)
-
-    async def _open_dm(self, request: web.Request) -> web.Response:
-        user_id = int((await request.json())["recipient_id"])
-        user = next(u for u in self.users.values() if u.id == user_id)
-        channel = next((c for c in self.channels.values() if c.dm_with == user_id), None)
-        if channel is None:
-            channel = Channel(snowflake(), f"dm-{user.name}", dm_with=user_id)
-            self.channels[channel.id] = channel
-        return _json({"id": str(channel.id), "type": 1, "recipients": [user.payload()], "last_message_id": None})
 
     async def _callback(self, request: web.Request, interaction_id: str, token: str) -> web.Response:
         interaction = self.interactions.get(int(interaction_id))

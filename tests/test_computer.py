@@ -15,18 +15,18 @@ from engine.errors import EngineError
 from engine.game import Game
 from engine.legal import legal_actions
 from engine.rules import Rules
-from engine.selfplay import random_move
+from engine.selfplay import table_move
 
 
 def _game(title: str, players: int = 4, seed: int = 7, moves: int = 0) -> Game:
-    """A new game, then ``moves`` random legal moves into it."""
+    """A new game, then ``moves`` self-played moves into it."""
     rules = Rules.rulebook(market=load_board(title).default_market)
     game = Game.new([(f"p{i}", f"P{i}") for i in range(players)], seed, rules, title)
     import random
 
     rng = random.Random(seed)
     for _ in range(moves):
-        random_move(game, rng)
+        table_move(game, rng)
     return game
 
 
@@ -71,7 +71,7 @@ SOUGHT = {"par", "buy_share", "sell_shares", "merge", "convert", "dividend", "ch
 @pytest.mark.slow  # a whole random game each, with decisions along it: a minute or two
 @pytest.mark.parametrize(("title", "seed"), [("1861", 23), ("1867", 21)])
 def test_every_kind_of_move_gets_a_legal_decision(title: str, seed: int) -> None:
-    """Wherever a random game (one that reaches the last phase) offers one of :data:`SOUGHT`,
+    """Wherever a self-played game (one that reaches the last phase) offers one of :data:`SOUGHT`,
     the computer decides (twice alike, changing nothing) and its move applies."""
     import random
 
@@ -85,7 +85,7 @@ def test_every_kind_of_move_gets_a_legal_decision(title: str, seed: int) -> None
             Game(game.ctx, game.state.copy()).apply(decision.action)
             for kind in offered:
                 seen[kind] += 1
-        random_move(game, rng)
+        table_move(game, rng)
     assert {k for k, n in seen.items() if n} >= SOUGHT - {"remove_token", "discard_train"}
 
 

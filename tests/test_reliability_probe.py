@@ -259,7 +259,8 @@ async def test_imported_names_are_made_one_line_and_distinct(tmp_path: Path, con
     async with SqliteEventStore(tmp_path / "games.db") as store, service_in(config, store) as service:
         reply = await service.import_site_game("table", zed, json.dumps(log).encode())
         record = await store.active_game_in_channel("table")
-        assert record is not None and [s.display_name for s in record.seats] == seated
+        # the importer takes the first seat under their own name (E5); the others are made distinct
+        assert record is not None and [s.display_name for s in record.seats] == ["Zed", *seated[1:]]
         assert "Renamed so each seat has a name of its own" in reply.text and "\n" not in reply.text
         holder = next(s for s in record.seats if s.commissioner)
         assert holder.seat == 0 and holder.discord_user_id == zed.id
