@@ -84,17 +84,18 @@ def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
     """What the actor may do, as commands; laying track, the hexes open to it."""
     if game.state.trainless_majors and not game.state.finished:
         return "`nationalize`, `keep`"
-    if turn_view(game).laying_track:
+    view = turn_view(game)  # once: each choice below reads it
+    if view.laying_track:
         return f"{track_hint(game)}, `pass`"
     items: list[tuple[str, str | None]] = []  # each choice, and the company it buys a train from
     for hint, actions in notation.hinted_actions(game):
         first = actions[0]
         if isinstance(first, PlaceToken):
-            items.append((_token_choice(game, hint, first), None))
+            items.append((_token_choice(game, hint, first, view.operating), None))
         elif isinstance(first, BuyTrain) and hint.endswith(" PRICE"):  # `train 3-5 from GRR PRICE`
             items.append((f"`{hint}`", hint.split()[3]))
         else:
-            items.append((f"`{hint}`{_loan_mark(game, actions)}{_pass_mark(game, first)}", None))
+            items.append((f"`{hint}`{_loan_mark(game, actions, view.operating)}{_pass_mark(game, first)}", None))
     text = ", ".join(choice for choice, _ in items)
     if limit is None or len(text) <= limit:
         return text
@@ -137,24 +138,25 @@ def _pass_mark(game: Game, action: Action) -> str:
     return f" (no train bought: {company.sym} is nationalized, 8.11.3)"
 
 
-def _token_choice(game: Game, command: str, token: PlaceToken) -> str:
-    """``token M9 0`` offered with the place's name and, in an operating round, what the
-    token costs: ```token O7 0` Québec $40``."""
+def _token_choice(game: Game, command: str, token: PlaceToken, operating: bool) -> str:
+    """``token M9 0`` offered with the place's name and, in an operating round
+    (``operating``), what the token costs: ```token O7 0` Québec $40``."""
     from engine.tokens import token_cost
 
     hex_id = token.hex
     name = game.ctx.board.location_names.get(hex_id, "").partition(" (")[0]
     cost = ""
-    if turn_view(game).operating:
+    if operating:
         cost = f" {game.ctx.title.currency}{token_cost(game.state, game.actor() or '', hex_id)}"
     return f"`{command}`" + (f" {name}" if name else "") + cost
 
 
-def _loan_mark(game: Game, actions: list[Action]) -> str:
+def _loan_mark(game: Game, actions: list[Action], operating: bool) -> str:
     """`` (loan)`` after a train from the bank the company can only pay for by borrowing
-    (8.11.3); a train from another company has its price still to name."""
+    (8.11.3) in an operating round (``operating``); a train from another company has its
+    price still to name."""
     action = actions[0]
-    if not isinstance(action, BuyTrain) or not turn_view(game).operating:
+    if not isinstance(action, BuyTrain) or not operating:
         return ""
     try:
         source, _ = find_train(game.ctx, game.state, action.train)
