@@ -22,6 +22,7 @@ from discord.ext import commands
 
 from bot.commands import VERBS, Verb
 from bot.console import Console
+from bot.core import handles
 from bot.discord_bot import ChoiceButton, GameCog, TroikaBot, buttons_for, suggest, suggest_options, verb_commands
 from bot.errors import Refusal
 from bot.information import Information
@@ -533,12 +534,13 @@ async def test_a_new_information_command_is_one_entry_in_the_table(
     """A `trains` command: one entry in the table and one function of the information
     feature; `!trains`, `/trains`, `help` and the console all have it from the entry."""
 
+    @handles("trains")
     async def trains(self: Information, record: GameRecord, rest: str) -> Reply:
         game = (await self.repo.load(record.id)).game
         return Reply(f"Trains in the yard: {len(game.state.depot.upcoming)}")
 
     monkeypatch.setattr(Information, "trains", trains, raising=False)
-    verb = Verb("trains", "trains", "The trains still in the yard", "info", "information.trains", words=0)
+    verb = Verb("trains", "trains", "The trains still in the yard", "info", words=0)
     monkeypatch.setitem(VERBS, "trains", verb)
 
     class TrialCog(verb_commands({"trains": verb}), GameCog, name="Game"):  # type: ignore[misc]
