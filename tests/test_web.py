@@ -3,6 +3,7 @@ move are what ``troika render --at`` writes; links; the `web` command; the rate 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -17,8 +18,9 @@ from bot.posts import who_acts
 from bot.service import Account, TroikaService, game_choice
 from bot.web import links, server
 from bot.web.bench import web_latency
-from bot.web.history import GameHistory, documents
+from bot.web.history import CHECKPOINT_EVERY, GameHistory, documents
 from bot.web.server import WebApp, make_app
+from engine.game import Game
 from engine.game_setup import describe
 from engine.importer import actions_of, read_log
 from storage import EventStore, SqliteEventStore, TroikaEngine
@@ -197,3 +199,77 @@ async def test_the_page_names_the_options_in_force_and_whose_turn_it_is(store: E
     assert options == "Options: " + " · ".join(describe("1861", ["long-game", "exports"]))
     acting = re.search(r'<strong id="acting">(.*?)</strong>', page)[1]  # type: ignore[index]
     assert acting == who_acts(game)
+
+
+async def test_every_answer_is_locked_down_and_names_no_software_version(store: EventStore, web_on: None) -> None:
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game("c1", [("u1", "Anna"), ("u2", "Boris")])
+    client = await client_of(store)
+    try:
+        key = links.game_key(1)
+        answers = [await client.get(path) for path in (f"/g/{key}", f"/g/{key}/map.svg", "/g/1-nothing", "/x")]
+        stream = await client.get(f"/g/{key}/events")  # headers sent before the stream's end
+        answers.append(stream)
+        for answer in answers:
+            assert answer.headers["Server"] == "Troika", answer.url
+            assert answer.headers["X-Content-Type-Options"] == "nosniff"
+            assert "default-src 'none'" in answer.headers["Content-Security-Policy"]
+        stream.close()
+    finally:
+        await client.close()
+
+
+async def test_a_picture_asked_for_at_once_by_many_is_drawn_once_and_sent_gzipped(
+    store: EventStore, web_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game("c1", [("u1", "Anna"), ("u2", "Boris")])
+    drawn: list[str] = []
+    real_draw = server.draw
+
+    def counted(game: object, name: str) -> str:
+        drawn.append(name)
+        return real_draw(game, name)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(server, "draw", counted)
+    client = await client_of(store)
+    try:
+        key = links.game_key(1)
+        answers = await asyncio.gather(*(client.get(f"/g/{key}/{name}.svg") for name in ["map"] * 4 + ["table"]))
+        assert [a.status for a in answers] == [200] * 5
+        assert {a.headers["Content-Encoding"] for a in answers} == {"gzip"}
+        texts = [await a.text() for a in answers]
+        assert len(set(texts[:4])) == 1 and "<svg" in texts[0] and "<svg" in texts[4]
+        await asyncio.sleep(0.3)  # the page's first request began drawing all three: each is drawn once
+        assert sorted(drawn) == ["map", "market", "table"]
+    finally:
+        await client.close()
+
+
+async def test_a_step_through_the_history_replays_from_the_moment_last_looked_at(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log, _ = shared_game("1861-29683")
+    await TroikaService(store, pictures=False).import_site_game("c1", Account("u1", "Anna"), json.dumps(log).encode())
+    [record] = await store.list_games()
+    events = await store.events(record.id)
+    history = GameHistory(record)
+    history.update(record, events)
+    engine = TroikaEngine()
+    plain = engine.new_game(record)
+    for event in effective_events(events)[:336]:
+        engine.apply(plain, event.action, replaying=True)
+    applied = []
+    real_apply = history._engine.apply
+
+    def counted(game: Game, action: dict[str, object], **options: bool) -> list[str]:
+        applied.append(action)
+        return real_apply(game, action, **options)
+
+    monkeypatch.setattr(history._engine, "apply", counted)
+    history.at(333)
+    assert len(applied) == 333 % CHECKPOINT_EVERY  # from the kept state before it
+    for n in (334, 335, 336):
+        history.at(n)
+    assert len(applied) == 333 % CHECKPOINT_EVERY + 3  # then one move a step
+    assert history.at(336).state == plain.state and len(applied) == 333 % CHECKPOINT_EVERY + 3

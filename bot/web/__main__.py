@@ -1,7 +1,8 @@
 """``python -m bot.web --db DB --listen HOST:PORT``: the web companion's process.
 
 It binds, prints ``web: URL`` on one line (the port chosen when 0 was asked), draws a
-map once a few seconds later so the first page is not the slowest, and serves until its standard input
+map once a few seconds later so the first page is not the slowest (and the newest games'
+latest moments), and serves until its standard input
 closes (the ``troika run`` that started it has stopped). It runs at a lower priority
 than the bot, so a flood of page views never takes the bot's cores.
 """
@@ -83,6 +84,7 @@ async def serve(location: str, host: str, port: int) -> None:
     print(f"web: http://{shown}:{bound[1]}", flush=True)
     await asyncio.sleep(float(os.environ.get(WARM_UP_VARIABLE, WARM_UP_AFTER)))
     await state.work(_warm_up, background=True)
+    await state.preload()
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
