@@ -8,6 +8,7 @@ import json
 import os
 import re
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -273,3 +274,45 @@ async def test_a_step_through_the_history_replays_from_the_moment_last_looked_at
         history.at(n)
     assert len(applied) == 333 % CHECKPOINT_EVERY + 3  # then one move a step
     assert history.at(336).state == plain.state and len(applied) == 333 % CHECKPOINT_EVERY + 3
+
+
+async def test_a_players_page_lists_finished_games_marked_so_and_moves_keep_the_sites_times(
+    store: EventStore, web_on: None
+) -> None:
+    log, _ = shared_game("1861-29683")
+    service = TroikaService(store, pictures=False)
+    await service.import_site_game("c1", Account("u1", "Anna"), json.dumps(log).encode())
+    await service.start_local_game("c2", [("u1", "Anna"), ("u2", "Boris")])
+    finished, running = sorted(g.id for g in await store.list_games())
+    client = await client_of(store)
+    try:
+        mine = await (await client.get(f"/p/{links.player_key('u1')}")).text()
+        first = await (await client.get(f"/g/{links.game_key(finished)}?at=1")).text()
+    finally:
+        await client.close()
+    lines = re.findall(r"<li.*?</li>", mine)
+    assert len(lines) == 2 and f"1861 game {running}" in lines[0] and "finished" not in lines[0]
+    assert f"1861 game {finished}" in lines[1] and "class=finished" in lines[1]
+    assert "<strong>finished</strong>: Game over" in lines[1]
+    made = log["actions"][0]["created_at"]  # the site's time of its first move, kept by the import
+    stamp = datetime.fromtimestamp(made, UTC)
+    label = re.search(r'<p id="at-label">(.*?)</p>', first)[1]  # type: ignore[index]
+    assert f'datetime="{stamp.isoformat()}"' in label and stamp.strftime("%d %b %Y %H:%M UTC") in label
+
+
+async def test_the_page_and_the_log_number_moves_alike_after_an_undo(store: EventStore, web_on: None) -> None:
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game("c1", [("u1", "Anna"), ("u2", "Boris"), ("u3", "Clara")], first_player=0)
+    for account, command in (("u1", "pass"), ("u2", "pass"), ("u2", "undo"), ("u2", "bid TSR 20")):
+        await service.handle("c1", Account(account, account), command)
+    log = (await service.handle("c1", Account("u1", "u1"), "log")).text.split("\n")
+    client = await client_of(store)
+    try:
+        page = await (await client.get(f"/g/{links.game_key(1)}")).text()
+    finally:
+        await client.close()
+    shown = re.findall(r'<li value="(\d+)"><time[^>]*>[^<]*</time> ([^<]*?):', page)
+    assert shown == [("2", "Boris"), ("1", "Anna")]  # the undone pass took no number: the bid is move 2
+    assert log[-1].startswith("#2 ") and "`bid TSR 20`" in log[-1]
+    assert log[-3].startswith("#2 ") and log[-3].endswith("— undone") and log[-2].endswith("takes back #2 `pass`")
+    assert re.search(r'After move 2 of <span id="at-total">2</span>', page)

@@ -34,7 +34,7 @@ from aiohttp import web
 from storage import Event, EventKind, EventStore, GameNotFound, GameRecord, GameStatus, StoreError, TroikaEngine
 from storage.repository import effective_events
 
-from ..posts import doing, who_acts
+from ..posts import doing, results_text, who_acts
 from . import links
 from .history import PICTURES, GameHistory, draw
 from .pages import GameLine, Moment, game_page, missing_page, moment_html, player_page
@@ -475,7 +475,8 @@ async def player(request: web.Request) -> web.Response:
     store = await app.store()
     lines = []
     name = account
-    for record in await store.list_games([GameStatus.RUNNING]):
+    records = await store.list_games([GameStatus.RUNNING, GameStatus.FINISHED])
+    for record in sorted(records, key=lambda r: r.status is GameStatus.FINISHED):  # those being played first
         seat = next((s for s in record.seats if s.discord_user_id == account), None)
         if seat is None:
             continue
@@ -487,8 +488,10 @@ async def player(request: web.Request) -> web.Response:
         except StoreError as exc:  # that game's problem, told in its line only
             lines.append(GameLine(link, title, where, f"cannot be shown ({exc})", False))
             continue
-        turn = "Game over" if game.state.finished else f"{who_acts(game)} {doing(game)}"
-        lines.append(GameLine(link, title, where, turn, game.acting_player() == seat.player_id))
+        finished = game.state.finished or record.status is GameStatus.FINISHED
+        turn = results_text(game) if game.state.finished else "ended" if finished else f"{who_acts(game)} {doing(game)}"
+        lines.append(GameLine(link, title, where, turn, not finished and game.acting_player() == seat.player_id,
+                              finished))
     return web.Response(text=player_page(name, lines), content_type="text/html")
 
 
