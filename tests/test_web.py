@@ -164,7 +164,7 @@ async def test_a_client_asking_too_fast_is_told_to_wait(store: EventStore, monke
     monkeypatch.setattr(server, "RATE", 0.1)
     client = await client_of(store)
     try:
-        codes = [(await client.get("/static/web.css")).status for _ in range(8)]
+        codes = [(await client.get("/static/web.js")).status for _ in range(8)]
     finally:
         await client.close()
     assert codes[:5] == [200] * 5 and codes[5:] == [429] * 3

@@ -194,11 +194,13 @@ def test_the_page_fits_a_phone_and_a_hostile_name_is_only_text(console: ConsoleR
     page = context.new_page()
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    refused: list[str] = []  # the page's own style and script are allowed by its policy
+    page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
     page.goto(link)
     page.wait_for_timeout(300)
     names = page.locator("#players tbody th").all_inner_texts()
     assert HOSTILE in names and HOSTILE_IMG in names
-    assert dialogs == [] and page.locator("#players script, #players img").count() == 0
+    assert dialogs == [] and page.locator("#players script, #players img").count() == 0 and refused == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     for picture in ("table", "market"):  # readable: near their drawn size, scrolled in their own box
         assert page.evaluate(f"document.getElementById('{picture}').getBoundingClientRect().width") > 800

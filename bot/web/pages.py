@@ -2,11 +2,14 @@
 
 Every text that comes from a game (names, log lines, options) passes through
 :func:`html.escape` here; the templates hold no script, and the page's one script is
-the static file ``static/web.js``.
+the static file ``static/web.js``. The stylesheet ``static/web.css`` goes in each page's
+head (allowed by its hash).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import re
 from dataclasses import dataclass
@@ -25,6 +28,10 @@ from ..posts import doing, log_text, numbered, results_text, who_acts
 from .history import GameHistory
 
 TEMPLATES = Path(__file__).with_name("templates")
+STYLE = Path(__file__).with_name("static").joinpath("web.css").read_text(encoding="utf-8")
+"""The pages' stylesheet, in each page's head: the page paints without asking for another file."""
+STYLE_SOURCE = "'sha256-" + base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode() + "'"
+"""The one style the pages' Content-Security-Policy allows (no other inline style)."""
 LOG_SHOWN = 60
 """Moves the log shows, the latest first (older ones: move the slider back)."""
 MARKDOWN = re.compile(r"\*\*|`|(?<![\w`])_|_(?![\w`])")
@@ -43,7 +50,7 @@ def fill(file: str, /, **values: str | int) -> str:
 def page(file: str, title: str, /, **values: str | int) -> str:
     """A whole page: the template ``file`` after the head every page shares (its
     stylesheet and its one script), titled ``title`` (plain text)."""
-    return fill(file, head=fill("head.html", title=text(title)), **values)
+    return fill(file, head=fill("head.html", title=text(title), style=STYLE), **values)
 
 
 def text(value: object) -> str:

@@ -8,7 +8,7 @@ same 404 page):
   ``table``) its pictures, drawn by :mod:`render` as ``troika render`` draws them;
   ``/g/KEY/events`` server-sent events, one as each move lands;
 - ``/p/KEY`` a player's games;
-- ``/static/web.css``, ``/static/web.js``.
+- ``/static/web.js``, the pages' one script.
 
 No route changes a game: the server only reads the store. It runs in a process of its
 own (:mod:`bot.web.__main__`), so however hard it is pressed, the Discord bot's process
@@ -37,13 +37,13 @@ from storage.repository import effective_events
 from ..posts import doing, results_text, who_acts
 from . import links
 from .history import PICTURES, GameHistory, draw
-from .pages import GameLine, Moment, game_page, missing_page, moment_html, player_page
+from .pages import STYLE_SOURCE, GameLine, Moment, game_page, missing_page, moment_html, player_page
 
 log = logging.getLogger("troika.web")
 T = TypeVar("T")
 
 STATIC = Path(__file__).with_name("static")
-PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+PAGE_CSP = (f"default-src 'none'; script-src 'self'; style-src {STYLE_SOURCE}; img-src 'self'; connect-src 'self'; "
             "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
 GAMES_KEPT = 16
@@ -59,7 +59,7 @@ BURST = 60.0
 WATCHERS_PER_CLIENT = 8
 WATCHERS = 1000
 KEEPALIVE_SECONDS = 15.0
-COMPRESSED = ("text/html", "text/css", "text/javascript")
+COMPRESSED = ("text/html", "text/javascript")
 FILL_MOVES = 40
 """Moves replayed at a time when a game's history is filled in behind its latest moment."""
 IDLE_SECONDS = 0.25
@@ -517,7 +517,6 @@ def make_app(web_app: WebApp) -> web.Application:
     app.router.add_get("/g/{key}/events", events)
     app.router.add_get("/g/{key}/{picture}.svg", picture)
     app.router.add_get("/p/{key}", player)
-    app.router.add_get("/static/web.css", static("web.css", "text/css"))
     app.router.add_get("/static/web.js", static("web.js", "text/javascript"))
     app.router.add_route("*", "/{tail:.*}", anything)
 
