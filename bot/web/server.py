@@ -63,9 +63,9 @@ COMPRESSED = ("text/html", "text/javascript")
 FILL_MOVES = 40
 """Moves replayed at a time when a game's history is filled in behind its latest moment."""
 IDLE_SECONDS = 0.25
+"""How long no page has asked for anything before the moves beside the one looked at are drawn."""
 PRELOADED = 4
 """The newest games read and drawn when the server starts."""
-"""How long no page has asked for anything before the moves beside the one looked at are drawn."""
 
 
 @dataclass
@@ -301,7 +301,7 @@ class WebApp:
                                    for name in PICTURES), return_exceptions=True)
 
     async def close(self) -> None:
-        for task in [self._poller, *self.filling.values(), *self.ahead]:
+        for task in [self._poller, *self.filling.values(), *self.ahead, *(d.task for d in self.drawings.values())]:
             if task is not None:
                 task.cancel()
         if self._store is not None:
