@@ -92,6 +92,12 @@ async def _measure(http: aiohttp.ClientSession, service: TroikaService, players:
     steps = []
     for n in random.Random(1).sample(range(total), STEPS):
         steps.append(await _get(http, f"{page}/moment?at={n}") + await _get(http, f"{page}/map.svg?at={n}"))
+    whole = []  # as the page steps: its part, then its three pictures at once
+    for n in random.Random(2).sample(range(total), STEPS):
+        start = time.perf_counter()
+        await _get(http, f"{page}/moment?at={n}")
+        await asyncio.gather(*(_get(http, f"{page}/{name}.svg?at={n}") for name in ("map", "market", "table")))
+        whole.append(time.perf_counter() - start)
     ahead = []  # one move on, as the page's ▶ button steps, its pictures drawn while the last was looked at
     for n in range(total // 2, total // 2 + STEPS):
         ahead.append(await _get(http, f"{page}/moment?at={n}") + await _get(http, f"{page}/map.svg?at={n}"))
@@ -101,6 +107,7 @@ async def _measure(http: aiohttp.ClientSession, service: TroikaService, players:
         "first_load_http_ms": {"page": _ms(cold_page), "page_and_map": _ms(cold_page + cold_map)},
         "warm_paint_ms": _ms(statistics.median(warm)),
         "history_step_ms": {"median": _ms(statistics.median(steps)), "max": _ms(max(steps))},
+        "history_step_all_pictures_ms": {"median": _ms(statistics.median(whole)), "max": _ms(max(whole))},
         "history_next_ms": {"median": _ms(statistics.median(ahead)), "max": _ms(max(ahead))},
         "live_heard_ms": {"median": _ms(statistics.median(heard)), "max": _ms(max(heard))},
         "live_update_ms": {"median": _ms(statistics.median(shown)), "max": _ms(max(shown))},
