@@ -22,7 +22,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from engine.titles import TITLES
+from engine import TITLES
 from storage import EventStore, StoreError, store_at
 
 from . import links
@@ -48,7 +48,7 @@ def split_address(text: str) -> tuple[str, int]:
 def _warm_up(title: str) -> None:
     """Draw the title's map once, every tile laid out first: a process's first drawings
     are otherwise the slowest (seconds)."""
-    from engine.game import Game
+    from engine import Game
     from render.map import lay_out
 
     from .history import documents
