@@ -15,7 +15,18 @@ from storage.store import ACTIVE_STATUSES
 from .commands import VERBS
 from .core import REPLY_LIMIT, Account, Command, Feature, Reply, Status, account_of, broken, handles, match_seat
 from .errors import Refusal
-from .posts import Attachment, doing, help_text, holdings_text, log_line, render_pictures, status_text, who_acts
+from .posts import (
+    Attachment,
+    Moves,
+    doing,
+    help_text,
+    holdings_text,
+    log_line,
+    numbered,
+    render_pictures,
+    status_text,
+    who_acts,
+)
 from .setting_up import record_rules, setup_words
 from .site_games import export_name, site_export
 from .track_help import tiles_text, track_options
@@ -268,15 +279,15 @@ class Information(Feature):
         if page < 1 or (count is not None and count < 1):
             raise Refusal("Write it as `log`, `log 30` or `log page 2`.")
         events = await self.store.events(record.id)
-        effective = {e.seq for e in effective_events(events)}
+        moves = numbered(events)
         effects, typed = await asyncio.to_thread(self._effects, record, events)  # a whole replay: off the loop
-        shown = [(i, e) for i, e in enumerate(events) if log_line(record, e, effective, [])]
+        shown = [(i, e) for i, e in enumerate(events) if log_line(record, e, moves, [])]
         pages: list[list[str]] = [[]]
         room = REPLY_LIMIT - 80  # for the note about earlier lines
         for i, event in reversed(shown):
             if len(pages) == page and count is not None and len(pages[-1]) == count:
                 break
-            line = "\n".join([self._log_line(record, events, i, effective, typed.get(event.seq)),
+            line = "\n".join([self._log_line(record, events, i, moves, typed.get(event.seq)),
                               *(f"    {effect}" for effect in effects.get(event.seq, []))])[:room]
             if sum(len(x) + 1 for x in pages[-1]) + len(line) > room:
                 if len(pages) == page:
@@ -292,7 +303,7 @@ class Information(Feature):
         return "\n".join(note + lines)
 
     @staticmethod
-    def _log_line(record: GameRecord, events: list[Any], i: int, effective: set[int], typed: str | None) -> str:
+    def _log_line(record: GameRecord, events: list[Any], i: int, moves: Moves, typed: str | None) -> str:
         event = events[i]
         moved = []
         if event.kind in (EventKind.UNDO, EventKind.REDO):
@@ -300,7 +311,7 @@ class Information(Feature):
             after = {e.seq: e for e in effective_events(events[: i + 1])}
             moved = [before[s] for s in sorted(set(before) - set(after))] or \
                     [after[s] for s in sorted(set(after) - set(before))]
-        return log_line(record, event, effective, moved, typed) or ""
+        return log_line(record, event, moves, moved, typed) or ""
 
     def _effects(self, record: GameRecord, events: list[Event]) -> tuple[dict[int, list[str]], dict[int, str]]:
         """What each effective action did, as the engine's log lines, and the command

@@ -42,6 +42,7 @@ from render.routes import render_routes
 from render.table import render_table
 from render.tiles import render_tiles
 from storage import Event, EventKind, GameRecord
+from storage.repository import effective_events
 
 from .commands import VERBS, split
 from .errors import Refusal
@@ -427,28 +428,58 @@ def event_command(record: GameRecord, event: Event) -> str:
         return str(event.action.get("type"))
 
 
-def log_line(record: GameRecord, event: Event, effective: set[int], moved: list[Event],
+@dataclass(frozen=True)
+class Moves:
+    """A game's log read for its lines: the actions in effect, and each action's move
+    number (its place in the line of play when it was made: the number the web page's
+    slider and ``?at=N`` show the game after; an undone move keeps the number it had)."""
+
+    effective: frozenset[int]
+    numbers: dict[int, int]
+
+
+def numbered(events: Sequence[Event]) -> Moves:
+    """The moves of ``events``, a game's whole log in order."""
+    in_effect = effective_events(events)
+    numbers = {e.seq: n for n, e in enumerate(in_effect, 1)}
+    for i, event in enumerate(events):
+        if event.kind is EventKind.ACTION and event.seq not in numbers:  # undone: rare, so counted again
+            numbers[event.seq] = len(effective_events(events[:i])) + 1
+    return Moves(frozenset(e.seq for e in in_effect), numbers)
+
+
+def log_line(record: GameRecord, event: Event, moves: Moves, moved: list[Event],
              typed: str | None = None) -> str | None:
-    """One line of the ``log`` command, or None for bookkeeping the players need not see;
+    """One line of the ``log`` command: a move's number (``#N``), the time and what
+    happened; None for bookkeeping the players need not see."""
+    text = log_text(record, event, moves, moved, typed)
+    if text is None:
+        return None
+    number = f"#{moves.numbers[event.seq]} " if event.seq in moves.numbers else ""
+    return f"{number}{event.created_at.strftime('%d %b %H:%M')} {text}"
+
+
+def log_text(record: GameRecord, event: Event, moves: Moves, moved: list[Event],
+             typed: str | None = None) -> str | None:
+    """What a log line says happened, or None for bookkeeping the players need not see;
     ``moved``: the actions an undo took back or a redo restored; ``typed``: an action's
     command as it was typed where it was made, if known (else the form that names all)."""
-    when = event.created_at.strftime("%d %b %H:%M")
     who = seat_name(record, event.actor)
     data = event.action
     note = f" _({event.note})_" if event.note else ""
     if event.kind is EventKind.ACTION:
         entity = data.get("entity")
         for_ = f" for {entity}" if entity not in (event.actor, None) and data.get("type") != "end_game" else ""
-        undone = "" if event.seq in effective else " — undone"
-        return f"#{event.seq} {when} {who}{for_}: `{typed or event_command(record, event)}`{note}{undone}"
-    what = ", ".join(f"#{e.seq} `{event_command(record, e)}`" for e in moved)
+        undone = "" if event.seq in moves.effective else " — undone"
+        return f"{who}{for_}: `{typed or event_command(record, event)}`{note}{undone}"
+    what = ", ".join(f"#{moves.numbers[e.seq]} `{event_command(record, e)}`" for e in moved)
     if event.kind is EventKind.UNDO:
-        return f"#{event.seq} {when} ↶ {who} takes back {what or 'a move'}{note}"
+        return f"↶ {who} takes back {what or 'a move'}{note}"
     if event.kind is EventKind.REDO:
-        return f"#{event.seq} {when} ↷ {who} redoes {what or 'a move'}{note}"
+        return f"↷ {who} redoes {what or 'a move'}{note}"
     if event.kind is EventKind.SEAT:
         seats = ", ".join(s["display_name"] for s in data.get("seats", []))
-        return f"#{event.seq} {when} seats: {seats}{note}"
+        return f"seats: {seats}{note}"
     kind = data.get("type")
     texts = {
         "start": "the game starts",
@@ -461,4 +492,4 @@ def log_line(record: GameRecord, event: Event, effective: set[int], moved: list[
         "reminder": f"⏰ reminder {data.get('stage')}",
     }
     text = texts.get(str(kind))
-    return f"#{event.seq} {when} {text}{note}" if text else None
+    return f"{text}{note}" if text else None

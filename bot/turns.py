@@ -262,7 +262,7 @@ class Turns(Feature):
             raise Refusal("There is nothing to undo.")
         last = effective[-1]
         self._check_travel(record, seat, last.actor, reason, proxy, "take back")
-        line = f"↶ **{seat.display_name}** takes back #{last.seq} " \
+        line = f"↶ **{seat.display_name}** takes back #{len(effective)} " \
                f"({seat_name(record, last.actor)}: `{event_command(record, last)}`)"
         return await self._travel(record, seat, reason, proxy, line, undo=True)
 
@@ -276,9 +276,9 @@ class Turns(Feature):
         self._check_travel(record, seat, undos[-1].actor, reason, proxy, "redo")
         undo = stored.index(undos[-1])
         kept = {e.seq for e in effective_events(stored[: undo + 1])}
-        restored = [e for e in effective_events(stored[:undo]) if e.seq not in kept]
-        what = ", ".join(f"#{e.seq} ({seat_name(record, e.actor)}: `{event_command(record, e)}`)"
-                         for e in restored)
+        restored = [(n, e) for n, e in enumerate(effective_events(stored[:undo]), 1) if e.seq not in kept]
+        what = ", ".join(f"#{n} ({seat_name(record, e.actor)}: `{event_command(record, e)}`)"
+                         for n, e in restored)
         return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes {what}".rstrip(),
                                   undo=False)
 

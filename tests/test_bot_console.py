@@ -139,14 +139,14 @@ async def test_undo_and_redo_are_typed_by_whoever_made_the_move_or_the_undo(work
         await service.flush(console._deliver)
         await console.line("pass")  # Boris, who acts first
         await console.line("as Anna undo Boris meant to bid")
-        assert "↶ Anna takes back #2 (Boris: `pass`)" in out[-1]
+        assert "↶ Anna takes back #1 (Boris: `pass`)" in out[-1]
         out.clear()
         await console.line("redo")  # Boris is called again, but the undo was Anna's
         assert not [line for line in out if line.startswith("✗")], out
-        assert out[0].startswith("↷ Anna redoes #2 (Boris: `pass`)")
+        assert out[0].startswith("↷ Anna redoes #1 (Boris: `pass`)")
         out.clear()
         await console.line("undo")  # Clara is called now; the move is Boris's
-        assert out[0].startswith("↶ Boris takes back #2 (Boris: `pass`)"), out
+        assert out[0].startswith("↶ Boris takes back #1 (Boris: `pass`)"), out
 
 
 @WORKERS

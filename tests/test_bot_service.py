@@ -17,6 +17,7 @@ from bot.service import Account, Post, TroikaService
 from bot.transcript import log_commands
 from engine.importer import read_log
 from storage import GameStatus, SqliteEventStore
+from storage.repository import effective_events
 from storage.store import utc_now
 from tests.conftest import shared_game
 
@@ -89,7 +90,8 @@ async def test_a_refused_or_overtaken_request_changes_nothing(table: Table) -> N
     assert [t.id for t in (await table.game()).state.companies["M-K"].trains] == ["2-1"]
 
 
-async def test_players_take_back_only_their_own_last_move(table: Table) -> None:
+async def test_players_take_back_only_their_own_last_move(store: SqliteEventStore, table: Table) -> None:
+    moves = len(effective_events(await store.events(1)))  # the train is the move after these
     await table.say("as Player 2 train 2")
     assert "only take back your own last move" in await table.say("as Player 3 undo")
     taken = await table.say("as Player 2 undo")
@@ -100,9 +102,10 @@ async def test_players_take_back_only_their_own_last_move(table: Table) -> None:
     assert "Say why" in await table.say("as Player 1 undo")
     assert "(`misclick`)" in await table.say("as Player 1 undo misclick")
     log = (await table.say("log 4")).split("\n")
-    assert log[0].endswith("Player 2 for M-K: `train 2-1 100` — undone")
-    assert log[1].endswith("↶ Player 2 takes back #59 `train 2-1 100`")
-    assert log[3].endswith("↶ Player 1 takes back #59 `train 2-1 100` (misclick)")
+    assert log[0].startswith(f"#{moves + 1} ") and log[0].endswith("Player 2 for M-K: `train 2-1 100` — undone")
+    # One numbering: a move's number is the web page's (after move N), an undo names it so, not the event's.
+    assert log[1].endswith(f"↶ Player 2 takes back #{moves + 1} `train 2-1 100`")
+    assert log[3].endswith(f"↶ Player 1 takes back #{moves + 1} `train 2-1 100` (misclick)")
 
 
 async def test_the_commissioner_acts_for_an_absent_player_and_it_is_logged(table: Table) -> None:

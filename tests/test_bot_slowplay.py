@@ -297,7 +297,7 @@ async def test_redo_says_what_it_restored(store: SqliteEventStore) -> None:
     bidder = (await table.game()).acting_player()
     await table.say("bid TSR 20")
     await table.say(f"as {bidder} undo")
-    assert f"↷ {bidder} redoes #2 ({bidder}: `bid TSR 20`)" in await table.say(f"as {bidder} redo")
+    assert f"↷ {bidder} redoes #1 ({bidder}: `bid TSR 20`)" in await table.say(f"as {bidder} redo")  # move 1
 
 
 async def test_a_train_only_a_loan_pays_for_is_marked(store: SqliteEventStore) -> None:

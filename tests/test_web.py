@@ -3,10 +3,12 @@ move are what ``troika render --at`` writes; links; the `web` command; the rate 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,8 +19,9 @@ from bot.posts import who_acts
 from bot.service import Account, TroikaService, game_choice
 from bot.web import links, server
 from bot.web.bench import web_latency
-from bot.web.history import GameHistory, documents
+from bot.web.history import CHECKPOINT_EVERY, GameHistory, documents
 from bot.web.server import WebApp, make_app
+from engine import Game
 from engine.game_setup import describe_options
 from engine.importer import actions_of, read_log
 from storage import EventStore, SqliteEventStore, TroikaEngine
@@ -161,7 +164,7 @@ async def test_a_client_asking_too_fast_is_told_to_wait(store: EventStore, monke
     monkeypatch.setattr(server, "RATE", 0.1)
     client = await client_of(store)
     try:
-        codes = [(await client.get("/static/web.css")).status for _ in range(8)]
+        codes = [(await client.get("/static/web.js")).status for _ in range(8)]
     finally:
         await client.close()
     assert codes[:5] == [200] * 5 and codes[5:] == [429] * 3
@@ -177,7 +180,8 @@ async def test_the_bench_times_the_web_page_as_troika_run_serves_it(tmp_path: Pa
     for name in ("first_paint_ms", "first_map_ms", "warm_paint_ms"):
         assert figures[name] > 0
     assert 0 < figures["first_load_http_ms"]["page"] < figures["first_load_http_ms"]["page_and_map"]
-    for name in ("history_step_ms", "history_next_ms", "live_heard_ms", "live_update_ms"):
+    for name in ("history_step_ms", "history_step_all_pictures_ms", "history_next_ms", "live_heard_ms",
+                 "live_update_ms"):
         assert 0 < figures[name]["median"] <= figures[name]["max"]
     assert links.URL_VARIABLE not in os.environ  # the bench's own web process left no address behind
     assert links.SECRET_VARIABLE not in os.environ
@@ -197,3 +201,119 @@ async def test_the_page_names_the_options_in_force_and_whose_turn_it_is(store: E
     assert options == "Options: " + " · ".join(describe_options("1861", ["long-game", "exports"]))
     acting = re.search(r'<strong id="acting">(.*?)</strong>', page)[1]  # type: ignore[index]
     assert acting == who_acts(game)
+
+
+async def test_every_answer_is_locked_down_and_names_no_software_version(store: EventStore, web_on: None) -> None:
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game("c1", [("u1", "Anna"), ("u2", "Boris")])
+    client = await client_of(store)
+    try:
+        key = links.game_key(1)
+        answers = [await client.get(path) for path in (f"/g/{key}", f"/g/{key}/map.svg", "/g/1-nothing", "/x")]
+        stream = await client.get(f"/g/{key}/events")  # headers sent before the stream's end
+        answers.append(stream)
+        for answer in answers:
+            assert answer.headers["Server"] == "Troika", answer.url
+            assert answer.headers["X-Content-Type-Options"] == "nosniff"
+            assert "default-src 'none'" in answer.headers["Content-Security-Policy"]
+        stream.close()
+    finally:
+        await client.close()
+
+
+async def test_a_picture_asked_for_at_once_by_many_is_drawn_once_and_sent_gzipped(
+    store: EventStore, web_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game("c1", [("u1", "Anna"), ("u2", "Boris")])
+    drawn: list[str] = []
+    real_draw = server.draw
+
+    def counted(game: object, name: str) -> str:
+        drawn.append(name)
+        return real_draw(game, name)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(server, "draw", counted)
+    client = await client_of(store)
+    try:
+        key = links.game_key(1)
+        answers = await asyncio.gather(*(client.get(f"/g/{key}/{name}.svg") for name in ["map"] * 4 + ["table"]))
+        assert [a.status for a in answers] == [200] * 5
+        assert {a.headers["Content-Encoding"] for a in answers} == {"gzip"}
+        texts = [await a.text() for a in answers]
+        assert len(set(texts[:4])) == 1 and "<svg" in texts[0] and "<svg" in texts[4]
+        await asyncio.sleep(0.3)  # the page's first request began drawing all three: each is drawn once
+        assert sorted(drawn) == ["map", "market", "table"]
+    finally:
+        await client.close()
+
+
+async def test_a_step_through_the_history_replays_from_the_moment_last_looked_at(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log, _ = shared_game("1861-29683")
+    await TroikaService(store, pictures=False).import_site_game("c1", Account("u1", "Anna"), json.dumps(log).encode())
+    [record] = await store.list_games()
+    events = await store.events(record.id)
+    history = GameHistory(record)
+    history.update(record, events)
+    engine = TroikaEngine()
+    plain = engine.new_game(record)
+    for event in effective_events(events)[:336]:
+        engine.apply(plain, event.action, replaying=True)
+    applied = []
+    real_apply = history._engine.apply
+
+    def counted(game: Game, action: dict[str, object], **options: bool) -> list[str]:
+        applied.append(action)
+        return real_apply(game, action, **options)
+
+    monkeypatch.setattr(history._engine, "apply", counted)
+    history.at(333)
+    assert len(applied) == 333 % CHECKPOINT_EVERY  # from the kept state before it
+    for n in (334, 335, 336):
+        history.at(n)
+    assert len(applied) == 333 % CHECKPOINT_EVERY + 3  # then one move a step
+    assert history.at(336).state == plain.state and len(applied) == 333 % CHECKPOINT_EVERY + 3
+
+
+async def test_a_players_page_lists_finished_games_marked_so_and_moves_keep_the_sites_times(
+    store: EventStore, web_on: None
+) -> None:
+    log, _ = shared_game("1861-29683")
+    service = TroikaService(store, pictures=False)
+    await service.import_site_game("c1", Account("u1", "Anna"), json.dumps(log).encode())
+    await service.start_local_game("c2", [("u1", "Anna"), ("u2", "Boris")])
+    finished, running = sorted(g.id for g in await store.list_games())
+    client = await client_of(store)
+    try:
+        mine = await (await client.get(f"/p/{links.player_key('u1')}")).text()
+        first = await (await client.get(f"/g/{links.game_key(finished)}?at=1")).text()
+    finally:
+        await client.close()
+    lines = re.findall(r"<li.*?</li>", mine)
+    assert len(lines) == 2 and f"1861 game {running}" in lines[0] and "finished" not in lines[0]
+    assert f"1861 game {finished}" in lines[1] and "class=finished" in lines[1]
+    assert "<strong>finished</strong>: Game over" in lines[1]
+    made = log["actions"][0]["created_at"]  # the site's time of its first move, kept by the import
+    stamp = datetime.fromtimestamp(made, UTC)
+    label = re.search(r'<p id="at-label">(.*?)</p>', first)[1]  # type: ignore[index]
+    assert f'datetime="{stamp.isoformat()}"' in label and stamp.strftime("%d %b %Y %H:%M UTC") in label
+
+
+async def test_the_page_and_the_log_number_moves_alike_after_an_undo(store: EventStore, web_on: None) -> None:
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game("c1", [("u1", "Anna"), ("u2", "Boris"), ("u3", "Clara")], first_player=0)
+    for account, command in (("u1", "pass"), ("u2", "pass"), ("u2", "undo"), ("u2", "bid TSR 20")):
+        await service.handle("c1", Account(account, account), command)
+    log = (await service.handle("c1", Account("u1", "u1"), "log")).text.split("\n")
+    client = await client_of(store)
+    try:
+        page = await (await client.get(f"/g/{links.game_key(1)}")).text()
+    finally:
+        await client.close()
+    shown = re.findall(r'<li value="(\d+)"><time[^>]*>[^<]*</time> ([^<]*?):', page)
+    assert shown == [("2", "Boris"), ("1", "Anna")]  # the undone pass took no number: the bid is move 2
+    assert log[-1].startswith("#2 ") and "`bid TSR 20`" in log[-1]
+    assert log[-3].startswith("#2 ") and log[-3].endswith("— undone") and log[-2].endswith("takes back #2 `pass`")
+    assert re.search(r'After move 2 of <span id="at-total">2</span>', page)

@@ -178,6 +178,12 @@ def test_a_moment_link_shows_the_state_after_that_move(console: ConsoleRun, brow
     wait_until(page, lambda: shown_move(page) == 3)
     assert shown_cash(page) == engine_cash(engine_game(console.db, 3)[0])
     assert page.url.endswith("?at=3")
+    times = page.locator("#moment time").all_inner_texts()  # the move's own, and each in the log
+    assert len(times) == 4 and all(re.fullmatch(r"\d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d UTC([+-]\d+(:\d\d)?)?", t)
+                                   for t in times), times
+    console.type("pass")  # a move lands while a past one is looked at: its counts follow, the moment stays
+    wait_until(page, lambda: page.locator("#at-label").inner_text().startswith(f"After move 3 of {total + 1}"))
+    assert page.locator("#live-state").inner_text() == f"move 3 of {total + 1}" and shown_move(page) == 3
     page.close()
 
 
@@ -188,12 +194,16 @@ def test_the_page_fits_a_phone_and_a_hostile_name_is_only_text(console: ConsoleR
     page = context.new_page()
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    refused: list[str] = []  # the page's own style and script are allowed by its policy
+    page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
     page.goto(link)
     page.wait_for_timeout(300)
     names = page.locator("#players tbody th").all_inner_texts()
     assert HOSTILE in names and HOSTILE_IMG in names
-    assert dialogs == [] and page.locator("#players script, #players img").count() == 0
+    assert dialogs == [] and page.locator("#players script, #players img").count() == 0 and refused == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    for picture in ("table", "market"):  # readable: near their drawn size, scrolled in their own box
+        assert page.evaluate(f"document.getElementById('{picture}').getBoundingClientRect().width") > 800
     page.locator("#zoom-in").click()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the map scrolls in its own box
     assert page.evaluate("document.getElementById('map-view').scrollWidth") > 390

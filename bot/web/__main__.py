@@ -1,7 +1,8 @@
 """``python -m bot.web --db DB --listen HOST:PORT``: the web companion's process.
 
 It binds, prints ``web: URL`` on one line (the port chosen when 0 was asked), draws a
-map once a few seconds later so the first page is not the slowest, and serves until its standard input
+map once a few seconds later so the first page is not the slowest (and the newest games'
+latest moments), and serves until its standard input
 closes (the ``troika run`` that started it has stopped). It runs at a lower priority
 than the bot, so a flood of page views never takes the bot's cores.
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from engine import TITLES
 from storage import EventStore, StoreError, store_at
 
 from . import links
@@ -43,18 +45,17 @@ def split_address(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def _warm_up() -> None:
-    """Draw each title's map once, every tile laid out first: a process's first drawings
+def _warm_up(title: str) -> None:
+    """Draw the title's map once, every tile laid out first: a process's first drawings
     are otherwise the slowest (seconds)."""
-    from engine import TITLES, Game
+    from engine import Game
     from render.map import lay_out
 
     from .history import documents
 
-    for title in TITLES:
-        game = Game.new([("a", "A"), ("b", "B"), ("c", "C")], 1, title=title)
-        lay_out(game.ctx.board.tiles.values())
-        documents(game)
+    game = Game.new([("a", "A"), ("b", "B"), ("c", "C")], 1, title=title)
+    lay_out(game.ctx.board.tiles.values())
+    documents(game)
 
 
 async def serve(location: str, host: str, port: int) -> None:
@@ -81,7 +82,9 @@ async def serve(location: str, host: str, port: int) -> None:
     shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
     print(f"web: http://{shown}:{bound[1]}", flush=True)
     await asyncio.sleep(float(os.environ.get(WARM_UP_VARIABLE, WARM_UP_AFTER)))
-    await state.work(_warm_up, background=True)
+    for title in TITLES:  # a title at a time: a page asked for meanwhile goes first
+        await state.work(_warm_up, title, background=True)
+    await state.preload()
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)

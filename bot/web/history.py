@@ -2,14 +2,16 @@
 
 A game is replayed once; every :data:`CHECKPOINT_EVERY` moves its state is kept (a
 saved copy, some 35 KB), so the state after move N is the nearest earlier copy and at
-most that many moves. New moves extend the history; an undo cuts it back to the move
-before the first one that changed. What each move did (the engine's log lines) is kept
+most that many moves. The last :data:`RECENT_KEPT` moments looked at are kept too, so a
+step on through the history replays one move. New moves extend the history; an undo
+cuts it back to the move before the first one that changed. What each move did (the engine's log lines) is kept
 as it is replayed. Everything here is plain computation: the server calls it off its
 event loop.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +24,8 @@ from ..ledger import Ledger
 
 CHECKPOINT_EVERY = 20
 """Moves between two kept states: a history step replays fewer than this many."""
+RECENT_KEPT = 16
+"""Moments last looked at whose state is kept besides (a step from one replays from it)."""
 
 
 @dataclass(frozen=True)
@@ -46,16 +50,26 @@ def picture_settings(game: Game) -> dict[str, Any]:
     }
 
 
-def documents(game: Game) -> Documents:
-    """The map, market and table of ``game`` as SVG."""
+PICTURES = ("map", "market", "table")
+
+
+def draw(game: Game, name: str) -> str:
+    """The picture ``name`` (one of :data:`PICTURES`) of ``game`` as SVG."""
     from render import render_map, render_market, render_table
 
     settings = picture_settings(game)
-    return Documents(
-        render_map(game.ctx, game.state, highlight=settings["highlight"] or ()),
-        render_market(game.ctx, game.state),
-        render_table(game.ctx, game.state, round_name=settings["round_name"], acting=settings["acting"]),
-    )
+    if name == "map":
+        return render_map(game.ctx, game.state, highlight=settings["highlight"] or ())
+    if name == "market":
+        return render_market(game.ctx, game.state)
+    if name == "table":
+        return render_table(game.ctx, game.state, round_name=settings["round_name"], acting=settings["acting"])
+    raise ValueError(f"no picture {name!r}: {', '.join(PICTURES)}")
+
+
+def documents(game: Game) -> Documents:
+    """The map, market and table of ``game`` as SVG."""
+    return Documents(*(draw(game, name) for name in PICTURES))
 
 
 @dataclass
@@ -76,6 +90,8 @@ class GameHistory:
     """Every event of the game (moves, undos, seats, the commissioner's), for the log."""
     ledger: Ledger = field(default_factory=Ledger)
     """The bot's reading of the events: when the turn now due began."""
+    recent: OrderedDict[int, bytes] = field(default_factory=OrderedDict)
+    """Saved states of the moments last looked at, by the number of moves behind them."""
 
     def __post_init__(self) -> None:
         self._engine = TroikaEngine()
@@ -110,8 +126,9 @@ class GameHistory:
             self.filled = min(self.filled, same)
             for n in [n for n in self.effects if n >= same]:
                 del self.effects[n]
-            for n in [n for n in self.kept if n > same]:
-                del self.kept[n]
+            for kept in (self.kept, self.recent):
+                for n in [n for n in kept if n > same]:
+                    del kept[n]
         if start is not None and start[0] not in self.kept:
             self.kept[start[0]] = start[1].save()
         self._replay(max(n for n in self.kept if n <= self.total), self.total)
@@ -135,7 +152,7 @@ class GameHistory:
             del self.kept[n]  # a previous end, now between two kept states
 
     def _restored(self, n: int) -> Game:
-        game = Game(self._ctx, GameState.from_saved(self.kept[n]))
+        game = Game(self._ctx, GameState.from_saved(self.kept.get(n) or self.recent[n]))
         game.last_action = self._action(n - 1) if n else None
         return game
 
@@ -146,8 +163,14 @@ class GameHistory:
         """The game after ``n`` moves in effect (0: as it was set up), a copy of its own."""
         if not 0 <= n <= self.total:
             raise ValueError(f"move {n} is not between 0 and {self.total}")
-        base = max(k for k in self.kept if k <= n)
+        base = max(k for k in (*self.kept, *self.recent) if k <= n)
         game = self._restored(base)
         for index in range(base, n):
             self._engine.apply(game, self.moves[index].action, replaying=True)
+        if n in self.recent:
+            self.recent.move_to_end(n)
+        elif n not in self.kept:
+            self.recent[n] = game.save()
+            while len(self.recent) > RECENT_KEPT:
+                self.recent.popitem(last=False)
         return game

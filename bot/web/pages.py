@@ -2,11 +2,14 @@
 
 Every text that comes from a game (names, log lines, options) passes through
 :func:`html.escape` here; the templates hold no script, and the page's one script is
-the static file ``static/web.js``.
+the static file ``static/web.js``. The stylesheet ``static/web.css`` goes in each page's
+head (allowed by its hash).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import re
 from dataclasses import dataclass
@@ -17,12 +20,15 @@ from string import Template
 
 from engine import Game, describe_options, round_title, share_price
 from storage import GameStatus
-from storage.repository import effective_events
 
-from ..posts import doing, log_line, results_text, who_acts
+from ..posts import doing, log_text, numbered, results_text, who_acts
 from .history import GameHistory
 
 TEMPLATES = Path(__file__).with_name("templates")
+STYLE = Path(__file__).with_name("static").joinpath("web.css").read_text(encoding="utf-8")
+"""The pages' stylesheet, in each page's head: the page paints without asking for another file."""
+STYLE_SOURCE = "'sha256-" + base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode() + "'"
+"""The one style the pages' Content-Security-Policy allows (no other inline style)."""
 LOG_SHOWN = 60
 """Moves the log shows, the latest first (older ones: move the slider back)."""
 MARKDOWN = re.compile(r"\*\*|`|(?<![\w`])_|_(?![\w`])")
@@ -41,7 +47,7 @@ def fill(file: str, /, **values: str | int) -> str:
 def page(file: str, title: str, /, **values: str | int) -> str:
     """A whole page: the template ``file`` after the head every page shares (its
     stylesheet and its one script), titled ``title`` (plain text)."""
-    return fill(file, head=fill("head.html", title=text(title)), **values)
+    return fill(file, head=fill("head.html", title=text(title), style=STYLE), **values)
 
 
 def text(value: object) -> str:
@@ -50,7 +56,8 @@ def text(value: object) -> str:
 
 
 def when(moment: datetime) -> str:
-    """A time the page's script shows in the reader's zone (UTC without it)."""
+    """A time, in the one form every time on the page takes; the page's script shows it
+    in the reader's zone, in that form (UTC without the script)."""
     iso = moment.isoformat(timespec="seconds")
     return f'<time datetime="{html.escape(iso)}">{html.escape(moment.strftime("%d %b %Y %H:%M UTC"))}</time>'
 
@@ -72,13 +79,13 @@ def moment_html(moment: Moment, base: str) -> str:
     record, state = history.record, game.state
     heading = (f"{record.title} game {record.id} · {round_title(game)} · phase {state.phase} · "
                f"{game.ctx.rules.market} market")
-    label = f"After move {n} of {history.total}"
+    label = f'After move {n} of <span id="at-total">{history.total}</span>'
     if n:
-        label += " (" + history.moves[n - 1].created_at.strftime("%d %b %Y %H:%M UTC") + ")"
+        label += f" ({when(history.moves[n - 1].created_at)})"
     rules = game.ctx.rules
     in_force = describe_options(record.title, rules.options) + (["18xx.games rules"] if rules.is_site else [])
     return fill(
-        "moment.html", base=html.escape(base), at=n, heading=text(heading), at_label=text(label),
+        "moment.html", base=html.escape(base), at=n, heading=text(heading), at_label=label,
         turn=_turn(moment), options="Options: " + text(" · ".join(in_force) or "none"),
         players=_players(game), companies=_companies(game), **_log(history, n),
     )
@@ -126,14 +133,17 @@ def _companies(game: Game) -> str:
 
 
 def _log(history: GameHistory, n: int) -> dict[str, str]:
+    """The moves up to ``n``, the latest first, each under its move number (the ``#N`` of
+    the bot's ``log``, the slider's N), with its time and what it did."""
     record = history.record
-    effective = {e.seq for e in effective_events(history.events)}
+    moves = numbered(history.events)
     items = []
     for index in range(n - 1, max(n - LOG_SHOWN, 0) - 1, -1):
         event = history.moves[index]
-        line = log_line(record, event, effective, []) or ""
+        line = log_text(record, event, moves, []) or ""
         effects = "".join(f"<li>{text(e)}</li>" for e in history.effects.get(index, []))
-        items.append(f'<li value="{index + 1}">{text(line)}' + (f"<ul>{effects}</ul>" if effects else "") + "</li>")
+        items.append(f'<li value="{index + 1}">{when(event.created_at)} {text(line)}'
+                     + (f"<ul>{effects}</ul>" if effects else "") + "</li>")
     earlier = n - len(items)
     note = f"{earlier} earlier moves: move the slider back to see them." if earlier > 0 else ""
     return {"log": "".join(items), "log_note": text(note)}
@@ -158,17 +168,18 @@ class GameLine:
     where: str
     turn: str
     mine: bool
+    finished: bool = False
 
 
 def player_page(name: str, games: list[GameLine]) -> str:
-    """A player's games, with whose turn it is in each."""
-    items = [
-        f'<li{" class=mine" if g.mine else ""}><a href="{html.escape(g.link)}">{text(g.title)}</a> '
-        f'<span class="where">{text(g.where)}</span> — {text(g.turn)}'
-        f'{" — <strong>your turn</strong>" if g.mine else ""}'
-        "</li>"
-        for g in games
-    ]
+    """A player's games, with whose turn it is in each (finished ones marked so, with their results)."""
+    items = []
+    for g in games:
+        mark = " class=mine" if g.mine else " class=finished" if g.finished else ""
+        state = "<strong>finished</strong>: " if g.finished else ""
+        yours = " — <strong>your turn</strong>" if g.mine else ""
+        items.append(f'<li{mark}><a href="{html.escape(g.link)}">{text(g.title)}</a> '
+                     f'<span class="where">{text(g.where)}</span> — {state}{text(g.turn)}{yours}</li>')
     return page("player.html", f"Troika · {name}'s games", name=text(name),
                 games="".join(items) or "<li>No game being played.</li>")
 

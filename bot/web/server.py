@@ -8,7 +8,7 @@ same 404 page):
   ``table``) its pictures, drawn by :mod:`render` as ``troika render`` draws them;
   ``/g/KEY/events`` server-sent events, one as each move lands;
 - ``/p/KEY`` a player's games;
-- ``/static/web.css``, ``/static/web.js``.
+- ``/static/web.js``, the pages' one script.
 
 No route changes a game: the server only reads the store. It runs in a process of its
 own (:mod:`bot.web.__main__`), so however hard it is pressed, the Discord bot's process
@@ -19,6 +19,7 @@ are capped, and engine work (replays, drawings) is done one at a time off the lo
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import logging
 import time
@@ -33,21 +34,22 @@ from aiohttp import web
 from storage import Event, EventKind, EventStore, GameNotFound, GameRecord, GameStatus, StoreError, TroikaEngine
 from storage.repository import effective_events
 
-from ..posts import doing, who_acts
+from ..posts import doing, results_text, who_acts
 from . import links
-from .history import Documents, GameHistory, documents
-from .pages import GameLine, Moment, game_page, missing_page, moment_html, player_page
+from .history import PICTURES, GameHistory, draw
+from .pages import STYLE_SOURCE, GameLine, Moment, game_page, missing_page, moment_html, player_page
 
 log = logging.getLogger("troika.web")
 T = TypeVar("T")
 
 STATIC = Path(__file__).with_name("static")
-PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+PAGE_CSP = (f"default-src 'none'; script-src 'self'; style-src {STYLE_SOURCE}; img-src 'self'; connect-src 'self'; "
             "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
 GAMES_KEPT = 16
 """Games whose history the server keeps in memory (the least recently seen go first)."""
-DRAWINGS_KEPT = 48
+DRAWINGS_KEPT = 96
+"""Pictures kept drawn (a moment's three, some 15 KB gzipped in all; the least recently seen go first)."""
 POLL_SECONDS = 0.2
 """How often the store is asked whether a watched game moved: a move shows within this plus the drawing."""
 RATE = 15.0
@@ -57,16 +59,41 @@ BURST = 60.0
 WATCHERS_PER_CLIENT = 8
 WATCHERS = 1000
 KEEPALIVE_SECONDS = 15.0
+COMPRESSED = ("text/html", "text/javascript")
 FILL_MOVES = 40
 """Moves replayed at a time when a game's history is filled in behind its latest moment."""
 IDLE_SECONDS = 0.25
 """How long no page has asked for anything before the moves beside the one looked at are drawn."""
+PRELOADED = 4
+"""The newest games read and drawn when the server starts."""
 
 
 @dataclass
 class Bucket:
     tokens: float
     last: float
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A picture as it is sent: its SVG, and the same gzipped (a finished map: 93 KB, 11 KB)."""
+
+    svg: bytes
+    gzipped: bytes
+
+
+def packed(svg: str) -> Picture:
+    data = svg.encode()
+    return Picture(data, gzip.compress(data, 6))
+
+
+@dataclass
+class Drawing:
+    """A picture being drawn (or drawn), once for everyone who asks for it; ``urgent`` is
+    set when a page waits for one begun in the background, which then goes first."""
+
+    task: asyncio.Future[Picture]
+    urgent: asyncio.Event
 
 
 @dataclass
@@ -84,7 +111,7 @@ class WebApp:
         self._store: EventStore | None = None
         self.secret = secret
         self.histories: OrderedDict[int, GameHistory] = OrderedDict()
-        self.drawings: OrderedDict[tuple[int, int, int], Documents] = OrderedDict()
+        self.drawings: OrderedDict[tuple[int, int, int, str], Drawing] = OrderedDict()
         self.buckets: dict[str, Bucket] = {}
         self.watchers: dict[int, Watchers] = {}
         self.watching: dict[str, int] = {}
@@ -97,10 +124,12 @@ class WebApp:
 
     # --- engine work, one piece at a time, off the loop --------------------------
 
-    async def work(self, fn: Callable[..., T], *args: Any, background: bool = False) -> T:
-        """``fn(*args)`` in a thread, one at a time; ``background`` work waits while pages are waiting."""
+    async def work(self, fn: Callable[..., T], *args: Any, background: bool = False,
+                   urgent: asyncio.Event | None = None) -> T:
+        """``fn(*args)`` in a thread, one at a time; ``background`` work waits while pages
+        are waiting, unless ``urgent`` is set (a page waits for it too)."""
         if background:
-            while self._asking:
+            while self._asking and not (urgent and urgent.is_set()):
                 await asyncio.sleep(0.01)
         self._asking += not background
         if not background:
@@ -124,6 +153,7 @@ class WebApp:
         if record.status is GameStatus.SETTING_UP or (record.status is GameStatus.ABANDONED and not record.seats):
             raise GameNotFound(game_id)
         known = self.histories.get(game_id)
+        seen = known.seen_seq if known is not None else -1
         if known is None:
             known = await self.work(GameHistory, record)
             events = await store.events(game_id)
@@ -132,6 +162,8 @@ class WebApp:
         elif await store.last_seq(game_id) > known.seen_seq:
             events = await store.events(game_id, after_seq=known.seen_seq)
             await self.work(known.update, record, events)
+        if known.seen_seq != seen:  # first seen, or a move landed: its page's pictures are asked for next
+            self.draw_soon(known, known.total)
         self.histories.move_to_end(game_id)
         while len(self.histories) > GAMES_KEPT:
             self.histories.popitem(last=False)
@@ -166,43 +198,69 @@ class WebApp:
         finally:
             del self.filling[game_id]
 
-    async def moment(self, game_id: int, at: int | None) -> Moment:
+    async def position(self, game_id: int, at: int | None) -> tuple[GameHistory, int]:
+        """The game's history and the move ``at`` in it (None: the latest); GameNotFound
+        for a move it does not have."""
         history = await self.history(game_id)
         n = history.total if at is None else at
         if not 0 <= n <= history.total:
             raise GameNotFound(game_id)
+        return history, n
+
+    async def moment(self, game_id: int, at: int | None) -> Moment:
+        history, n = await self.position(game_id, at)
         game = await self.work(history.at, n)
         latest = n == history.total
         return Moment(history, game, n, history.ledger.turn_began if latest else None)
 
-    async def drawing(self, moment: Moment, *, background: bool = False) -> Documents:
-        history = moment.history
-        key = (history.record.id, moment.n, history.moves[moment.n - 1].seq if moment.n else 0)
+    def drawing(self, history: GameHistory, n: int, name: str, *, background: bool = False) -> Drawing:
+        """The picture ``name`` after move ``n``, drawn once however many ask for it: the
+        one drawn or being drawn, else one begun now."""
+        key = (history.record.id, n, history.moves[n - 1].seq if n else 0, name)
         found = self.drawings.get(key)
-        if found is None:
-            found = await self.work(documents, moment.game, background=background)
+        if found is None or (found.task.done() and (found.task.cancelled() or found.task.exception())):
+            urgent = asyncio.Event()
+            if not background:
+                urgent.set()
+
+            def drawn() -> Picture:
+                return packed(draw(history.at(n), name))
+
+            found = Drawing(asyncio.ensure_future(self.work(drawn, background=True, urgent=urgent)), urgent)
+            found.task.add_done_callback(_told)
             self.drawings[key] = found
             while len(self.drawings) > DRAWINGS_KEPT:
                 self.drawings.popitem(last=False)
         self.drawings.move_to_end(key)
         return found
 
-    def draw_ahead(self, moment: Moment) -> None:
+    async def picture(self, history: GameHistory, n: int, name: str) -> Picture:
+        """The picture ``name`` after move ``n``, for a page waiting for it."""
+        found = self.drawing(history, n, name)
+        found.urgent.set()
+        self._last_asked = time.monotonic()
+        return await asyncio.shield(found.task)
+
+    def draw_soon(self, history: GameHistory, n: int) -> None:
+        """Begin drawing the pictures after move ``n`` in the background: a page asks for them next."""
+        for name in PICTURES:
+            self.drawing(history, n, name, background=True)
+
+    def draw_ahead(self, history: GameHistory, n: int) -> None:
         """Draw the moves either side of one looked at, while no page waits: a step
         through the history then finds its pictures drawn."""
-        history = moment.history
 
-        async def draw() -> None:
-            for n in (moment.n + 1, moment.n - 1):
+        async def ahead() -> None:
+            for step in (n + 1, n - 1):
                 await asyncio.sleep(IDLE_SECONDS)
                 if time.monotonic() - self._last_asked < IDLE_SECONDS:
                     return  # the reader is moving on (a slider dragged): draw what they ask for instead
-                if 0 <= n <= history.total:
-                    game = await self.work(history.at, n, background=True)
-                    await self.drawing(Moment(history, game, n, None), background=True)
+                if 0 <= step <= history.total:
+                    await asyncio.gather(*(self.drawing(history, step, name, background=True).task
+                                           for name in PICTURES), return_exceptions=True)
 
         if len(self.ahead) < 4:
-            task = asyncio.create_task(draw())
+            task = asyncio.create_task(ahead())
             self.ahead.add(task)
             task.add_done_callback(self.ahead.discard)
 
@@ -228,8 +286,22 @@ class WebApp:
     def start(self) -> None:
         self._poller = asyncio.create_task(self.poll())
 
+    async def preload(self, games: int = PRELOADED) -> None:
+        """Read the newest ``games`` running or finished games and draw their latest
+        moment, as a server that has run a while has them: a link just posted opens at once."""
+        store = await self.store()
+        records = await store.list_games([GameStatus.RUNNING, GameStatus.FINISHED])
+        for record in sorted(records, key=lambda r: r.id)[-games:]:
+            try:
+                history = await self.history(record.id)
+            except (StoreError, GameNotFound) as exc:
+                log.warning("game %s not read ahead: %s", record.id, exc)
+                continue
+            await asyncio.gather(*(self.drawing(history, history.total, name, background=True).task
+                                   for name in PICTURES), return_exceptions=True)
+
     async def close(self) -> None:
-        for task in [self._poller, *self.filling.values(), *self.ahead]:
+        for task in [self._poller, *self.filling.values(), *self.ahead, *(d.task for d in self.drawings.values())]:
             if task is not None:
                 task.cancel()
         if self._store is not None:
@@ -251,6 +323,12 @@ class WebApp:
         return True
 
 
+def _told(task: asyncio.Future[Picture]) -> None:
+    """A drawing that failed is logged (a page that waited for it was told already)."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a picture was not drawn", exc_info=task.exception())
+
+
 APP = web.AppKey("troika", WebApp)
 
 
@@ -270,7 +348,7 @@ def not_found() -> web.Response:
 @web.middleware
 async def guard(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
                 ) -> web.StreamResponse:
-    """Rate limit, the one 404, and the safety headers on every answer."""
+    """Rate limit, the one 404; text compressed."""
     if not request.app[APP].allowed(client_of(request)):
         response: web.StreamResponse = web.Response(status=429, text="Too many requests: wait a moment.",
                                                     headers={"Retry-After": "2"})
@@ -284,13 +362,20 @@ async def guard(request: web.Request, handler: Callable[[web.Request], Awaitable
         except Exception:  # the cause goes to the log, never to the page
             log.exception("%s failed", request.path)
             response = web.Response(status=500, text="Something went wrong showing this page.")
+    if isinstance(response, web.Response) and response.content_type in COMPRESSED:
+        response.enable_compression()  # gzip, for a client that takes it
+    return response
+
+
+async def locked_down(request: web.Request, response: web.StreamResponse) -> None:
+    """The safety headers on every answer (an event stream's too), and no software versions."""
     headers = response.headers
     headers.setdefault("Content-Security-Policy", PAGE_CSP)
     headers["X-Content-Type-Options"] = "nosniff"
     headers["Referrer-Policy"] = "no-referrer"
     headers["X-Frame-Options"] = "DENY"
     headers.setdefault("Cache-Control", "no-store")
-    return response
+    headers["Server"] = "Troika"
 
 
 def _game_id(request: web.Request) -> int:
@@ -317,12 +402,15 @@ async def game(request: web.Request) -> web.Response:
     app = request.app[APP]
     at = _at(request)
     moment = await app.moment(_game_id(request), at)
+    app.draw_soon(moment.history, moment.n)
     return web.Response(text=game_page(moment, _base(request), live=at is None or at == moment.history.total),
                         content_type="text/html")
 
 
 async def moment_part(request: web.Request) -> web.Response:
-    moment = await request.app[APP].moment(_game_id(request), _at(request))
+    app = request.app[APP]
+    moment = await app.moment(_game_id(request), _at(request))
+    app.draw_soon(moment.history, moment.n)  # the page asks for them as soon as it has this part
     return web.Response(text=moment_html(moment, _base(request)), content_type="text/html",
                         headers={"X-Total": str(moment.history.total), "X-At": str(moment.n)})
 
@@ -330,14 +418,17 @@ async def moment_part(request: web.Request) -> web.Response:
 async def picture(request: web.Request) -> web.Response:
     app = request.app[APP]
     name = request.match_info["picture"]
-    if name not in ("map", "market", "table"):
+    if name not in PICTURES:
         raise web.HTTPNotFound()
-    moment = await app.moment(_game_id(request), _at(request))
-    document = getattr(await app.drawing(moment), name)
-    if name == "map" and moment.n != moment.history.total:
-        app.draw_ahead(moment)
-    return web.Response(text=document, content_type="image/svg+xml",
-                        headers={"Content-Security-Policy": SVG_CSP, "Cache-Control": "private, max-age=5"})
+    history, n = await app.position(_game_id(request), _at(request))
+    drawn = await app.picture(history, n, name)
+    if name == "map" and n != history.total:
+        app.draw_ahead(history, n)
+    headers = {"Content-Security-Policy": SVG_CSP, "Cache-Control": "private, max-age=5", "Vary": "Accept-Encoding"}
+    body = drawn.svg
+    if "gzip" in request.headers.get("Accept-Encoding", ""):
+        body, headers["Content-Encoding"] = drawn.gzipped, "gzip"
+    return web.Response(body=body, content_type="image/svg+xml", charset="utf-8", headers=headers)
 
 
 async def events(request: web.Request) -> web.StreamResponse:
@@ -384,7 +475,8 @@ async def player(request: web.Request) -> web.Response:
     store = await app.store()
     lines = []
     name = account
-    for record in await store.list_games([GameStatus.RUNNING]):
+    records = await store.list_games([GameStatus.RUNNING, GameStatus.FINISHED])
+    for record in sorted(records, key=lambda r: r.status is GameStatus.FINISHED):  # those being played first
         seat = next((s for s in record.seats if s.discord_user_id == account), None)
         if seat is None:
             continue
@@ -396,8 +488,10 @@ async def player(request: web.Request) -> web.Response:
         except StoreError as exc:  # that game's problem, told in its line only
             lines.append(GameLine(link, title, where, f"cannot be shown ({exc})", False))
             continue
-        turn = "Game over" if game.state.finished else f"{who_acts(game)} {doing(game)}"
-        lines.append(GameLine(link, title, where, turn, game.acting_player() == seat.player_id))
+        finished = game.state.finished or record.status is GameStatus.FINISHED
+        turn = results_text(game) if game.state.finished else "ended" if finished else f"{who_acts(game)} {doing(game)}"
+        lines.append(GameLine(link, title, where, turn, not finished and game.acting_player() == seat.player_id,
+                              finished))
     return web.Response(text=player_page(name, lines), content_type="text/html")
 
 
@@ -423,7 +517,6 @@ def make_app(web_app: WebApp) -> web.Application:
     app.router.add_get("/g/{key}/events", events)
     app.router.add_get("/g/{key}/{picture}.svg", picture)
     app.router.add_get("/p/{key}", player)
-    app.router.add_get("/static/web.css", static("web.css", "text/css"))
     app.router.add_get("/static/web.js", static("web.js", "text/javascript"))
     app.router.add_route("*", "/{tail:.*}", anything)
 
@@ -433,6 +526,7 @@ def make_app(web_app: WebApp) -> web.Application:
     async def stopped(_: web.Application) -> None:
         await web_app.close()
 
+    app.on_response_prepare.append(locked_down)
     app.on_startup.append(started)
     app.on_cleanup.append(stopped)
     return app

@@ -15,10 +15,22 @@
   let wanted = null;
   let loading = false;
 
+  // Every time on the page in one form, the server's ("05 Dec 2026 17:27 UTC"), in the reader's zone.
+  const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  function two(n) { return String(n).padStart(2, "0"); }
+  function zone(d) {
+    const off = -d.getTimezoneOffset();
+    if (off === 0) { return "UTC"; }
+    const a = Math.abs(off);
+    return "UTC" + (off > 0 ? "+" : "-") + Math.floor(a / 60) + (a % 60 ? ":" + two(a % 60) : "");
+  }
   function localTimes() {
     for (const t of main.querySelectorAll("time[datetime]")) {
       const d = new Date(t.getAttribute("datetime"));
-      if (!isNaN(d)) { t.textContent = d.toLocaleString(); }
+      if (!isNaN(d)) {
+        t.textContent = two(d.getDate()) + " " + MONTHS[d.getMonth()] + " " + d.getFullYear() + " " +
+          two(d.getHours()) + ":" + two(d.getMinutes()) + " " + zone(d);
+      }
     }
   }
 
@@ -54,6 +66,8 @@
     badge.classList.toggle("offline", following && !connected);
     slider.max = String(total);
     slider.value = String(shown);
+    const counted = document.getElementById("at-total");  // "after move N of TOTAL", counted now
+    if (counted) { counted.textContent = String(total); }
     main.dataset.at = String(shown);
     main.dataset.total = String(total);
     history.replaceState(null, "", following ? base : base + "?at=" + shown);
