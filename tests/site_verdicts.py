@@ -52,6 +52,7 @@ from engine.importer import actions_of, convert, read_log
 from engine.legal import legal_actions
 from engine.rules import Rules
 from engine.state import GameState
+from engine.trains import train_limit
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TROIKA_SHARED", ROOT.parent / "shared"))
@@ -227,10 +228,14 @@ def record(games: dict[str, int], oracle: Path) -> dict[str, Any]:
 
 
 def known_cause(game: Game, key: str, accepted: bool, err: str = "") -> str | None:
-    """Why a recorded mismatch is expected, or None: G and H are the site's engine
+    """Why a recorded mismatch is expected, or None: G, H and I are the site's engine
     accepting what its page refuses (README, Rules); A and C (lays) and E (1861 homes)
     are issue 35's other items, until their fix lands."""
     kind = key.split()[0]
+    if accepted and kind == "buy_train" and not key.split(" ")[-1]:
+        company = game.state.companies[key.split()[1]]
+        if len(company.trains) >= train_limit(game.ctx, game.state, company):
+            return "I: a train bought at the train limit (the site's page lists none)"
     if accepted and kind == "par" and not game.ctx.title.major_home_cities(game.ctx, game.state):
         return "G: a par with no home city open (the site's page refuses it)"
     if accepted and kind == "bid" and game.ctx.title.first_minor is not None:

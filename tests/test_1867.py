@@ -130,6 +130,19 @@ def test_a_trade_in_whose_discount_exceeds_the_price_is_no_move(site: bool) -> N
     play(game, Pass("CNR"))
 
 
+@pytest.mark.parametrize("rules", [Rules.rulebook(), Rules.site(live=True), Rules.site()])
+def test_a_company_at_its_train_limit_buys_only_with_a_trade_in(rules: Rules) -> None:
+    """8.11.2: "A company at the train limit may not make any train purchases." CNR holds
+    two trains in phase 8 (1867-21268, id 915), its step open for a trade-in. The site's
+    engine accepts its buying GTR's 7 for 1 (oracle: site_try.rb pos 651; it would then
+    discard), but its page lists no train to buy at the limit (buy_trains: "Available
+    Trains" only with room), only the exchanges: so no switch, and every mode refuses."""
+    game = _before(916)
+    game.ctx.rules = rules
+    refused(game, BuyTrain("CNR", "7-1", 1), "CNR is at its train limit of 2")
+    assert not [a for a in legal_actions(game) if isinstance(a, BuyTrain)]
+
+
 def test_a_water_border_is_paid_once_by_the_lay_that_connects_across_it() -> None:
     """8.6.2: M9's south-east water border costs 80 when track meets across it."""
     game = _new()
