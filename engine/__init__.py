@@ -91,7 +91,7 @@ from .selfplay import (
     play_many,
 )
 
-ENGINE_VERSION = 6
+ENGINE_VERSION = 7
 """Bumped when a rules change would replay an old game differently (2: the rules
 fixed for every 1861 game, 1867, effects written to the log; 3: steps with nothing
 to decide passed over, standing orders, and the rulebook mode's merger round,
@@ -100,7 +100,9 @@ starting bundles' round in 1861's folder, so a snapshot taken in it is rebuilt b
 5: a laid tile is a named tuple and a merge's undo point is saved as bytes, so
 snapshots pickled before are rebuilt by replay; 6: a lay takes a copy left in the tile
 supply, so laid tiles get other ids; the state's classes are dataclasses, new 8.6 and
-§15 rules, so snapshots pickled before are rebuilt by replay)."""
+§15 rules, so snapshots pickled before are rebuilt by replay; 7: under the site's
+rules no trade-in below a price of 1, and a city whose track loops back into it is
+no major's home)."""
 
 __all__ = [
     "AGENTS", "COLORS", "DEFAULT_TITLE", "ENGINE_VERSION", "LOCKS_OPEN_IN_PHASE", "MARKETS", "MAX_ACTIONS",

@@ -739,7 +739,8 @@ def has_route(ctx: Context, state: GameState, company: str) -> bool:
 def city_is_unconnected(ctx: Context, state: GameState, hex_id: str, city: int) -> bool:
     """7.4 and the glossary: "When a city cannot trace a legal route to another city"
     (tokens ignored): track to a town or an off-board alone leaves it unconnected.
-    RN 4.3: on 18xx.games any other city, town or off-board connects it."""
+    RN 4.3: on 18xx.games any other city, town or off-board connects it, and so does
+    track that loops back into the city."""
     graph = track_graph(ctx, state)
     node = graph.node_of((hex_id, city))
     if node is None:
@@ -748,7 +749,25 @@ def city_is_unconnected(ctx: Context, state: GameState, hex_id: str, city: int) 
     if not ctx.rules.unconnected_unless_no_stop_reached:
         others &= sum(1 << n for n, d in enumerate(graph.defs) if d.kind == "city")
     walk = _Walk(graph, passable_nodes(graph, 0), goal=others).run([node])
-    return not walk.nodes & others
+    if walk.nodes & others:
+        return False
+    return not (ctx.rules.unconnected_unless_no_stop_reached and _loops_back(graph, node))
+
+
+def _loops_back(graph: TrackGraph, node: int) -> bool:
+    """Whether track leaving ``node`` by one exit comes back into it by another, through
+    no other node (no segment: a segment joins two nodes)."""
+
+    def runs_back(exit_end: int, crossed: int) -> bool:
+        cross = graph.crossing[exit_end]
+        if cross is None or crossed & cross[0]:
+            return False
+        bit, entered = cross
+        return node in graph.onward_nodes[entered] or any(
+            runs_back(onward, crossed | bit) for onward in graph.onward_ends[entered]
+        )
+
+    return any(runs_back(end, 0) for end in graph.node_exits[node])
 
 
 def unconnected_cities(ctx: Context, state: GameState, spots: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:

@@ -460,7 +460,7 @@ class Trains(Step):
         cheapest = trains.cheapest_bank_price(ctx, state)
         if _must_buy_at(company, cheapest):
             return True
-        if any(company.cash >= price for _, _, price in trains.trade_in_prices(ctx, state, company)):
+        if any(company.cash >= price for _, _, price in trains.listed_trade_ins(ctx, state, company)):
             return True
         if len(company.trains) >= trains.train_limit(ctx, state, company):
             return False

@@ -187,9 +187,11 @@ class Rules(NamedTuple):
 
     unconnected_unless_no_stop_reached: bool = False
     """RN 4.3, 11.6 — a city is "unconnected" (a major's home, 7.4) only if its track
-    reaches no other city, town or off-board. Rulebook glossary: a city that cannot
-    trace a legal route to another city, so track to a town or off-board alone does
-    not connect it."""
+    reaches no other city, town or off-board, and does not loop back into the city
+    itself (found with the site's engine, issue 35: its walk from a city stops at any
+    stop but the track it set out on). Rulebook glossary: a city that cannot trace a
+    legal route to another city, so track to a town or off-board alone, or a loop,
+    does not connect it."""
 
     unconnected_judged_per_hex: bool = False
     """RN 4.3 — a city counts as unconnected for a major's home only if every city on

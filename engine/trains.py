@@ -144,7 +144,17 @@ def buy_train(
 
 
 def trade_in_prices(ctx: Context, state: GameState, company: Company) -> list[tuple[Train, Train, int]]:
-    """8.11 (1867): (bank train, own train handed in, price) for every trade-in open now."""
+    """8.11 (1867): (bank train, own train handed in, price) for every trade-in open now:
+    those of :func:`listed_trade_ins` that cost at least 1 (the discount comes off the
+    price and is never paid out)."""
+    return [offer for offer in listed_trade_ins(ctx, state, company) if offer[2] >= 1]
+
+
+def listed_trade_ins(ctx: Context, state: GameState, company: Company) -> list[tuple[Train, Train, int]]:
+    """8.11 (1867): every trade-in the train list gives now, also one whose discount
+    exceeds the price. Under the site's rules a 5+5E's 750 off a 2+2 (600) is listed
+    at -150: 18xx.games keeps the purchase step open for it, and refuses the purchase
+    ("Spender.spend(-150)"), so it is never a move (:func:`trade_in_prices`)."""
     if "train_trade_allowed" not in state.events or not company.is_major:
         return []
     result = []
@@ -182,11 +192,15 @@ def _trade_in(
     handed_in = next((t for t in buyer.trains if t.id == exchange), None)
     if handed_in is None:
         raise IllegalAction(f"{buyer.sym} has no train {exchange} to trade in")
-    if trade_in_discount(ctx, bought, handed_in) is None:
-        if ctx.rules.trade_in_only_for_special_trains:
-            allowed = ", ".join(name for name, _ in bought.trade_in)
-            raise IllegalAction(f"only a {allowed}-train can be traded in")
-        raise IllegalAction(f"half a {handed_in.name}-train's price is more than a {bought.name}-train costs")
+    discount = trade_in_discount(ctx, bought, handed_in)
+    if discount is None and ctx.rules.trade_in_only_for_special_trains:
+        allowed = ", ".join(name for name, _ in bought.trade_in)
+        raise IllegalAction(f"only a {allowed}-train can be traded in")
+    if discount is None or bought.price - discount < 1:
+        raise IllegalAction(
+            f"half a {handed_in.name}-train's price is more than a {bought.name}-train costs: "
+            "trade in a smaller train, or buy it at full price"
+        )
     return handed_in
 
 

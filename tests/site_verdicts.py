@@ -52,6 +52,7 @@ from engine.importer import actions_of, convert, read_log
 from engine.legal import legal_actions
 from engine.rules import Rules
 from engine.state import GameState
+from engine.trains import train_limit
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TROIKA_SHARED", ROOT.parent / "shared"))
@@ -226,23 +227,21 @@ def record(games: dict[str, int], oracle: Path) -> dict[str, Any]:
 # --- comparing ------------------------------------------------------------------------------
 
 
-def known_cause(game: Game, key: str, accepted: bool, err: str = "") -> str | None:
-    """Why a recorded mismatch is expected, or None: G and H are the site's engine
-    accepting what its page refuses (README, Rules); A and C (lays) and E (1861 homes)
-    are issue 35's other items, until their fix lands."""
+def known_cause(game: Game, key: str) -> str | None:
+    """Why the site's accepting a move Troika does not offer is expected, or None: G, H
+    and I are the site's engine accepting what its page refuses (README, Rules). No
+    refusal of an offer is expected: issue 35's causes of those (A, C, E, J) are fixed."""
     kind = key.split()[0]
-    if accepted and kind == "par" and not game.ctx.title.major_home_cities(game.ctx, game.state):
+    if kind == "buy_train" and not key.split(" ")[-1]:
+        company = game.state.companies[key.split()[1]]
+        if len(company.trains) >= train_limit(game.ctx, game.state, company):
+            return "I: a train bought at the train limit (the site's page lists none)"
+    if kind == "par" and not game.ctx.title.major_home_cities(game.ctx, game.state):
         return "G: a par with no home city open (the site's page refuses it)"
-    if accepted and kind == "bid" and game.ctx.title.first_minor is not None:
+    if kind == "bid" and game.ctx.title.first_minor is not None:
         first = game.state.companies[game.ctx.title.first_minor]
         if not first.floated and not first.closed and key.split()[2] in game.ctx.board.minors():
             return "H: a minor before the Nikolaev (the site's page refuses it)"
-    if not accepted and kind == "lay_tile" and "Must use new track" in err:
-        return "A: an upgrade whose new track the company reaches only through the same hex"
-    if not accepted and kind == "lay_tile" and "returned nil :tile" in err:
-        return "C: a tile copy the site does not have"
-    if not accepted and kind == "place_token" and "the hex is not available" in err:
-        return "E: a major's home on a hex the site's home list leaves out (1861)"
     return None
 
 
@@ -254,11 +253,11 @@ def compare(game: Game, verdict: dict[str, Any]) -> list[tuple[str, str, str | N
     result: list[tuple[str, str, str | None]] = []
     for key in sorted(offered - accepted):
         if key in refused:
-            result.append(("refused", key, known_cause(game, key, False, refused[key])))
+            result.append(("refused", key, None))
         else:
             result.append(("unknown", key, None))  # no verdict recorded: regenerate the fixture
     for key in sorted(accepted - offered):
-        result.append(("not offered", key, known_cause(game, key, True)))
+        result.append(("not offered", key, known_cause(game, key)))
     return result
 
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import Bid, BuyTrain, PlaceToken
+from engine.actions import Bid, BuyTrain, Pass, PlaceToken
 from engine.game import Game
+from engine.legal import legal_actions
 from engine.nationalization import nationalize
 from engine.replay import replay
 from engine.rules import Rules
 from engine.stock_round import home_cities
 from engine.track import border_crossings_paid
-from engine.trains import export_train, trade_in_prices
+from engine.trains import export_train, trade_in_prices, yard_trains
 from tests.conftest import PLAYERS3, before_first_trade_in, play, refused, shared_game
 
 GREEN_SPOTS = [("D2", 0), ("L12", 2)]
@@ -110,6 +111,36 @@ def test_trade_ins_in_phase_eight_cost_half_the_handed_in_trains_face_value() ->
     refused(game, BuyTrain(buyer.sym, trade["train"], trade["price"] + 1, trade["exchange"]), "costs")
     play(game, BuyTrain(buyer.sym, trade["train"], trade["price"], trade["exchange"]))
     assert any(t.id == trade["exchange"] for t in game.state.depot.pool)
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_a_trade_in_whose_discount_exceeds_the_price_is_no_move(site: bool) -> None:
+    """8.11 🍁: half a 5+5E's face value (750) is more than a 2+2 costs (600), so it buys
+    no 2+2. 1867-21268 just after CNR bought its 5+5E (id 915): 18xx.games refuses the
+    trade-in at -150 ("Spender.spend(-150)", oracle) yet asks CNR, at its limit of two
+    trains, to buy or pass; CNR passes (id 917)."""
+    game = _before(916)
+    game.ctx.rules = Rules.site(live=True) if site else Rules.rulebook()
+    cnr = game.state.companies["CNR"]
+    assert sorted(t.id for t in cnr.trains) == ["5+5E-0", "5-0"] and cnr.cash == 198
+    assert "2+2-1" in [t.id for t in yard_trains(game.ctx, game.state)]
+    assert legal_actions(game) == [Pass("CNR")]
+    too_much = "half a 5\\+5E-train's price is more than a 2\\+2-train costs"
+    refused(game, BuyTrain("CNR", "2+2-1", -150, "5+5E-0"), too_much)
+    play(game, Pass("CNR"))
+
+
+@pytest.mark.parametrize("rules", [Rules.rulebook(), Rules.site(live=True), Rules.site()])
+def test_a_company_at_its_train_limit_buys_only_with_a_trade_in(rules: Rules) -> None:
+    """8.11.2: "A company at the train limit may not make any train purchases." CNR holds
+    two trains in phase 8 (1867-21268, id 915), its step open for a trade-in. The site's
+    engine accepts its buying GTR's 7 for 1 (oracle: site_try.rb pos 651; it would then
+    discard), but its page lists no train to buy at the limit (buy_trains: "Available
+    Trains" only with room), only the exchanges: so no switch, and every mode refuses."""
+    game = _before(916)
+    game.ctx.rules = rules
+    refused(game, BuyTrain("CNR", "7-1", 1), "CNR is at its train limit of 2")
+    assert not [a for a in legal_actions(game) if isinstance(a, BuyTrain)]
 
 
 def test_a_water_border_is_paid_once_by_the_lay_that_connects_across_it() -> None:

@@ -211,6 +211,25 @@ def test_a_major_may_start_beside_a_token_in_an_unconnected_city(site: bool) -> 
 
 
 @pytest.mark.parametrize("site", [False, True])
+def test_a_city_whose_track_loops_back_into_it_is_no_home_on_18xx_games(site: bool) -> None:
+    """7.4 and the glossary: a city is unconnected when it "cannot trace a legal route to
+    another city". S4013 at id 739 with tile 201 on Astrakhan (M19) whose two exits run
+    round through L20 (tile 7) and M21 back into it: no route, so by the rulebook M19 is
+    still open for a new major. The site's engine refuses it ("the hex is not available",
+    self-play 1861 seed 93003; the oracle's home_token_locations here: M7 and N10): its
+    walk from a city stops at any stop but the track it set out on."""
+    from engine.state import PlacedTile
+
+    game = replayed("1861-gen-P4-grid-S4013", 739, (Rules.site if site else Rules.rulebook)(market="grid"))
+    home = ("M19", 0)
+    assert home in game.ctx.title.major_home_cities(game.ctx, game.state)
+    game.state.map.tiles["M19"] = PlacedTile("201", 0, "201-0")
+    game.state.map.tiles["L20"] = PlacedTile("7", 4, "7-0")
+    homes = game.ctx.title.major_home_cities(game.ctx, game.state)
+    assert (home in homes) is not site and {("M7", 0), ("N10", 0)} <= set(homes)
+
+
+@pytest.mark.parametrize("site", [False, True])
 def test_1867_offers_an_unconnected_city_with_a_token_before_a_connected_one(site: bool) -> None:
     """7.4 (1867): a connected unoccupied city only "if no unconnected cities exist".
     S5008, stock round 7, before C&O starts: BO's home Sudbury (D8) has a free spot and
