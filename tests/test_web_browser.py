@@ -112,14 +112,16 @@ def shown_move(page: Page) -> int:
     return int(page.locator("#at-label").inner_text().split()[2])
 
 
-def wait_until(page: Page, done: Callable[[], bool], seconds: float = 10) -> None:
+def wait_until(page: Page, done: Callable[[], bool], seconds: float = 30) -> None:
     """Poll from here: the page's Content-Security-Policy forbids the evaluated
-    predicates of Playwright's own waits."""
-    for _ in range(int(seconds * 20)):
+    predicates of Playwright's own waits. A live update takes well under a second on a
+    quiet machine; the limit leaves room for a loaded one."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         if done():
             return
         page.wait_for_timeout(50)
-    raise AssertionError("the page did not change in time")
+    raise AssertionError(f"the page did not change in {seconds} s")
 
 
 def engine_cash(game: Game) -> dict[str, str]:
