@@ -236,6 +236,8 @@ class TableClock:
     """The event after which the open decision fell due."""
     timed_out: set[int] = field(default_factory=set)
     """Positions whose decision's time-out has been dealt with."""
+    asked: tuple[str, datetime] | None = None
+    """The player asked for their consent now, and since when: their clock counts from the request."""
 
     def player(self, player_id: str) -> PlayerClock:
         return self.players.setdefault(player_id, PlayerClock())
@@ -256,12 +258,16 @@ class TableClock:
         if _is_decision(event) and self.began is not None and (self.since is None or event.created_at > self.since):
             self._charge(event.actor or "", max(self.began, self.since or self.began), event.created_at, _own(event))
         if _starts_a_decision(event):
-            self.began, self.position = event.created_at, event.seq
+            self.began, self.position, self.asked = event.created_at, event.seq, None
         if event.kind is not EventKind.ADMIN:
             return
         data, kind = event.action, event.action.get("type")
         if kind == "pause":
             self.began = None
+        elif kind == "ask":
+            self.asked = (str(data["consenter"]), event.created_at)
+        elif kind == "answer":
+            self.asked = None
         elif kind == "clock":
             self._setting(data)
         elif kind == "away":
@@ -269,7 +275,7 @@ class TableClock:
             self.player(str(data["player"])).away.append((moment, moment + timedelta(seconds=float(data["seconds"]))))
         elif kind in ("back", "computer") and not data.get("on"):
             self._back(str(data.get("player")), event.created_at)
-        elif kind == "timeout":
+        if kind in ("timeout", "computer") and "position" in data:
             self.timed_out.add(int(data["position"]))
 
     def _setting(self, data: dict[str, object]) -> None:
@@ -313,8 +319,9 @@ class TableClock:
         """Since when the open decision counts against ``player_id`` (None: no decision open)."""
         if self.began is None:
             return None
+        began = self.asked[1] if self.asked and self.asked[0] == player_id else self.began
         returned = self.player(player_id).returned
-        return max(self.began, returned) if returned else self.began
+        return max(began, returned) if returned else began
 
     def bank_left(self, player_id: str, now: datetime, acting: str | None) -> float:
         """Seconds left in the player's bank now, their open decision's overrun taken off."""
@@ -327,9 +334,11 @@ class TableClock:
 
     def timed_out_now(self, player_id: str | None, now: datetime) -> bool:
         """Whether the acting player's time ran out on the open decision, not yet dealt with."""
-        if not self.pace or player_id is None or self.began is None or self.position in self.timed_out:
+        dealt_with = self.position in self.timed_out and self.asked is None
+        if not self.pace or player_id is None or dealt_with:
             return False
-        if self.player(player_id).away_at(now) is not None:
+        mine, start = self.player(player_id), self.counting(player_id)
+        if mine.away_at(now) is not None or start is None or mine.counted(start, now) <= self.pace:
             return False
         return self.bank_left(player_id, now, player_id) <= 0
 

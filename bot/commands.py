@@ -175,8 +175,15 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
          "turn", "computer.hint", words=0, secret=True),
     Verb("computer", "computer takes over", "Let the computer play your seat until you type `I'm back`", "turn",
          "computer.take_over", words=2),
-    Verb("back", "I'm back", "Play your own seat again after `computer takes over`", "turn", "computer.back",
-         words=1, aliases=("i'm", "im", "i’m")),
+    Verb("back", "back | I'm back", "Back from `away`, or play your own seat again after `computer takes over` "
+         "(or a time-out)", "turn", "clock.back", words=1, aliases=("i'm", "im", "i’m")),
+    Verb("away", "away DURATION", "Stop your clock while you are away, e.g. `away 5d` (within the game's "
+         "away limit); the table is told", "turn", "clock.away", words=1, options=what()),
+    Verb("quiet", "quiet HH:MM-HH:MM | quiet off", "Your quiet hours in your time zone (`tz`): no reminders "
+         "then, and your clock stands still, e.g. `quiet 23:00-08:00`", "turn", "clock.quiet", words=1,
+         options=what()),
+    Verb("tz", "tz ZONE", "Your time zone for quiet hours, e.g. `tz Europe/Amsterdam`", "turn", "clock.tz",
+         words=1, options=what()),
     Verb("agree", "agree", "Agree to the deal you were asked about", "turn", "turns.agree", words=0, button=True),
     Verb("refuse", "refuse", "Refuse the deal you were asked about", "turn", "turns.refuse", words=0, button=True),
     Verb("withdraw", "withdraw", "Take back a deal you proposed before it is answered", "turn", "turns.withdraw",
@@ -211,6 +218,15 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("resume", "resume", "Commissioner: resume a paused game", "admin", "commissioner.resume", words=0),
     Verb("end", "end confirm [REASON]", "Commissioner: end the game now (scores as it stands; no way back)",
          "admin", "commissioner.end", options=what(required=False)),
+    Verb("pace", "pace DURATION|off", "Commissioner: the time a decision may take (e.g. `pace 24h`); beyond it "
+         "a player's bank is spent", "admin", "clock.pace", words=1, options=what()),
+    Verb("bank", "bank DURATION", "Commissioner: each player's time bank (three paces unless set), e.g. "
+         "`bank 3d`", "admin", "clock.bank", words=1, options=what()),
+    Verb("away-limit", "away-limit DURATION", "Commissioner: how long each player may be `away` in this game "
+         "(14d unless set)", "admin", "clock.away_limit", words=1, options=what()),
+    Verb("on-timeout", "on-timeout wait|computer|pass", "Commissioner: what happens when a bank runs out: tell "
+         "the commissioner, the computer plays the seat, or the safe move (pass, withhold)", "admin",
+         "clock.on_timeout", words=1, options=what()),
     Verb("remind", "remind [me] HOURS|off", "Commissioner: remind a player after HOURS, then the channel; "
          "`remind me`: anyone, their own time", "admin", "commissioner.remind", words=2, options=what()),
 )}
