@@ -334,3 +334,19 @@ async def _advised(table: Table, name: str, refused: set[str]) -> str:
     choices = re.findall(r"`([^`]+)`", may)
     plain = [m for m in choices if ".." not in m and not re.search(r"\b[A-Z]{4,}\b", m) and " from " not in m]
     return next((m for m in plain if m == "pass" or re.fullmatch(r"train [\w-]+", m)), plain[0])
+
+
+async def test_status_on_discord_writes_when_the_clock_started_as_a_discord_timestamp(
+    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = Clock(monkeypatch)
+    service = TroikaService(store, clock=clock, pictures=False, timestamps=True)
+    await service.start_local_game("chan", PLAYERS, first_player=0, seed=1861)
+    anna = Account("anna", "Anna")
+    await service.handle("chan", anna, "pace 24h")
+    await service.handle("chan", Account("boris", "Boris"), "away 3d")
+    clock.advance(hours=25)
+    status = (await service.handle("chan", anna, "status")).text
+    assert f"Clock: Anna's runs since <t:{int(MONDAY.timestamp())}:R>" in status
+    assert "banks left: Anna 2d 23h, Boris 3d, Clara 3d" in status
+    assert f"Boris is away until <t:{int((MONDAY + timedelta(days=3)).timestamp())}:R>" in status
