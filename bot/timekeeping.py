@@ -103,12 +103,7 @@ class Timekeeper(Feature):
                                    f"⏱ When a player's bank runs out, {told}.")
 
     async def _setting(self, record: GameRecord, seat: Seat, data: dict[str, Any], text: str) -> Reply:
-        if record.status is not GameStatus.RUNNING:
-            raise Refusal("The game has not started yet.")
-        live = await self.repo.load(record.id)
-        post = {"kind": "note", "seq": live.seq + 1, "text": text, "next": next_line(live.game), "mention": None}
-        await self.repo.record_admin(record.id, live.seq, {"type": "clock", **data}, seat.player_id, outbox=[post])
-        return Reply()
+        return await self._record(record, seat, {"type": "clock", **data}, text)
 
     # --- each player's own --------------------------------------------------------------
 
@@ -123,9 +118,9 @@ class Timekeeper(Feature):
         if clock.player(seat.player_id).away_at(self.core.clock()) is not None:
             raise Refusal("You are away already: `back` ends it, then `away` again.")
         until = self.core.clock() + timedelta(seconds=seconds)
-        return await self._setting_of(record, seat, {"type": "away", "player": seat.player_id, "seconds": seconds},
-                                      f"🏖 **{seat.display_name}** is away for {shown_duration(seconds)}, until "
-                                      f"{self._when(until)}: their clock stands still. `back` ends it early.")
+        return await self._record(record, seat, {"type": "away", "player": seat.player_id, "seconds": seconds},
+                                  f"🏖 **{seat.display_name}** is away for {shown_duration(seconds)}, until "
+                                  f"{self._when(until)}: their clock stands still. `back` ends it early.")
 
     async def back(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         """`back` (or `I'm back`): an away stretch ends now; a seat the computer plays comes back."""
@@ -135,8 +130,8 @@ class Timekeeper(Feature):
             return await self.computer.back(record, seat, rest, proxy)
         if clock.player(seat.player_id).away_at(self.core.clock()) is None:
             raise Refusal("You are neither away nor played by the computer: there is nothing to come back from.")
-        return await self._setting_of(record, seat, {"type": "back", "player": seat.player_id},
-                                      f"**{seat.display_name}** is back; their clock runs again.")
+        return await self._record(record, seat, {"type": "back", "player": seat.player_id},
+                                  f"**{seat.display_name}** is back; their clock runs again.")
 
     async def quiet(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         """`quiet 23:00-08:00|off`: hours in the player's own zone with no reminders and no clock."""
@@ -144,16 +139,17 @@ class Timekeeper(Feature):
         zone = (await self.table_clock(record.id)).player(seat.player_id).zone
         text = (f"🌙 **{seat.display_name}** is quiet {rest.strip()} ({zone}): no reminders then, and the clock "
                 "stands still." if quiet else f"🌙 **{seat.display_name}** has no quiet hours.")
-        return await self._setting_of(record, seat, {"type": "clock", "player": seat.player_id,
-                                                     "quiet": list(quiet) if quiet else None}, text)
+        return await self._record(record, seat, {"type": "clock", "player": seat.player_id,
+                                                 "quiet": list(quiet) if quiet else None}, text)
 
     async def tz(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         """`tz Europe/Amsterdam`: the zone the player's quiet hours are in."""
         zone = read_zone(rest)
-        return await self._setting_of(record, seat, {"type": "clock", "player": seat.player_id, "zone": zone},
-                                      f"🌍 **{seat.display_name}**'s time zone: {zone}.")
+        return await self._record(record, seat, {"type": "clock", "player": seat.player_id, "zone": zone},
+                                  f"🌍 **{seat.display_name}**'s time zone: {zone}.")
 
-    async def _setting_of(self, record: GameRecord, seat: Seat, data: dict[str, Any], text: str) -> Reply:
+    async def _record(self, record: GameRecord, seat: Seat, data: dict[str, Any], text: str) -> Reply:
+        """Store a clock event of ``seat``'s and post ``text``, the table told."""
         if record.status is not GameStatus.RUNNING:
             raise Refusal("The game has not started yet.")
         live = await self.repo.load(record.id)
