@@ -118,9 +118,10 @@ def _move(name: str, usage: str, summary: str, words: int | None, *, required: b
 SEAT_OPTIONS = (Option("player", "word", required=True, menu="players"), Option("member", "member", required=True))
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
-    Verb("new", "new [1861|1867] [grid|column] [site] [OPTION ...]",
+    Verb("new", "new [1861|1867] [grid|column] [site] [OPTION ...] [on-timeout wait|computer|pass]",
          "Set up a game of 1861 (or 1867) here, with the rulebook's options (`site`: the rules as 18xx.games "
-         "plays them); you become its commissioner", "setup", "setup.new", words=13, game=False, options=(
+         "plays them) and what happens when a player's time runs out; you become its commissioner", "setup",
+         "setup.new", words=15, game=False, options=(
              Option("title", "word", choices=TITLES_OFFERED), Option("market", "word", choices=MARKETS),
              Option("options", menu="options",
                     description="the rulebook's optional rules, e.g. long-game no-floor (`/options` lists them)"))),

@@ -59,7 +59,10 @@ class Timekeeper(Feature):
         """The game's clock, folded up to its last event."""
         clock = self._clocks.get(game_id)
         if clock is None:
-            clock = self._clocks[game_id] = TableClock(since=(await self.store.get_game(game_id)).created_at)
+            record = await self.store.get_game(game_id)
+            chosen = record.options.get("on_timeout")  # at `new`
+            clock = self._clocks[game_id] = TableClock(since=record.created_at,
+                                                       on_timeout=chosen if chosen in POLICIES else "wait")
         if clock.seq < await self.store.last_seq(game_id):
             clock.fold(await self.store.events(game_id, after_seq=clock.seq))
         return clock

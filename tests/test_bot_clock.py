@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.console import CHANNEL
+from bot.errors import Refusal
 from bot.service import Account, Post, TroikaService
 from bot.setting_up import game_choice
 from bot.workers import ServicePool
@@ -350,3 +351,22 @@ async def test_status_on_discord_writes_when_the_clock_started_as_a_discord_time
     assert f"Clock: Anna's runs since <t:{int(MONDAY.timestamp())}:R>" in status
     assert "banks left: Anna 2d 23h, Boris 3d, Clara 3d" in status
     assert f"Boris is away until <t:{int((MONDAY + timedelta(days=3)).timestamp())}:R>" in status
+
+
+async def test_the_time_out_policy_is_chosen_at_new_and_a_bad_one_sets_up_nothing(
+    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = Clock(monkeypatch)
+    service = TroikaService(store, clock=clock, pictures=False)
+    anna, boris = Account("anna", "Anna"), Account("boris", "Boris")
+    with pytest.raises(Refusal, match="on-timeout wait|computer|pass"):
+        await service.handle("chan", anna, "new 1861 on-timeout nap")
+    assert await store.list_games() == []
+    await service.handle("chan", anna, "new 1861 short on-timeout computer")
+    await service.handle("chan", boris, "join")
+    await service.handle("chan", anna, "start")
+    await service.handle("chan", anna, "pace 1h")
+    assert "on time-out: computer" in (await service.handle("chan", anna, "status")).text
+    clock.advance(hours=5)  # the pace and a bank of three paces are over for whoever acts
+    await service.send_reminders()
+    assert any(e.action.get("type") == "computer" and e.action.get("timeout") for e in await store.events(1))
