@@ -423,7 +423,6 @@ class Delivery(Feature):
                 record.id, live.seq, {"type": "reminder", "stage": stage, "position": ledger.position}, None,
                 outbox=[post])
             await self.core.ledger(record.id)
-            return  # one at a time: the player first; the channel, if still due, at the next pass
 
     async def close(self) -> None:
         """Give up this process's claims, so another may deliver its games' posts at once."""
