@@ -220,10 +220,12 @@ class Timekeeper(Feature):
                 log.warning("no time-outs for game %s: %s", record.id, exc)
 
     async def _time_out(self, record: GameRecord, now: datetime) -> None:
+        clock = await self.table_clock(record.id)
+        if not clock.pace:  # no pace, no time-outs: the game is not even loaded
+            return
         live = await self.repo.load(record.id)
         game = live.game
         ledger = await self.core.ledger(record.id, live.seq)
-        clock = await self.table_clock(record.id)
         if game.state.finished or ledger.paused is not None:
             return
         if ledger.ask is not None:
