@@ -327,8 +327,8 @@ async def _advised(table: Table, name: str, store: SqliteEventStore) -> str:
     advice = await table.say(f"as {name} hint")
     words = re.search(r"The computer would `([^`]+)`", advice)
     assert words, advice
-    if " from " not in words[1] and not words[1].startswith("private ") or \
-            words[1] not in _refused_for_absent(await store.events(1)):
+    deal = words[1].split()[0] in ("train", "private", "merge")  # those a player may have to agree to
+    if not deal or words[1] not in _refused_for_absent(await store.events(1)):
         return words[1]
     may = (await table.say("status")).split("May: ")[1].split("\n")[0]
     choices = re.findall(r"`([^`]+)`", may)
