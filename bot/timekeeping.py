@@ -12,10 +12,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from engine.actions import Action, Choose, DiscardTrain, Dividend, Pass, RemoveToken, RunRoutes
-from engine.game import Game
-from engine.legal import legal_actions
-from engine.notation import command
+from engine import Action, Choose, DiscardTrain, Dividend, Game, Pass, RemoveToken, RunRoutes, command, legal_actions
 from storage import GameRecord, GameStatus, Seat
 
 from .clock import (
@@ -32,7 +29,7 @@ from .clock import (
 )
 from .commands import Parsed
 from .computer_seats import COMPUTER, ComputerSeats
-from .core import Core, Feature, Reply, code_span, seat_of
+from .core import Core, Feature, Reply, code_span, handles, seat_of
 from .errors import Refusal
 from .ledger import Ask
 from .posts import next_line, player_name
@@ -69,6 +66,7 @@ class Timekeeper(Feature):
 
     # --- the commissioner's settings ---------------------------------------------------
 
+    @handles("pace")
     async def pace(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         """`pace 24h|off`: the time each decision may take before the bank is used."""
         if rest.strip().lower() in ("off", "none"):
@@ -81,18 +79,21 @@ class Timekeeper(Feature):
                                    f"⏱ Pace: {shown_duration(seconds)} per decision; beyond it each player "
                                    f"spends from a bank of {shown_duration(bank)} (`status` shows what is left).")
 
+    @handles("bank")
     async def bank(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         """`bank 3d`: each player's time bank (by default three paces)."""
         seconds = read_duration(rest, "bank", *BANK_RANGE)
         return await self._setting(record, commissioner, {"bank": seconds},
                                    f"⏱ Each player's bank holds {shown_duration(seconds)}.")
 
+    @handles("away-limit")
     async def away_limit(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         """`away-limit 14d`: how long a player may be away in this game, all told."""
         seconds = read_duration(rest, "away limit", *AWAY_LIMIT_RANGE)
         return await self._setting(record, commissioner, {"away_limit": seconds},
                                    f"⏱ Each player may be away {shown_duration(seconds)} in this game.")
 
+    @handles("on-timeout")
     async def on_timeout(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         """`on-timeout wait|computer|pass`: what happens when a player's bank runs out."""
         policy = rest.strip().lower()
@@ -110,6 +111,7 @@ class Timekeeper(Feature):
 
     # --- each player's own --------------------------------------------------------------
 
+    @handles("away")
     async def away(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         """`away 5d`: the player's clock stops for that long (within the game's away limit)."""
         seconds = read_duration(rest, "time away", 60 * 60, AWAY_MOST)
@@ -125,6 +127,7 @@ class Timekeeper(Feature):
                                   f"🏖 **{seat.display_name}** is away for {shown_duration(seconds)}, until "
                                   f"{self._when(until)}: their clock stands still. `back` ends it early.")
 
+    @handles("back")
     async def back(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         """`back` (or `I'm back`): an away stretch ends now; a seat the computer plays comes back."""
         clock = await self.table_clock(record.id)
@@ -136,6 +139,7 @@ class Timekeeper(Feature):
         return await self._record(record, seat, {"type": "back", "player": seat.player_id},
                                   f"**{seat.display_name}** is back; their clock runs again.")
 
+    @handles("quiet")
     async def quiet(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         """`quiet 23:00-08:00|off`: hours in the player's own zone with no reminders and no clock."""
         quiet = read_quiet(rest)
@@ -145,6 +149,7 @@ class Timekeeper(Feature):
         return await self._record(record, seat, {"type": "clock", "player": seat.player_id,
                                                  "quiet": list(quiet) if quiet else None}, text)
 
+    @handles("tz")
     async def tz(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         """`tz Europe/Amsterdam`: the zone the player's quiet hours are in."""
         zone = read_zone(rest)
