@@ -39,6 +39,12 @@ class Clock:
         self.now += timedelta(**delta)
 
 
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The injected time, at :data:`MONDAY`."""
+    return Clock(monkeypatch)
+
+
 PLAYERS = [("anna", "Anna"), ("boris", "Boris"), ("clara", "Clara")]
 
 
@@ -65,9 +71,8 @@ def _bank(status: str, name: str) -> str:
 
 
 async def test_the_pace_spends_the_bank_and_a_quick_decision_refills_half_the_rest(
-    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+    store: SqliteEventStore, clock: Clock,
 ) -> None:
-    clock = Clock(monkeypatch)
     table = await _table(store, clock)
     assert "Pace: 1d per decision; beyond it each player spends from a bank of 3d" in await table.say(
         "as Anna pace 24h")
@@ -86,9 +91,8 @@ async def test_the_pace_spends_the_bank_and_a_quick_decision_refills_half_the_re
 
 
 async def test_bad_clock_input_is_refused_in_one_line_and_changes_nothing(
-    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+    store: SqliteEventStore, clock: Clock,
 ) -> None:
-    clock = Clock(monkeypatch)
     table = await _table(store, clock)
     await table.say("as Anna pace 24h")
     before, status = await _stored(store), await table.say("status")
@@ -101,9 +105,8 @@ async def test_bad_clock_input_is_refused_in_one_line_and_changes_nothing(
 
 
 async def test_away_stops_the_clock_tells_the_table_and_back_ends_it(
-    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+    store: SqliteEventStore, clock: Clock,
 ) -> None:
-    clock = Clock(monkeypatch)
     table = await _table(store, clock)
     await table.say("as Anna pace 12h")
     said = await table.say("as Anna away 5d")
@@ -121,9 +124,8 @@ async def test_away_stops_the_clock_tells_the_table_and_back_ends_it(
 
 
 async def test_reminders_wait_for_the_end_of_quiet_hours_in_tokyo_and_amsterdam(
-    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+    store: SqliteEventStore, clock: Clock,
 ) -> None:
-    clock = Clock(monkeypatch)
     table = await _table(store, clock, [("anna", "Anna"), ("kenji", "Kenji"), ("clara", "Clara")])
     service = table.service
     await table.say("as Anna remind 2")
@@ -166,9 +168,8 @@ def _moves(events: list[Event], player: str) -> list[Event]:
 
 
 async def test_on_timeout_wait_tells_the_commissioner_once(
-    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+    store: SqliteEventStore, clock: Clock,
 ) -> None:
-    clock = Clock(monkeypatch)
     table = await _timing_out(store, clock, "wait")
     clock.advance(minutes=59)
     assert "time bank ran out" not in await table.say("status")
@@ -182,9 +183,8 @@ async def test_on_timeout_wait_tells_the_commissioner_once(
 
 
 async def test_on_timeout_computer_plays_the_seat_until_its_player_is_back_and_is_undone(
-    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+    store: SqliteEventStore, clock: Clock,
 ) -> None:
-    clock = Clock(monkeypatch)
     table = await _timing_out(store, clock, "computer")
     before = (await table.game()).dump()
     clock.advance(hours=2)
@@ -202,9 +202,8 @@ async def test_on_timeout_computer_plays_the_seat_until_its_player_is_back_and_i
 
 
 async def test_on_timeout_pass_makes_the_safe_move_marked_and_undoable(
-    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+    store: SqliteEventStore, clock: Clock,
 ) -> None:
-    clock = Clock(monkeypatch)
     table = await _timing_out(store, clock, "pass")
     before = (await table.game()).dump()
     clock.advance(hours=1, minutes=1)
@@ -217,8 +216,7 @@ async def test_on_timeout_pass_makes_the_safe_move_marked_and_undoable(
     assert (await table.game()).dump() == before
 
 
-async def test_time_outs_fire_through_the_worker_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = Clock(monkeypatch)
+async def test_time_outs_fire_through_the_worker_pool(tmp_path: Path, clock: Clock) -> None:
     anna, boris = Account("anna", "Anna"), Account("boris", "Boris")
     async with SqliteEventStore(tmp_path / "pool.db") as store, \
             ServicePool(store, workers=2, pictures=False) as pool:
@@ -337,9 +335,8 @@ async def _advised(table: Table, name: str, store: SqliteEventStore) -> str:
 
 
 async def test_status_on_discord_writes_when_the_clock_started_as_a_discord_timestamp(
-    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+    store: SqliteEventStore, clock: Clock,
 ) -> None:
-    clock = Clock(monkeypatch)
     service = TroikaService(store, clock=clock, pictures=False, timestamps=True)
     await service.start_local_game("chan", PLAYERS, first_player=0, seed=1861)
     anna = Account("anna", "Anna")
@@ -353,9 +350,8 @@ async def test_status_on_discord_writes_when_the_clock_started_as_a_discord_time
 
 
 async def test_the_time_out_policy_is_chosen_at_new_and_a_bad_one_sets_up_nothing(
-    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+    store: SqliteEventStore, clock: Clock,
 ) -> None:
-    clock = Clock(monkeypatch)
     service = TroikaService(store, clock=clock, pictures=False)
     anna, boris = Account("anna", "Anna"), Account("boris", "Boris")
     with pytest.raises(Refusal, match="on-timeout wait|computer|pass"):
