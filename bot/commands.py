@@ -127,9 +127,10 @@ def _move(name: str, usage: str, summary: str, words: int | None, *, required: b
 SEAT_OPTIONS = (Option("player", "word", required=True, menu="players"), Option("member", "member", required=True))
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
-    Verb("new", "new [1861|1867] [grid|column] [site] [OPTION ...]",
+    Verb("new", "new [1861|1867] [grid|column] [site] [OPTION ...] [on-timeout wait|computer|pass]",
          "Set up a game of 1861 (or 1867) here, with the rulebook's options (`site`: the rules as 18xx.games "
-         "plays them); you become its commissioner", "setup", words=13, game=False, options=(
+         "plays them) and what happens when a player's time runs out; you become its commissioner", "setup",
+         words=15, game=False, options=(
              Option("title", "word", choices=TITLES_OFFERED), Option("market", "word", choices=MARKETS),
              Option("options", menu="options",
                     description="the rulebook's optional rules, e.g. long-game no-floor (`/options` lists them)"))),
@@ -184,8 +185,14 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
          "turn", words=0, secret=True),
     Verb("computer", "computer takes over", "Let the computer play your seat until you type `I'm back`", "turn",
          words=2),
-    Verb("back", "I'm back", "Play your own seat again after `computer takes over`", "turn",
-         words=1, aliases=("i'm", "im", "i’m")),
+    Verb("back", "back | I'm back", "Back from `away`, or play your own seat again after `computer takes over` "
+         "(or a time-out)", "turn", words=1, aliases=("i'm", "im", "i’m")),
+    Verb("away", "away DURATION", "Stop your clock while you are away, e.g. `away 5d` (within the game's "
+         "away limit); the table is told", "turn", words=1, options=what()),
+    Verb("quiet", "quiet HH:MM-HH:MM | quiet off", "Your quiet hours in your time zone (`tz`): no reminders "
+         "then, and your clock stands still, e.g. `quiet 23:00-08:00`", "turn", words=1, options=what()),
+    Verb("tz", "tz ZONE", "Your time zone for quiet hours, e.g. `tz Europe/Amsterdam`", "turn", words=1,
+         options=what()),
     Verb("agree", "agree", "Agree to the deal you were asked about", "turn", words=0, button=True),
     Verb("refuse", "refuse", "Refuse the deal you were asked about", "turn", words=0, button=True),
     Verb("withdraw", "withdraw", "Take back a deal you proposed before it is answered", "turn",
@@ -219,6 +226,15 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("resume", "resume", "Commissioner: resume a paused game", "admin", words=0),
     Verb("end", "end confirm [REASON]", "Commissioner: end the game now (scores as it stands; no way back)",
          "admin", options=what(required=False)),
+    Verb("pace", "pace DURATION|off", "Commissioner: the time a decision may take (e.g. `pace 24h`); beyond it "
+         "a player's bank is spent", "admin", words=1, options=what()),
+    Verb("bank", "bank DURATION", "Commissioner: each player's time bank (three paces unless set), e.g. "
+         "`bank 3d`", "admin", words=1, options=what()),
+    Verb("away-limit", "away-limit DURATION", "Commissioner: how long each player may be `away` in this game "
+         "(14d unless set)", "admin", words=1, options=what()),
+    Verb("on-timeout", "on-timeout wait|computer|pass", "Commissioner: what happens when a bank runs out: tell "
+         "the commissioner, the computer plays the seat, or the safe move (pass, withhold)", "admin", words=1,
+         options=what()),
     Verb("remind", "remind [me] HOURS|off", "Commissioner: remind a player after HOURS, then the channel; "
          "`remind me`: anyone, their own time", "admin", words=2, options=what()),
 )}

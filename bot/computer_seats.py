@@ -117,9 +117,8 @@ class ComputerSeats(Feature):
                                              f"they type `I'm back`.")
         return Reply()
 
-    @handles("back")
     async def back(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
-        """`I'm back`: the player plays their own seat again."""
+        """`I'm back` (by way of :meth:`bot.timekeeping.Timekeeper.back`): the player plays their own seat again."""
         await self._hand(record, seat, False, f"**{seat.display_name}** is back and plays their own seat.")
         return Reply()
 

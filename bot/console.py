@@ -56,7 +56,8 @@ class Console:
         self._write(ITALICS.sub(r"\1", text.replace("**", "")))
 
     async def line(self, text: str) -> None:
-        """Carry out one line, then deliver the posts it caused."""
+        """Carry out one line, then the reminders and time-outs due (the console's periodic
+        pass), and deliver the posts they caused."""
         text = text.strip()
         if not text or text.startswith("#"):
             return
@@ -79,6 +80,7 @@ class Console:
             self.write(f"✗ {str(exc).replace('in this channel', 'yet').replace('`new` sets one up', NEW)}")
         except Refusal as exc:
             self.write(f"✗ {exc}")
+        await self.service.send_reminders()  # the console's periodic pass: reminders and time-outs fallen due
         await self.service.flush(self._deliver)
 
     async def _new(self, words: list[str]) -> Reply:

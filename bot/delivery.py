@@ -66,6 +66,8 @@ class Delivery(Feature):
         """Who draws a post's pictures: this process (:meth:`pictures`), or the game's worker."""
         self._drawing: dict[str, asyncio.Task[None]] = {}
         """Per channel, the latest post's pictures being drawn and attached."""
+        self.holds: Callable[[GameRecord, str | None, datetime], Awaitable[bool]] | None = None
+        """Whether a reminder to a player waits now (their quiet hours: :mod:`bot.timekeeping`)."""
 
     async def flush(
         self, deliver: Callable[[Post], Awaitable[Any]], *, channel_id: str | None = None,
@@ -375,11 +377,13 @@ class Delivery(Feature):
         first = await self.store.outbox_unsent(1, message.id - 1, game_id=message.game_id)
         return bool(first) and first[0].id == message.id
 
-    async def send_reminders(self, game_ids: Collection[int] | None = None) -> None:
+    async def send_reminders(self, game_ids: Collection[int] | None = None, now: datetime | None = None) -> None:
         """Queue the reminders that are due in this process's games (of ``game_ids``, if
         given): the acting player after the game's reminder time, then the channel after
-        twice that, each once per decision. A game that cannot be loaded is logged and skipped."""
-        now = self.core.clock()
+        twice that, each once per decision; one that falls in the player's quiet hours (or
+        while they are away) waits (:attr:`holds`). A game that cannot be loaded is logged
+        and skipped."""
+        now = now or self.core.clock()
         for record in await self.store.list_games([GameStatus.RUNNING]):
             if game_ids is not None and record.id not in game_ids:
                 continue
@@ -400,7 +404,7 @@ class Delivery(Feature):
         player = ledger.ask.consenter if ledger.ask else game.acting_player()
         hours = ledger.player_remind.get(player or "", ledger.remind_hours) if player in ledger.player_remind \
             else ledger.remind_hours
-        if not hours:
+        if not hours or (self.holds is not None and await self.holds(record, player, now)):
             return
         name = player_name(game, player)
         since = f"since <t:{int(ledger.turn_began.timestamp())}:R>" if self.core.timestamps else f"for {waited:.0f} h"

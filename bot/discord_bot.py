@@ -427,14 +427,15 @@ def verb_callback(verb: Verb) -> Callable[..., Coroutine[Any, Any, None]]:
         default = "" if option.required else f" = defaults[{option.name!r}]"
         parameters.append(f"{option.name}: types[{option.kind!r}]{default}")
         names.append(option.name)
-    source = (f"async def {verb.name}_(cog, ctx, {', '.join(parameters)}):\n"
+    function = verb.name.replace("-", "_")  # `on-timeout`: a command's name, not a Python name
+    source = (f"async def {function}_(cog, ctx, {', '.join(parameters)}):\n"
               f"    await cog.carry_out(ctx, verb, {{{', '.join(f'{n!r}: {n}' for n in names)}}})\n")
     defaults = {o.name: TYPES[o.kind](o.default) for o in verb.options if not o.required}
     namespace: dict[str, Any] = {"__name__": __name__, "verb": verb, "types": TYPES, "defaults": defaults}
     code = compile(source, f"<the {verb.name} command>", "exec", dont_inherit=True)  # annotations as types
     exec(code, namespace)  # a signature made from data, as dataclasses makes __init__
-    callback: Callable[..., Coroutine[Any, Any, None]] = namespace[f"{verb.name}_"]
-    callback.__qualname__ = f"GameCog.{verb.name}"  # discord.py passes the cog to a command named in its class
+    callback: Callable[..., Coroutine[Any, Any, None]] = namespace[f"{function}_"]
+    callback.__qualname__ = f"GameCog.{function}"  # discord.py passes the cog to a command named in its class
     return callback
 
 

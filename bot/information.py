@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine import EngineError, Game, action_from_dict, command, legal_actions, round_title, shown
@@ -37,6 +38,9 @@ LOG_PAGE = 15
 
 class Information(Feature):
     """Answers that change nothing."""
+
+    clock_lines: Callable[[GameRecord, Game], Awaitable[str]] | None = None
+    """The clock's lines in `status` (:meth:`bot.timekeeping.Timekeeper.status_lines`)."""
 
     async def pinned_status(self, game_id: int) -> Status:
         """What the game's pinned status message should say, and where it is."""
@@ -194,6 +198,8 @@ class Information(Feature):
         game = await self._game(record)
         text = status_text(record, game, await self.core.ledger(record.id), self.core.clock(),
                            timestamps=self.core.timestamps)
+        clock = await self.clock_lines(record, game) if self.clock_lines is not None else ""
+        text += f"\n{clock}" if clock else ""
         link = links.game_link(record.id)
         return Reply(text + (f"\nWeb page: {link}" if link else ""))
 

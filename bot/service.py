@@ -45,6 +45,7 @@ from .errors import Refusal
 from .information import Information
 from .posts import Picture
 from .setting_up import MAX_PLAYERS, SetUp, game_choice, option_suggestions, setup_words
+from .timekeeping import Timekeeper
 from .turns import Turns
 
 log = logging.getLogger("troika.service")
@@ -81,9 +82,12 @@ class TroikaService:
         self.commissioner = Commissioner(self.core, self.turns)
         self.information = Information(self.core)
         self.computer = ComputerSeats(self.core, self.turns)
+        self.timekeeper = Timekeeper(self.core, self.turns, self.computer)
+        self.delivery.holds = self.timekeeper.holds_reminder
+        self.information.clock_lines = self.timekeeper.status_lines
         self._done: OrderedDict[str, None] = OrderedDict()
-        handled = [(verb, method) for feature in (self.setup, self.turns, self.commissioner, self.information,
-                                                  self.computer) for verb, method in feature.handlers().items()]
+        features = (self.setup, self.turns, self.commissioner, self.information, self.computer, self.timekeeper)
+        handled = [(verb, method) for feature in features for verb, method in feature.handlers().items()]
         self.core.handlers.update(handled)
         if len(handled) != len(VERBS) or set(VERBS) != set(self.core.handlers):  # stops the service here
             raise RuntimeError(f"each verb needs one handler: {sorted(v for v, _ in handled)} for {sorted(VERBS)}")
@@ -168,10 +172,13 @@ class TroikaService:
         except Exception:
             log.exception("the computer's moves in channel %s stopped", channel_id)
 
-    async def send_reminders(self, game_ids: Collection[int] | None = None) -> None:
-        """The reminders due (:meth:`bot.delivery.Delivery.send_reminders`), then the computer's
-        moves in running games where it is to act (a long stretch of its moves goes on here)."""
-        await self.delivery.send_reminders(game_ids)
+    async def send_reminders(self, game_ids: Collection[int] | None = None, now: datetime | None = None) -> None:
+        """The reminders due (:meth:`bot.delivery.Delivery.send_reminders`), the time-outs
+        (:meth:`bot.timekeeping.Timekeeper.enforce`), then the computer's moves in running
+        games where it is to act (a long stretch of its moves goes on here). ``now``: the
+        bot's time, handed to a worker (else this process's clock)."""
+        await self.delivery.send_reminders(game_ids, now)
+        await self.timekeeper.enforce(game_ids, now)
         for record in await self.store.list_games([GameStatus.RUNNING]):
             if record.channel_id and self.core.owns(record) and (game_ids is None or record.id in game_ids):
                 await self._computer_moves(record.channel_id)

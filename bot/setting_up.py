@@ -26,6 +26,7 @@ from engine import (
 from storage import ChannelBusy, CorruptEvent, EventKind, GameRecord, GameStatus, InvalidGameLog, NewEvent, Seat
 from storage.repository import rules_options
 
+from .clock import POLICIES
 from .computer_seats import COMPUTER, computer_account
 from .core import Account, Command, Feature, Reply, code_span, handles, seated_name
 from .errors import NoGame, Refusal
@@ -111,7 +112,7 @@ class SetUp(Feature):
     async def new(self, command: Command) -> Reply:
         """`new [TITLE] [MARKET] [OPTION ...]`: a game set up in the channel, its commissioner the one who typed it."""
         channel_id, account, guild_id = command.channel_id, command.account, command.guild_id
-        words = command.rest.split()
+        words, policy = timeout_chosen(command.rest.split())
         setup = game_choice([w for w in words if w.lower() != COMPUTER])
         seat = Seat(0, account.id, account.name, account.id, True)
         computers = [Seat(i, computer_account(i), f"Computer {i}", computer_account(i))
@@ -119,8 +120,8 @@ class SetUp(Feature):
         if len(computers) >= MAX_PLAYERS:
             raise Refusal(f"The table is full at {MAX_PLAYERS} players: seat fewer computers.")
         rules = setup.rules()
-        record = await self._create(channel_id, [seat, *computers], rules.to_dict(), None, account.id, setup.title,
-                                    guild_id)
+        options = rules.to_dict() | ({"on_timeout": policy} if policy else {})
+        record = await self._create(channel_id, [seat, *computers], options, None, account.id, setup.title, guild_id)
         seats = rulebook_players(setup.title, rules.options)
         return Reply(f"**{account.name}** sets up game {record.id} of {setup.title} "
                      f"({setup_words(setup.title, rules)}) and is its commissioner. Others: `join`. "
@@ -272,6 +273,19 @@ def option_suggestions(title: str, typed: str) -> list[str]:
     chosen = title_named(title if title in TITLES else DEFAULT_TITLE)
     offered = [o.sym for o in chosen.options] + list(chosen.option_sets)
     return [" ".join([*words, sym]) for sym in offered if sym not in words and sym.startswith(ending)]
+
+
+def timeout_chosen(words: list[str]) -> tuple[list[str], str | None]:
+    """``new``'s words less ``on-timeout POLICY``, and the policy (:data:`bot.clock.POLICIES`) if named."""
+    lowered = [w.lower() for w in words]
+    if "on-timeout" not in lowered:
+        return words, None
+    at = lowered.index("on-timeout")
+    policy = lowered[at + 1] if at + 1 < len(words) else ""
+    if policy not in POLICIES:
+        raise Refusal("Write it as `new ... on-timeout wait|computer|pass` (what happens when a player's time "
+                      "bank runs out).")
+    return words[:at] + words[at + 2:], policy
 
 
 def record_rules(record: GameRecord) -> Rules:

@@ -39,6 +39,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
@@ -647,13 +648,15 @@ class ServicePool:
             raise WorkerStopped("a worker sent pictures that are not pictures")
         return pictures
 
-    async def send_reminders(self) -> None:
-        """Each worker reminds the players of its channels' games."""
+    async def send_reminders(self, now: datetime | None = None) -> None:
+        """Each worker reminds the players of its channels' games and applies their time-outs,
+        at this process's time (``now``, else its clock)."""
+        now = now or self.front.clock()
         by_worker: dict[int, set[int]] = {}
         for record in await self.store.list_games([GameStatus.RUNNING]):
             channel = record.channel_id or f"game {record.id}"
             by_worker.setdefault(self.worker_of(channel), set()).add(record.id)
-        await asyncio.gather(*(self._call_worker(i, "send_reminders", games) for i, games in by_worker.items()))
+        await asyncio.gather(*(self._call_worker(i, "send_reminders", games, now) for i, games in by_worker.items()))
 
     async def verify_running_games(self, *, other_versions_only: bool = False) -> list[ReplayProblem]:
         """:meth:`GameRepository.verify_running_games` in the least loaded worker (its

@@ -105,10 +105,11 @@ class EngineAdapter(Protocol):
         """The game of ``meta`` in the state :meth:`snapshot` saved as ``data``."""
 
 
-SETUP_KEYS = ("first_player", "site_game")
+SETUP_KEYS = ("first_player", "site_game", "on_timeout")
 """Keys of a game's stored options that set it up rather than name its rules: the seat
-that plays first, and the 18xx.games game it was imported from (``{"id", "description"}``,
-written back by an export)."""
+that plays first, the 18xx.games game it was imported from (``{"id", "description"}``,
+written back by an export), and the table's time-out policy chosen at `new`
+(:mod:`bot.timekeeping`)."""
 
 
 def rules_options(options: dict[str, Any]) -> dict[str, Any]:

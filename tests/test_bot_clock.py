@@ -1,0 +1,367 @@
+"""Games that survive absent players (issue 38): pace and banks, holidays and quiet
+hours, the time-out policies, all driven through the console (the service Discord
+calls too) with an injected clock that both the service and the store read, so days
+of play pass in seconds."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.console import CHANNEL
+from bot.errors import Refusal
+from bot.service import Account, Post, TroikaService
+from bot.setting_up import game_choice
+from bot.workers import ServicePool
+from storage import Event, EventKind, GameStatus, SqliteEventStore
+from tests.test_bot_service import Table
+
+MONDAY = datetime(2027, 1, 4, 12, 0, tzinfo=UTC)
+"""12:00 UTC: 13:00 in Amsterdam, 21:00 in Tokyo."""
+
+
+class Clock:
+    """The one time the service and the store read, moved on by the test."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, start: datetime = MONDAY) -> None:
+        self.now = start
+        for module in ("storage.sql", "storage.repository"):  # the times events are stored at
+            monkeypatch.setattr(f"{module}.utc_now", self)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The injected time, at :data:`MONDAY`."""
+    return Clock(monkeypatch)
+
+
+PLAYERS = [("anna", "Anna"), ("boris", "Boris"), ("clara", "Clara")]
+
+
+async def _table(store: SqliteEventStore, clock: Clock, players: list[tuple[str, str]] = PLAYERS,
+                 **settings: object) -> Table:
+    service = TroikaService(store, clock=clock, pictures=False)
+    await service.start_local_game(CHANNEL, players, first_player=0, seed=1861, **settings)  # type: ignore[arg-type]
+    return Table(service)
+
+
+async def _stored(store: SqliteEventStore) -> list[tuple[int, str]]:
+    return [(e.seq, e.kind.value) for e in await store.events(1)]
+
+
+async def _acting(table: Table) -> str:
+    game = await table.game()
+    return str(game.state.player(game.acting_player()).name)
+
+
+def _bank(status: str, name: str) -> str:
+    found = re.search(rf"{name} ([\dmdh ]+?)(?:,| ·)", status.split("banks left: ")[1])
+    assert found, status
+    return found[1]
+
+
+async def test_the_pace_spends_the_bank_and_a_quick_decision_refills_half_the_rest(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    table = await _table(store, clock)
+    assert "Pace: 1d per decision; beyond it each player spends from a bank of 3d" in await table.say(
+        "as Anna pace 24h")
+    clock.advance(hours=30)  # Anna takes 30 h: 6 h over the pace
+    status = await table.say("status")
+    assert "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status
+    assert _bank(status, "Anna") == "2d 18h" and _bank(status, "Boris") == "3d"
+    await table.say("as Anna bid TSR 20")
+    while await _acting(table) != "Anna":  # the others, within the pace (full banks: nothing to give back)
+        clock.advance(hours=1)
+        assert "✗" not in await table.say(f"as {await _acting(table)} pass")
+    clock.advance(hours=14)  # Anna, 10 h within the pace: 5 h back
+    await table.say("as Anna pass")
+    status = await table.say("status")
+    assert _bank(status, "Anna") == "2d 23h" and _bank(status, "Boris") == "3d"
+
+
+async def test_bad_clock_input_is_refused_in_one_line_and_changes_nothing(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    table = await _table(store, clock)
+    await table.say("as Anna pace 24h")
+    before, status = await _stored(store), await table.say("status")
+    for line in ("as Anna pace 0", "as Anna pace soon", "as Boris away 400d", "as Boris away 15d",
+                 "as Clara tz Mars/Olympus", "as Clara quiet 25:00-08:00", "as Anna on-timeout nap",
+                 "as Boris pace 2h", "as Anna bank forever"):
+        said = await table.say(line)
+        assert said.startswith("✗ ") and "\n" not in said, (line, said)
+    assert await _stored(store) == before and await table.say("status") == status
+
+
+async def test_away_stops_the_clock_tells_the_table_and_back_ends_it(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    said = await table.say("as Anna away 5d")
+    assert "Anna is away for 5d, until 2027-01-09 12:00 UTC: their clock stands still" in said
+    clock.advance(days=4)
+    status = await table.say("status")
+    assert "(stopped: away)" in status and _bank(status, "Anna") == "1d 12h"
+    assert "Anna is away until 2027-01-09 12:00 UTC" in status
+    assert "✗ You may be away 9d more in this game" in await table.say("as Anna away 10d")
+    assert "Anna is back; their clock runs again" in await table.say("as Anna back")
+    clock.advance(hours=13)  # 13 h since she came back: 1 h over
+    assert _bank(await table.say("status"), "Anna") == "1d 11h"
+    assert "✗ You are neither away" in await table.say("as Anna back")
+    assert "may be away 10d more" in await table.say("as Anna away 11d")  # 4 days used of 14
+
+
+async def test_reminders_wait_for_the_end_of_quiet_hours_in_tokyo_and_amsterdam(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    table = await _table(store, clock, [("anna", "Anna"), ("kenji", "Kenji"), ("clara", "Clara")])
+    service = table.service
+    await table.say("as Anna remind 2")
+    for line in ("as Kenji tz Asia/Tokyo", "as Kenji quiet 23:00-08:00", "as Anna tz Europe/Amsterdam",
+                 "as Anna quiet 14:30-16:00"):
+        assert "✗" not in await table.say(line)
+    sent: list[Post] = []
+
+    async def reminders_at(moment: datetime) -> list[str]:
+        clock.now = moment
+        await service.send_reminders()
+        start = len(sent)
+        await service.flush(_collect(sent))
+        return [p.text for p in sent[start:] if p.text.startswith("⏰")]
+
+    # Anna (Amsterdam, quiet 14:30-16:00 = 13:30-15:00 UTC) is due a reminder at 14:00 UTC
+    assert await reminders_at(MONDAY + timedelta(hours=2)) == []
+    assert await reminders_at(MONDAY + timedelta(hours=2, minutes=59)) == []
+    assert await reminders_at(MONDAY + timedelta(hours=3)) == ["⏰ Your turn has waited 3 h."]
+    await service.handle(CHANNEL, Account("anna", "Anna"), "bid TSR 20")  # at 15:00 UTC = 00:00 in Tokyo
+    assert await _acting(table) == "Kenji"
+    # Kenji's reminder falls due at 17:00 UTC (02:00 in Tokyo) and waits until 08:00 there (23:00 UTC)
+    assert await reminders_at(MONDAY + timedelta(hours=5)) == []
+    assert await reminders_at(MONDAY + timedelta(hours=10, minutes=59)) == []
+    player, channel = await reminders_at(MONDAY + timedelta(hours=11))  # the channel's was due too
+    assert player == "⏰ Your turn has waited 8 h." and channel.startswith("⏰ **Kenji** has not acted for 8 h.")
+
+
+async def _timing_out(store: SqliteEventStore, clock: Clock, policy: str) -> Table:
+    """A table whose pace is an hour and banks empty; Anna has bid, Boris is to act."""
+    table = await _table(store, clock)
+    for line in ("as Anna pace 1h", "as Anna bank 0", f"as Anna on-timeout {policy}", "as Anna bid TSR 20"):
+        assert "✗" not in await table.say(line)
+    assert await _acting(table) == "Boris"
+    return table
+
+
+def _moves(events: list[Event], player: str) -> list[Event]:
+    return [e for e in events if e.kind is EventKind.ACTION and e.actor == player]
+
+
+async def test_on_timeout_wait_tells_the_commissioner_once(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    table = await _timing_out(store, clock, "wait")
+    clock.advance(minutes=59)
+    assert "time bank ran out" not in await table.say("status")
+    clock.advance(minutes=2)
+    told = await table.say("status")  # any line at the console runs the reminder pass
+    assert "⌛ Boris's time bank ran out on this decision. The commissioner may act for them (`as Boris ...`)" in told
+    assert "\n▶ Anna: Boris bids on TSR" in told  # the commissioner is called (a mention on Discord)
+    clock.advance(hours=5)
+    assert "ran out" not in await table.say("status")  # once per decision
+    assert _moves(await store.events(1), "boris") == []  # nobody moved for him
+
+
+async def test_on_timeout_computer_plays_the_seat_until_its_player_is_back_and_is_undone(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    table = await _timing_out(store, clock, "computer")
+    before = (await table.game()).dump()
+    clock.advance(hours=2)
+    said = await table.say("status")
+    assert "⌛ Boris's time bank ran out: the computer plays their seat until they type `back`" in said
+    [move, *_] = _moves(await store.events(1), "boris")
+    assert "played by the computer" in (move.note or "")
+    assert "Boris" in said and "played by the computer" in said  # posted and marked
+    assert "Boris is back and plays their own seat" in await table.say("as Boris back")
+    undone = await table.say(f"as Anna undo {move.seq} the computer moved for Boris")
+    assert "✗" not in undone, undone
+    while (await table.game()).dump() != before and "✗" not in undone:
+        undone = await table.say("as Anna undo the computer moved for Boris")
+    assert (await table.game()).dump() == before and await _acting(table) == "Boris"
+
+
+async def test_on_timeout_pass_makes_the_safe_move_marked_and_undoable(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    table = await _timing_out(store, clock, "pass")
+    before = (await table.game()).dump()
+    clock.advance(hours=1, minutes=1)
+    said = await table.say("status")
+    assert "Boris: `pass` (time ran out: the safe move made for them)" in said, said
+    [move] = _moves(await store.events(1), "boris")
+    assert move.action["type"] == "pass" and (await table.game()).state.player("boris").cash == 420  # spent nothing
+    assert await _acting(table) == "Clara"
+    assert "✗" not in await table.say("as Anna undo Boris ran out of time")
+    assert (await table.game()).dump() == before
+
+
+async def test_time_outs_fire_through_the_worker_pool(tmp_path: Path, clock: Clock) -> None:
+    anna, boris = Account("anna", "Anna"), Account("boris", "Boris")
+    async with SqliteEventStore(tmp_path / "pool.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as pool:
+        await pool.start_local_game("chan", [("anna", "Anna"), ("boris", "Boris"), ("clara", "Clara")],
+                                    first_player=0, seed=1861)
+        for line in ("pace 1h", "bank 0", "on-timeout computer", "bid TSR 20"):
+            await pool.handle("chan", anna, line)
+        clock.advance(minutes=30)
+        await pool.send_reminders(clock())
+        assert _moves(await store.events(1), "boris") == []
+        clock.advance(hours=1)
+        await pool.send_reminders(clock())  # the worker of the channel applies the time-out at the bot's time
+        events = await store.events(1)
+        assert any(e.action.get("type") == "computer" and e.action.get("timeout") for e in events)
+        assert "played by the computer" in (_moves(events, "boris")[0].note or "")
+        sent: list[Post] = []
+        await pool.flush(_collect(sent))
+        assert any("time bank ran out" in p.text for p in sent)
+        await pool.handle("chan", boris, "back")
+        assert "boris" not in [e.action.get("player") for e in await store.events(1)
+                               if e.action.get("type") == "computer" and e.action.get("on")][1:]
+
+
+def _collect(sent: list[Post]) -> Callable[[Post], object]:
+    async def deliver(post: Post) -> None:
+        sent.append(post)
+    return deliver
+
+
+FOUR = [("anna", "Anna"), ("boris", "Boris"), ("clara", "Clara"), ("dmitri", "Dmitri")]
+AWAY = {"Boris": (2, 9), "Clara": (10, 17)}
+"""Who is away (days after the start, from, until): each types `away 7d` on the first day."""
+
+
+@pytest.mark.slow  # a whole game, about two minutes on an idle machine
+@pytest.mark.timeout(900)
+async def test_a_four_week_game_with_two_holidays_and_a_player_who_never_returns_finishes_unattended(
+    store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A short game of 1861. Anna sets the policy once; Boris and Clara each go away for
+    a week; Dmitri never types a thing. The others move when it is their turn, as the
+    computer would advise them (`hint`), at the top of each hour; the reminder pass runs
+    every hour. Dmitri's bank runs out, the computer takes his seat, and the game ends
+    within four weeks with no other word from the commissioner."""
+    clock = Clock(monkeypatch)
+    table = await _table(store, clock, FOUR, rules=game_choice(["1861", "short"]).rules())
+    for line in ("as Anna pace 12h", "as Anna bank 1d", "as Anna on-timeout computer"):
+        assert "✗" not in await table.say(line)
+    typed: list[str] = []
+    gone: set[str] = set()
+    while not await _over(store):
+        day = (clock() - MONDAY).total_seconds() / 86400
+        assert day < 28, "the game did not finish in four weeks"
+        for name, (start, _) in AWAY.items():
+            if day >= start and name not in gone:
+                gone.add(name)
+                assert "is away for 7d" in await table.say(f"as {name} away 7d")
+        for _ in range(60):
+            ask = (await table.service.core.ledger(1)).ask
+            name = _name(ask.consenter) if ask else await _acting(table)
+            if name == "Dmitri" or any(name == who and a <= day < b for who, (a, b) in AWAY.items()):
+                break  # the game waits for them (their clock, or their bank)
+            move = "agree" if ask else await _advised(table, name, store)
+            said = await table.say(f"as {name} {move}")
+            typed.append(f"{name}: {move}")
+            assert "✗" not in said, (name, move, said)
+            if "refuses" in said or await _over(store):
+                break
+        clock.advance(hours=1)
+        await table.service.send_reminders()
+        await table.service.flush(_collect([]))
+    events = await store.events(1)
+    commissioner = [e.action for e in events if e.action.get("type") in ("clock", "pause", "resume", "settings")
+                    or e.kind in (EventKind.SEAT, EventKind.UNDO) or "(commissioner)" in (e.note or "")]
+    assert commissioner == [{"type": "clock", "pace": 43200.0}, {"type": "clock", "bank": 86400.0},
+                            {"type": "clock", "on_timeout": "computer"}]  # the policy, and nothing more
+    handed = [e for e in events if e.action.get("type") == "computer"]
+    assert [(e.action["player"], e.action.get("timeout")) for e in handed] == [("dmitri", True)]
+    assert not any(e.actor == "dmitri" and e.kind is EventKind.ACTION and "computer" not in (e.note or "")
+                   for e in events)
+    assert [e.action["player"] for e in events if e.action.get("type") == "away"] == ["boris", "clara"]
+    assert all(e.actor == "dmitri" for e in events if e.note == "time ran out")  # refused for him alone
+    days = (clock() - MONDAY).total_seconds() / 86400
+    assert 14 < days < 28 and len(typed) > 50, (days, len(typed))
+
+
+async def _over(store: SqliteEventStore) -> bool:
+    return (await store.get_game(1)).status is GameStatus.FINISHED
+
+
+def _refused_for_absent(events: list[Event]) -> set[str]:
+    """The deals refused for an absent player since the last move."""
+    last = max((e.seq for e in events if e.kind is not EventKind.ADMIN), default=0)
+    asks = [e for e in events if e.seq > last and e.action.get("type") in ("ask", "answer")]
+    return {str(ask.action["command"]) for ask, answer in zip(asks, asks[1:], strict=False)
+            if ask.action["type"] == "ask" and answer.note == "time ran out"}
+
+
+def _name(player_id: str) -> str:
+    return dict(FOUR)[player_id]
+
+
+async def _advised(table: Table, name: str, store: SqliteEventStore) -> str:
+    """The computer's advice to ``name`` (`hint`), or, where its deal was refused before,
+    a pass or a train from the bank, else the first other choice `status` offers as it is typed."""
+    advice = await table.say(f"as {name} hint")
+    words = re.search(r"The computer would `([^`]+)`", advice)
+    assert words, advice
+    deal = words[1].split()[0] in ("train", "private", "merge")  # those a player may have to agree to
+    if not deal or words[1] not in _refused_for_absent(await store.events(1)):
+        return words[1]
+    may = (await table.say("status")).split("May: ")[1].split("\n")[0]
+    choices = re.findall(r"`([^`]+)`", may)
+    plain = [m for m in choices if ".." not in m and not re.search(r"\b[A-Z]{4,}\b", m) and " from " not in m]
+    return next((m for m in plain if m == "pass" or re.fullmatch(r"train [\w-]+", m)), plain[0])
+
+
+async def test_status_on_discord_writes_when_the_clock_started_as_a_discord_timestamp(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    service = TroikaService(store, clock=clock, pictures=False, timestamps=True)
+    await service.start_local_game("chan", PLAYERS, first_player=0, seed=1861)
+    anna = Account("anna", "Anna")
+    await service.handle("chan", anna, "pace 24h")
+    await service.handle("chan", Account("boris", "Boris"), "away 3d")
+    clock.advance(hours=25)
+    status = (await service.handle("chan", anna, "status")).text
+    assert f"Clock: Anna's runs since <t:{int(MONDAY.timestamp())}:R>" in status
+    assert "banks left: Anna 2d 23h, Boris 3d, Clara 3d" in status
+    assert f"Boris is away until <t:{int((MONDAY + timedelta(days=3)).timestamp())}:R>" in status
+
+
+async def test_the_time_out_policy_is_chosen_at_new_and_a_bad_one_sets_up_nothing(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    service = TroikaService(store, clock=clock, pictures=False)
+    anna, boris = Account("anna", "Anna"), Account("boris", "Boris")
+    with pytest.raises(Refusal, match="on-timeout wait|computer|pass"):
+        await service.handle("chan", anna, "new 1861 on-timeout nap")
+    assert await store.list_games() == []
+    await service.handle("chan", anna, "new 1861 short on-timeout computer")
+    await service.handle("chan", boris, "join")
+    await service.handle("chan", anna, "start")
+    await service.handle("chan", anna, "pace 1h")
+    assert "on time-out: computer" in (await service.handle("chan", anna, "status")).text
+    clock.advance(hours=5)  # the pace and a bank of three paces are over for whoever acts
+    await service.send_reminders()
+    assert any(e.action.get("type") == "computer" and e.action.get("timeout") for e in await store.events(1))
