@@ -164,9 +164,10 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     _move("nationalize", "nationalize", "Nationalize the trainless major you run", 0,
           aliases=("choose", "nationalise"), button=True),
     Verb("auto", "auto pass merger [this round|until phase N] | auto pass stock [this round] | "
-         "auto buy MAJOR until N% | auto off",
-         "Standing order, at any time: the engine passes (or buys) for you when you are called; "
-         "your own move cancels it", "action", reader=read_order, any_time=True, options=what()),
+         "auto buy MAJOR until N% | auto run | auto pay payout|half|withhold | auto pass track | auto off",
+         "Standing order, at any time: the engine moves for you when you are called; your own move "
+         "there, or a change in the companies you preside over, ends it",
+         "action", reader=read_order, any_time=True, options=what()),
     Verb("undo", "undo [REASON]", "Take back your last action (commissioner: any, with a reason)", "turn",
          "turns.undo", options=what(required=False), typist="mover"),
     Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn", "turns.redo",
