@@ -1,0 +1,337 @@
+"""The rules of time at a table: how long each decision waited, the pace, the time
+banks, holidays (`away`) and quiet hours, all read from the game's event log.
+
+Nothing here keeps a clock of its own: every figure is derived from the events' times
+(:func:`decision_waits`) and the clock settings stored as admin events (``{"type":
+"clock", ...}``, see :class:`TableClock`), with ``now`` handed in by the caller.
+
+The rules (README, "Time: pace, banks, holidays"):
+
+- A decision's clock starts when it falls due (the game's start, the move before it,
+  an undo or redo, a resume) and stops when the player moves.
+- Time a player is away, or inside their quiet hours, does not count.
+- With a pace set, the counted time beyond the pace comes out of the player's bank;
+  a decision made within the pace gives back half the time it left unused, up to a
+  full bank. Moves not made by the player (the computer's, a timeout's) neither spend
+  nor refill.
+- A player whose bank is empty while their decision is still open has timed out: the
+  table's `on-timeout` policy applies.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from storage import Event, EventKind
+
+from .errors import Refusal
+
+HOUR = 3600.0
+DAY = 24 * HOUR
+BANK_PER_PACE = 3
+"""A bank holds three paces unless the commissioner sets it (`bank 3d`)."""
+REFILL_SHARE = 0.5
+"""The share of the unused pace a decision made within the pace gives back to the bank."""
+AWAY_LIMIT = 14 * DAY
+"""Days a player may be away per game unless the commissioner sets it (`away-limit`)."""
+PACE_RANGE = (5 * 60.0, 30 * DAY)
+BANK_RANGE = (0.0, 60 * DAY)
+AWAY_LIMIT_RANGE = (0.0, 365 * DAY)
+POLICIES = ("wait", "computer", "pass")
+"""What happens when a bank runs out (`on-timeout`)."""
+NOT_THEIR_OWN = ("played by the computer", "time ran out")
+"""Words in a move's note that mark it as made for the player, not by them."""
+
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhd]?)$")
+_QUIET = re.compile(r"^(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})$")
+
+
+# --- how long each decision waited ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Wait:
+    """One decision: who made it, when it fell due and when they moved (``seq``: the move's event)."""
+
+    player: str
+    began: datetime
+    ended: datetime
+    seq: int
+    own: bool
+    """Made by the player (or the commissioner for them), not by the computer or a timeout."""
+
+    @property
+    def seconds(self) -> float:
+        return max((self.ended - self.began).total_seconds(), 0.0)
+
+
+def decision_waits(events: Iterable[Event], since: datetime | None = None) -> list[Wait]:
+    """Every decision the log shows made, with the wall-clock time it waited. ``since``:
+    when the game came to Troika (an imported game's earlier moves are not timed)."""
+    waits: list[Wait] = []
+    began: datetime | None = None
+    for event in events:
+        if _is_decision(event) and began is not None and (since is None or event.created_at > since):
+            start = began if since is None else max(began, since)
+            waits.append(Wait(event.actor or "", start, event.created_at, event.seq, _own(event)))
+        if _starts_a_decision(event):
+            began = event.created_at
+    return waits
+
+
+def _is_decision(event: Event) -> bool:
+    """A move a player was waited for (a standing order is left at any time: no decision)."""
+    return event.kind is EventKind.ACTION and bool(event.actor) and event.action.get("type") != "standing_order"
+
+
+def _starts_a_decision(event: Event) -> bool:
+    if event.kind in (EventKind.ACTION, EventKind.UNDO, EventKind.REDO):
+        return True
+    return event.kind is EventKind.ADMIN and event.action.get("type") in ("start", "resume")
+
+
+def _own(event: Event) -> bool:
+    return not any(words in (event.note or "") for words in NOT_THEIR_OWN)
+
+
+# --- reading what players type ----------------------------------------------------------
+
+
+def read_duration(text: str, what: str, low: float, high: float) -> float:
+    """Seconds from ``90m``, ``24h``, ``3d`` (a bare number is hours), between ``low`` and ``high``."""
+    match = _DURATION.match(text.strip().lower())
+    if match is None:
+        raise Refusal(f"Write the {what} as minutes, hours or days: `30m`, `24h`, `3d`.")
+    seconds = float(match[1]) * {"m": 60.0, "h": HOUR, "": HOUR, "d": DAY}[match[2]]
+    if not low <= seconds <= high or (seconds == 0 and low > 0):
+        raise Refusal(f"The {what} is from {shown_duration(low)} to {shown_duration(high)}; "
+                      f"{text.strip()} is not.")
+    return seconds
+
+
+def read_quiet(text: str) -> tuple[int, int] | None:
+    """Quiet hours ``23:00-08:00`` as minutes after midnight (start, end); ``off``: None."""
+    if text.strip().lower() in ("off", "none"):
+        return None
+    match = _QUIET.match(text.strip())
+    hours_minutes = [int(g) for g in match.groups()] if match else []
+    if not match or hours_minutes[0] > 23 or hours_minutes[2] > 23 or hours_minutes[1] > 59 \
+            or hours_minutes[3] > 59:
+        raise Refusal("Write quiet hours as `quiet 23:00-08:00` (your own time, 00:00 to 23:59) or `quiet off`.")
+    start, end = hours_minutes[0] * 60 + hours_minutes[1], hours_minutes[2] * 60 + hours_minutes[3]
+    if start == end:
+        raise Refusal("Quiet hours need a start and an end that differ: `quiet 23:00-08:00`.")
+    return start, end
+
+
+def read_zone(text: str) -> str:
+    """A time zone's name (``Europe/Amsterdam``), checked against the zone database."""
+    name = text.strip()
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise Refusal(f"I don't know the time zone `{name[:40]}`; write it as `tz Europe/Amsterdam` "
+                      "or `tz Asia/Tokyo`.") from None
+    return name
+
+
+def shown_duration(seconds: float) -> str:
+    """``3d 4h``, ``5h 30m``, ``45m``: a duration as players write it."""
+    minutes = int(round(seconds / 60))
+    days, minutes = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(minutes, 60)
+    parts = [f"{days}d" if days else "", f"{hours}h" if hours else "", f"{minutes}m" if minutes else ""]
+    return " ".join(p for p in parts if p) or "0m"
+
+
+# --- the table's clock --------------------------------------------------------------------
+
+
+@dataclass
+class PlayerClock:
+    """One player's time settings and bank."""
+
+    zone: str = "UTC"
+    quiet: tuple[int, int] | None = None
+    away: list[tuple[datetime, datetime]] = field(default_factory=list)
+    spent: float = 0.0
+    """Seconds taken from the bank so far."""
+    returned: datetime | None = None
+    """When the player last came back (`back`, `I'm back`): their open decision counts from then."""
+
+    def away_at(self, moment: datetime) -> tuple[datetime, datetime] | None:
+        return next(((a, b) for a, b in self.away if a <= moment < b), None)
+
+    def away_used(self) -> float:
+        return sum((b - a).total_seconds() for a, b in self.away)
+
+    def stopped(self, start: datetime, end: datetime) -> Iterator[tuple[datetime, datetime]]:
+        """The stretches between ``start`` and ``end`` when this player's clock stands:
+        away, or in their quiet hours."""
+        yield from self.away
+        if self.quiet is None:
+            return
+        zone = ZoneInfo(self.zone)
+        first, last = start.astimezone(zone).date() - timedelta(days=1), end.astimezone(zone).date()
+        day = first
+        while day <= last:
+            yield _quiet_stretch(day, self.quiet, zone)
+            day += timedelta(days=1)
+
+    def counted(self, start: datetime, end: datetime) -> float:
+        """Seconds from ``start`` to ``end`` that count against this player (:meth:`stopped` left out)."""
+        if end <= start:
+            return 0.0
+        stops = sorted((max(a, start), min(b, end)) for a, b in self.stopped(start, end) if a < end and b > start)
+        total, reached = (end - start).total_seconds(), start
+        for a, b in stops:
+            if b > reached:
+                total -= (b - max(a, reached)).total_seconds()
+                reached = b
+        return max(total, 0.0)
+
+    def quiet_at(self, moment: datetime) -> bool:
+        """Whether ``moment`` falls in this player's quiet hours."""
+        if self.quiet is None:
+            return False
+        local = moment.astimezone(ZoneInfo(self.zone))
+        minute = local.hour * 60 + local.minute
+        start, end = self.quiet
+        return start <= minute < end if start < end else minute >= start or minute < end
+
+
+def _quiet_stretch(day: date, quiet: tuple[int, int], zone: ZoneInfo) -> tuple[datetime, datetime]:
+    """The quiet hours that begin on local ``day``, as a stretch of time."""
+    start, end = quiet
+    begin = datetime.combine(day, time(start // 60, start % 60), zone)
+    finish = datetime.combine(day + timedelta(days=0 if end > start else 1), time(end // 60, end % 60), zone)
+    return begin, finish
+
+
+@dataclass
+class TableClock:
+    """The fold of a game's log into its clock: settings, players' clocks and banks, the
+    decision open now. Kept up to date with :meth:`fold` (events after :attr:`seq`).
+
+    Admin events: ``{"type": "clock", "pace"|"bank"|"away_limit": SECONDS|None}``,
+    ``{"type": "clock", "on_timeout": POLICY}``, ``{"type": "clock", "player": ID,
+    "zone"|"quiet": ...}``, ``{"type": "away", "player": ID, "seconds": S}``, ``{"type":
+    "back", "player": ID}``, ``{"type": "timeout", "player": ID, "position": SEQ,
+    "policy": POLICY}`` (the policy applied to the decision due since event SEQ)."""
+
+    since: datetime | None = None
+    seq: int = 0
+    pace: float | None = None
+    bank: float | None = None
+    away_limit: float = AWAY_LIMIT
+    on_timeout: str = "wait"
+    players: dict[str, PlayerClock] = field(default_factory=dict)
+    began: datetime | None = None
+    """When the decision open now fell due (None: before the start, or paused)."""
+    position: int = 0
+    """The event after which the open decision fell due."""
+    timed_out: set[int] = field(default_factory=set)
+    """Positions whose decision's time-out has been dealt with."""
+
+    def player(self, player_id: str) -> PlayerClock:
+        return self.players.setdefault(player_id, PlayerClock())
+
+    @property
+    def full_bank(self) -> float:
+        if self.bank is not None:
+            return self.bank
+        return BANK_PER_PACE * self.pace if self.pace else 0.0
+
+    def fold(self, events: Iterable[Event]) -> None:
+        for event in events:
+            if event.seq > self.seq:
+                self._fold(event)
+                self.seq = event.seq
+
+    def _fold(self, event: Event) -> None:
+        if _is_decision(event) and self.began is not None and (self.since is None or event.created_at > self.since):
+            self._charge(event.actor or "", max(self.began, self.since or self.began), event.created_at, _own(event))
+        if _starts_a_decision(event):
+            self.began, self.position = event.created_at, event.seq
+        if event.kind is not EventKind.ADMIN:
+            return
+        data, kind = event.action, event.action.get("type")
+        if kind == "pause":
+            self.began = None
+        elif kind == "clock":
+            self._setting(data)
+        elif kind == "away":
+            moment = event.created_at
+            self.player(str(data["player"])).away.append((moment, moment + timedelta(seconds=float(data["seconds"]))))
+        elif kind in ("back", "computer") and not data.get("on"):
+            self._back(str(data.get("player")), event.created_at)
+        elif kind == "timeout":
+            self.timed_out.add(int(data["position"]))
+
+    def _setting(self, data: dict[str, object]) -> None:
+        if "player" in data:
+            clock = self.player(str(data["player"]))
+            if "zone" in data:
+                clock.zone = str(data["zone"])
+            if "quiet" in data:
+                quiet = data["quiet"]
+                clock.quiet = (int(quiet[0]), int(quiet[1])) if isinstance(quiet, list) else None
+            return
+        for name in ("pace", "bank"):
+            if name in data:
+                value = data[name]
+                setattr(self, name, float(value) if isinstance(value, (int, float)) else None)
+        if isinstance(data.get("away_limit"), (int, float)):
+            self.away_limit = float(data["away_limit"])  # type: ignore[arg-type]
+        if data.get("on_timeout") in POLICIES:
+            self.on_timeout = str(data["on_timeout"])
+
+    def _back(self, player_id: str, moment: datetime) -> None:
+        """The player is back: an away stretch still running ends now, and their open decision counts from now."""
+        clock = self.player(player_id)
+        clock.away = [(a, min(b, moment)) if a <= moment < b else (a, b) for a, b in clock.away]
+        clock.returned = moment
+
+    def _charge(self, player_id: str, began: datetime, ended: datetime, own: bool) -> None:
+        """A decision made: time beyond the pace is spent from the bank; within it, half the rest comes back."""
+        if not self.pace or not own:
+            return
+        clock = self.player(player_id)
+        counted = clock.counted(max(began, clock.returned or began), ended)
+        if counted > self.pace:
+            clock.spent += counted - self.pace
+        else:
+            clock.spent = max(clock.spent - REFILL_SHARE * (self.pace - counted), 0.0)
+
+    # --- questions about now ------------------------------------------------------------
+
+    def counting(self, player_id: str) -> datetime | None:
+        """Since when the open decision counts against ``player_id`` (None: no decision open)."""
+        if self.began is None:
+            return None
+        returned = self.player(player_id).returned
+        return max(self.began, returned) if returned else self.began
+
+    def bank_left(self, player_id: str, now: datetime, acting: str | None) -> float:
+        """Seconds left in the player's bank now, their open decision's overrun taken off."""
+        clock = self.player(player_id)
+        left = self.full_bank - clock.spent
+        start = self.counting(player_id)
+        if self.pace and player_id == acting and start is not None:
+            left -= max(clock.counted(start, now) - self.pace, 0.0)
+        return max(left, 0.0)
+
+    def timed_out_now(self, player_id: str | None, now: datetime) -> bool:
+        """Whether the acting player's time ran out on the open decision, not yet dealt with."""
+        if not self.pace or player_id is None or self.began is None or self.position in self.timed_out:
+            return False
+        if self.player(player_id).away_at(now) is not None:
+            return False
+        return self.bank_left(player_id, now, player_id) <= 0
+
+    def away_left(self, player_id: str) -> float:
+        return max(self.away_limit - self.player(player_id).away_used(), 0.0)
