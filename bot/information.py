@@ -24,6 +24,7 @@ from .errors import Refusal
 from .posts import Attachment, doing, help_text, holdings_text, log_line, render_pictures, status_text, who_acts
 from .setting_up import record_rules, setup_words
 from .site_games import export_name, site_export
+from .stats import stats_text
 from .track_help import tiles_text, track_options
 from .web import links
 
@@ -187,6 +188,11 @@ class Information(Feature):
                            timestamps=self.core.timestamps)
         link = links.game_link(record.id)
         return Reply(text + (f"\nWeb page: {link}" if link else ""))
+
+    async def stats(self, record: GameRecord, rest: str) -> Reply:
+        """`stats`: each player's time to act, bank left and away days, from the log."""
+        game = await self._game(record)
+        return Reply(stats_text(record, await self.store.events(record.id), self.core.clock(), game.acting_player()))
 
     async def holdings(self, record: GameRecord, rest: str) -> Reply:
         """`holdings`: cash, shares, privates and trains as text."""

@@ -31,6 +31,7 @@ from .posts import (
     seat_name,
     who_acts,
 )
+from .stats import stats_text
 from .stray import LastMove, questioned_pass
 
 
@@ -171,7 +172,7 @@ class Turns(Feature):
         def posts(after: Game, lines: list[str]) -> list[dict[str, Any]]:
             head = f"**{seat.display_name}**" + (f" for {entity}" if entity != seat.player_id else "")
             text = "\n".join([f"{head}: {code_span(command)}" + (f" _({shown})_" if shown else ""),
-                              *([parsed.detail] if parsed.detail else []), *lines])
+                              *([parsed.detail] if parsed.detail else []), *map(_marked, lines)])
             after_prints.update(fingerprints(after))
             pictures = changed_pictures(before, after_prints) + (["routes"] if ran else [])
             return [{
@@ -190,6 +191,13 @@ class Turns(Feature):
             raise Refusal(f"{sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
         self.delivery.keep_drawn(record.id, done.live.seq, done.live.saved)
         self._pictured[record.id] = (done.live.seq, after_prints)
+        if done.live.game.state.finished:
+            await self._post_stats(record, done.live.seq)
+
+    async def _post_stats(self, record: GameRecord, seq: int) -> None:
+        """The game's end post is followed by its time at the table (`stats`)."""
+        text = stats_text(record, await self.store.events(record.id), self.core.clock(), None)
+        await self.store.outbox_add(record.id, {"kind": "note", "seq": seq, "text": text, "next": ""})
 
     async def _ask(
         self, record: GameRecord, seq: int, seat: Seat, consenter: str, parsed: Parsed, command: str,
@@ -329,6 +337,11 @@ def _turn_changed(game: Game, acting_before: str | None) -> str | None:
     """The player to mention: the one who must act now, if it was someone else before."""
     now = game.acting_player()
     return now if now is not None and now != acting_before else None
+
+
+def _marked(line: str) -> str:
+    """A line of the engine's log, marked ⚙ if a standing order made, set or ended it."""
+    return f"⚙ {line}" if "'s standing order" in line else line
 
 
 def _hex_of(parsed: Parsed) -> str | None:
