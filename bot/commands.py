@@ -184,6 +184,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
          words=0, typist="requester"),
     Verb("status", "status", "Round, phase, who acts, what they may do, time to act", "info",
          "information.status", words=0, aliases=("info",)),
+    Verb("unarchive", "unarchive", "Bring an archived game (no move for 60 days) back", "turn",
+         "archive.unarchive", words=0),
     Verb("stats", "stats", "Per player: median and 90th-percentile time to act, bank left, away days",
          "info", "information.stats", words=0),
     Verb("map", "map [HEX]", "The map, or a close-up around HEX", "info", "information.map", words=1,

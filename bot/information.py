@@ -136,10 +136,14 @@ class Information(Feature):
         return Reply(await self._games(command.account))
 
     async def _games(self, account: Account) -> str:
-        games = [g for g in await self.store.list_games([GameStatus.SETTING_UP, GameStatus.RUNNING])
-                 if any(s.discord_user_id == account.id for s in g.seats)]
+        seated = [g for g in await self.store.list_games([GameStatus.SETTING_UP, GameStatus.RUNNING])
+                  if any(s.discord_user_id == account.id for s in g.seats)]
+        games = [g for g in seated if g.archived_at is None]
+        archived = len(seated) - len(games)
+        shelved = f"{archived} archived game" + ("s" if archived != 1 else "") + \
+            " not shown (`unarchive` in its channel brings it back)" if archived else ""
         if not games:
-            return "You have no seat in a game being set up or played."
+            return shelved or "You have no seat in a game being set up or played."
         lines = []
         for record in games:
             where = f"<#{record.channel_id}>" if record.channel_id and record.channel_id.isdigit() else \
@@ -157,7 +161,7 @@ class Information(Feature):
             mine = ledger.ask.consenter if ledger.ask else game.acting_player()
             turn = " — **your turn**" if mine == seat.player_id else ""
             lines.append(f"Game {record.id} in {where}: {round_title(game)}, {who_acts(game)} {doing(game)}{turn}")
-        return "\n".join(lines)
+        return "\n".join(lines + ([shelved] if shelved else []))
 
     async def web(self, command: Command) -> Reply:
         """`web`: the channel's game's web page; `web me`: the asker's own link to their games."""

@@ -14,6 +14,7 @@ from engine.view import turn_view
 from storage import ChannelBusy, EventKind, GameRecord, GameStatus, Seat, UndoError
 from storage.repository import effective_events, undos_to_redo
 
+from .archive import archived_note
 from .commands import VERBS, Parsed, consent_needed
 from .core import Account, Core, Feature, Reply, code_span, notes, proxy_note, seat_of, sentence
 from .delivery import Delivery
@@ -54,6 +55,8 @@ class Turns(Feature):
         commissioner entering it for them."""
         if record.status is not GameStatus.RUNNING:
             raise Refusal("The game has not started yet: `join`, then the commissioner types `start`.")
+        if record.archived_at is not None and verb != "unarchive":
+            raise Refusal(archived_note(record))
         kind = VERBS[verb].kind
         if kind == "turn":
             return await self.core.handlers[verb](record, seat, rest, proxy)

@@ -318,6 +318,7 @@ EVERY_VERB: list[tuple[str, Account, str]] = [
     ("keep", CLARA, "keep"), ("nationalize", CLARA, "choose nationalize"), ("map", BORIS, "map Z99"),
     ("market", BORIS, "market"), ("table", BORIS, "table"), ("holdings", BORIS, "holdings"),
     ("log", BORIS, "log 5"), ("export", BORIS, "export"), ("auto", CLARA, "auto pass stock"),
+    ("stats", BORIS, "stats"), ("unarchive", BORIS, "unarchive"),
     ("as", ANNA, "as Boris pass"),
     ("replace", ANNA, "replace Clara @Dmitri"), ("seat", ANNA, 'seat "Boris" @Dmitri'),
     ("remind", BORIS, "remind me 24"), ("pause", ANNA, "pause tea"), ("resume", ANNA, "resume"),
