@@ -298,3 +298,21 @@ def test_operating_orders_are_written_and_read_back() -> None:
     assert action_from_dict(old) == StandingOrder("a", "pass_stock")  # stored before `choice` existed
     with pytest.raises(EngineError, match="Write a standing order as"):
         notation.parse_order("a", "pay everything")
+
+
+def test_auto_run_runs_the_national_for_the_player_operating_it() -> None:
+    """18xx.games #9910 names 1861's national: under the site's rules its operator enters
+    its routes (1861-29683, action 435: RSR to run). The operator's `auto run` runs it."""
+    from engine.importer import import_log
+    from tests.conftest import shared_game
+
+    imported = import_log(shared_game("1861-29683")[0])
+    game = Game.new(imported.players, imported.seed, imported.rules, imported.title, first_player=0)
+    for action in imported.actions[:435]:
+        game.apply(action)
+    assert game.actor() == "RSR" and game.state.round.step == "routes"
+    operator = game.acting_player() or ""
+    assert "RSR" not in orders.presidencies(game.state, operator)  # the national is no one's position
+    game.apply(StandingOrder(operator, "run"))
+    assert game.carried_out[0] == RunBest("RSR")
+    assert f"{game.state.player(operator).name}'s standing order: RSR runs its best routes" in game.state.log
