@@ -17,15 +17,18 @@ out at once and logs it. Orders:
 
 A player's own move where an order acts (a stock round, a merger round, or the
 operating step it serves) cancels their orders for it. Every order is over once the
-companies its player presides over change (a dump, a float, a conversion: 18xx.games
-#10710, where a standing pass made its player the target of a dump); each order's
-log line names what ends it (:func:`ends`).
+companies its player presides over change (a dump, a float, a conversion) by others'
+moves; a stock-round order also once a president's sale could land on its player, or
+another player sells a company its player holds (18xx.games #10710, where a standing
+pass kept passing for a player who had become the target of a dump, and #7619). What
+the player's own orders do to their position is theirs: it ends nothing. Each
+order's log line names what ends it (:func:`ends`).
 """
 
 from __future__ import annotations
 
 from . import trains
-from .actions import Action, BuyShare, Convert, Dividend, Merge, Pass, RunBest, StandingOrder
+from .actions import Action, BuyShare, Convert, Dividend, Merge, Pass, RunBest, SellShares, StandingOrder
 from .errors import IllegalAction
 from .merger import MergerRound
 from .operating import OperatingRound
@@ -43,6 +46,12 @@ STEP_OF = {"run": "routes", "pay": "dividend", "pass_track": "track"}
 """The operating step an operating-round order acts in (8.4: D, E and B)."""
 
 DIVIDEND_CHOICES = ("payout", "half", "withhold")
+
+STOCK_ORDERS = ("pass_stock", "buy")
+"""The orders that watch for a dump or a sale, as well as the player's companies."""
+
+DUMPED = 20
+"""A president's certificate passes to a player holding at least this share (7.3.2)."""
 
 
 def set_order(ctx: Context, state: GameState, action: StandingOrder) -> None:
@@ -74,7 +83,7 @@ def set_order(ctx: Context, state: GameState, action: StandingOrder) -> None:
     if action.order == "buy":
         _check_buy_order(ctx, state, action)
     order = Order(player.id, action.order, action.company, action.percent, action.choice,
-                  presidencies(state, player.id), until_phase, action.until == "round",
+                  presidencies(state, player.id), dump_targets(state, player.id), until_phase, action.until == "round",
                   round_key(state) if action.until == "round" and state.round is not None
                   and state.round.kind == ROUND_OF[action.order] else "")
     state.orders = [o for o in state.orders if not (o.player == player.id and o.order == order.order)] + [order]
@@ -85,6 +94,24 @@ def presidencies(state: GameState, player: str) -> tuple[str, ...]:
     """The companies ``player`` presides over (the national, run in turn, left out):
     the position an order was set in."""
     return tuple(sorted({c.company for c in state.player(player).certs if c.president or c.percent == 100}))
+
+
+def dump_targets(state: GameState, player: str) -> tuple[str, ...]:
+    """The companies whose president's certificate would pass to ``player`` if their
+    president sold out (7.3.2: the most shares, at least 20%, ties clockwise from the
+    president)."""
+    targets = []
+    seat = state.player_index(player)
+    for sym in sorted({c.company for c in state.players[seat].certs}):
+        president = state.president(sym)
+        if president is None or president.id == player:
+            continue
+        start, n = state.players.index(president), len(state.players)
+        others = [state.players[(start + i) % n] for i in range(1, n)]
+        first = max(others, key=lambda p: p.percent_of(sym))  # max keeps the first of equals
+        if first.id == player and first.percent_of(sym) >= DUMPED:
+            targets.append(sym)
+    return tuple(targets)
 
 
 def _check_buy_order(ctx: Context, state: GameState, action: StandingOrder) -> None:
@@ -130,7 +157,10 @@ def ends(state: GameState, order: Order) -> str:
     if order.order == "pass_merger":
         reasons.append("another player's conversion or merge")
     now = ", ".join(order.presiding) or "none yet"
-    return ", ".join(reasons + [f"a change in the companies they preside over ({now})"]) + " or `auto off`"
+    reasons.append(f"a change in the companies they preside over ({now})")
+    if order.order in STOCK_ORDERS:
+        reasons += ["a president's sale that could land on them", "another player selling a company they hold"]
+    return ", ".join(reasons) + " or `auto off`"
 
 
 def due(ctx: Context, state: GameState, actor: str | None, player: str | None) -> tuple[Order, list[Action]] | None:
@@ -207,7 +237,11 @@ def carried_out(state: GameState, order: Order, action: Action | None) -> None:
     then asked), or once a buy order has reached its holding."""
     if action is None:
         _drop(state, order, "cancelled: it cannot be carried out now")
-    elif order.order == "buy" and state.player(order.player).percent_of(order.company) >= order.percent:
+        return
+    for mine in state.orders:  # what their own order did to their position ends none of their orders
+        if mine.player == order.player:
+            mine.presiding, mine.exposed = presidencies(state, order.player), dump_targets(state, order.player)
+    if order.order == "buy" and state.player(order.player).percent_of(order.company) >= order.percent:
         _drop(state, order, f"done ({order.percent}% of {order.company})")
 
 
@@ -238,7 +272,18 @@ def after_move(state: GameState, action: Action, where: tuple[str, str], key: st
         elif order.order == "pass_merger" and isinstance(action, (Convert, Merge)) and controller != order.player:
             _drop(state, order, "cancelled: another player " + ("converts" if isinstance(action, Convert)
                                                                   else "merges"))
+        elif (sold := _sold_in_their_company(state, order, action, controller)) is not None:
+            _drop(state, order, f"cancelled: {state.player(controller or '').name} sells {sold}, which they hold")
     round_ended(state, key)
+
+
+def _sold_in_their_company(state: GameState, order: Order, action: Action, controller: str | None) -> str | None:
+    """The company of another player's sale that the order's player holds (#7619), if
+    the sale did not change whom they preside over (then the position change says so)."""
+    if order.order not in STOCK_ORDERS or not isinstance(action, SellShares) or controller == order.player:
+        return None
+    held = state.player(order.player).percent_of(action.company) > 0
+    return action.company if held and presidencies(state, order.player) == order.presiding else None
 
 
 def round_ended(state: GameState, key: str) -> None:
@@ -255,19 +300,25 @@ def _expire(ctx: Context, state: GameState) -> None:
     for order in list(state.orders):
         if order.until_phase and names.index(state.phase) >= names.index(order.until_phase):
             _drop(state, order, f"over: phase {state.phase}")
-        elif presidencies(state, order.player) != order.presiding:
-            _drop(state, order, f"over: {_position_change(state, order)}")
+        elif (change := _position_change(state, order)) is not None:
+            _drop(state, order, f"over: {change}")
 
 
-def _position_change(state: GameState, order: Order) -> str:
-    """``they now preside over GT; they no longer preside over KP``: why a changed
-    position ends an order."""
+def _position_change(state: GameState, order: Order) -> str | None:
+    """``they now preside over GT; they no longer preside over KP``, ``a sale by NYC's
+    president would now land on them``: why a changed position ends an order (None:
+    no change that does)."""
     now = presidencies(state, order.player)
     gained = [c for c in now if c not in order.presiding]
     lost = [c for c in order.presiding if c not in now]
     parts = ([f"they now preside over {', '.join(gained)}"] if gained else []) + \
         ([f"they no longer preside over {', '.join(lost)}"] if lost else [])
-    return "; ".join(parts)
+    if order.order in STOCK_ORDERS:
+        exposed = dump_targets(state, order.player)
+        newly = [c for c in exposed if c not in order.exposed]
+        parts += [f"a sale by {c}'s president would now land on them" for c in newly]
+        order.exposed = tuple(c for c in order.exposed if c in exposed)  # a lost exposure counts anew
+    return "; ".join(parts) or None
 
 
 def _drop(state: GameState, order: Order, why: str) -> None:

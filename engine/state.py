@@ -141,6 +141,7 @@ class Order:
     percent: int = 0  # buy: the holding to reach
     choice: str = ""  # pay: "payout", "half" or "withhold"
     presiding: tuple[str, ...] = ()  # the companies the player presided over when it was set
+    exposed: tuple[str, ...] = ()  # the companies a president's sale would land on them (stock orders)
     until_phase: str = ""  # over once this phase begins ("" none)
     this_round: bool = False  # only for one round of its kind
     round: str = ""  # that round (``Merger 3.1``), once it is under way

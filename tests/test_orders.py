@@ -316,3 +316,56 @@ def test_auto_run_runs_the_national_for_the_player_operating_it() -> None:
     game.apply(StandingOrder(operator, "run"))
     assert game.carried_out[0] == RunBest("RSR")
     assert f"{game.state.player(operator).name}'s standing order: RSR runs its best routes" in game.state.log
+
+
+def _site_game_before(name: str, index: int) -> tuple[Game, list[Action]]:
+    """A shared game played up to (not including) action ``index``, and its actions."""
+    from engine.importer import import_log
+    from tests.conftest import shared_game
+
+    imported = import_log(shared_game(name)[0])
+    game = Game.new(imported.players, imported.seed, imported.rules, imported.title, first_player=0)
+    for action in imported.actions[:index]:
+        game.apply(action)
+    return game, imported.actions
+
+
+def test_a_standing_pass_ends_when_a_dump_makes_its_player_president() -> None:
+    """18xx.games #10710: an autopass kept passing for a player a dump had made president.
+    Generated game S4021 at action 277: Player 2 sells MK and Player 1 gets its
+    president's certificate; Player 1's `auto pass stock` ends, saying why."""
+    game, actions = _site_game_before("1861-gen-P2-grid-S4021", 277)
+    game.apply(StandingOrder("1", "pass_stock"))
+    assert game.state.log[-1].endswith("a president's sale that could land on them, another player selling a "
+                                       "company they hold or `auto off`)")
+    game.apply(actions[277])
+    assert game.state.orders == []
+    assert "Player 1's standing order to pass in stock rounds is over: they now preside over MK" in game.state.log
+
+
+def test_a_standing_pass_ends_when_another_player_sells_a_company_its_player_holds() -> None:
+    """18xx.games #7619: a programme ignored shares being sold. Generated game S4027 at
+    action 809: Player 2 sells 20% of MK, which Player 1 holds (and a sale by MK's
+    president would now land on Player 1) and Player 3 presides over: both orders end."""
+    game, actions = _site_game_before("1861-gen-P3-column-S4027", 809)
+    assert "MK" not in orders.dump_targets(game.state, "1")
+    game.apply(StandingOrder("1", "pass_stock"))
+    game.apply(StandingOrder("3", "pass_stock"))
+    game.apply(actions[809])
+    assert "MK" in orders.dump_targets(game.state, "1")
+    assert game.state.orders == []
+    for name in ("Player 1", "Player 3"):
+        assert f"{name}'s standing order to pass in stock rounds is cancelled: Player 2 sells MK, which they hold" \
+            in game.state.log
+
+
+def test_what_a_players_own_buy_order_does_to_their_position_ends_none_of_their_orders(
+        with_major: tuple[Game, str]) -> None:
+    game, major = with_major
+    rich = max(game.state.players, key=lambda p: p.cash)
+    held = rich.percent_of(major)
+    game.apply(StandingOrder(rich.id, "run"))
+    game.apply(StandingOrder(rich.id, "buy", company=major, percent=held + 20))
+    _play_until(game, lambda g: not any(o.order == "buy" for o in g.state.orders), move=_no_auctions)
+    assert [o.order for o in game.state.orders if o.player == rich.id] == ["run"]
+    assert game.state.orders[0].presiding == orders.presidencies(game.state, rich.id)
