@@ -16,13 +16,13 @@ out at once and logs it. Orders:
 * ``pass_track`` — in operating rounds, the player's companies pass their track step.
 
 A player's own move where an order acts (a stock round, a merger round, or the
-operating step it serves) cancels their orders for it. Every order is over once the
-companies its player presides over change (a dump, a float, a conversion) by others'
-moves; a stock-round order also once a president's sale could land on its player, or
-another player sells a company its player holds (18xx.games #10710, where a standing
-pass kept passing for a player who had become the target of a dump, and #7619). What
-the player's own orders do to their position is theirs: it ends nothing. Each
-order's log line names what ends it (:func:`ends`).
+operating step it serves) cancels their orders for it. Every order is over once
+another player's move changes the companies its player presides over (a dump, an
+auction won, a merger); a stock-round order also once a president's sale could land
+on its player, or another player sells a company its player holds (18xx.games
+#10710, where a standing pass kept passing for a player who had become the target of
+a dump, and #7619). What the player's own moves and orders do to their position ends
+nothing. Each order's log line names what ends it (:func:`ends`).
 """
 
 from __future__ import annotations
@@ -149,15 +149,15 @@ def describe(order: Order) -> str:
 
 
 def ends(state: GameState, order: Order) -> str:
-    """What ends ``order``, for the line that sets it: ``their own stock move, a change
-    in the companies they preside over (GT, KP) or `auto off```."""
+    """What ends ``order``, for the line that sets it: ``their own run, another's move
+    changing the companies they preside over (GT, KP) or `auto off```."""
     reasons = [OWN_MOVE[order.order]]
     if order.order == "buy":
         reasons.insert(0, f"{order.percent}% held, a turn it cannot buy")
     if order.order == "pass_merger":
         reasons.append("another player's conversion or merge")
     now = ", ".join(order.presiding) or "none yet"
-    reasons.append(f"a change in the companies they preside over ({now})")
+    reasons.append(f"another's move changing the companies they preside over ({now})")
     if order.order in STOCK_ORDERS:
         reasons += ["a president's sale that could land on them", "another player selling a company they hold"]
     return ", ".join(reasons) + " or `auto off`"
@@ -238,9 +238,7 @@ def carried_out(state: GameState, order: Order, action: Action | None) -> None:
     if action is None:
         _drop(state, order, "cancelled: it cannot be carried out now")
         return
-    for mine in state.orders:  # what their own order did to their position ends none of their orders
-        if mine.player == order.player:
-            mine.presiding, mine.exposed = presidencies(state, order.player), dump_targets(state, order.player)
+    _take_position(state, order.player)  # what their own order did ends none of their orders
     if order.order == "buy" and state.player(order.player).percent_of(order.company) >= order.percent:
         _drop(state, order, f"done ({order.percent}% of {order.company})")
 
@@ -274,7 +272,16 @@ def after_move(state: GameState, action: Action, where: tuple[str, str], key: st
                                                                   else "merges"))
         elif (sold := _sold_in_their_company(state, order, action, controller)) is not None:
             _drop(state, order, f"cancelled: {state.player(controller or '').name} sells {sold}, which they hold")
+    if controller is not None and any(p.id == controller for p in state.players):
+        _take_position(state, controller)  # their own move: they are at the table
     round_ended(state, key)
+
+
+def _take_position(state: GameState, player: str) -> None:
+    """The player's position as it is now becomes the one their orders watch."""
+    for order in state.orders:
+        if order.player == player:
+            order.presiding, order.exposed = presidencies(state, player), dump_targets(state, player)
 
 
 def _sold_in_their_company(state: GameState, order: Order, action: Action, controller: str | None) -> str | None:

@@ -19,8 +19,8 @@ async def test_operating_orders_act_for_the_players_company_and_are_marked(store
     table = await start_shared(TroikaService(store, pictures=False), CV_AT_TRACK, "1867-19792")
     before = (await table.game()).dump()
     track = await table.say("as Player 1 auto pass track")
-    assert "⚙ Player 1's standing order: pass the track step (ends with their own track move, a change in " \
-           "the companies they preside over (AE, CV) or `auto off`)" in track
+    assert "⚙ Player 1's standing order: pass the track step (ends with their own track move, another's move " \
+           "changing the companies they preside over (AE, CV) or `auto off`)" in track
     assert "⚙ Player 1's standing order: CV passes its track step" in track
     assert "▶ Player 1 for CV runs its trains" in track
     ran = await table.say("as Player 1 auto run")

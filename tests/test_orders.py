@@ -211,7 +211,7 @@ def test_auto_run_runs_the_best_routes_for_each_of_the_players_companies(game: G
     name = game.state.player(player).name
     game.apply(StandingOrder(player, "run"))
     assert game.state.log[-1].startswith(f"{name}'s standing order: run the best routes (ends with their own run, "
-                                         "a change in the companies they preside over (")
+                                         "another's move changing the companies they preside over (")
     _play_until(game, _operating_set_over, watch=_not_called_at("routes", player))
     runs = [line for line in game.state.log if line.startswith(f"{name}'s standing order: ")
             and line.endswith("runs its best routes")]
@@ -268,24 +268,22 @@ def test_a_players_own_move_in_the_step_cancels_their_operating_order(game: Game
            "own move" in game.state.log
 
 
-def test_every_order_is_over_once_its_players_companies_change(game: Game) -> None:
-    """18xx.games #10710: a standing pass kept passing for a player who had become the
-    target of a dump. Here every player leaves orders; whoever's companies change by the
-    third set (an auction won, a conversion) has them ended, saying which."""
+def test_a_players_own_move_that_changes_their_companies_ends_none_of_their_orders(game: Game) -> None:
+    """They are at the table (another's move that does ends them: the dump test below).
+    Every player leaves `auto run`; over three sets, whoever's own move changes the
+    companies they preside over keeps the order, now watching the new position."""
     for player in game.state.players:
         game.apply(StandingOrder(player.id, "run"))
-    held = {p.id: orders.presidencies(game.state, p.id) for p in game.state.players}
-    _play_until(game, lambda g: g.state.round_number == 3)
-    changed = [p for p in game.state.players if orders.presidencies(game.state, p.id) != held[p.id]]
-    assert changed, "nobody's companies changed: the test shows nothing"
-    for player in game.state.players:
-        mine = [o for o in game.state.orders if o.player == player.id]
-        if player in changed:
-            assert mine == []
-            assert any(line.startswith(f"{player.name}'s standing order to run the best routes is over: they ")
-                       for line in game.state.log)
-        else:
-            assert [o.order for o in mine] == ["run"]
+    changed = 0
+    while game.state.round_number < 3:
+        mover = game.acting_player() or ""
+        before = orders.presidencies(game.state, mover)
+        game.apply(_move(game))
+        if orders.presidencies(game.state, mover) != before:
+            changed += 1
+            [order] = [o for o in game.state.orders if o.player == mover]
+            assert order.presiding == orders.presidencies(game.state, mover)
+    assert changed and len(game.state.orders) == len(game.state.players)
 
 
 def test_operating_orders_are_written_and_read_back() -> None:
