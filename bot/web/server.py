@@ -397,6 +397,9 @@ async def player(request: web.Request) -> web.Response:
             lines.append(GameLine(link, title, where, f"cannot be shown ({exc})", False))
             continue
         turn = "Game over" if game.state.finished else f"{who_acts(game)} {doing(game)}"
+        if record.archived_at is not None:  # readable, but nobody's turn until `unarchive`
+            lines.append(GameLine(link, title, where, "archived: unarchive in its channel brings it back", False))
+            continue
         lines.append(GameLine(link, title, where, turn, game.acting_player() == seat.player_id))
     return web.Response(text=player_page(name, lines), content_type="text/html")
 
