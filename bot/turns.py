@@ -274,7 +274,8 @@ class Turns(Feature):
         self._check_travel(record, seat, last.actor, reason, proxy, "take back")
         line = f"↶ **{seat.display_name}** takes back #{last.seq} " \
                f"({seat_name(record, last.actor)}: `{event_command(record, last)}`)"
-        return await self._travel(record, seat, reason, proxy, line, undo=True)
+        return await self._travel(record, seat, reason, proxy, line, undo=True,
+                                  orders_of=last.action if last.kind is EventKind.ACTION else None)
 
     async def redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self.core.check_paused(await self.core.ledger(record.id))
@@ -305,8 +306,11 @@ class Turns(Feature):
             raise Refusal(f"Say why, for the log: `{'undo' if doing_ == 'take back' else 'redo'} REASON`.")
 
     async def _travel(
-        self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None, line: str, *, undo: bool
+        self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None, line: str, *, undo: bool,
+        orders_of: dict[str, Any] | None = None,
     ) -> Reply:
+        """Undo or redo; ``orders_of``: the action an undo takes back, whose standing
+        orders' moves (taken back with it) the post names."""
         live = await self.repo.load(record.id)
         before, acting_before = fingerprints(live.game), live.game.acting_player()
         note = notes(reason.strip(), proxy_note(proxy))
@@ -314,8 +318,9 @@ class Turns(Feature):
         travel = self.repo.undo if undo else self.repo.redo
 
         def posts(game: Game, seq: int) -> list[dict[str, Any]]:
+            text = line + _orders_taken_back(game, orders_of)
             return [{
-                "kind": "turn", "seq": seq, "text": line + (f" _({shown})_" if shown else ""),
+                "kind": "turn", "seq": seq, "text": text + (f" _({shown})_" if shown else ""),
                 "next": next_line(game), "mention": _turn_changed(game, acting_before),
                 "pictures": changed_pictures(before, fingerprints(game)),
             }]
@@ -340,6 +345,27 @@ def _turn_changed(game: Game, acting_before: str | None) -> str | None:
     """The player to mention: the one who must act now, if it was someone else before."""
     now = game.acting_player()
     return now if now is not None and now != acting_before else None
+
+
+def _orders_taken_back(game: Game, undone: dict[str, Any] | None) -> str:
+    """`` and what standing orders did after it: ⚙ CV `run best`, ⚙ CV `withhold```:
+    the moves an undo took back with ``undone`` (found by playing it again on a copy of
+    ``game``, the game after the undo)."""
+    if undone is None:
+        return ""
+    again = Game(game.ctx, game.state.copy())
+    try:
+        again.apply(action_from_dict(undone))
+    except EngineError:
+        return ""
+    if not again.carried_out:
+        return ""
+    moves = ", ".join(f"⚙ {_entity_name(again, a.entity)} `{notation.command(None, a)}`" for a in again.carried_out)
+    return f" and what standing orders did after it: {moves}"
+
+
+def _entity_name(game: Game, entity: str) -> str:
+    return entity if entity in game.state.companies else player_name(game, entity)
 
 
 def _marked(line: str) -> str:

@@ -29,7 +29,9 @@ async def test_operating_orders_act_for_the_players_company_and_are_marked(store
     assert "Standing orders: Player 1: pass the track step · Player 1: run the best routes" in status
     undone = await table.say("as Player 2 undo")
     assert "✗" in undone and (await table.game()).state.companies["CV"].last_revenue == 70  # not theirs
-    await table.say("undo the run was a mistake")  # the commissioner (Player 1 types at the console)
+    undone = await table.say("undo the run was a mistake")  # the commissioner (Player 1 types at the console)
+    assert "takes back #" in undone and "(Player 1: `auto run`) and what standing orders did after it: " \
+        "⚙ CV `run best` (`the run was a mistake`)" in undone
     game = await table.game()
     assert game.state.round.step == "routes" and game.actor() == "CV"  # the order's run taken back
     await table.say("as Player 1 undo")  # and the pass the track order made
