@@ -277,24 +277,32 @@ def test_every_action_kind_and_event_kind_is_written_or_left_out_on_purpose() ->
     assert {kind.value for kind in EventKind} - {e.kind for e in entries} == {"seat", "admin"}
 
 
+class _Played:
+    """A shared site game played on in Troika: its first ``moves`` actions applied,
+    each move after them recorded as an export entry with :meth:`play`."""
+
+    def __init__(self, name: str, moves: int) -> None:
+        self.imported = import_log(shared_game(name)[0])
+        self.game, self.entries = self.fresh(), list[Entry]()
+        for action in self.imported.actions[:moves]:
+            self.play(action)
+
+    def fresh(self) -> Game:
+        imported = self.imported
+        return Game.new(imported.players, imported.seed, imported.rules, imported.title, first_player=0)
+
+    def play(self, action: Action) -> None:
+        self.game.apply(action)
+        self.entries.append(Entry(len(self.entries) + 1, "action", action))
+
+
 def test_standing_orders_export_as_the_site_s_programs_and_their_moves_as_auto_actions() -> None:
     """Finding 2 of the new-user trial: `export` crashed on any standing order. An order
     is written as the site's programmed action, the moves it made as the ``auto_actions``
     of the move they followed; the log reads back to the same game, undo included.
     Played on from a real 1867 game at its third merger round (NYC formed)."""
-    imported = import_log(shared_game("1867-21268")[0])
-
-    def fresh() -> Game:
-        return Game.new(imported.players, imported.seed, imported.rules, imported.title, first_player=0)
-
-    game, entries = fresh(), []
-
-    def play(action: Action) -> None:
-        game.apply(action)
-        entries.append(Entry(len(entries) + 1, "action", action))
-
-    for action in imported.actions[:405]:
-        play(action)
+    played = _Played("1867-21268", 405)
+    game, entries, play, fresh, imported = played.game, played.entries, played.play, played.fresh, played.imported
     assert game.round_name == "Merger" and game.state.president("NYC") is not None
     ids = [p.id for p in game.state.players]
     nyc = game.state.player(ids[1]).percent_of("NYC")
@@ -326,19 +334,8 @@ def test_operating_orders_export_as_messages_and_their_moves_as_auto_actions() -
     `auto pay` and `auto pass track` are written as chat naming the order (which the
     importer leaves out), their runs, dividends and passes as ``auto_actions``; the log
     reads back to the same game."""
-    imported = import_log(shared_game("1867-21268")[0])
-
-    def fresh() -> Game:
-        return Game.new(imported.players, imported.seed, imported.rules, imported.title, first_player=0)
-
-    game, entries = fresh(), []
-
-    def play(action: Action) -> None:
-        game.apply(action)
-        entries.append(Entry(len(entries) + 1, "action", action))
-
-    for action in imported.actions[:405]:
-        play(action)
+    played = _Played("1867-21268", 405)
+    game, entries, play, fresh, imported = played.game, played.entries, played.play, played.fresh, played.imported
     for player in game.state.players:
         for order in (StandingOrder(player.id, "run"), StandingOrder(player.id, "pay", choice="half"),
                       StandingOrder(player.id, "pass_track")):
