@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 from storage import GameRecord, Seat
 
-from .core import Core, Feature, Reply, proxy_note
+from .core import Core, Feature, Reply, handles, proxy_note
 from .errors import Refusal
 from .ledger import Ledger
 from .posts import duration, next_line
@@ -71,6 +71,7 @@ async def archive_if_idle(core: Core, record: GameRecord, ledger: Ledger, now: d
 class Archive(Feature):
     """`unarchive`: any seated player brings an archived game back."""
 
+    @handles("unarchive")
     async def unarchive(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         """`unarchive`: the game is back in `games` and reminders; idle from now."""
         if record.archived_at is None:

@@ -6,17 +6,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from engine import notation
-from engine.actions import Action, LayTile, PlaceToken, RemoveToken, action_from_dict
-from engine.errors import EngineError
-from engine.game import Game
-from engine.view import turn_view
+from engine import Action, EngineError, Game, LayTile, PlaceToken, RemoveToken, action_from_dict, command, turn_view
 from storage import ChannelBusy, EventKind, GameRecord, GameStatus, Seat, UndoError
 from storage.repository import effective_events, undos_to_redo
 
 from .archive import archived_note
-from .commands import VERBS, Parsed, consent_needed
-from .core import Account, Core, Feature, Reply, code_span, notes, proxy_note, seat_of, sentence
+from .commands import ACTION_VERBS, VERBS, Parsed, consent_needed
+from .core import Account, Core, Feature, Reply, code_span, handles, notes, proxy_note, seat_of, sentence
 from .delivery import Delivery
 from .errors import NotAllowed, Refusal
 from .ledger import Ledger
@@ -110,6 +106,7 @@ class Turns(Feature):
             await self.store.set_status(record.id, GameStatus.FINISHED)
             raise
 
+    @handles(*ACTION_VERBS)
     async def act(self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None) -> Reply:
         """An action verb for ``seat``: read by the verb's reader, asked of the other side
         first if it is their decision too, else applied."""
@@ -218,6 +215,7 @@ class Turns(Feature):
         await self.repo.record_admin(record.id, seq, ask, seat.player_id, note=proxy_note(proxy), outbox=[post])
         return Reply()
 
+    @handles("agree")
     async def agree(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         ledger = await self.core.ledger(record.id)
         ask = self._open_ask(ledger, seat)
@@ -229,6 +227,7 @@ class Turns(Feature):
                           ask.command, note)
         return Reply()
 
+    @handles("refuse")
     async def refuse(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         ledger = await self.core.ledger(record.id)
         ask = self._open_ask(ledger, seat)
@@ -241,6 +240,7 @@ class Turns(Feature):
                                      seat.player_id, note=proxy_note(proxy), outbox=[post])
         return Reply()
 
+    @handles("withdraw")
     async def withdraw(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         ledger = await self.core.ledger(record.id)
         ask = ledger.ask
@@ -264,6 +264,7 @@ class Turns(Feature):
             raise NotAllowed("The open request is not addressed to you.")
         return ledger.ask
 
+    @handles("undo")
     async def undo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self.core.check_paused(await self.core.ledger(record.id))
         events = await self.store.events(record.id)
@@ -277,6 +278,7 @@ class Turns(Feature):
         return await self._travel(record, seat, reason, proxy, line, undo=True,
                                   orders_of=last.action if last.kind is EventKind.ACTION else None)
 
+    @handles("redo")
     async def redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self.core.check_paused(await self.core.ledger(record.id))
         stored = await self.store.events(record.id)
@@ -360,7 +362,7 @@ def _orders_taken_back(game: Game, undone: dict[str, Any] | None) -> str:
         return ""
     if not again.carried_out:
         return ""
-    moves = ", ".join(f"⚙ {_entity_name(again, a.entity)} `{notation.command(None, a)}`" for a in again.carried_out)
+    moves = ", ".join(f"⚙ {_entity_name(again, a.entity)} `{command(None, a)}`" for a in again.carried_out)
     return f" and what standing orders did after it: {moves}"
 
 
@@ -382,7 +384,7 @@ def _as_written(game: Game, action: Action, typed: str) -> str:
     """The command as typed, or as the notation writes it where they differ only in
     case (`bid tsr 20` is shown and logged as `bid TSR 20`)."""
     try:
-        written = notation.command(game, action)
+        written = command(game, action)
     except EngineError:
         return typed
     return written if written.lower() == typed.lower() else typed

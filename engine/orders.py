@@ -87,7 +87,7 @@ def set_order(ctx: Context, state: GameState, action: StandingOrder) -> None:
                   round_key(state) if action.until == "round" and state.round is not None
                   and state.round.kind == ROUND_OF[action.order] else "")
     state.orders = [o for o in state.orders if not (o.player == player.id and o.order == order.order)] + [order]
-    state.log.append(f"{player.name}'s standing order: {describe(order)} (ends with {ends(state, order)})")
+    state.log.append(f"{player.name}'s standing order: {describe_order(order)} (ends with {ends(state, order)})")
 
 
 def presidencies(state: GameState, player: str) -> tuple[str, ...]:
@@ -127,7 +127,7 @@ def _check_buy_order(ctx: Context, state: GameState, action: StandingOrder) -> N
 
 PLAIN_ORDERS = {"pass_merger": "pass in merger rounds", "pass_stock": "pass in stock rounds",
                 "run": "run the best routes", "pass_track": "pass the track step"}
-"""How :func:`describe` says each order that has no company or choice."""
+"""How :func:`describe_order` says each order that has no company or choice."""
 
 OWN_MOVE = {"pass_merger": "their own merger move", "pass_stock": "their own stock move",
             "buy": "their own stock move", "run": "their own run", "pay": "their own dividend",
@@ -135,7 +135,7 @@ OWN_MOVE = {"pass_merger": "their own merger move", "pass_stock": "their own sto
 """The player's own move that cancels each order."""
 
 
-def describe(order: Order) -> str:
+def describe_order(order: Order) -> str:
     """``pass in merger rounds until phase 5``, ``buy GTR until 40%``, ``pay half``..."""
     if order.order == "buy":
         text = f"buy {order.company} until {order.percent}%"
@@ -330,7 +330,7 @@ def _position_change(state: GameState, order: Order) -> str | None:
 
 def _drop(state: GameState, order: Order, why: str) -> None:
     state.orders.remove(order)
-    state.log.append(f"{state.player(order.player).name}'s standing order to {describe(order)} is {why}")
+    state.log.append(f"{state.player(order.player).name}'s standing order to {describe_order(order)} is {why}")
 
 
 def round_key(state: GameState) -> str:

@@ -68,7 +68,7 @@ async def test_a_newer_schema_is_refused(db_path: Path) -> None:
     async with SqliteEventStore(db_path):
         pass
     raw(db_path).execute("INSERT INTO schema_version VALUES (99, 'later')")
-    with pytest.raises(StoreError, match="schema version 99 but this Troika only knows up to 6"):
+    with pytest.raises(StoreError, match="schema version 99 but this Troika only knows up to 7"):
         await SqliteEventStore(db_path).open()
 
 
