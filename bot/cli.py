@@ -338,6 +338,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
 
+    from bot.archive import read_archive_after
     from bot.discord_bot import TokenError, load_token
     from storage import Shard, StoreError
 
@@ -368,6 +369,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 0:
         print("troika: --workers is a number of processes: 0 or more", file=sys.stderr)
         return 2
+    try:
+        archive_after = read_archive_after(args.archive_after or os.environ.get("TROIKA_ARCHIVE_AFTER") or "60d")
+    except ValueError as exc:
+        print(f"troika: --archive-after: {exc}", file=sys.stderr)
+        return 2
     problem = _database_folder(args.db)
     if problem:
         print(f"troika: {problem}", file=sys.stderr)
@@ -380,7 +386,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             from bot.discord_bot import run_discord, startup_problem
 
             try:
-                asyncio.run(run_discord(token, args.db, args.guild, shard, workers=args.workers))
+                asyncio.run(run_discord(token, args.db, args.guild, shard, workers=args.workers,
+                                        archive_after=archive_after))
             except Exception as exc:
                 found = startup_problem(exc)
                 if found is None:
@@ -390,7 +397,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:
             from bot.console import run_console
 
-            asyncio.run(run_console(args.db, Path(args.pictures), workers=args.workers))
+            asyncio.run(run_console(args.db, Path(args.pictures), workers=args.workers, archive_after=archive_after))
     except KeyboardInterrupt:
         pass
     except StoreError as exc:
@@ -683,6 +690,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--workers", type=int, default=None,
                        help="worker processes for the games' engine work, the bot's or the console's (default: "
                             "one per core, at least 2; 0: all in the one process)")
+        p.add_argument("--archive-after", metavar="SPAN", default=None,
+                       help="archive a game with no move for this long: 60d (the default, or TROIKA_ARCHIVE_AFTER), "
+                            "12h, 90m, or off")
         p.set_defaults(func=cmd_run)
 
     if every or command == "export":

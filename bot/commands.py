@@ -174,9 +174,10 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     _move("nationalize", "nationalize", "Nationalize the trainless major you run", 0,
           aliases=("choose", "nationalise"), button=True),
     Verb("auto", "auto pass merger [this round|until phase N] | auto pass stock [this round] | "
-         "auto buy MAJOR until N% | auto off",
-         "Standing order, at any time: the engine passes (or buys) for you when you are called; "
-         "your own move cancels it", "action", reader=read_order, any_time=True, options=what()),
+         "auto buy MAJOR until N% | auto run | auto pay payout|half|withhold | auto pass track | auto off",
+         "Standing order, at any time: the engine moves for you when you are called; your own move "
+         "there, or a change in the companies you preside over, ends it",
+         "action", reader=read_order, any_time=True, options=what()),
     Verb("undo", "undo [REASON]", "Take back your last action (commissioner: any, with a reason)", "turn",
          options=what(required=False), typist="mover"),
     Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn",
@@ -199,6 +200,9 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
          words=0, typist="requester"),
     Verb("status", "status", "Round, phase, who acts, what they may do, time to act", "info",
          words=0, aliases=("info",)),
+    Verb("unarchive", "unarchive", "Bring an archived game (no move for 60 days) back", "turn", words=0),
+    Verb("stats", "stats", "Per player: median and 90th-percentile time to act, bank left, away days",
+         "info", words=0),
     Verb("map", "map [HEX]", "The map, or a close-up around HEX", "info", words=1,
          options=what(required=False)),
     Verb("market", "market", "The stock market", "info", words=0),

@@ -14,11 +14,13 @@ from __future__ import annotations
 import re
 import signal
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 from engine import is_setup_word
 from storage.postgres import safe_url
 
+from .archive import ARCHIVE_AFTER
 from .commands import split
 from .errors import NoGame, NotAllowed, Refusal
 from .face import ServiceFace
@@ -200,13 +202,14 @@ def banner(running: bool) -> str:
             f"market). {how}")
 
 
-async def run_console(location: str | Path, pictures_dir: Path, workers: int | None = None) -> None:
+async def run_console(location: str | Path, pictures_dir: Path, workers: int | None = None,
+                      archive_after: timedelta | None = ARCHIVE_AFTER) -> None:
     """The interactive prompt, until end of input or ``quit``, on the store at
     ``location`` (a SQLite file or a PostgreSQL URL), the engine in ``workers`` worker
     processes (by default as many as the bot's; 0: in this process)."""
     if "://" not in str(location) and not Path(location).parent.is_dir():
         raise SystemExit(f"troika: no folder {Path(location).parent}/ for the database {location}")
-    async with open_service(location, workers=workers) as service:
+    async with open_service(location, workers=workers, archive_after=archive_after) as service:
         console = Console(service, pictures_dir)
         print(f"Troika console · database {safe_url(str(location))} · pictures in {pictures_dir}/")
         running = await service.store.active_game_in_channel(CHANNEL)

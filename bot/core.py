@@ -16,7 +16,7 @@ import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TypeVar
 
 from engine import Game
@@ -115,12 +115,14 @@ class Core:
 
     def __init__(
         self, store: EventStore, *, clock: Callable[[], datetime], pictures: bool, shard: Shard | None, owner: str,
-        timestamps: bool,
+        timestamps: bool, archive_after: timedelta | None = None,
     ) -> None:
         self.store = store
         self.shard = shard
         self.owner = owner
         self.timestamps = timestamps
+        self.archive_after = archive_after
+        """A running game with no move for this long is archived (:mod:`bot.archive`); None: never."""
         self.engine = TroikaEngine()
         self.repo = GameRepository(store, self.engine, cache_size=64)
         self.clock = clock

@@ -31,6 +31,7 @@ from storage import (
 )
 from storage.repository import effective_events
 
+from .archive import archive_if_idle
 from .core import Core, Feature, Post
 from .errors import PostWaits, WorkerStopped
 from .posts import Picture, event_command, next_line, player_name, render_pictures, seat_name
@@ -397,6 +398,8 @@ class Delivery(Feature):
 
     async def _reminders_for(self, record: GameRecord, now: datetime) -> None:
         ledger = await self.core.ledger(record.id)
+        if await archive_if_idle(self.core, record, ledger, now):
+            return  # idle games are archived, and archived games are not reminded
         if ledger.paused is not None or ledger.turn_began is None:
             return
         game = (await self.repo.load(record.id)).game

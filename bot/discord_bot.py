@@ -27,6 +27,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from discord.ext import commands
 
 from storage import Shard, StoreError
 
+from .archive import ARCHIVE_AFTER
 from .commands import BUTTONS, VERBS, Verb, split
 from .errors import PostWaits, Refusal, WorkerStopped
 from .face import ServiceFace
@@ -784,15 +786,17 @@ def _chunks(text: str) -> list[str]:
 
 async def run_discord(
     token: str, location: str | Path, guild_id: int | None = None, shard: Shard | None = None,
-    workers: int | None = None,
+    workers: int | None = None, archive_after: timedelta | None = ARCHIVE_AFTER,
 ) -> None:
     """Run the bot (or one shard of it) until it is stopped, on the store at ``location``
     (a SQLite file or a PostgreSQL URL); games load from the store on demand, in
-    ``workers`` worker processes (:mod:`bot.workers`; 0: in this process)."""
+    ``workers`` worker processes (:mod:`bot.workers`; 0: in this process); games idle for
+    ``archive_after`` are archived (:mod:`bot.archive`)."""
     discord.utils.setup_logging()
     if os.environ.get(LOCAL_DISCORD):
         use_local_discord(os.environ[LOCAL_DISCORD])
-    async with open_service(location, workers=workers, shard=shard, timestamps=True) as service:
+    async with open_service(location, workers=workers, shard=shard, timestamps=True,
+                            archive_after=archive_after) as service:
         check = asyncio.create_task(check_other_versions(service))
         try:
             async with TroikaBot(service, guild_id=guild_id) as bot:

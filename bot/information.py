@@ -30,6 +30,7 @@ from .posts import (
 )
 from .setting_up import record_rules, setup_words
 from .site_games import export_name, site_export
+from .stats import stats_text
 from .track_help import tiles_text, track_options
 from .web import links
 
@@ -145,10 +146,14 @@ class Information(Feature):
         return Reply(await self._games(command.account))
 
     async def _games(self, account: Account) -> str:
-        games = [g for g in await self.store.list_games([GameStatus.SETTING_UP, GameStatus.RUNNING])
-                 if any(s.discord_user_id == account.id for s in g.seats)]
+        seated = [g for g in await self.store.list_games([GameStatus.SETTING_UP, GameStatus.RUNNING])
+                  if any(s.discord_user_id == account.id for s in g.seats)]
+        games = [g for g in seated if g.archived_at is None]
+        archived = len(seated) - len(games)
+        shelved = f"{archived} archived game" + ("s" if archived != 1 else "") + \
+            " not shown (`unarchive` in its channel brings it back)" if archived else ""
         if not games:
-            return "You have no seat in a game being set up or played."
+            return shelved or "You have no seat in a game being set up or played."
         lines = []
         for record in games:
             where = f"<#{record.channel_id}>" if record.channel_id and record.channel_id.isdigit() else \
@@ -166,7 +171,7 @@ class Information(Feature):
             mine = ledger.ask.consenter if ledger.ask else game.acting_player()
             turn = " — **your turn**" if mine == seat.player_id else ""
             lines.append(f"Game {record.id} in {where}: {round_title(game)}, {who_acts(game)} {doing(game)}{turn}")
-        return "\n".join(lines)
+        return "\n".join(lines + ([shelved] if shelved else []))
 
     @handles("web")
     async def web(self, command: Command) -> Reply:
@@ -202,6 +207,12 @@ class Information(Feature):
         text += f"\n{clock}" if clock else ""
         link = links.game_link(record.id)
         return Reply(text + (f"\nWeb page: {link}" if link else ""))
+
+    @handles("stats")
+    async def stats(self, record: GameRecord, rest: str) -> Reply:
+        """`stats`: each player's time to act, bank left and away days, from the log."""
+        game = await self._game(record)
+        return Reply(stats_text(record, await self.store.events(record.id), self.core.clock(), game.acting_player()))
 
     @handles("holdings")
     async def holdings(self, record: GameRecord, rest: str) -> Reply:

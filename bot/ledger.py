@@ -61,6 +61,8 @@ class Ledger:
     history) are not timed, and no turn began before it."""
     computer: set[str] = field(default_factory=set)
     """Players who have handed their seat to the computer for now, by player id."""
+    unarchived: datetime | None = None
+    """When the game was last brought back from the archive (`unarchive`)."""
 
     def fold(self, events: Iterable[Event]) -> None:
         """Take in the events after :attr:`seq`; those folded already are skipped, so
@@ -103,6 +105,8 @@ class Ledger:
             self.reminded.add(int(data["stage"]))
         elif kind == "status_message":
             self.status_message = data.get("message_id") or None  # "": unpinned, the game over
+        elif kind == "unarchive":
+            self.unarchived = _moment(data.get("at"), event.created_at)
         elif kind == "computer" and data.get("on"):
             self.computer.add(str(data.get("player")))
         elif kind == "computer":
@@ -113,3 +117,12 @@ class Ledger:
         self.turn_began = event.created_at
         self.ask = None
         self.reminded = set()
+
+
+def _moment(text: object, otherwise: datetime) -> datetime:
+    """The time an admin event names (ISO 8601 with its zone), else ``otherwise``."""
+    try:
+        moment = datetime.fromisoformat(str(text))
+    except ValueError:
+        return otherwise
+    return moment if moment.tzinfo is not None else otherwise

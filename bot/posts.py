@@ -221,6 +221,8 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
     in_force = describe_options(record.title, rules.options) + (["18xx.games rules"] if rules.is_site else [])
     if in_force:
         lines.append("Options: " + " · ".join(in_force))
+    if record.archived_at is not None:
+        lines.append(f"📦 **Archived** on {record.archived_at:%d %b %Y} for want of moves: `unarchive` brings it back")
     if ledger.paused is not None:
         lines.append("⏸ **Paused** by the commissioner" + (f": {ledger.paused}" if ledger.paused else ""))
     if state.finished:
@@ -490,6 +492,8 @@ def log_text(record: GameRecord, event: Event, moves: Moves, moved: list[Event],
         "ask": f"{who} asks {seat_name(record, data.get('consenter'))} to agree: `{data.get('command')}`",
         "answer": f"{who} {data.get('answer')}",
         "reminder": f"⏰ reminder {data.get('stage')}",
+        "archive": "📦 archived for want of moves",
+        "unarchive": f"📦 {who} brings the game back from the archive",
     }
     text = texts.get(str(kind))
     return f"{text}{note}" if text else None

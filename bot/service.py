@@ -28,7 +28,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from engine import TITLES
@@ -36,6 +36,7 @@ from storage import CorruptEvent, EventStore, GameStatus, OutboxMessage, Shard
 from storage.repository import request
 from storage.store import unstorable, utc_now
 
+from .archive import ARCHIVE_AFTER, Archive
 from .commands import VERBS, split
 from .commissioner import Commissioner
 from .computer_seats import COMPUTER, ComputerSeats, computer_seats
@@ -69,12 +70,14 @@ class TroikaService:
         owner: str | None = None,
         timestamps: bool = False,
         draw: Callable[[OutboxMessage], Awaitable[list[Picture]]] | None = None,
+        archive_after: timedelta | None = ARCHIVE_AFTER,
     ) -> None:
         """``timestamps``: write times as Discord timestamps (``<t:UNIX:R>``), which each
         reader sees in their own time zone, instead of durations. ``draw`` draws a post's
-        pictures elsewhere (the game's worker) instead of in this process."""
+        pictures elsewhere (the game's worker) instead of in this process. A running game
+        with no move for ``archive_after`` is archived (None: never)."""
         self.core = Core(store, clock=clock, pictures=pictures, shard=shard, owner=owner or process_name(shard),
-                         timestamps=timestamps)
+                         timestamps=timestamps, archive_after=archive_after)
         self.store, self.repo, self.engine = self.core.store, self.core.repo, self.core.engine
         self.setup = SetUp(self.core)
         self.delivery = Delivery(self.core)
@@ -85,8 +88,10 @@ class TroikaService:
         self.timekeeper = Timekeeper(self.core, self.turns, self.computer)
         self.delivery.holds = self.timekeeper.holds_reminder
         self.information.clock_lines = self.timekeeper.status_lines
+        self.archive = Archive(self.core)
         self._done: OrderedDict[str, None] = OrderedDict()
-        features = (self.setup, self.turns, self.commissioner, self.information, self.computer, self.timekeeper)
+        features = (self.setup, self.turns, self.commissioner, self.information, self.computer, self.timekeeper,
+                    self.archive)
         handled = [(verb, method) for feature in features for verb, method in feature.handlers().items()]
         self.core.handlers.update(handled)
         if len(handled) != len(VERBS) or set(VERBS) != set(self.core.handlers):  # stops the service here
@@ -180,7 +185,8 @@ class TroikaService:
         await self.delivery.send_reminders(game_ids, now)
         await self.timekeeper.enforce(game_ids, now)
         for record in await self.store.list_games([GameStatus.RUNNING]):
-            if record.channel_id and self.core.owns(record) and (game_ids is None or record.id in game_ids):
+            if record.channel_id and self.core.owns(record) and (game_ids is None or record.id in game_ids) \
+                    and record.archived_at is None:
                 await self._computer_moves(record.channel_id)
 
     @asynccontextmanager

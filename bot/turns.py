@@ -10,6 +10,7 @@ from engine import Action, EngineError, Game, LayTile, PlaceToken, RemoveToken, 
 from storage import ChannelBusy, EventKind, GameRecord, GameStatus, Seat, UndoError
 from storage.repository import effective_events, undos_to_redo
 
+from .archive import archived_note
 from .commands import ACTION_VERBS, VERBS, Parsed, consent_needed
 from .core import Account, Core, Feature, Reply, code_span, handles, notes, proxy_note, seat_of, sentence
 from .delivery import Delivery
@@ -27,6 +28,7 @@ from .posts import (
     seat_name,
     who_acts,
 )
+from .stats import stats_text
 from .stray import LastMove, questioned_pass
 
 
@@ -49,6 +51,8 @@ class Turns(Feature):
         commissioner entering it for them."""
         if record.status is not GameStatus.RUNNING:
             raise Refusal("The game has not started yet: `join`, then the commissioner types `start`.")
+        if record.archived_at is not None and verb != "unarchive":
+            raise Refusal(archived_note(record))
         kind = VERBS[verb].kind
         if kind == "turn":
             return await self.core.handlers[verb](record, seat, rest, proxy)
@@ -168,7 +172,7 @@ class Turns(Feature):
         def posts(after: Game, lines: list[str]) -> list[dict[str, Any]]:
             head = f"**{seat.display_name}**" + (f" for {entity}" if entity != seat.player_id else "")
             text = "\n".join([f"{head}: {code_span(command)}" + (f" _({shown})_" if shown else ""),
-                              *([parsed.detail] if parsed.detail else []), *lines])
+                              *([parsed.detail] if parsed.detail else []), *map(_marked, lines)])
             after_prints.update(fingerprints(after))
             pictures = changed_pictures(before, after_prints) + (["routes"] if ran else [])
             return [{
@@ -187,6 +191,13 @@ class Turns(Feature):
             raise Refusal(f"{sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
         self.delivery.keep_drawn(record.id, done.live.seq, done.live.saved)
         self._pictured[record.id] = (done.live.seq, after_prints)
+        if done.live.game.state.finished:
+            await self._post_stats(record, done.live.seq)
+
+    async def _post_stats(self, record: GameRecord, seq: int) -> None:
+        """The game's end post is followed by its time at the table (`stats`)."""
+        text = stats_text(record, await self.store.events(record.id), self.core.clock(), None)
+        await self.store.outbox_add(record.id, {"kind": "note", "seq": seq, "text": text, "next": ""})
 
     async def _ask(
         self, record: GameRecord, seq: int, seat: Seat, consenter: str, parsed: Parsed, command: str,
@@ -264,7 +275,8 @@ class Turns(Feature):
         self._check_travel(record, seat, last.actor, reason, proxy, "take back")
         line = f"↶ **{seat.display_name}** takes back #{len(effective)} " \
                f"({seat_name(record, last.actor)}: `{event_command(record, last)}`)"
-        return await self._travel(record, seat, reason, proxy, line, undo=True)
+        return await self._travel(record, seat, reason, proxy, line, undo=True,
+                                  orders_of=last.action if last.kind is EventKind.ACTION else None)
 
     @handles("redo")
     async def redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
@@ -296,8 +308,11 @@ class Turns(Feature):
             raise Refusal(f"Say why, for the log: `{'undo' if doing_ == 'take back' else 'redo'} REASON`.")
 
     async def _travel(
-        self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None, line: str, *, undo: bool
+        self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None, line: str, *, undo: bool,
+        orders_of: dict[str, Any] | None = None,
     ) -> Reply:
+        """Undo or redo; ``orders_of``: the action an undo takes back, whose standing
+        orders' moves (taken back with it) the post names."""
         live = await self.repo.load(record.id)
         before, acting_before = fingerprints(live.game), live.game.acting_player()
         note = notes(reason.strip(), proxy_note(proxy))
@@ -305,8 +320,9 @@ class Turns(Feature):
         travel = self.repo.undo if undo else self.repo.redo
 
         def posts(game: Game, seq: int) -> list[dict[str, Any]]:
+            text = line + _orders_taken_back(game, orders_of)
             return [{
-                "kind": "turn", "seq": seq, "text": line + (f" _({shown})_" if shown else ""),
+                "kind": "turn", "seq": seq, "text": text + (f" _({shown})_" if shown else ""),
                 "next": next_line(game), "mention": _turn_changed(game, acting_before),
                 "pictures": changed_pictures(before, fingerprints(game)),
             }]
@@ -331,6 +347,32 @@ def _turn_changed(game: Game, acting_before: str | None) -> str | None:
     """The player to mention: the one who must act now, if it was someone else before."""
     now = game.acting_player()
     return now if now is not None and now != acting_before else None
+
+
+def _orders_taken_back(game: Game, undone: dict[str, Any] | None) -> str:
+    """`` and what standing orders did after it: ⚙ CV `run best`, ⚙ CV `withhold```:
+    the moves an undo took back with ``undone`` (found by playing it again on a copy of
+    ``game``, the game after the undo)."""
+    if undone is None:
+        return ""
+    again = Game(game.ctx, game.state.copy())
+    try:
+        again.apply(action_from_dict(undone))
+    except EngineError:
+        return ""
+    if not again.carried_out:
+        return ""
+    moves = ", ".join(f"⚙ {_entity_name(again, a.entity)} `{command(None, a)}`" for a in again.carried_out)
+    return f" and what standing orders did after it: {moves}"
+
+
+def _entity_name(game: Game, entity: str) -> str:
+    return entity if entity in game.state.companies else player_name(game, entity)
+
+
+def _marked(line: str) -> str:
+    """A line of the engine's log, marked ⚙ if a standing order made, set or ended it."""
+    return f"⚙ {line}" if "'s standing order" in line else line
 
 
 def _hex_of(parsed: Parsed) -> str | None:

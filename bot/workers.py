@@ -39,12 +39,13 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from storage import EventStore, GameNotFound, GameStatus, OutboxMessage, ReplayProblem, Shard, StoreError, store_at
 
+from .archive import ARCHIVE_AFTER
 from .errors import NoGame, NotAllowed, Refusal, WorkerStopped
 from .face import WORKER_CALLS, ServiceFace
 from .posts import Attachment, Picture
@@ -80,6 +81,7 @@ class WorkerConfig:
     owner: str | None = None
     timestamps: bool = False
     pictures: bool = True
+    archive_after: timedelta | None = ARCHIVE_AFTER
 
 
 # --- the calls a worker answers ----------------------------------------------------
@@ -106,8 +108,8 @@ _REFUSALS = {cls.__name__: cls for cls in (Refusal, NoGame, NotAllowed)}
 # --- the worker's side ----------------------------------------------------------------
 
 GAME_CALLS = frozenset({
-    "get_game", "set_status", "set_engine_version", "last_seq", "append_many", "append", "events", "outbox_add",
-    "put_snapshot", "get_snapshot", "claim_game",
+    "get_game", "set_status", "set_archived", "set_engine_version", "last_seq", "append_many", "append", "events",
+    "outbox_add", "put_snapshot", "get_snapshot", "claim_game",
 })
 """The store's methods on one game (its id the first argument) a worker may ask for."""
 STORE_CALLS = GAME_CALLS | {"create_game", "active_game_in_channel", "list_games"}
@@ -230,7 +232,7 @@ async def serve(fd: int) -> None:
     store = RemoteStore(writer)
     service = _serving = TroikaService(
         cast(EventStore, store), shard=Shard(*config.shard) if config.shard else None, owner=config.owner,
-        timestamps=config.timestamps, pictures=config.pictures,
+        timestamps=config.timestamps, pictures=config.pictures, archive_after=config.archive_after,
     )
     writer.write(_pack(("ready", os.getpid())))
     await writer.drain()
@@ -470,15 +472,15 @@ class ServicePool:
     def __init__(
         self, store: EventStore, *, workers: int | None = None, shard: Shard | None = None,
         owner: str | None = None, timestamps: bool = False, pictures: bool = True,
-        call_timeout: float = CALL_TIMEOUT,
+        call_timeout: float = CALL_TIMEOUT, archive_after: timedelta | None = ARCHIVE_AFTER,
     ) -> None:
         self.store = store
         self.call_timeout = call_timeout
         self.front = TroikaService(store, shard=shard, owner=owner, timestamps=timestamps, pictures=pictures,
-                                   draw=self.post_pictures)
+                                   draw=self.post_pictures, archive_after=archive_after)
         self.shard = shard
         self.config = WorkerConfig((shard.index, shard.count) if shard else None, self.front.owner, timestamps,
-                                   pictures)
+                                   pictures, archive_after)
         self._workers = [_Worker(i, self.store, self.forbidden) for i in range(workers or default_workers())]
         self._everywhere: set[int] = set()
         """Workers checking every running game (:meth:`verify_running_games`), which may use them all."""
@@ -679,7 +681,7 @@ async def open_service(
 ) -> AsyncIterator[TroikaService | ServicePool]:
     """The service over the database at ``location``: in ``workers`` worker processes
     (by default :func:`default_workers`), or in this process with ``workers=0``.
-    ``settings`` are :class:`TroikaService`'s (shard, owner, timestamps, pictures)."""
+    ``settings`` are :class:`TroikaService`'s (shard, owner, timestamps, pictures, archive_after)."""
     async with store_at(location) as store:
         if workers == 0:
             yield TroikaService(store, **settings)

@@ -105,7 +105,8 @@ snapshots pickled before are rebuilt by replay; 6: a lay takes a copy left in th
 supply, so laid tiles get other ids; the state's classes are dataclasses, new 8.6 and
 §15 rules, so snapshots pickled before are rebuilt by replay; 7: under the site's
 rules no trade-in below a price of 1, and a city whose track loops back into it is
-no major's home)."""
+no major's home; a standing order is over once its player's companies change, and
+keeps the companies it was set among)."""
 
 __all__ = [
     "AGENTS", "COLORS", "DEFAULT_TITLE", "ENGINE_VERSION", "LOCKS_OPEN_IN_PHASE", "MARKETS", "MAX_ACTIONS",

@@ -225,14 +225,16 @@ class Choose(Action):
 class StandingOrder(Action):
     """A player's standing order, carried out whenever they are to act
     (:mod:`engine.orders`): ``order`` is ``pass_merger``, ``pass_stock``, ``buy``
-    (``company`` until ``percent``) or ``off``; ``until`` is ``round`` (this round
-    only), ``phase N`` or empty (until cancelled)."""
+    (``company`` until ``percent``), ``run``, ``pay`` (``choice``: ``payout``,
+    ``half`` or ``withhold``), ``pass_track`` or ``off``; ``until`` is
+    ``round`` (this round only), ``phase N`` or empty (until cancelled)."""
 
     kind: ClassVar[str] = "standing_order"
     order: str = ""
     company: str = ""
     percent: int = 0
     until: str = ""
+    choice: str = ""
 
 
 class EndGame(Action):

@@ -8,9 +8,10 @@ name what the action did rather than what the player asked (the share certificat
 bought, the tile copy laid, the token slot filled), so each action is written from
 the game just before and just after it is applied.
 
-A standing order is written as the site's ``program_*`` action, and the moves it
-made for its player as the ``auto_actions`` of the action after which they were
-made, as the site writes its own programmed moves.
+A standing order is written as the site's ``program_*`` action (an operating-round
+order, which the site has no programme for, as a chat message naming it), and the
+moves it made for its player as the ``auto_actions`` of the action after which they
+were made, as the site writes its own programmed moves.
 
 A game played by the rulebook may hold moves the site would refuse; such a log is
 still written, with a warning naming the first of them (found by replaying the game
@@ -237,7 +238,8 @@ def to_site(game: Game, action: Action, after: GameState, players: dict[str, int
     ``after`` it (which names the certificate bought, the tile copy, the token slot);
     ``players``: the site's number for each player id."""
     state = game.state
-    kind = PROGRAM_TYPES[action.order] if isinstance(action, StandingOrder) else SITE_TYPES[type(action)]
+    kind = PROGRAM_TYPES.get(action.order, "message") if isinstance(action, StandingOrder) \
+        else SITE_TYPES[type(action)]
     raw: dict[str, Any] = {"type": kind, **_entity(state, action.entity, players)}
     match action:
         case Bid(target=target, price=price):
@@ -300,7 +302,11 @@ def _program(order: StandingOrder) -> dict[str, Any]:
         return {"unconditional": False, "indefinite": order.until != "round"}
     if order.order == "pass_merger":
         return {"corporations_by_round": None, "options": []}
-    return {"reason": "cancelled by the player"}  # off
+    if order.order in PROGRAM_TYPES:
+        return {"reason": "cancelled by the player"}  # off
+    from .notation import order_command
+
+    return {"message": f"standing order: {order_command(order)}"}
 
 
 SITE_TYPES: dict[type[Action], str] = {

@@ -162,9 +162,10 @@ class Game:
         elif not self.state.orders:
             self._play(action)
         else:
-            kind, key, controller = self.round.kind, orders.round_key(self.state), self.controller(action.entity)
+            where, key, controller = orders.place(self.state), orders.round_key(self.state), \
+                self.controller(action.entity)
             self._play(action)
-            orders.after_move(self.state, action, kind, key, controller)
+            orders.after_move(self.state, action, where, key, controller)
         if self.state.orders and orders_due:
             self._carry_out_orders()
         self.last_action = action

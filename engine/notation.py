@@ -472,12 +472,13 @@ def command(game: Game | None, action: Action, *, board: Board | None = None) ->
         case EndGame():
             return "end"
         case StandingOrder():
-            return _order_command(action)
+            return order_command(action)
     return action.kind
 
 
 ORDER_USAGE = ("`auto pass merger [this round | until phase N]`, `auto pass stock [this round]`, "
-                "`auto buy MAJOR until 40%` or `auto off`")
+               "`auto buy MAJOR until 40%`, `auto run`, `auto pay payout|half|withhold`, `auto pass track` "
+               "or `auto off`")
 
 
 def parse_order(player: str, rest: str) -> StandingOrder:
@@ -490,6 +491,12 @@ def parse_order(player: str, rest: str) -> StandingOrder:
         return StandingOrder(player, "pass_merger", until=_until(words[2:], phases=True))
     if words[:2] == ["pass", "stock"]:
         return StandingOrder(player, "pass_stock", until=_until(words[2:], phases=False))
+    if words in (["run"], ["run", "best"]):
+        return StandingOrder(player, "run")
+    if words == ["pass", "track"]:
+        return StandingOrder(player, "pass_track")
+    if len(words) == 2 and words[0] == "pay" and words[1] in ("payout", "half", "withhold"):
+        return StandingOrder(player, "pay", choice=words[1])
     if len(words) == 4 and words[0] == "buy" and words[2] == "until" and words[3].isdigit() and len(words[3]) < 4:
         return StandingOrder(player, "buy", company=words[1].upper(), percent=int(words[3]))
     raise InvalidAction(f"Write a standing order as {ORDER_USAGE}.")
@@ -510,11 +517,14 @@ def _is_major(board: Board, sym: str) -> bool:
     return corporation is not None and corporation.type == "major"
 
 
-def _order_command(action: StandingOrder) -> str:
+def order_command(action: StandingOrder) -> str:
+    """The standing order as typed: ``auto pay half``, ``auto pass stock this round``."""
     if action.order == "off":
         return "auto off"
     if action.order == "buy":
         return f"auto buy {action.company} until {action.percent}%"
+    if action.order in ("run", "pass_track", "pay"):
+        return {"run": "auto run", "pass_track": "auto pass track"}.get(action.order, f"auto pay {action.choice}")
     what = "pass merger" if action.order == "pass_merger" else "pass stock"
     until = {"": "", "round": " this round"}.get(action.until, f" until {action.until}")
     return f"auto {what}{until}"

@@ -136,9 +136,12 @@ class Order:
     """A player's standing order (:mod:`engine.orders`)."""
 
     player: str
-    order: str  # "pass_merger", "pass_stock" or "buy"
+    order: str  # "pass_merger", "pass_stock", "buy", "run", "pay" or "pass_track"
     company: str = ""  # buy: the major
     percent: int = 0  # buy: the holding to reach
+    choice: str = ""  # pay: "payout", "half" or "withhold"
+    presiding: tuple[str, ...] = ()  # the companies the player presided over when it was set
+    exposed: tuple[str, ...] = ()  # the companies a president's sale would land on them (stock orders)
     until_phase: str = ""  # over once this phase begins ("" none)
     this_round: bool = False  # only for one round of its kind
     round: str = ""  # that round (``Merger 3.1``), once it is under way

@@ -101,6 +101,11 @@ def decode_game(row: Row, seats: Iterable[Row], read_time: ReadTime) -> GameReco
     except ValueError:
         problems.append(f"its status is unreadable ({str(row['status'])[:40]!r})")
         status = GameStatus.ABANDONED
+    try:
+        archived_at = None if row["archived_at"] is None else read_time(row["archived_at"])
+    except UNREADABLE:
+        problems.append(f"its archive time is unreadable ({str(row['archived_at'])[:40]!r})")
+        archived_at = None
     read_seats = []
     for s in seats:
         if not (isinstance(s["seat"], int) and isinstance(s["player_id"], str) and isinstance(s["display_name"], str)):
@@ -121,6 +126,7 @@ def decode_game(row: Row, seats: Iterable[Row], read_time: ReadTime) -> GameReco
         channel_id=row["channel_id"],
         seats=tuple(read_seats),
         problem="; ".join(problems) or None,
+        archived_at=archived_at,
     )
 
 

@@ -47,7 +47,7 @@ from .store import (
 )
 
 _GAME_COLUMNS = (
-    "id, title, options, seed, guild_id, channel_id, created_by, status, engine_version, created_at"
+    "id, title, options, seed, guild_id, channel_id, created_by, status, engine_version, created_at, archived_at"
 )
 _SEAT_COLUMNS = "game_id, seat, player_id, discord_user_id, display_name, commissioner"
 _EVENT_COLUMNS = "game_id, seq, kind, action, actor, created_at, note, state_hash, request_key"
@@ -238,6 +238,13 @@ class SqlEventStore(EventStore):
         async with self._transaction(f"setting game {game_id} {status}") as db:
             await self._set_status(db, game_id, status)
 
+    async def set_archived(self, game_id: int, at: datetime | None) -> None:
+        async with self._transaction(f"archiving game {game_id}") as db:
+            updated = await db.fetchval("UPDATE games SET archived_at = ? WHERE id = ? RETURNING id",
+                                        None if at is None else self._time(at), game_id)
+        if updated is None:
+            raise GameNotFound(game_id)
+
     async def set_engine_version(self, game_id: int, version: int) -> None:
         async with self._transaction(f"recording game {game_id}'s engine version") as db:
             updated = await db.fetchval("UPDATE games SET engine_version = ? WHERE id = ? RETURNING id",
@@ -407,10 +414,10 @@ class SqlEventStore(EventStore):
             if await db.fetchval("SELECT 1 FROM games WHERE id = ?", record.id):
                 raise StoreError(f"game {record.id} is already in {self.location}")
             await db.execute(
-                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 record.id, record.title, to_json(record.options), record.seed, record.guild_id,
                 record.channel_id, record.created_by, record.status.value, record.engine_version,
-                self._time(record.created_at),
+                self._time(record.created_at), None if record.archived_at is None else self._time(record.archived_at),
             )
             await self._replace_seats(db, record.id, record.seats)
             await self._write_events(db, events, [to_json(e.action) for e in events])

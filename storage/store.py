@@ -200,6 +200,8 @@ class GameRecord:
     seats: tuple[Seat, ...] = ()
     problem: str | None = None
     """Why the stored set-up cannot be read (then ``options`` is empty); None if it can."""
+    archived_at: datetime | None = None
+    """When the game was archived for want of moves (None: it is not)."""
 
 
 @dataclass(frozen=True)
@@ -355,6 +357,10 @@ class EventStore(ABC):
     @abstractmethod
     async def set_status(self, game_id: int, status: GameStatus) -> None:
         """Change a game's status. Raises :class:`ChannelBusy` if it would make two active."""
+
+    @abstractmethod
+    async def set_archived(self, game_id: int, at: datetime | None) -> None:
+        """Archive the game as of ``at`` (None: bring it back). Raises :class:`GameNotFound`."""
 
     @abstractmethod
     async def set_engine_version(self, game_id: int, version: int) -> None:

@@ -73,8 +73,10 @@ async def test_a_real_game_typed_in_ends_with_its_logged_result(name: str, worke
         assert game.result() == {str(k): v for k, v in log["result"].items()}
         reason = {"final_phase": "final phase", "manually_ended": "manually ended"}[log["game_end_reason"]]
         currency = "$" if log["title"] == "1867" else "₽"
-        assert out[-1].split("\n")[-1].startswith(f"Game over ({reason}): ")
-        assert currency in out[-1].split("\n")[-1]
+        end_post, stats = out[-2], out[-1]  # the end post, then the game's time at the table (issue 38)
+        assert end_post.split("\n")[-1].startswith(f"Game over ({reason}): ")
+        assert currency in end_post.split("\n")[-1]
+        assert stats.startswith(f"Time at the table, game {record.id}") and stats.count("\n") == len(players)
 
 
 @WORKERS

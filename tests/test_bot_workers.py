@@ -322,6 +322,7 @@ EVERY_VERB: list[tuple[str, Account, str]] = [
     ("pace", ANNA, "pace 24h"), ("bank", ANNA, "bank 3d"), ("away-limit", ANNA, "away-limit 14d"),
     ("on-timeout", ANNA, "on-timeout pass"), ("away", BORIS, "away 400d"), ("tz", BORIS, "tz Asia/Tokyo"),
     ("quiet", BORIS, "quiet 23:00-08:00"),
+    ("stats", BORIS, "stats"), ("unarchive", BORIS, "unarchive"),
     ("as", ANNA, "as Boris pass"),
     ("replace", ANNA, "replace Clara @Dmitri"), ("seat", ANNA, 'seat "Boris" @Dmitri'),
     ("remind", BORIS, "remind me 24"), ("pause", ANNA, "pause tea"), ("resume", ANNA, "resume"),

@@ -24,7 +24,7 @@ from engine.game import Game
 from engine.history import effective_entries
 from engine.importer import IGNORED_TYPES, import_log
 from engine.legal import legal_actions
-from engine.orders import ROUND_OF
+from engine.orders import ROUND_OF, STEP_OF
 from engine.rules import Rules
 from storage import GameStatus, SqliteEventStore
 from storage.repository import rules_options
@@ -269,7 +269,7 @@ def test_every_action_kind_and_event_kind_is_written_or_left_out_on_purpose() ->
     """The exporter knows every action a Troika log can hold (a standing order by the
     order it gives) and every kind of stored event: none can stop an export."""
     assert set(ACTION_TYPES.values()) - set(SITE_TYPES) == {StandingOrder}
-    assert set(PROGRAM_TYPES) == set(ROUND_OF) | {"off"}
+    assert set(PROGRAM_TYPES) | set(STEP_OF) == set(ROUND_OF) | {"off"}  # the operating ones as messages
     events = [(n, kind.value, {"type": "pass", "entity": "1"} if kind is EventKind.ACTION else {}, None, None)
               for n, kind in enumerate(EventKind, 1)]
     entries = entries_from_events(events)
@@ -277,24 +277,32 @@ def test_every_action_kind_and_event_kind_is_written_or_left_out_on_purpose() ->
     assert {kind.value for kind in EventKind} - {e.kind for e in entries} == {"seat", "admin"}
 
 
+class _Played:
+    """A shared site game played on in Troika: its first ``moves`` actions applied,
+    each move after them recorded as an export entry with :meth:`play`."""
+
+    def __init__(self, name: str, moves: int) -> None:
+        self.imported = import_log(shared_game(name)[0])
+        self.game, self.entries = self.fresh(), list[Entry]()
+        for action in self.imported.actions[:moves]:
+            self.play(action)
+
+    def fresh(self) -> Game:
+        imported = self.imported
+        return Game.new(imported.players, imported.seed, imported.rules, imported.title, first_player=0)
+
+    def play(self, action: Action) -> None:
+        self.game.apply(action)
+        self.entries.append(Entry(len(self.entries) + 1, "action", action))
+
+
 def test_standing_orders_export_as_the_site_s_programs_and_their_moves_as_auto_actions() -> None:
     """Finding 2 of the new-user trial: `export` crashed on any standing order. An order
     is written as the site's programmed action, the moves it made as the ``auto_actions``
     of the move they followed; the log reads back to the same game, undo included.
     Played on from a real 1867 game at its third merger round (NYC formed)."""
-    imported = import_log(shared_game("1867-21268")[0])
-
-    def fresh() -> Game:
-        return Game.new(imported.players, imported.seed, imported.rules, imported.title, first_player=0)
-
-    game, entries = fresh(), []
-
-    def play(action: Action) -> None:
-        game.apply(action)
-        entries.append(Entry(len(entries) + 1, "action", action))
-
-    for action in imported.actions[:405]:
-        play(action)
+    played = _Played("1867-21268", 405)
+    game, entries, play, fresh, imported = played.game, played.entries, played.play, played.fresh, played.imported
     assert game.round_name == "Merger" and game.state.president("NYC") is not None
     ids = [p.id for p in game.state.players]
     nyc = game.state.player(ids[1]).percent_of("NYC")
@@ -315,6 +323,35 @@ def test_standing_orders_export_as_the_site_s_programs_and_their_moves_as_auto_a
     auto = [b for a in written for b in a.get("auto_actions", [])]
     assert {b["type"] for b in auto} == {"pass", "buy_shares"}  # the orders' passes and purchases
     assert game.state.player(ids[1]).percent_of("NYC") == nyc + 20
+    replayed = import_log(json.loads(json.dumps(export.log)))
+    ignored = ("orders", "log")
+    assert {k: v for k, v in replayed.game.dump().items() if k not in ignored} == \
+        {k: v for k, v in game.dump().items() if k not in ignored}
+
+
+def test_operating_orders_export_as_messages_and_their_moves_as_auto_actions() -> None:
+    """The site has no programme for the operating round (18xx.games #9910): `auto run`,
+    `auto pay` and `auto pass track` are written as chat naming the order (which the
+    importer leaves out), their runs, dividends and passes as ``auto_actions``; the log
+    reads back to the same game."""
+    played = _Played("1867-21268", 405)
+    game, entries, play, fresh, imported = played.game, played.entries, played.play, played.fresh, played.imported
+    for player in game.state.players:
+        for order in (StandingOrder(player.id, "run"), StandingOrder(player.id, "pay", choice="half"),
+                      StandingOrder(player.id, "pass_track")):
+            play(order)
+    while game.round_name != "Operating":
+        play(plain_move(game))
+    while game.round_name == "Operating":
+        play(plain_move(game))
+    export = export_game(1, imported.seed, fresh, entries)
+    written = export.log["actions"]
+    messages = [a["message"] for a in written if a["type"] == "message"]
+    assert messages[:3] == ["standing order: auto run", "standing order: auto pay half",
+                            "standing order: auto pass track"]
+    auto = [b for a in written for b in a.get("auto_actions", [])]
+    assert {"run_routes", "dividend", "pass"} <= {b["type"] for b in auto}
+    assert all(b["kind"] == "half" for b in auto if b["type"] == "dividend")
     replayed = import_log(json.loads(json.dumps(export.log)))
     ignored = ("orders", "log")
     assert {k: v for k, v in replayed.game.dump().items() if k not in ignored} == \

@@ -84,6 +84,9 @@ class MemoryEventStore(EventStore):
             self._check_channel_free(game.channel_id, game_id)
         self._games[game_id] = replace(game, status=status)
 
+    async def set_archived(self, game_id: int, at: datetime | None) -> None:
+        self._games[game_id] = replace(self._game(game_id), archived_at=at)
+
     async def set_engine_version(self, game_id: int, version: int) -> None:
         game = self._game(game_id)
         self._games[game_id] = replace(game, engine_version=version)
@@ -278,6 +281,23 @@ async def test_create_and_get_game(store: EventStore) -> None:
     assert fetched.created_at.tzinfo is not None
     assert abs(fetched.created_at - datetime.now(UTC)) < timedelta(minutes=1)
     assert await store.last_seq(created.id) == 0 and await store.events(created.id) == []
+
+
+async def test_a_game_is_archived_and_brought_back(store: EventStore) -> None:
+    """Issue 38: an idle game's archive time is kept (to the second) and cleared; the game
+    stays listed and in its channel (still running), its record otherwise unchanged."""
+    created = await store.create_game(new_game())
+    assert created.archived_at is None
+    at = datetime(2027, 2, 3, 4, 5, 6, tzinfo=UTC)
+    await store.set_archived(created.id, at)
+    archived = await store.get_game(created.id)
+    assert archived.archived_at == at and replace(archived, archived_at=None) == created
+    assert [g.archived_at for g in await store.list_games([GameStatus.RUNNING])] == [at]
+    assert (await store.active_game_in_channel("chan-1")) == archived
+    await store.set_archived(created.id, None)
+    assert await store.get_game(created.id) == created
+    with pytest.raises(GameNotFound, match="there is no game 99"):
+        await store.set_archived(99, at)
 
 
 async def test_unknown_game_is_game_not_found(store: EventStore) -> None:

@@ -57,8 +57,8 @@ async def test_migrations_apply_once(store: SqliteEventStore, db_path: Path) -> 
     async with SqliteEventStore(db_path):
         pass
     versions = raw(db_path).execute("SELECT version FROM schema_version").fetchall()
-    assert versions == [(1,), (2,), (3,), (4,), (5,), (6,)]  # 001_init, 002_request_keys, 003_claims,
-    # 004_snapshots, 005_copy_marker, 006_pictures_owed
+    assert versions == [(1,), (2,), (3,), (4,), (5,), (6,), (7,)]  # 001_init, 002_request_keys, 003_claims,
+    # 004_snapshots, 005_copy_marker, 006_pictures_owed, 007_archived
     listing = raw(db_path).execute("SELECT name FROM sqlite_master WHERE type = 'table'")
     tables = {row[0] for row in listing}
     assert {"games", "seats", "events", "outbox", "claims", "snapshots", "copy_marker", "schema_version"} <= tables
@@ -68,7 +68,7 @@ async def test_a_newer_schema_is_refused(db_path: Path) -> None:
     async with SqliteEventStore(db_path):
         pass
     raw(db_path).execute("INSERT INTO schema_version VALUES (99, 'later')")
-    with pytest.raises(StoreError, match="schema version 99 but this Troika only knows up to 6"):
+    with pytest.raises(StoreError, match="schema version 99 but this Troika only knows up to 7"):
         await SqliteEventStore(db_path).open()
 
 

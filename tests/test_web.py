@@ -26,6 +26,7 @@ from engine.game_setup import describe_options
 from engine.importer import actions_of, read_log
 from storage import EventStore, SqliteEventStore, TroikaEngine
 from storage.repository import effective_events
+from storage.store import utc_now
 from tests.conftest import GAMES, shared_game
 
 SECRET = b"s" * 64
@@ -157,6 +158,23 @@ async def test_the_web_command_gives_the_games_link_and_a_players_own(store: Eve
     monkeypatch.delenv(links.URL_VARIABLE)
     with pytest.raises(Exception, match="web page is off"):
         await service.handle("c1", Account("u9", "Zoe"), "web")
+
+
+async def test_an_archived_game_stays_on_the_web_marked_archived(store: EventStore, web_on: None) -> None:
+    """Issue 38: an archived game leaves `games` but its page still opens, and the
+    player's page lists it as archived, nobody's turn."""
+    service = TroikaService(store, pictures=False)
+    await service.start_local_game("c1", [("u1", "Anna"), ("u2", "Boris")], first_player=0)
+    await store.set_archived(1, utc_now())
+    client = await client_of(store)
+    try:
+        game_page = await client.get(f"/g/{links.game_key(1)}")
+        assert game_page.status == 200 and "Anna" in await game_page.text()
+        mine = await (await client.get(f"/p/{links.player_key('u1')}")).text()
+        assert "1861 game 1" in mine and "archived: unarchive in its channel brings it back" in mine
+        assert "your turn" not in mine.lower()
+    finally:
+        await client.close()
 
 
 async def test_a_client_asking_too_fast_is_told_to_wait(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -489,6 +489,10 @@ async def player(request: web.Request) -> web.Response:
             lines.append(GameLine(link, title, where, f"cannot be shown ({exc})", False))
             continue
         finished = game.state.finished or record.status is GameStatus.FINISHED
+        if record.archived_at is not None:  # readable, but nobody's turn until `unarchive`
+            lines.append(GameLine(link, title, where, "archived: unarchive in its channel brings it back", False,
+                                  finished))
+            continue
         turn = results_text(game) if game.state.finished else "ended" if finished else f"{who_acts(game)} {doing(game)}"
         lines.append(GameLine(link, title, where, turn, not finished and game.acting_player() == seat.player_id,
                               finished))

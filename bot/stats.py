@@ -1,0 +1,77 @@
+"""`stats`: how long each player takes to act, the time bank they have left and the
+days they have been away, all from the game's event log (:mod:`bot.clock`); the
+game's end post shows them too.
+
+Time to act is the wall-clock wait of each decision the player made themselves (the
+computer's moves and a timeout's are left out): its median, and the 90th percentile
+by the nearest-rank rule (the wait that 90% of the decisions did not exceed).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from storage import Event, GameRecord
+
+from .clock import DAY, TableClock, decision_waits, shown_duration
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    """One player's figures: waits in seconds, None when there is nothing to show."""
+
+    player: str
+    decisions: int
+    median: float | None
+    p90: float | None
+    bank_left: float | None  # None: the table has no pace, so no bank
+    away_used: float
+
+
+def nearest_rank(values: Sequence[float], share: float) -> float:
+    """The value that ``share`` of ``values`` do not exceed (nearest rank: the
+    ceil(share × n)-th smallest)."""
+    ordered = sorted(values)
+    return ordered[max(math.ceil(share * len(ordered)), 1) - 1]
+
+
+def player_stats(record: GameRecord, events: Sequence[Event], now: datetime, acting: str | None) -> list[PlayerStats]:
+    """Each seat's figures, in seat order, from ``events`` (the game's whole log)."""
+    waits = [w for w in decision_waits(events, since=record.created_at) if w.own]
+    clock = TableClock(since=record.created_at)
+    clock.fold(events)
+    figures = []
+    for seat in record.seats:
+        mine = [w.seconds for w in waits if w.player == seat.player_id]
+        figures.append(PlayerStats(
+            seat.player_id, len(mine),
+            statistics.median(mine) if mine else None,
+            nearest_rank(mine, 0.9) if mine else None,
+            clock.bank_left(seat.player_id, now, acting) if clock.pace else None,
+            clock.player(seat.player_id).away_used(),
+        ))
+    return figures
+
+
+def stats_text(record: GameRecord, events: Sequence[Event], now: datetime, acting: str | None) -> str:
+    """`stats` as posted: a line per player."""
+    names = {s.player_id: s.display_name for s in record.seats}
+    lines = [f"**Time at the table**, game {record.id} (from its log; median and 90th percentile time to act)"]
+    for figures in player_stats(record, events, now, acting):
+        lines.append(f"{names[figures.player]}: {_player_line(figures)}")
+    return "\n".join(lines)
+
+
+def _player_line(figures: PlayerStats) -> str:
+    if figures.median is None or figures.p90 is None:
+        acted = "no moves yet"
+    else:
+        count = f"{figures.decisions} move" + ("s" if figures.decisions != 1 else "")
+        acted = f"median {shown_duration(figures.median)}, 90% within {shown_duration(figures.p90)} ({count})"
+    bank = "no pace set" if figures.bank_left is None else f"bank {shown_duration(figures.bank_left)} left"
+    away = f"away {figures.away_used / DAY:.3g} d" if figures.away_used else "never away"
+    return f"{acted} · {bank} · {away}"
