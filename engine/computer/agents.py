@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..actions import Action
+from ..actions import Action, LayTile
 from ..errors import EngineError
 from ..game import Game
 from ..legal import legal_actions
@@ -67,8 +67,15 @@ def moves(game: Game) -> list[Action]:
 
 
 def after(game: Game, action: Action) -> Game | None:
-    """The game after ``action``, on a copy (``game`` itself is untouched); None if refused."""
-    copy = Game(game.ctx, game.state.copy())
+    """The game after ``action``, on a copy (``game`` itself is untouched); None if refused.
+
+    After a track lay the copy stops at the step the lay was in, as the site's rules do
+    (the step asks even when nothing is left to do): whether the company could lay again
+    is a walk over the whole map, up to seconds late in a game, and changes no worth."""
+    ctx = game.ctx
+    if isinstance(action, LayTile):
+        ctx = replace(ctx, rules=ctx.rules._replace(pass_asked_without_choice=True))
+    copy = Game(ctx, game.state.copy())
     try:
         copy.apply(action, check=False)
     except EngineError:

@@ -43,11 +43,12 @@ where the company may lay next, and the best are among the first by :func:`_lay_
 ROUTE_MOVES = (LayTile, PlaceToken, BuyTrain, DiscardTrain, RemoveToken, Merge, Convert, Choose)
 """Moves that may change what the acting company's trains earn."""
 
-DECISION_STEPS = 400_000
-"""Route-search steps one decision may spend over all the moves it tries (about a second here)."""
+DECISION_STEPS = 100_000
+"""Route-search steps one decision may spend over all the moves it tries (a step costs 10-50 µs
+here, so a few seconds at worst; decisions in real games spend under 60 000)."""
 
-SEARCH_STEPS = 100_000
-"""Route-search steps one move's routes may take (the engine's own quick search allows as many)."""
+SEARCH_STEPS = 40_000
+"""Route-search steps one move's routes may take."""
 
 PRIVATE_PRICES = (1.0, 1.5, 2.0)
 """Prices tried for a private a company buys, times its face value (8.12: the engine refuses the rest)."""

@@ -78,6 +78,8 @@ def bounded_route_income(game: Game, sym: str, work: Work) -> int | None:
     key = (sym, state.phase, tuple(sorted(t.name for t in company.trains)), _map_key(state))
     if key in work.known:
         return work.known[key]
+    if work.left <= 0:
+        return None
     income, spent = bounded_income(game.ctx, state, company, min(work.left, work.per_search))
     work.left -= spent
     work.spent += spent
