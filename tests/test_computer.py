@@ -192,3 +192,13 @@ def test_a_bounded_route_search_is_exact_or_says_it_ran_out() -> None:
     exact = route_income(game, company)
     assert exact > 0 and bounded_route_income(game, company, Work(10**9, 10**9)) == exact
     assert bounded_route_income(game, company, Work(10**9, 1)) is None
+
+
+def test_arena_in_processes_gives_the_same_figures() -> None:
+    """Games shared among processes (``--jobs``) depend only on their seeds."""
+    alone = arena("1861", ["random", "random", "random"], 3, 21)
+    shared = arena("1861", ["random", "random", "random"], 3, 21, jobs=2)
+    for report in (alone, shared):
+        for entry in report["agents"].values():
+            entry.pop("decision_ms")
+    assert alone == shared and alone["agents"]["random"]["seats"] == 9
