@@ -202,3 +202,23 @@ def test_arena_in_processes_gives_the_same_figures() -> None:
         for entry in report["agents"].values():
             entry.pop("decision_ms")
     assert alone == shared and alone["agents"]["random"]["seats"] == 9
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_the_computer_does_not_bid_a_private_past_its_worth(seed: int) -> None:
+    """A bid changes nobody's worth until it wins: judged by worth alone every bid looked
+    as good as a pass, and in arena game 201 the computer paid 285 for a private worth far
+    less. Now it bids while the private is worth the price and passes once it is not."""
+    from engine.actions import Bid, Pass
+    from engine.computer.value import rounds_left
+
+    game = _game("1861", seed=seed)
+    opener = game.actor() or ""
+    game.apply(Bid(opener, "TSR", 20))
+    tsr = game.ctx.board.private("TSR")
+    assert tsr.value + tsr.revenue * rounds_left(game) > 20 + 20  # worth raising
+    assert isinstance(decide(game, seed).action, Bid)
+    raiser = game.actor() or ""
+    game.apply(Bid(raiser, "TSR", 250))
+    assert tsr.value + tsr.revenue * rounds_left(game) < 250
+    assert isinstance(decide(game, seed).action, Pass)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..actions import (
     Action,
+    Bid,
     BuyPrivate,
     BuyTrain,
     Choose,
@@ -31,7 +32,7 @@ from ..actions import (
 )
 from ..game import Game
 from .agents import Agent, Decision, after, company_acting, moves
-from .value import Work, bounded_route_income, standing, worths
+from .value import Work, bounded_route_income, rounds_left, standing, worths
 
 MOST_TRIED = 48
 """Moves tried on a copy for one decision, at most (the lays first cut to these)."""
@@ -81,7 +82,7 @@ class ComputerAgent(Agent):
                 continue
             earns = _income(later, company, work, income) if isinstance(move, ROUTE_MOVES) else income
             incomes = {company: earns} if company else None
-            score = (standing(worths(later, incomes), player), rng.random(), move, earns)
+            score = (standing(worths(later, incomes), player) + _bid_gain(game, move), rng.random(), move, earns)
             if best is None or score[:2] > best[:2]:
                 best = score
         if best is None:
@@ -89,6 +90,17 @@ class ComputerAgent(Agent):
         stay = after(game, next((m for m in legal if isinstance(m, Pass)), legal[0]))
         baseline = standing(worths(stay, {company: income} if company else None), player) if stay else best[0]
         return Decision(best[2], _reason(game, best[2], company, income, best[3], best[0] - baseline))
+
+
+def _bid_gain(game: Game, move: Action) -> float:
+    """What a bid on a private gains its bidder if it wins: the private's face value
+    (12.2) and revenue over the rounds left, less the price paid to the bank (5.2). A
+    bid changes nobody's worth until it wins, so without this every bid would look as
+    good as a pass, and bids would climb far past what the private is worth."""
+    if not isinstance(move, Bid) or not any(p.sym == move.target for p in game.ctx.board.privates):
+        return 0.0
+    private = game.ctx.board.private(move.target)
+    return private.value + private.revenue * rounds_left(game) - move.price
 
 
 def _income(game: Game, company: str | None, work: Work, otherwise: int | None) -> int:
