@@ -15,12 +15,18 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from engine.board import load_board
-from engine.computer import Agent, agent_named
-from engine.errors import EngineError
-from engine.game import Game
-from engine.rules import Rules
-from engine.selfplay import MAX_ACTIONS, Before, InvariantError, check_invariants
+from engine import (
+    MAX_ACTIONS,
+    Agent,
+    Before,
+    EngineError,
+    Game,
+    InvariantError,
+    Rules,
+    agent_named,
+    check_invariants,
+    load_board,
+)
 
 Played = tuple[dict[int, int], list[list[float]], list[str]]
 """A game's final score by seat, each seat's decision times (ms) and the failures."""

@@ -25,14 +25,23 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.actions import Action, LayTile, RunRoutes
-from engine.game import Game
-from engine.importer import actions_of, read_log
-from engine.replay import replay
-from engine.route_search import best_routes
-from engine.routes_check import check_logged_routes
-from engine.selfplay import SELFPLAY_SETUPS, play_many
-from engine.state import Company, Context, GameState, Train
+from engine import (
+    SELFPLAY_SETUPS,
+    Action,
+    Company,
+    Context,
+    Game,
+    GameState,
+    LayTile,
+    RunRoutes,
+    Train,
+    actions_of,
+    best_routes,
+    check_logged_routes,
+    play_many,
+    read_log,
+    replay,
+)
 from render.bench import bench_render, bench_tiles
 from storage import TroikaEngine
 from storage.bench import bench_store

@@ -18,10 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from engine.importer import read_log
-from engine.replay import replay
-from engine.route_search import best_routes
-from engine.state import Company, Context, GameState, Train
+from engine import Company, Context, GameState, Train, best_routes, read_log, replay
 from storage import GameRepository, GameStatus, NewEvent, NewGame, SqliteEventStore, TroikaEngine
 
 from .service import Account, TroikaService

@@ -9,8 +9,7 @@ import os
 import sys
 from typing import Any
 
-from engine.errors import EngineError
-from engine.titles import DEFAULT_TITLE, TITLES
+from engine import DEFAULT_TITLE, TITLES, EngineError
 
 
 def _read_json(path: str) -> Any:
@@ -39,7 +38,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         # need run (not even over what the engine's import allocates).
         gc.disable()
     from bot.gamefiles import exact
-    from engine.replay import replay
+    from engine import replay
 
     if args.corpus:
         gc.freeze()  # what is imported lives to the end: the corpus's collections need not walk it
@@ -103,7 +102,7 @@ def cmd_routes(args: argparse.Namespace) -> int:
     ``--check-logged``, compare ours with every run the players logged."""
     if not args.check_logged:
         return _routes_now(args)
-    from engine.routes_check import check_logged_routes
+    from engine import check_logged_routes
 
     summary = check_logged_routes(_read_json(args.game))
     if args.json:
@@ -118,9 +117,7 @@ def cmd_routes(args: argparse.Namespace) -> int:
 
 
 def _routes_now(args: argparse.Namespace) -> int:
-    from engine.replay import replay
-    from engine.route_notation import routes_detail
-    from engine.route_search import best_routes
+    from engine import best_routes, replay, routes_detail
 
     game = replay(_read_json(args.game), None, until=args.at).game
     best = {}
@@ -148,9 +145,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from bot.web.history import picture_settings
-    from engine.actions import RunRoutes
-    from engine.replay import replay
-    from engine.routes import check_routes
+    from engine import RunRoutes, check_routes, replay
     from render import write_pictures
 
     last_run: list[Any] = []
@@ -184,8 +179,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     --export, each written as an 18xx.games log, TITLE-selfplay-SEED.json)."""
     from pathlib import Path
 
-    from engine.game_setup import check_options
-    from engine.selfplay import SelfPlayResult, play_many
+    from engine import SelfPlayResult, check_options, play_many
 
     try:
         options = check_options(args.title, (o.lower() for o in args.options))
@@ -234,8 +228,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     """Play whole games between computer players (computer, greedy, random), checking
     self-play's invariants after every action; wins, ranks, decision times, a rating."""
     from bot.arena import arena
-    from engine.computer import AGENTS
-    from engine.game_setup import check_options, rulebook_players
+    from engine import AGENTS, check_options, rulebook_players
 
     names = [n.strip().lower() for n in args.seats.split(",") if n.strip()]
     unknown = sorted(set(names) - set(AGENTS))

@@ -1,7 +1,7 @@
 """Commands as 18xx players type them: the verbs, and the bot's side of reading them.
 
 :data:`VERBS` is the one table of commands: each verb declared once, with its words,
-other names, reader, handler, button and slash options; the service, the Discord cog,
+other names, reader, button and slash options; the service, the Discord cog,
 the console and `help` all read it. ``split`` reads the verb; ``parse_action`` hands an action command to the engine's
 notation (:mod:`engine.notation`), which reads it against the game as it is now, and
 turns what the engine cannot read into a :class:`Refusal`. Nothing here decides
@@ -14,15 +14,25 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engine import notation, trains
-from engine.actions import Action, BuyPrivate, BuyTrain, Merge, RunRoutes
-from engine.errors import EngineError, IllegalAction
-from engine.game import Game
-from engine.notation import shown
-from engine.route_notation import routes_detail
-from engine.routes import RouteResult
-from engine.rules import MARKETS
-from engine.titles import TITLES
+from engine import (
+    MARKETS,
+    TITLES,
+    Action,
+    BuyPrivate,
+    BuyTrain,
+    EngineError,
+    Game,
+    IllegalAction,
+    Merge,
+    RouteResult,
+    RunRoutes,
+    Unreadable,
+    find_train,
+    parse_order,
+    parse_priced,
+    routes_detail,
+    shown,
+)
 
 from .errors import Refusal
 
@@ -66,7 +76,7 @@ def read_action(game: Game, player: str, verb: str, rest: str) -> Parsed:
 def read_order(game: Game, player: str, verb: str, rest: str) -> Parsed:
     """A standing order (``auto pass merger``) for ``player``."""
     try:
-        return Parsed(notation.parse_order(player, rest))
+        return Parsed(parse_order(player, rest))
     except EngineError as exc:
         raise Refusal(str(exc)) from None
 
@@ -76,8 +86,8 @@ class Verb:
     """A command word, declared once: how it is written, read and carried out.
 
     ``kind`` groups it in `help`; ``game``: it acts on the channel's game, else on the
-    channel (``handler(command)``, a :class:`bot.core.Command`). ``handler`` names the
-    method of the service's feature that carries it out (``"feature.method"``); for a
+    channel (``handler(command)``, a :class:`bot.core.Command`). Its handler is the
+    feature's method marked ``@handles(name)`` (:func:`bot.core.handles`); for a
     verb on the game, its kind says what the service resolves before calling it:
     ``info`` gets ``(record, rest)``, ``admin`` ``(record, commissioner, rest)``,
     ``turn`` ``(record, seat, rest, proxy)``, and ``action`` ``(record, seat, verb, rest,
@@ -93,7 +103,6 @@ class Verb:
     usage: str
     summary: str
     kind: str  # "setup", "action", "turn", "info" or "admin"
-    handler: str = "turns.act"
     words: int | None = None
     aliases: tuple[str, ...] = ()
     reader: Reader = read_action
@@ -120,19 +129,19 @@ SEAT_OPTIONS = (Option("player", "word", required=True, menu="players"), Option(
 VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("new", "new [1861|1867] [grid|column] [site] [OPTION ...]",
          "Set up a game of 1861 (or 1867) here, with the rulebook's options (`site`: the rules as 18xx.games "
-         "plays them); you become its commissioner", "setup", "setup.new", words=13, game=False, options=(
+         "plays them); you become its commissioner", "setup", words=13, game=False, options=(
              Option("title", "word", choices=TITLES_OFFERED), Option("market", "word", choices=MARKETS),
              Option("options", menu="options",
                     description="the rulebook's optional rules, e.g. long-game no-floor (`/options` lists them)"))),
     Verb("import", "import (with the JSON attached)", "Bring a game from 18xx.games here and play on; you become "
-         "its commissioner", "setup", "setup.import_text", words=1, game=False,
+         "its commissioner", "setup", words=1, game=False,
          options=(Option("log", "file", required=True),)),
     Verb("options", "options [1861|1867]", "The rulebook's optional rules (§14–16), to choose with `new`", "info",
-         "setup.options", words=1, game=False, options=(Option("title", "word", choices=TITLES_OFFERED),)),
-    Verb("join", "join", "Take a seat in the game being set up", "setup", "setup.join", words=0, game=False),
-    Verb("leave", "leave", "Give up your seat before the game starts", "setup", "setup.leave", words=0, game=False),
+         words=1, game=False, options=(Option("title", "word", choices=TITLES_OFFERED),)),
+    Verb("join", "join", "Take a seat in the game being set up", "setup", words=0, game=False),
+    Verb("leave", "leave", "Give up your seat before the game starts", "setup", words=0, game=False),
     Verb("start", "start", "Commissioner: start; seats are fixed and the first player drawn", "setup",
-         "setup.start", words=0, game=False),
+         words=0, game=False),
     _move("bid", "bid [PRIVATE|MINOR] PRICE", "Bid on the private or minor up for auction", 2),
     _move("auction", "auction MINOR [PRICE]", "Put a minor up for auction, opening at PRICE (100+)", 2),
     _move("pass", "pass", "Pass: in an auction, a stock turn or the current operating step "
@@ -145,7 +154,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     _move("lay", "lay HEX TILE [ROTATION] [loan]", "Lay or upgrade a tile; ROTATION 0-5, optional if one fits; "
           "`loan` agrees to borrow for it", 4),
     Verb("tiles", "tiles [HEX]", "Where the company acting may lay track: hexes, tiles, rotations, costs", "info",
-         "information.tiles", words=1, options=what(required=False)),
+         words=1, options=what(required=False)),
     _move("run", "run [TRAIN: HEX-HEX-...; ...] [= REVENUE]", "Run trains: the best routes, or yours by stops",
           None, required=False),
     _move("payout", "payout", "Pay the whole revenue out to shareholders", 0, aliases=("pay", "full"), button=True),
@@ -168,57 +177,58 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
          "Standing order, at any time: the engine passes (or buys) for you when you are called; "
          "your own move cancels it", "action", reader=read_order, any_time=True, options=what()),
     Verb("undo", "undo [REASON]", "Take back your last action (commissioner: any, with a reason)", "turn",
-         "turns.undo", options=what(required=False), typist="mover"),
-    Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn", "turns.redo",
+         options=what(required=False), typist="mover"),
+    Verb("redo", "redo [REASON]", "Restore what the last undo took back", "turn",
          options=what(required=False), typist="undoer"),
     Verb("hint", "hint", "What the computer would do in your place now, and why (only you see it; it never acts)",
-         "turn", "computer.hint", words=0, secret=True),
+         "turn", words=0, secret=True),
     Verb("computer", "computer takes over", "Let the computer play your seat until you type `I'm back`", "turn",
-         "computer.take_over", words=2),
-    Verb("back", "I'm back", "Play your own seat again after `computer takes over`", "turn", "computer.back",
+         words=2),
+    Verb("back", "I'm back", "Play your own seat again after `computer takes over`", "turn",
          words=1, aliases=("i'm", "im", "i’m")),
-    Verb("agree", "agree", "Agree to the deal you were asked about", "turn", "turns.agree", words=0, button=True),
-    Verb("refuse", "refuse", "Refuse the deal you were asked about", "turn", "turns.refuse", words=0, button=True),
-    Verb("withdraw", "withdraw", "Take back a deal you proposed before it is answered", "turn", "turns.withdraw",
+    Verb("agree", "agree", "Agree to the deal you were asked about", "turn", words=0, button=True),
+    Verb("refuse", "refuse", "Refuse the deal you were asked about", "turn", words=0, button=True),
+    Verb("withdraw", "withdraw", "Take back a deal you proposed before it is answered", "turn",
          words=0, typist="requester"),
     Verb("status", "status", "Round, phase, who acts, what they may do, time to act", "info",
-         "information.status", words=0, aliases=("info",)),
-    Verb("map", "map [HEX]", "The map, or a close-up around HEX", "info", "information.map", words=1,
+         words=0, aliases=("info",)),
+    Verb("map", "map [HEX]", "The map, or a close-up around HEX", "info", words=1,
          options=what(required=False)),
-    Verb("market", "market", "The stock market", "info", "information.market", words=0),
-    Verb("table", "table", "Players, companies, privates, trains and phase", "info", "information.table", words=0),
-    Verb("holdings", "holdings", "Cash, shares, privates and trains as text", "info", "information.holdings",
+    Verb("market", "market", "The stock market", "info", words=0),
+    Verb("table", "table", "Players, companies, privates, trains and phase", "info", words=0),
+    Verb("holdings", "holdings", "Cash, shares, privates and trains as text", "info",
          words=0),
-    Verb("export", "export", "The game as an 18xx.games log, a JSON file to open on the site", "info",
-         "information.export", words=0),
+    Verb("export", "export", "The game as an 18xx.games log, a JSON file to open on the site", "info", words=0),
     Verb("log", "log [COUNT] | log page N", "The last actions with what they did, undos and commissioner decisions",
-         "info", "information.log", words=2,
+         "info", words=2,
          options=(Option("count", default="15", description="how many lines (15), or `page N` for older ones"),)),
-    Verb("games", "games", "Your games in every channel, and where it is your turn", "info", "information.games",
+    Verb("games", "games", "Your games in every channel, and where it is your turn", "info",
          words=0, game=False),
     Verb("web", "web [me]", "This game's web page; `web me`: your own link to all your games (sent privately)",
-         "info", "information.web", words=1, game=False, options=what(required=False)),
-    Verb("help", "help [COMMAND]", "The commands, or how to use one", "info", "information.help", words=1,
+         "info", words=1, game=False, options=what(required=False)),
+    Verb("help", "help [COMMAND]", "The commands, or how to use one", "info", words=1,
          aliases=("?",), game=False, options=what(required=False)),
-    Verb("as", "as PLAYER COMMAND", "Commissioner: act for an absent player", "admin", "commissioner.act_for",
+    Verb("as", "as PLAYER COMMAND", "Commissioner: act for an absent player", "admin",
          options=(Option("player", "word", required=True, menu="players"), Option("what", required=True))),
     Verb("replace", "replace PLAYER @ACCOUNT", "Commissioner: give a seat to another account", "admin",
-         "commissioner.replace_typed", options=SEAT_OPTIONS),
+         options=SEAT_OPTIONS),
     Verb("seat", 'seat "PLAYER" @ACCOUNT', "Commissioner: give an imported game's seat to a member", "admin",
-         "commissioner.replace_typed", options=SEAT_OPTIONS),
-    Verb("pause", "pause [REASON]", "Commissioner: pause the game", "admin", "commissioner.pause",
+         options=SEAT_OPTIONS),
+    Verb("pause", "pause [REASON]", "Commissioner: pause the game", "admin",
          options=what(required=False)),
-    Verb("resume", "resume", "Commissioner: resume a paused game", "admin", "commissioner.resume", words=0),
+    Verb("resume", "resume", "Commissioner: resume a paused game", "admin", words=0),
     Verb("end", "end confirm [REASON]", "Commissioner: end the game now (scores as it stands; no way back)",
-         "admin", "commissioner.end", options=what(required=False)),
+         "admin", options=what(required=False)),
     Verb("remind", "remind [me] HOURS|off", "Commissioner: remind a player after HOURS, then the channel; "
-         "`remind me`: anyone, their own time", "admin", "commissioner.remind", words=2, options=what()),
+         "`remind me`: anyone, their own time", "admin", words=2, options=what()),
 )}
 
 ALIASES = {alias: verb.name for verb in VERBS.values() for alias in verb.aliases}
 """Other words players use; ``dividend KIND`` and ``choose nationalize`` read their argument."""
 
 BUTTONS = tuple(verb.name for verb in VERBS.values() if verb.button)
+ACTION_VERBS = tuple(verb.name for verb in VERBS.values() if verb.kind == "action")
+"""The verbs read into the engine's actions: one handler carries them all out."""
 """Frequent small choices offered as buttons under a post, when the post offers them."""
 
 MAX_COMMAND = 300
@@ -271,8 +281,8 @@ def parse_action(game: Game, verb: str, rest: str) -> Parsed:
     """The action ``verb rest`` stands for, taken by whoever acts now. Raises
     :class:`Refusal` for text the engine cannot read (not for illegal moves)."""
     try:
-        action, priced = notation.parse_priced(game, f"{verb} {rest}")
-    except notation.Unreadable:
+        action, priced = parse_priced(game, f"{verb} {rest}")
+    except Unreadable:
         raise Refusal(f"Write it as `{VERBS[verb].usage}`.") from None
     except EngineError as exc:
         raise Refusal(str(exc)) from None
@@ -291,7 +301,7 @@ def consent_needed(game: Game, action: Action) -> str | None:
     owner: str | None = None
     if isinstance(action, BuyTrain):
         try:
-            source, _ = trains.find_train(game.ctx, state, action.train)
+            source, _ = find_train(game.ctx, state, action.train)
         except IllegalAction:
             return None
         owner = game.controller(source) if source in state.companies else None

@@ -8,12 +8,12 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from engine.actions import EndGame
+from engine import EndGame
 from storage import CorruptEvent, EventKind, GameRecord, GameStatus, NewEvent, Seat, StoreError
 
 from .commands import Parsed, split
 from .computer_seats import COMPUTER, give_to_computer, is_computer_seat
-from .core import Account, Core, Feature, Reply, code_span, match_seat, seated_name
+from .core import Account, Core, Feature, Reply, code_span, handles, match_seat, seated_name
 from .errors import Refusal
 from .posts import next_line
 from .turns import Turns
@@ -29,6 +29,7 @@ class Commissioner(Feature):
         super().__init__(core)
         self.turns = turns
 
+    @handles("as")
     async def act_for(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         seat, used = match_seat(record, rest.split())
         command = " ".join(rest.split()[used:])
@@ -39,6 +40,7 @@ class Commissioner(Feature):
             raise Refusal(f"One `as` at a time: `as {seat.display_name} {args or 'pass'}`.")
         return await self.turns.as_seat(record, seat, verb, args, commissioner)
 
+    @handles("replace", "seat")
     async def replace_typed(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         """`replace PLAYER @ACCOUNT` (or `seat`) as typed: the account as its mention."""
         name, _, new = rest.rpartition(" ")
@@ -75,15 +77,18 @@ class Commissioner(Feature):
                                      note=f"{name} replaces {seat.display_name}")
         return Reply(f"**{name}** takes {seat.display_name}'s seat.")
 
+    @handles("pause")
     async def pause(self, record: GameRecord, commissioner: Seat, reason: str) -> Reply:
         return await self._admin_post(record, commissioner, {"type": "pause"}, reason.strip(),
                                       f"⏸ **{commissioner.display_name}** pauses the game" +
                                       (f": {code_span(reason.strip())}" if reason.strip() else ""))
 
+    @handles("resume")
     async def resume(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         return await self._admin_post(record, commissioner, {"type": "resume"}, None,
                                       f"▶ **{commissioner.display_name}** resumes the game", mention=True)
 
+    @handles("end")
     async def end(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         word, _, reason = rest.strip().partition(" ")
         if word.lower() not in ("confirm", "yes"):
@@ -140,6 +145,7 @@ class Commissioner(Feature):
         async with self.core.lock(channel_id):
             return await self.core.retrying(attempt)
 
+    @handles("remind")
     async def remind(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
         hours = _hours(rest)
         text = (f"⏰ Reminders: a player is reminded after {hours:g} h, the channel told after {2 * hours:g} h."

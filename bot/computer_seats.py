@@ -17,12 +17,11 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
-from engine.computer import Decision, decide
-from engine.game import Game
+from engine import Decision, Game, decide
 from storage import GameRecord, GameStatus, Seat
 
 from .commands import VERBS, Parsed, split
-from .core import Core, Feature, Reply, code_span, seat_of
+from .core import Core, Feature, Reply, code_span, handles, seat_of
 from .errors import NoGame, NotAllowed, Refusal
 from .ledger import Ledger
 from .posts import next_line
@@ -109,6 +108,7 @@ class ComputerSeats(Feature):
             return False
         return True
 
+    @handles("computer")
     async def take_over(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         """`computer takes over`: the computer plays the player's seat until `I'm back`."""
         if rest.strip().lower() not in ("takes over", "take over", "play", ""):
@@ -117,6 +117,7 @@ class ComputerSeats(Feature):
                                              f"they type `I'm back`.")
         return Reply()
 
+    @handles("back")
     async def back(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         """`I'm back`: the player plays their own seat again."""
         await self._hand(record, seat, False, f"**{seat.display_name}** is back and plays their own seat.")
@@ -136,6 +137,7 @@ class ComputerSeats(Feature):
         await self.repo.record_admin(record.id, live.seq, {"type": COMPUTER, "player": seat.player_id, "on": on},
                                      seat.player_id, outbox=[post])
 
+    @handles("hint")
     async def hint(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         """`hint`: what the computer would do in the player's place now, and why; it never acts."""
         live = await self.repo.load(record.id)

@@ -16,21 +16,21 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.game_setup import is_setup_word
+from engine import is_setup_word
 from storage.postgres import safe_url
 
 from .commands import split
 from .errors import NoGame, NotAllowed, Refusal
+from .face import ServiceFace
 from .posts import GAME_OVER, Picture
 from .service import (
     MAX_PLAYERS,
     Account,
     Post,
     Reply,
-    TroikaService,
     game_choice,
 )
-from .workers import ServicePool, open_service
+from .workers import open_service
 
 CHANNEL = "console"
 NOBODY = Account("console", "console")
@@ -44,7 +44,7 @@ ITALICS = re.compile(r"(?<![\w`])_(\S(?:[^_\n]*\S)?)_(?![\w`])")
 class Console:
     """Reads command lines, prints replies and posts, writes pictures."""
 
-    def __init__(self, service: TroikaService | ServicePool, pictures_dir: Path,
+    def __init__(self, service: ServiceFace, pictures_dir: Path,
                  write: Callable[[str], None] = print) -> None:
         self.service = service
         self.pictures_dir = pictures_dir

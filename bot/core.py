@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypeVar
 
-from engine.game import Game
+from engine import Game
 from storage import (
     AppendConflict,
     CorruptEvent,
@@ -227,6 +227,20 @@ class Core:
         return self.shard is None or self.shard.owns(record.guild_id)
 
 
+Handler = TypeVar("Handler", bound=Callable[..., Awaitable[Reply]])
+
+
+def handles(*verbs: str) -> Callable[[Handler], Handler]:
+    """Marks a feature's method as the handler of ``verbs`` (each declared in
+    :data:`bot.commands.VERBS`, whose kind says what the method is called with)."""
+
+    def mark(method: Handler) -> Handler:
+        setattr(method, "handles", verbs)  # noqa: B010 - a function's own attribute, read by Feature.handlers
+        return method
+
+    return mark
+
+
 class Feature:
     """One feature of the service, over the shared :class:`Core`."""
 
@@ -234,6 +248,11 @@ class Feature:
         self.core = core
         self.store = core.store
         self.repo = core.repo
+
+    def handlers(self) -> dict[str, Callable[..., Awaitable[Reply]]]:
+        """The verbs this feature carries out, each with its bound method (``@handles``)."""
+        return {verb: getattr(self, name) for name, method in vars(type(self)).items()
+                for verb in getattr(method, "handles", ())}
 
 
 class AlreadyDone(Exception):

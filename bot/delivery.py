@@ -17,7 +17,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from engine.game import Game
+from engine import Game
 from storage import (
     CorruptEvent,
     Event,

@@ -40,10 +40,11 @@ from storage import Shard, StoreError
 
 from .commands import BUTTONS, VERBS, Verb, split
 from .errors import PostWaits, Refusal, WorkerStopped
+from .face import ServiceFace
 from .posts import Picture
-from .service import Account, Post, Reply, TroikaService, option_suggestions
+from .service import Account, Post, Reply, option_suggestions
 from .site_games import check_size
-from .workers import ServicePool, open_service
+from .workers import open_service
 
 log = logging.getLogger("troika.discord")
 
@@ -180,7 +181,7 @@ def request_key(ctx: commands.Context[Any]) -> str | None:
 class TroikaBot(commands.Bot):
     """The bot: prefix ``!`` or a mention, slash commands, one error handler."""
 
-    def __init__(self, service: TroikaService | ServicePool, *, guild_id: int | None = None) -> None:
+    def __init__(self, service: ServiceFace, *, guild_id: int | None = None) -> None:
         intents = discord.Intents.default()
         intents.message_content = True
         shard = service.shard
@@ -800,7 +801,7 @@ async def run_discord(
             await service.close()
 
 
-async def check_other_versions(service: TroikaService | ServicePool) -> None:
+async def check_other_versions(service: ServiceFace) -> None:
     """Replay, in the background, the running games last verified under another engine
     version, and log those that no longer load (their players are told on first use)."""
     try:

@@ -8,8 +8,7 @@ import zlib
 from io import BufferedIOBase
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import EngineError
-from engine.replay import ReplayReport, replay
+from engine import EngineError, ReplayReport, replay
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -77,7 +76,7 @@ def log_shape_problem(log: Any) -> str | None:
     """Why ``log`` does not have the shape of an 18xx.games log, if it does not: an object
     with a list of action objects, players with an id and a name, a known title, a seed
     that is a 64-bit integer, settings and auto-actions of the right kinds."""
-    from engine.titles import TITLES
+    from engine import TITLES
 
     if not isinstance(log, dict) or not isinstance(log.get("actions"), list):
         return "no list of actions"

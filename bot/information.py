@@ -7,19 +7,13 @@ import asyncio
 import json
 from typing import Any
 
-from engine import notation
-from engine.actions import action_from_dict
-from engine.errors import EngineError
-from engine.game import Game
-from engine.legal import legal_actions
-from engine.notation import shown
-from engine.view import round_title
+from engine import EngineError, Game, action_from_dict, command, legal_actions, round_title, shown
 from storage import CorruptEvent, Event, EventKind, GameRecord, GameStatus
 from storage.repository import effective_events, undos_to_redo
 from storage.store import ACTIVE_STATUSES
 
 from .commands import VERBS
-from .core import REPLY_LIMIT, Account, Command, Feature, Reply, Status, account_of, broken, match_seat
+from .core import REPLY_LIMIT, Account, Command, Feature, Reply, Status, account_of, broken, handles, match_seat
 from .errors import Refusal
 from .posts import Attachment, doing, help_text, holdings_text, log_line, render_pictures, status_text, who_acts
 from .setting_up import record_rules, setup_words
@@ -108,7 +102,7 @@ class Information(Feature):
         found: list[str] = []
         for action in legal_actions(game):
             try:
-                word, _, rest = notation.command(game, action).partition(" ")
+                word, _, rest = command(game, action).partition(" ")
             except EngineError:
                 continue
             named = word == verb or (verb == "home" and word == "token")
@@ -130,6 +124,7 @@ class Information(Feature):
         except CorruptEvent as exc:
             raise Refusal(broken(exc)) from None
 
+    @handles("games")
     async def games(self, command: Command) -> Reply:
         """`games`: the games the account has a seat in, across channels."""
         return Reply(await self._games(command.account))
@@ -158,6 +153,7 @@ class Information(Feature):
             lines.append(f"Game {record.id} in {where}: {round_title(game)}, {who_acts(game)} {doing(game)}{turn}")
         return "\n".join(lines)
 
+    @handles("web")
     async def web(self, command: Command) -> Reply:
         """`web`: the channel's game's web page; `web me`: the asker's own link to their games."""
         if links.base_url() is None:
@@ -173,11 +169,13 @@ class Information(Feature):
             return Reply(f"Game {record.id}'s web page opens when it starts: {links.game_link(record.id)}")
         return Reply(f"Game {record.id} on the web: {links.game_link(record.id)}")
 
+    @handles("help")
     @staticmethod
     async def help(command: Command) -> Reply:
         """`help [COMMAND]`: the commands by kind, or how to use one."""
         return Reply(help_text(command.rest))
 
+    @handles("status")
     async def status(self, record: GameRecord, rest: str) -> Reply:
         """`status`: round, phase, who acts and may do what, and for how long (or the set-up)."""
         if record.status is GameStatus.SETTING_UP:
@@ -188,10 +186,12 @@ class Information(Feature):
         link = links.game_link(record.id)
         return Reply(text + (f"\nWeb page: {link}" if link else ""))
 
+    @handles("holdings")
     async def holdings(self, record: GameRecord, rest: str) -> Reply:
         """`holdings`: cash, shares, privates and trains as text."""
         return Reply(holdings_text(await self._game(record)))
 
+    @handles("tiles")
     async def tiles(self, record: GameRecord, rest: str) -> Reply:
         """`tiles [HEX]`: where the acting company may lay track; for a hex, a picture of its choices."""
         game = await self._game(record)
@@ -202,6 +202,7 @@ class Information(Feature):
             if focus and self.core.pictures else []
         return Reply(text, pictures)
 
+    @handles("log")
     async def log(self, record: GameRecord, rest: str) -> Reply:
         """`log [COUNT] | log page N` (or the set-up, before the game starts)."""
         if record.status is GameStatus.SETTING_UP:
@@ -209,19 +210,23 @@ class Information(Feature):
         await self._game(record)
         return Reply(await self._log(record, rest))
 
+    @handles("export")
     async def export(self, record: GameRecord, rest: str) -> Reply:
         """`export`: the game as an 18xx.games log, attached."""
         await self._game(record)
         return await self._export(record)
 
+    @handles("map")
     async def map(self, record: GameRecord, rest: str) -> Reply:
         """`map [HEX]`: the map, or a close-up around the hex."""
         return await self._picture(record, "map", rest)
 
+    @handles("market")
     async def market(self, record: GameRecord, rest: str) -> Reply:
         """`market`: the stock market."""
         return await self._picture(record, "market", rest)
 
+    @handles("table")
     async def table(self, record: GameRecord, rest: str) -> Reply:
         """`table`: players, companies, privates, trains and phase."""
         return await self._picture(record, "table", rest)
@@ -305,7 +310,7 @@ class Information(Feature):
         effects, typed = {}, {}
         for event in effective_events(events):
             action = action_from_dict(event.action)
-            typed[event.seq] = notation.command(game, action)
+            typed[event.seq] = command(game, action)
             effects[event.seq] = self.core.engine.apply(game, action, replaying=True)
         return effects, typed
 

@@ -4,11 +4,10 @@ read and written by :mod:`engine.notation`; the engine keeps and carries them ou
 
 from __future__ import annotations
 
-from engine.game import Game
-from engine.orders import describe
+from engine import Game, describe_order
 
 
 def orders_text(game: Game) -> str:
     """The standing orders in force, for ``status``: ``Anna: pass in stock rounds``."""
     names = {p.id: p.name for p in game.state.players}
-    return " · ".join(f"{names[o.player]}: {describe(o)}" for o in game.state.orders)
+    return " · ".join(f"{names[o.player]}: {describe_order(o)}" for o in game.state.orders)

@@ -12,18 +12,29 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from engine import market, notation
-from engine.actions import Action, BuyTrain, Pass, PlaceToken, RunRoutes, action_from_dict
-from engine.board import load_board
-from engine.errors import EngineError
-from engine.game import Game
-from engine.game_setup import describe
-from engine.operating_steps import SECOND_LAY_COST, Trains
-from engine.options import OptionDef
-from engine.routes import RouteResult, check_routes
-from engine.titles import TITLES, title_named
-from engine.trains import find_train
-from engine.view import round_title, turn_view
+from engine import (
+    TITLES,
+    Action,
+    BuyTrain,
+    EngineError,
+    Game,
+    OptionDef,
+    PlaceToken,
+    RouteResult,
+    RunRoutes,
+    action_from_dict,
+    check_routes,
+    command,
+    describe_options,
+    find_train,
+    hinted_actions,
+    load_board,
+    pass_note,
+    round_title,
+    share_price,
+    title_named,
+    turn_view,
+)
 from render.map import render_map
 from render.market import render_market
 from render.png import svg_to_png
@@ -88,14 +99,14 @@ def choices_text(game: Game, limit: int | None = CHOICES_LIMIT) -> str:
     if view.laying_track:
         return f"{track_hint(game)}, `pass`"
     items: list[tuple[str, str | None]] = []  # each choice, and the company it buys a train from
-    for hint, actions in notation.hinted_actions(game):
+    for hint, actions in hinted_actions(game):
         first = actions[0]
         if isinstance(first, PlaceToken):
             items.append((_token_choice(game, hint, first, view.operating), None))
         elif isinstance(first, BuyTrain) and hint.endswith(" PRICE"):  # `train 3-5 from GRR PRICE`
             items.append((f"`{hint}`", hint.split()[3]))
         else:
-            items.append((f"`{hint}`{_loan_mark(game, actions, view.operating)}{_pass_mark(game, first)}", None))
+            items.append((f"`{hint}`{_loan_mark(game, actions, view.operating)}{pass_note(game, first)}", None))
     text = ", ".join(choice for choice, _ in items)
     if limit is None or len(text) <= limit:
         return text
@@ -126,22 +137,10 @@ def _fitted(items: list[tuple[str, str | None]], limit: int) -> str:
     return ", ".join(shown + ["…"] * cut + last) + sellers + (" (`status` shows all)" if cut else "")
 
 
-def _pass_mark(game: Game, action: Action) -> str:
-    """What `pass` does when it is more than a pass: a trainless company that buys no
-    train is nationalized (8.11.3)."""
-    view = turn_view(game)
-    if not isinstance(action, Pass) or not view.operating or view.doing != Trains.doing:
-        return ""
-    company = game.state.companies.get(action.entity)
-    if company is None or company.trains or company.is_national:
-        return ""
-    return f" (no train bought: {company.sym} is nationalized, 8.11.3)"
-
-
 def _token_choice(game: Game, command: str, token: PlaceToken, operating: bool) -> str:
     """``token M9 0`` offered with the place's name and, in an operating round
     (``operating``), what the token costs: ```token O7 0` Québec $40``."""
-    from engine.tokens import token_cost
+    from engine import token_cost
 
     hex_id = token.hex
     name = game.ctx.board.location_names.get(hex_id, "").partition(" (")[0]
@@ -183,7 +182,8 @@ def track_hint(game: Game) -> str:
         return "no hex to lay track on"
     listed = ", ".join(hexes[:8]) + (", …" if len(hexes) > 8 else "")
     track = turn_view(game).track
-    second = f" for {game.ctx.title.currency}{SECOND_LAY_COST} (a second lay, 8.6)" if track and track.lays else ""
+    cost = track.next_lay_cost if track else 0
+    second = f" for {game.ctx.title.currency}{cost} (a second lay, 8.6)" if cost else ""
     return f"`lay HEX TILE ROTATION` on {listed}{second} (`tiles` lists the tiles and rotations)"
 
 
@@ -217,7 +217,7 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
     state = game.state
     rules = game.ctx.rules
     lines = [f"**{record.title}** game {record.id} · {round_title(game)} · phase {state.phase} · {rules.market} market"]
-    in_force = describe(record.title, rules.options) + (["18xx.games rules"] if rules.is_site else [])
+    in_force = describe_options(record.title, rules.options) + (["18xx.games rules"] if rules.is_site else [])
     if in_force:
         lines.append("Options: " + " · ".join(in_force))
     if ledger.paused is not None:
@@ -292,7 +292,7 @@ def holdings_text(game: Game) -> str:
     for sym, company in state.companies.items():
         if company.closed or not (company.floated or company.trains or company.cash):
             continue
-        price = f" · price {market.price(ctx, state, sym)}" if company.market else ""
+        price = f" · price {share_price(ctx, state, sym)}" if company.market else ""
         trains = ", ".join(t.id for t in company.trains) or "no trains"
         loans = f" · {company.loans} loan(s)" if company.loans else ""
         privates = f" · owns {', '.join(company.privates)}" if company.privates else ""
@@ -422,7 +422,7 @@ def event_command(record: GameRecord, event: Event) -> str:
     """A stored action of the game as the command that makes it."""
     board = load_board(record.title) if record.title in TITLES else None
     try:
-        return notation.command(None, action_from_dict(event.action), board=board)
+        return command(None, action_from_dict(event.action), board=board)
     except EngineError:
         return str(event.action.get("type"))
 

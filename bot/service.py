@@ -31,7 +31,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
-from engine.titles import TITLES
+from engine import TITLES
 from storage import CorruptEvent, EventStore, GameStatus, OutboxMessage, Shard
 from storage.repository import request
 from storage.store import unstorable, utc_now
@@ -82,11 +82,11 @@ class TroikaService:
         self.information = Information(self.core)
         self.computer = ComputerSeats(self.core, self.turns)
         self._done: OrderedDict[str, None] = OrderedDict()
-        features = {"setup": self.setup, "turns": self.turns, "commissioner": self.commissioner,
-                    "information": self.information, "delivery": self.delivery, "computer": self.computer}
-        for name, verb in VERBS.items():  # a verb whose handler is missing stops the service here
-            feature, _, method = verb.handler.partition(".")
-            self.core.handlers[name] = getattr(features[feature], method)
+        handled = [(verb, method) for feature in (self.setup, self.turns, self.commissioner, self.information,
+                                                  self.computer) for verb, method in feature.handlers().items()]
+        self.core.handlers.update(handled)
+        if len(handled) != len(VERBS) or set(VERBS) != set(self.core.handlers):  # stops the service here
+            raise RuntimeError(f"each verb needs one handler: {sorted(v for v, _ in handled)} for {sorted(VERBS)}")
         self.import_site_game = self.setup.import_site_game
         if draw is not None:
             self.delivery.draw = draw
@@ -247,7 +247,7 @@ class TroikaService:
         await self._computer_moves(channel_id)
         return reply
 
-    async def start_local_game(self, channel_id: str, players: list[tuple[str, str]], **kwargs: Any) -> Reply:
+    async def start_local_game(self, channel_id: str, /, players: list[tuple[str, str]], **kwargs: Any) -> Reply:
         """Set up and start a game at once (console, tests; :meth:`bot.setting_up.SetUp.start_local_game`);
         a player named ``computer`` is a computer's seat. The computer then moves while it is to act."""
         reply = await self.setup.start_local_game(channel_id, computer_seats([name for _, name in players])

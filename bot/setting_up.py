@@ -9,18 +9,25 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from engine.board import load_board
-from engine.errors import EngineError
-from engine.game import Game
-from engine.game_setup import Setup, describe, parse_setup, rulebook_players
-from engine.rules import Rules
-from engine.titles import DEFAULT_TITLE, TITLES, title_named
-from engine.view import round_title
+from engine import (
+    DEFAULT_TITLE,
+    TITLES,
+    EngineError,
+    Game,
+    Rules,
+    Setup,
+    describe_options,
+    load_board,
+    parse_setup,
+    round_title,
+    rulebook_players,
+    title_named,
+)
 from storage import ChannelBusy, CorruptEvent, EventKind, GameRecord, GameStatus, InvalidGameLog, NewEvent, Seat
 from storage.repository import rules_options
 
 from .computer_seats import COMPUTER, computer_account
-from .core import Account, Command, Feature, Reply, code_span, seated_name
+from .core import Account, Command, Feature, Reply, code_span, handles, seated_name
 from .errors import NoGame, Refusal
 from .posts import doing, next_line, options_text, who_acts
 from .site_games import one_line, read_site_file, troika_log
@@ -93,12 +100,14 @@ class SetUp(Feature):
                      f"holds {site_name}'s seat{'' if seat['name'] == site_name else ' as ' + seat['name']}. "
                      f"{where}{seats}{names}")
 
+    @handles("import")
     @staticmethod
     async def import_text(command: Command) -> Reply:
         """`import` typed: the file comes attached (:meth:`import_site_game`), or by path on the console."""
         raise Refusal("Attach the game's JSON exported from 18xx.games to `!import` (or `/import`); "
                       "on the console, `import PATH`.")
 
+    @handles("new")
     async def new(self, command: Command) -> Reply:
         """`new [TITLE] [MARKET] [OPTION ...]`: a game set up in the channel, its commissioner the one who typed it."""
         channel_id, account, guild_id = command.channel_id, command.account, command.guild_id
@@ -149,6 +158,7 @@ class SetUp(Feature):
             await self.store.set_status(game_id, GameStatus.FINISHED)
         return finished
 
+    @handles("join")
     async def join(self, command: Command) -> Reply:
         """`join`: a seat in the game being set up."""
         account = command.account
@@ -166,6 +176,7 @@ class SetUp(Feature):
         seats = await self._change_seats(command.channel_id, seated, account.id, "join")
         return Reply(f"**{name}** joins. Seated: {', '.join(s.display_name for s in seats)}.")
 
+    @handles("leave")
     async def leave(self, command: Command) -> Reply:
         """`leave`: give up one's seat before the game starts."""
         account = command.account
@@ -195,6 +206,7 @@ class SetUp(Feature):
         await self.repo.change_seats(record.id, decide, actor, note=note)
         return decided
 
+    @handles("start")
     async def start(self, command: Command) -> Reply:
         """`start` (the commissioner): the seats are fixed and the game begins."""
         record = await self._setting_up(command.channel_id)
@@ -228,6 +240,7 @@ class SetUp(Feature):
             raise Refusal(f"Game {record.id} has already started.")
         return record
 
+    @handles("options")
     async def options(self, command: Command) -> Reply:
         """``options [1861|1867]``: a title's optional rules in the rulebook's words (the
         title named, else the channel's game's, else every title's), those in force marked."""
@@ -273,4 +286,4 @@ def record_rules(record: GameRecord) -> Rules:
 def setup_words(title: str, rules: Rules) -> str:
     """A game's setup as the players chose it: ``grid market; Long game (§14)``."""
     site = ["the rules as on 18xx.games"] if rules.is_site else []
-    return "; ".join([f"{rules.market} market", *site, *describe(title, rules.options)])
+    return "; ".join([f"{rules.market} market", *site, *describe_options(title, rules.options)])

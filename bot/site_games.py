@@ -13,10 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.errors import EngineError
-from engine.exporter import Export, entries_from_events, export_game
-from engine.importer import import_log
-from engine.titles import TITLES
+from engine import TITLES, EngineError, Export, entries_from_events, export_game, import_log
 from storage import TroikaEngine
 from storage.gamelog import MAX_NAME
 from storage.store import Event, GameRecord, GameStatus

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.game import Game
-from engine.trains import cheapest_bank_price, train_limit
-from engine.view import turn_view
+from engine import Game, cheapest_bank_price, train_limit, turn_view
 
 
 @dataclass(frozen=True)

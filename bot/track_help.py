@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.game import Game
-from engine.legal import legal_lays
-from engine.loans import borrowing_power
-from engine.notation import distinct_rotations, shown
-from engine.state import Company
-from engine.track import lay_cost
-from engine.trains import cheapest_bank_price
-from engine.view import TrackView, turn_view
+from engine import (
+    Company,
+    Game,
+    TrackView,
+    borrowing_power,
+    cheapest_bank_price,
+    distinct_rotations,
+    lay_cost,
+    legal_lays,
+    shown,
+    turn_view,
+)
 from render.svg import money
 from render.tiles import Candidate, exits_towards
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from engine.actions import EndGame, Pass
-from engine.importer import actions_of, read_log
-from engine.notation import addressed, command
+from engine import EndGame, Pass, actions_of, addressed, command, read_log
 
 from .commands import consent_needed
 from .stray import LastMove, questioned_pass

@@ -6,16 +6,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from engine import notation
-from engine.actions import Action, LayTile, PlaceToken, RemoveToken, action_from_dict
-from engine.errors import EngineError
-from engine.game import Game
-from engine.view import turn_view
+from engine import Action, EngineError, Game, LayTile, PlaceToken, RemoveToken, action_from_dict, command, turn_view
 from storage import ChannelBusy, EventKind, GameRecord, GameStatus, Seat, UndoError
 from storage.repository import effective_events, undos_to_redo
 
-from .commands import VERBS, Parsed, consent_needed
-from .core import Account, Core, Feature, Reply, code_span, notes, proxy_note, seat_of, sentence
+from .commands import ACTION_VERBS, VERBS, Parsed, consent_needed
+from .core import Account, Core, Feature, Reply, code_span, handles, notes, proxy_note, seat_of, sentence
 from .delivery import Delivery
 from .errors import NotAllowed, Refusal
 from .ledger import Ledger
@@ -106,6 +102,7 @@ class Turns(Feature):
             await self.store.set_status(record.id, GameStatus.FINISHED)
             raise
 
+    @handles(*ACTION_VERBS)
     async def act(self, record: GameRecord, seat: Seat, verb: str, rest: str, proxy: Seat | None) -> Reply:
         """An action verb for ``seat``: read by the verb's reader, asked of the other side
         first if it is their decision too, else applied."""
@@ -207,6 +204,7 @@ class Turns(Feature):
         await self.repo.record_admin(record.id, seq, ask, seat.player_id, note=proxy_note(proxy), outbox=[post])
         return Reply()
 
+    @handles("agree")
     async def agree(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         ledger = await self.core.ledger(record.id)
         ask = self._open_ask(ledger, seat)
@@ -218,6 +216,7 @@ class Turns(Feature):
                           ask.command, note)
         return Reply()
 
+    @handles("refuse")
     async def refuse(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         ledger = await self.core.ledger(record.id)
         ask = self._open_ask(ledger, seat)
@@ -230,6 +229,7 @@ class Turns(Feature):
                                      seat.player_id, note=proxy_note(proxy), outbox=[post])
         return Reply()
 
+    @handles("withdraw")
     async def withdraw(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
         ledger = await self.core.ledger(record.id)
         ask = ledger.ask
@@ -253,6 +253,7 @@ class Turns(Feature):
             raise NotAllowed("The open request is not addressed to you.")
         return ledger.ask
 
+    @handles("undo")
     async def undo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self.core.check_paused(await self.core.ledger(record.id))
         events = await self.store.events(record.id)
@@ -265,6 +266,7 @@ class Turns(Feature):
                f"({seat_name(record, last.actor)}: `{event_command(record, last)}`)"
         return await self._travel(record, seat, reason, proxy, line, undo=True)
 
+    @handles("redo")
     async def redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
         self.core.check_paused(await self.core.ledger(record.id))
         stored = await self.store.events(record.id)
@@ -340,7 +342,7 @@ def _as_written(game: Game, action: Action, typed: str) -> str:
     """The command as typed, or as the notation writes it where they differ only in
     case (`bid tsr 20` is shown and logged as `bid TSR 20`)."""
     try:
-        written = notation.command(game, action)
+        written = command(game, action)
     except EngineError:
         return typed
     return written if written.lower() == typed.lower() else typed

@@ -40,11 +40,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from storage import EventStore, GameNotFound, GameStatus, OutboxMessage, ReplayProblem, Shard, StoreError, store_at
 
 from .errors import NoGame, NotAllowed, Refusal, WorkerStopped
+from .face import WORKER_CALLS, ServiceFace
 from .posts import Attachment, Picture
 from .service import Account, Post, Reply, Status, TroikaService
 
@@ -82,17 +83,10 @@ class WorkerConfig:
 
 # --- the calls a worker answers ----------------------------------------------------
 
-_MAYBE_ACCOUNT = (Account, type(None))
-_CALLS: dict[str, type | tuple[type, ...]] = {
-    "handle": Reply, "replace_seat": Reply, "import_site_game": Reply, "start_local_game": Reply,
-    "status": Status, "set_status_message": type(None), "deciding_account": _MAYBE_ACCOUNT,
-    "typing_account": _MAYBE_ACCOUNT, "called_company": (str, type(None)), "suggestions": list,
-    "post_pictures": list, "send_reminders": type(None),
-    "verify_running_games": list, "channel_deleted": (int, type(None)), "run": object,
-}
-"""The :class:`TroikaService` methods a worker carries out, and the type each answer
-must have; ``run`` is engine work beside the channel's games (the bench's heavy solve,
-tests): a module-level function and its arguments."""
+_CALLS: dict[str, type | tuple[type, ...]] = {**WORKER_CALLS, "run": object}
+"""The calls a worker carries out (:data:`bot.face.WORKER_CALLS`), and ``run``: engine
+work beside the channel's games (the bench's heavy solve, tests), a module-level
+function and its arguments."""
 
 
 async def _carry_out(service: TroikaService, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -432,6 +426,40 @@ class _Worker:
             await asyncio.gather(self.listening, return_exceptions=True)
 
 
+Params = ParamSpec("Params")
+Answer = TypeVar("Answer")
+
+
+def in_channel_worker(
+    call: Callable[Concatenate[ServiceFace, str, Params], Awaitable[Answer]],
+) -> Callable[Concatenate[ServicePool, str, Params], Awaitable[Answer]]:
+    """The pool's side of a :class:`ServiceFace` call on a channel: carried out by the
+    channel's worker."""
+    name = call.__name__
+
+    async def forward(pool: ServicePool, channel_id: str, /, *args: Params.args, **kwargs: Params.kwargs) -> Answer:
+        answer: Answer = await pool.call(channel_id, name, channel_id, *args, **kwargs)
+        return answer
+
+    forward.__name__, forward.__doc__ = name, f"{call.__doc__} (In the channel's worker.)"
+    return forward
+
+
+def in_game_worker(
+    call: Callable[Concatenate[ServiceFace, int, Params], Awaitable[Answer]],
+) -> Callable[Concatenate[ServicePool, int, Params], Awaitable[Answer]]:
+    """The pool's side of a :class:`ServiceFace` call on a game: carried out by the
+    worker of the game's channel."""
+    name = call.__name__
+
+    async def forward(pool: ServicePool, game_id: int, /, *args: Params.args, **kwargs: Params.kwargs) -> Answer:
+        answer: Answer = await pool.call(await pool.game_channel(game_id), name, game_id, *args, **kwargs)
+        return answer
+
+    forward.__name__, forward.__doc__ = name, f"{call.__doc__} (In the worker of the game's channel.)"
+    return forward
+
+
 class ServicePool:
     """The service's face for the bot, its engine work in worker processes.
 
@@ -446,7 +474,7 @@ class ServicePool:
         self.store = store
         self.call_timeout = call_timeout
         self.front = TroikaService(store, shard=shard, owner=owner, timestamps=timestamps, pictures=pictures,
-                                   draw=self._draw)
+                                   draw=self.post_pictures)
         self.shard = shard
         self.config = WorkerConfig((shard.index, shard.count) if shard else None, self.front.owner, timestamps,
                                    pictures)
@@ -494,7 +522,7 @@ class ServicePool:
             counts[index] += 1
         return counts
 
-    async def _game_channel(self, game_id: int) -> str:
+    async def game_channel(self, game_id: int) -> str:
         """The channel whose worker holds the game (its lock's name if it has none)."""
         if game_id not in self._channels:
             self._channels[game_id] = (await self.store.get_game(game_id)).channel_id
@@ -512,7 +540,7 @@ class ServicePool:
             channel = first
         elif isinstance(first, int) and not isinstance(first, bool):
             try:
-                channel = await self._game_channel(first)
+                channel = await self.game_channel(first)
             except GameNotFound:
                 return None  # the store says so
         else:
@@ -582,36 +610,16 @@ class ServicePool:
         record = await self.store.active_game_in_channel(channel_id)
         return record is not None and any(e.request_key == key for e in await self.store.events(record.id))
 
-    async def replace_seat(self, channel_id: str, *args: Any, **kwargs: Any) -> Reply:
-        reply: Reply = await self.call(channel_id, "replace_seat", channel_id, *args, **kwargs)
-        return reply
-
-    async def import_site_game(self, channel_id: str, *args: Any, **kwargs: Any) -> Reply:
-        reply: Reply = await self.call(channel_id, "import_site_game", channel_id, *args, **kwargs)
-        return reply
-
-    async def start_local_game(self, channel_id: str, *args: Any, **kwargs: Any) -> Reply:
-        reply: Reply = await self.call(channel_id, "start_local_game", channel_id, *args, **kwargs)
-        return reply
-
-    async def status(self, game_id: int) -> Status:
-        status: Status = await self.call(await self._game_channel(game_id), "status", game_id)
-        return status
-
-    async def set_status_message(self, game_id: int, message_id: str) -> None:
-        await self.call(await self._game_channel(game_id), "set_status_message", game_id, message_id)
-
-    async def channel_deleted(self, channel_id: str) -> int | None:
-        game: int | None = await self.call(channel_id, "channel_deleted", channel_id)
-        return game
-
-    async def deciding_account(self, channel_id: str) -> Account | None:
-        account: Account | None = await self.call(channel_id, "deciding_account", channel_id)
-        return account
-
-    async def suggestions(self, channel_id: str, verb: str, current: str) -> list[str]:
-        found: list[str] = await self.call(channel_id, "suggestions", channel_id, verb, current)
-        return [str(s) for s in found]
+    replace_seat = in_channel_worker(ServiceFace.replace_seat)
+    import_site_game = in_channel_worker(ServiceFace.import_site_game)
+    start_local_game = in_channel_worker(ServiceFace.start_local_game)
+    channel_deleted = in_channel_worker(ServiceFace.channel_deleted)
+    deciding_account = in_channel_worker(ServiceFace.deciding_account)
+    typing_account = in_channel_worker(ServiceFace.typing_account)
+    called_company = in_channel_worker(ServiceFace.called_company)
+    suggestions = in_channel_worker(ServiceFace.suggestions)
+    status = in_game_worker(ServiceFace.status)
+    set_status_message = in_game_worker(ServiceFace.set_status_message)
 
     async def requesting_account(self, channel_id: str) -> Account | None:
         return await self.front.requesting_account(channel_id)
@@ -631,20 +639,13 @@ class ServicePool:
         """:meth:`TroikaService.drawn`: the pictures sent for attaching so far are attached."""
         await self.front.drawn()
 
-    async def _draw(self, message: OutboxMessage) -> list[Picture]:
-        pictures: list[Picture] = await self.call(await self._game_channel(message.game_id), "post_pictures",
+    async def post_pictures(self, message: OutboxMessage) -> list[Picture]:
+        """The post's pictures, drawn in its game's worker."""
+        pictures: list[Picture] = await self.call(await self.game_channel(message.game_id), "post_pictures",
                                                   message)
         if not all(isinstance(p, Picture) for p in pictures):
             raise WorkerStopped("a worker sent pictures that are not pictures")
         return pictures
-
-    async def typing_account(self, channel_id: str, verb: str) -> Account | None:
-        account: Account | None = await self.call(channel_id, "typing_account", channel_id, verb)
-        return account
-
-    async def called_company(self, channel_id: str) -> str | None:
-        company: str | None = await self.call(channel_id, "called_company", channel_id)
-        return company
 
     async def send_reminders(self) -> None:
         """Each worker reminds the players of its channels' games."""

@@ -408,6 +408,9 @@ class Board:
     cert_limit: dict[int, int]
     bank_cash: int
     player_range: tuple[int, int]
+    lay_costs: tuple[int, ...]
+    """8.6: a company's track actions in an operating turn, each with its extra cost
+    (the first free, the second 20), from the board's ``tile_lays``."""
     printed_ids: dict[str, str] = field(default_factory=dict)
     """Hex -> the id 18xx.games gives what the map prints there (``D16-1``: the hex and
     its place among the hexes printed alike), which names its cities in site logs."""
@@ -616,6 +619,11 @@ KNOWN_ABILITIES = frozenset({"hex_bonus", "blocks_hexes"})
 """Private company abilities the rules know (3.1)."""
 
 
+def _manifest_order(tile: str) -> tuple[bool, int, str]:
+    """Tiles in the manifest's order: numbered tiles by number, then lettered ones (X1...)."""
+    return (not tile.isdigit(), int(tile) if tile.isdigit() else 0, tile)
+
+
 def _read_board(title: str) -> Board:
     from .titles import title_named
 
@@ -627,7 +635,7 @@ def _read_board(title: str) -> Board:
         name: parse_tile(
             name, t["color"], t["code"], None if t["count"] == "unlimited" else int(t["count"])
         )
-        for name, t in raw["tiles"].items()
+        for name, t in sorted(raw["tiles"].items(), key=lambda item: _manifest_order(item[0]))
     }
     hexes = {h: parse_tile(h, v["color"], v["code"]) for h, v in raw["hexes"].items()}
     return Board(
@@ -658,6 +666,7 @@ def _read_board(title: str) -> Board:
         starting_cash={int(k): v for k, v in raw["starting_cash"].items()},
         cert_limit={int(k): v for k, v in raw["cert_limit"].items()},
         bank_cash=raw["bank_cash"],
+        lay_costs=tuple(int(lay.get("cost", 0)) for lay in raw["tile_lays"]),
         player_range=(raw["player_range"][0], raw["player_range"][1]),
         printed_ids=_printed_ids(raw["hexes"]),
     )

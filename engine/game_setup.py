@@ -107,7 +107,7 @@ def parse_setup(words: Iterable[str]) -> Setup:
     return setup
 
 
-def describe(title: str, options: Iterable[str]) -> list[str]:
+def describe_options(title: str, options: Iterable[str]) -> list[str]:
     """The options in force, by name and section, in the title's order."""
     chosen = set(options)
     return [f"{o.name} ({o.section})" for o in title_named(title).options if o.sym in chosen]

@@ -90,8 +90,12 @@ class OperatingRound(Round):
             self.current_step(ctx).doing,
             actor,
             placing_token=self.step == "token",
-            track=TrackView(tuple(self.lays), self.upgraded) if self.step == "track" else None,
+            track=self._track_view(ctx) if self.step == "track" else None,
         )
+
+    def _track_view(self, ctx: Context) -> TrackView:
+        costs = ctx.board.lay_costs
+        return TrackView(tuple(self.lays), self.upgraded, costs[len(self.lays)] if len(self.lays) < len(costs) else 0)
 
     def operating_rounds_done(self) -> int:
         return self.number

@@ -38,8 +38,6 @@ if TYPE_CHECKING:
 
     from .operating import OperatingRound
 
-TRACK_ACTIONS = 2
-SECOND_LAY_COST = 20
 
 
 class Step:
@@ -150,10 +148,9 @@ class Track(Step):
     doing = "lays track"
 
     def needed(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> bool:
-        if company.is_national or not company.placed_tokens or len(rnd.lays) >= TRACK_ACTIONS:
+        if company.is_national or not company.placed_tokens or len(rnd.lays) >= len(ctx.board.lay_costs):
             return False
-        cost = SECOND_LAY_COST if rnd.lays else 0
-        if loans.borrowing_power(company) < cost:
+        if loans.borrowing_power(company) < ctx.board.lay_costs[len(rnd.lays)]:
             return False
         # 8.4: a step with no legal lay asks nothing
         return ctx.rules.pass_asked_without_choice or bool(possible_lays(ctx, state, rnd, company, first_only=True))
@@ -161,9 +158,9 @@ class Track(Step):
     def passed_over(self, ctx: Context, state: GameState, rnd: OperatingRound, company: Company) -> str | None:
         if ctx.rules.pass_asked_without_choice or company.is_national:
             return None
-        if not company.placed_tokens or len(rnd.lays) >= TRACK_ACTIONS:
+        if not company.placed_tokens or len(rnd.lays) >= len(ctx.board.lay_costs):
             return None
-        if loans.borrowing_power(company) < (SECOND_LAY_COST if rnd.lays else 0):
+        if loans.borrowing_power(company) < ctx.board.lay_costs[len(rnd.lays)]:
             return None
         what = "no hex left for a second lay" if rnd.lays else "no hex to lay track on"
         return f"{company.sym} passes its track action: {what}"
@@ -178,7 +175,7 @@ class Track(Step):
         if not isinstance(action, LayTile):
             raise IllegalAction(f"{company.sym} may lay a tile or pass")
         lay_tile(ctx, state, rnd, company, action)
-        return len(rnd.lays) >= TRACK_ACTIONS
+        return len(rnd.lays) >= len(ctx.board.lay_costs)
 
 
 # --- C: place a station token (8.7) ----------------------------------------------------

@@ -59,7 +59,7 @@ def set_order(ctx: Context, state: GameState, action: StandingOrder) -> None:
                   action.until == "round", round_key(state) if action.until == "round" and
                   state.round is not None and state.round.kind == ROUND_OF[action.order] else "")
     state.orders = [o for o in state.orders if not (o.player == player.id and o.order == order.order)] + [order]
-    state.log.append(f"{player.name}'s standing order: {describe(order)}")
+    state.log.append(f"{player.name}'s standing order: {describe_order(order)}")
 
 
 def _check_buy_order(ctx: Context, state: GameState, action: StandingOrder) -> None:
@@ -73,7 +73,7 @@ def _check_buy_order(ctx: Context, state: GameState, action: StandingOrder) -> N
                             f"{state.player(action.entity).percent_of(company.sym)}% of {company.sym}")
 
 
-def describe(order: Order) -> str:
+def describe_order(order: Order) -> str:
     """``pass in merger rounds until phase 5``, ``buy GTR until 40%``..."""
     what = {"pass_merger": "pass in merger rounds", "pass_stock": "pass in stock rounds"}.get(order.order)
     text = what or f"buy {order.company} until {order.percent}%"
@@ -166,7 +166,7 @@ def _expire(ctx: Context, state: GameState) -> None:
 
 def _drop(state: GameState, order: Order, why: str) -> None:
     state.orders.remove(order)
-    state.log.append(f"{state.player(order.player).name}'s standing order to {describe(order)} is {why}")
+    state.log.append(f"{state.player(order.player).name}'s standing order to {describe_order(order)} is {why}")
 
 
 def round_key(state: GameState) -> str:

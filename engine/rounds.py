@@ -33,6 +33,7 @@ class TrackView(NamedTuple):
 
     lays: tuple[str, ...]  # hexes laid or upgraded this turn
     upgraded: bool  # one of them was an upgrade (a second action then lays yellow only)
+    next_lay_cost: int  # what the next lay costs the company: a second lay costs extra (8.6)
 
 
 class TurnView(NamedTuple):

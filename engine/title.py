@@ -73,13 +73,13 @@ class Title:
     def data(self, name: str) -> Any:
         """One of the title's data files, parsed: from the folder of the module that
         defines the title, else from its parent title's (a title built on another keeps
-        only the files it changes)."""
+        only the files it changes), laid over the components both titles share
+        (:func:`shared_data`)."""
         for cls in type(self).__mro__:
             module = sys.modules[cls.__module__]
             path = os.path.join(os.path.dirname(module.__file__ or ""), name)
             if cls is not Title and os.path.exists(path):
-                with open(path, encoding="utf-8") as data:
-                    return json.load(data)
+                return _laid_over(shared_data(name), _read_json(path))
         raise DataError(f"{self.name} has no data file {name}")
 
     @cached_property
@@ -206,3 +206,32 @@ class Title:
     def final_phase_reached(self, ctx: Context, state: GameState) -> None:
         """12.1: when the game ends after the first 8-train."""
         raise NotImplementedError
+
+
+SHARED_FOLDER = os.path.join(os.path.dirname(__file__), "titles", "shared")
+"""The components 1861 and 1867 share: one rulebook, one box of tiles and markets."""
+
+MERGED_ENTRIES = ("tiles", "upgrades")
+"""Keys whose entries a title adds to the shared ones (a tile it names replaces the
+shared tile of that name); every other key a title names replaces the shared value."""
+
+
+def shared_data(name: str) -> dict[str, Any]:
+    """The shared part of data file ``name`` (empty if both titles keep it whole)."""
+    path = os.path.join(SHARED_FOLDER, name)
+    return _read_json(path) if os.path.exists(path) else {}
+
+
+def _laid_over(shared: dict[str, Any], own: Any) -> Any:
+    if not shared:
+        return own
+    merged = {**shared, **own}
+    for key in MERGED_ENTRIES:
+        if key in shared:
+            merged[key] = {**shared[key], **own.get(key, {})}
+    return merged
+
+
+def _read_json(path: str) -> Any:
+    with open(path, encoding="utf-8") as data:
+        return json.load(data)

@@ -159,11 +159,11 @@ def stubs_missed(ctx: Context, hex_id: str, new: TileDef, rotation: int) -> str:
 
 
 def lay_cost(ctx: Context, state: GameState, hex_id: str, new: TileDef, second: bool) -> int:
-    """What a lay costs (8.6, 8.6.2): 20 for the extra action, terrain printed on the
+    """What a lay costs (8.6, 8.6.2): 20 for the second action, terrain printed on the
     hex, and a cost printed on a tile (paid when laying it, or with the 18xx.games
     switch when replacing it)."""
     old, _ = ctx.tile_at(state, hex_id)
-    cost = 20 if second else 0
+    cost = ctx.board.lay_costs[1 if second else 0]
     if ctx.rules.tile_cost_paid_on_replace:
         return cost + old.upgrade_cost
     printed = old.upgrade_cost if hex_id not in state.map.tiles else 0

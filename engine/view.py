@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .actions import Pass
+from .operating_steps import Trains
 from .rounds import AuctionView, TrackView, TurnView
 
 if TYPE_CHECKING:
+    from .actions import Action
     from .game import Game
 
-__all__ = ["AuctionView", "TrackView", "TurnView", "round_title", "turn_view"]
+__all__ = ["AuctionView", "TrackView", "TurnView", "pass_note", "round_title", "turn_view"]
 
 
 def turn_view(game: Game) -> TurnView:
@@ -40,3 +43,15 @@ def round_title(game: Game) -> str:
     if game.state.finished:
         return "Game over"
     return game.round.heading(game.state)
+
+
+def pass_note(game: Game, action: Action) -> str:
+    """What ``action`` does when it is more than a pass: a trainless company that buys
+    no train is nationalized (8.11.3); else ``""``."""
+    view = turn_view(game)
+    if not isinstance(action, Pass) or not view.operating or view.doing != Trains.doing:
+        return ""
+    company = game.state.companies.get(action.entity)
+    if company is None or company.trains or company.is_national:
+        return ""
+    return f" (no train bought: {company.sym} is nationalized, 8.11.3)"

@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.routes import RouteResult
-from engine.state import Context, GameState
+from engine import Context, GameState, RouteResult
 
 from .map import render_map
 from .market import render_market

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from engine.state import Context, GameState
+from engine import Context, GameState
 
 from .map import render_map
 from .market import render_market

@@ -17,7 +17,7 @@ from itertools import chain
 import numpy as np
 from PIL import ImageColor
 
-from engine.board import Board, CorporationDef
+from engine import Board, CorporationDef
 
 Lab = tuple[float, float, float]
 RGB = tuple[int, int, int]

@@ -25,8 +25,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
 
-from engine.board import (
+from engine import (
     COLORS,
+    LOCKS_OPEN_IN_PHASE,
+    NEUTRAL,
+    Context,
+    GameState,
     Node,
     TileDef,
     hex_distance,
@@ -34,9 +38,6 @@ from engine.board import (
     node_index,
     parse_hex,
 )
-from engine.state import Context, GameState
-from engine.tokens import NEUTRAL
-from engine.trains import LOCKS_OPEN_IN_PHASE
 
 from .colors import Swatch, readable_on, swatch
 from .place import SMALLER, WRAPPED, Item, Shape, place_all, wrappings

@@ -12,8 +12,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
-from engine.board import MarketCell
-from engine.state import Context, GameState
+from engine import Context, GameState, MarketCell
 
 from .colors import swatch
 from .svg import (

@@ -13,9 +13,7 @@ import math
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from engine.board import hex_distance
-from engine.routes import RouteResult
-from engine.state import Context, GameState
+from engine import Context, GameState, RouteResult, hex_distance
 
 from .map import (
     FOCUS_ZOOM,

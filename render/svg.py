@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 
 from PIL import ImageFont
 
-from engine.state import Context
+from engine import Context
 
 SVG_NS = "http://www.w3.org/2000/svg"
 FONT_FAMILY = "DejaVu Sans"

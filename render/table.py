@@ -13,14 +13,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from engine.game import Game
-from engine.game_setup import describe
-from engine.market import in_price_order
-from engine.scoring import final_values
-from engine.shares import cert_count, cert_limit
-from engine.state import Company, Context, GameState
-from engine.stock_round import available_minors
-from engine.view import AuctionView, TurnView, turn_view
+from engine import (
+    AuctionView,
+    Company,
+    Context,
+    Game,
+    GameState,
+    TurnView,
+    available_minors,
+    cert_count,
+    cert_limit,
+    describe_options,
+    final_values,
+    in_price_order,
+    turn_view,
+)
 
 from .colors import swatch
 from .svg import (
@@ -149,7 +156,7 @@ def _header_text(ctx: Context, state: GameState, round_name: str | None, acting:
 def _options(ctx: Context, body: ET.Element, x: float, y: float) -> tuple[float, float]:
     """The rulebook's optional rules in force (§14–16), and 18xx.games' rules for an
     import, under the header; nothing for a game by the plain rulebook."""
-    shown = describe(ctx.board.title, ctx.rules.options)
+    shown = describe_options(ctx.board.title, ctx.rules.options)
     if ctx.rules.is_site:
         shown.append("18xx.games rules")
     if not shown:

@@ -16,8 +16,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.state import Context, GameState, PlacedTile
-from engine.track import city_mapping
+from engine import Context, GameState, PlacedTile, city_mapping
 
 from .map import APOTHEM, HEX_POINTS, SIZE, draw_hexes, hex_center
 from .map import CSS as MAP_CSS

@@ -39,7 +39,7 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass, is_dataclass, replace
 from typing import Any, Protocol
 
-from engine.history import effective_entries, redo_stack
+from engine import effective_entries, redo_stack
 
 from .gamelog import InvalidGameLog, export_log, parse_log
 from .store import (
@@ -130,8 +130,7 @@ class TroikaEngine:
         return int(engine.ENGINE_VERSION)
 
     def new_game(self, meta: GameRecord) -> Any:
-        from engine.game import Game
-        from engine.rules import Rules
+        from engine import Game, Rules
 
         players = [(s.player_id, s.display_name) for s in meta.seats]
         first_player = meta.options.get("first_player")
@@ -139,7 +138,7 @@ class TroikaEngine:
         return Game.new(players, meta.seed, rules, meta.title, first_player=first_player)
 
     def apply(self, game: Any, action: Any, *, replaying: bool = False, saved: bytes | None = None) -> list[str]:
-        from engine.actions import Action, action_from_dict
+        from engine import Action, action_from_dict
 
         if not isinstance(action, Action):
             action = action_from_dict(action)
@@ -149,12 +148,12 @@ class TroikaEngine:
         return bytes(game.save())
 
     def load_saved(self, game: Any, data: bytes) -> Any:
-        from engine.game import Game
+        from engine import Game
 
         return Game(game.ctx, pickle.loads(data))
 
     def encode(self, action: Any) -> dict[str, Any]:
-        from engine.actions import Action
+        from engine import Action
 
         return action.to_dict() if isinstance(action, Action) else dict(action)
 

@@ -212,3 +212,30 @@ async def test_a_restart_loses_nothing_and_sends_each_post_once(tmp_path: Path) 
         assert len(delivered) == 2
         _, game = await service.game_in(CHANNEL)
         assert game.state.round.high_bid == 20
+
+
+async def test_each_verb_is_carried_out_by_the_one_method_marked_for_it(store: SqliteEventStore) -> None:
+    """The verb table names no handler: each feature marks its methods ``@handles``, and
+    the service binds them; a verb handled twice (or by nobody) stops the service."""
+    from bot.commands import ACTION_VERBS, VERBS
+    from bot.core import handles
+    from bot.information import Information
+
+    service = TroikaService(store)
+    assert set(service.core.handlers) == set(VERBS)
+    assert service.core.handlers["status"] == service.information.status
+    assert {service.core.handlers[verb] for verb in ACTION_VERBS} == {service.turns.act}
+
+    class Twice(Information):
+        @handles("map")
+        async def close_up(self, *args: object) -> None: ...
+
+    original = Information
+    import bot.service as module
+
+    module.Information = Twice  # type: ignore[misc]
+    try:
+        with pytest.raises(RuntimeError, match="each verb needs one handler"):
+            TroikaService(store)
+    finally:
+        module.Information = original  # type: ignore[misc]

@@ -18,6 +18,7 @@ import pytest_asyncio
 
 from bot.commands import VERBS
 from bot.errors import Refusal, WorkerStopped
+from bot.face import IN_FRONT, WORKER_CALLS, ServiceFace
 from bot.posts import Picture
 from bot.service import Account, Post, Reply, Status, TroikaService
 from bot.transcript import log_commands
@@ -398,3 +399,33 @@ async def test_a_game_with_standing_orders_exports_through_the_pool(pool: Servic
     log = json.loads(attached.data)
     assert [a["type"] for a in log["actions"]] == ["program_merger_pass", "program_share_pass", "program_disable"]
     assert reply.text.startswith(f"Game {log['id']} as an 18xx.games log: 3 actions.")
+
+
+async def _face_answers(service: TroikaService | ServicePool, channel: str) -> list[object]:
+    """Each plain call of the service's face, on a fresh three-player game."""
+    game_id = await three_player_game(service, channel)  # type: ignore[arg-type]
+    answers: list[object] = [
+        (await service.status(game_id)).text.replace(f"game {game_id}", "game #"),
+        await service.deciding_account(channel),
+        await service.typing_account(channel, "bid"), await service.called_company(channel),
+        await service.suggestions(channel, "bid", ""),
+    ]
+    await service.set_status_message(game_id, "42")
+    answers.append(await service.channel_deleted(channel) == game_id)
+    return answers
+
+
+async def test_every_call_of_the_face_is_answered_by_the_pool_as_by_one_process(
+    pool: ServicePool, tmp_path: Path
+) -> None:
+    """The pool forwards what :class:`bot.face.ServiceFace` declares, and a worker's
+    answer is checked against the type declared there."""
+    calls = [name for name, member in vars(ServiceFace).items() if callable(member) and not name.startswith("_")]
+    assert set(WORKER_CALLS) == set(calls) - IN_FRONT
+    assert WORKER_CALLS["deciding_account"] == (Account, type(None)) and WORKER_CALLS["status"] is Status
+    async with SqliteEventStore(tmp_path / "alone.db") as store:
+        service = TroikaService(store, pictures=False)
+        assert all(callable(getattr(service, name)) and callable(getattr(pool, name)) for name in calls)
+        expected = await _face_answers(service, "face")
+    assert await _face_answers(pool, "face") == expected
+    assert expected[-1] is True and expected[1] == ANNA

@@ -26,13 +26,16 @@ ROUND_MODULES = [module for modules in ROUNDS.values() for module in modules]
 
 
 def _sources() -> dict[str, tuple[str, bool]]:
-    """Engine module -> (its source, whether it is a package's ``__init__``)."""
+    """Engine module -> (its source, whether it is a package's ``__init__``). The face
+    (``engine/__init__.py``) is left out: it imports the modules for the front ends, and
+    no module imports a name from it (:func:`test_no_engine_module_takes_a_name_from_the_face`)."""
     found = {}
     for path in sorted(ENGINE.rglob("*.py")):
         parts = list(path.relative_to(ENGINE.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
         found[".".join(parts)] = (path.read_text(encoding="utf-8"), path.name == "__init__.py")
+    del found["engine"]
     return found
 
 
@@ -119,3 +122,17 @@ def test_the_game_its_sequence_and_its_move_generator_are_in_no_import_circle() 
     top = ("engine.game", "engine.sequence", "engine.legal", "engine.view", "engine.notation")
     circles = {m: sorted(o for o in _reaches(graph, m) if m in _reaches(graph, o)) for m in top}
     assert circles == {m: [] for m in top}
+
+
+def test_no_engine_module_takes_a_name_from_the_face() -> None:
+    """Inside the engine, modules import each other (``from .market import price``, or
+    ``from engine import market`` for a module), never a name of the face: so the face
+    may import them all without making a circle."""
+    modules = {path.stem for path in ENGINE.glob("*.py")} | {path.name for path in ENGINE.iterdir() if path.is_dir()}
+    taken = []
+    for name, (source, _) in _sources().items():
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and (node.module == "engine" or (node.level == 1 and not node.module
+                                                                                 and name.count(".") == 1)):
+                taken += [f"{name}: {alias.name}" for alias in node.names if alias.name not in modules]
+    assert taken == []

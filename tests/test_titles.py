@@ -4,7 +4,9 @@ written inside a board.json decides nothing."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -68,3 +70,28 @@ def test_a_copied_title_folder_plays_its_own_hooks(tmp_path: Path, monkeypatch: 
     result = selfplay.play_random_game(5, 3, "grid", "copied")
     assert result.failures == [] and result.finished
     assert calls["merger_round_follows"] > 0  # the copy's hook, not 1867's, decided the merger rounds
+
+
+def test_the_components_both_titles_share_have_one_home() -> None:
+    """Markets, the bank, the tiles and upgrades 1861 and 1867 share live in
+    ``engine/titles/shared``; a title's own files add to them and replace what they name."""
+    from engine.board import load_board
+    from engine.title import SHARED_FOLDER, shared_data
+    from engine.titles import title_named
+
+    shared_board, shared_upgrades = shared_data("board.json"), shared_data("upgrades.json")
+    assert len(shared_board["tiles"]) >= 50 and len(shared_upgrades["upgrades"]) >= 40 and "markets" in shared_board
+    for name in ("1861", "1867"):
+        folder = Path(sys.modules[type(title_named(name)).__module__].__file__ or "").parent
+        own_board = json.loads((folder / "board.json").read_text())
+        own_upgrades = json.loads((folder / "upgrades.json").read_text())["upgrades"]
+        assert not {k for k in own_board if k in shared_board and own_board[k] == shared_board[k]} - {"source"}
+        assert not {t for t, v in own_board["tiles"].items() if shared_board["tiles"].get(t) == v}
+        assert not {t for t, v in own_upgrades.items() if shared_upgrades["upgrades"].get(t) == v}
+        board = load_board(name)
+        assert set(shared_board["tiles"]) | set(own_board["tiles"]) == set(board.tiles)
+        assert board.bank_cash == shared_board["bank_cash"]
+    # tile 15: one count in the shared box, each title its own (2 in 1861, 4 in 1867)
+    assert "15" not in shared_board["tiles"]
+    assert (load_board("1861").tiles["15"].count, load_board("1867").tiles["15"].count) == (2, 4)
+    assert Path(SHARED_FOLDER).name == "shared"

@@ -59,7 +59,8 @@ def test_the_view_tells_the_auction_the_track_lays_and_the_operating_round_at_ev
         view, rnd = turn_view(game), game.state.round
         assert view.operating == isinstance(rnd, OperatingRound)
         if isinstance(rnd, OperatingRound) and rnd.step == "track" and view.doing == "lays track":
-            assert view.track == (tuple(rnd.lays), rnd.upgraded)
+            assert view.track == (tuple(rnd.lays), rnd.upgraded, game.ctx.board.lay_costs[len(rnd.lays)])
+            assert view.track.next_lay_cost == (20 if rnd.lays else 0)  # 8.6: the second lay costs 20
             seen.add("second lay" if rnd.lays else "track")
         else:
             assert view.track is None

@@ -19,7 +19,7 @@ from bot.web import links, server
 from bot.web.bench import web_latency
 from bot.web.history import GameHistory, documents
 from bot.web.server import WebApp, make_app
-from engine.game_setup import describe
+from engine.game_setup import describe_options
 from engine.importer import actions_of, read_log
 from storage import EventStore, SqliteEventStore, TroikaEngine
 from storage.repository import effective_events
@@ -194,6 +194,6 @@ async def test_the_page_names_the_options_in_force_and_whose_turn_it_is(store: E
     finally:
         await client.close()
     options = re.search(r'<p id="options">(.*?)</p>', page)[1]  # type: ignore[index]
-    assert options == "Options: " + " · ".join(describe("1861", ["long-game", "exports"]))
+    assert options == "Options: " + " · ".join(describe_options("1861", ["long-game", "exports"]))
     acting = re.search(r'<strong id="acting">(.*?)</strong>', page)[1]  # type: ignore[index]
     assert acting == who_acts(game)

@@ -46,8 +46,7 @@ def split_address(text: str) -> tuple[str, int]:
 def _warm_up() -> None:
     """Draw each title's map once, every tile laid out first: a process's first drawings
     are otherwise the slowest (seconds)."""
-    from engine.game import Game
-    from engine.titles import TITLES
+    from engine import TITLES, Game
     from render.map import lay_out
 
     from .history import documents

@@ -15,7 +15,7 @@ from typing import Any
 
 import aiohttp
 
-from engine.importer import read_log
+from engine import read_log
 from storage import SqliteEventStore
 
 from ..service import Account, TroikaService

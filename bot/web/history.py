@@ -14,10 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.actions import Action, LayTile, PlaceToken, action_from_dict
-from engine.game import Game
-from engine.state import GameState
-from engine.view import round_title
+from engine import Action, Game, GameState, LayTile, PlaceToken, action_from_dict, round_title
 from storage import Event, GameRecord, TroikaEngine
 from storage.repository import effective_events
 

@@ -15,10 +15,7 @@ from functools import cache
 from pathlib import Path
 from string import Template
 
-from engine import market
-from engine.game import Game
-from engine.game_setup import describe
-from engine.view import round_title
+from engine import Game, describe_options, round_title, share_price
 from storage import GameStatus
 from storage.repository import effective_events
 
@@ -78,7 +75,8 @@ def moment_html(moment: Moment, base: str) -> str:
     label = f"After move {n} of {history.total}"
     if n:
         label += " (" + history.moves[n - 1].created_at.strftime("%d %b %Y %H:%M UTC") + ")"
-    in_force = describe(record.title, game.ctx.rules.options) + (["18xx.games rules"] if game.ctx.rules.is_site else [])
+    rules = game.ctx.rules
+    in_force = describe_options(record.title, rules.options) + (["18xx.games rules"] if rules.is_site else [])
     return fill(
         "moment.html", base=html.escape(base), at=n, heading=text(heading), at_label=text(label),
         turn=_turn(moment), options="Options: " + text(" · ".join(in_force) or "none"),
@@ -118,7 +116,7 @@ def _companies(game: Game) -> str:
     for sym, company in state.companies.items():
         if company.closed or not (company.floated or company.trains or company.cash):
             continue
-        price = str(market.price(ctx, state, sym)) if company.market else ""
+        price = str(share_price(ctx, state, sym)) if company.market else ""
         trains = ", ".join(t.id for t in company.trains)
         rows.append(f'<tr data-company="{html.escape(sym)}"><th scope="row">{text(sym)}</th>'
                     f'<td class="cash">{cur}{company.cash}</td><td class="price">{price}</td>'
