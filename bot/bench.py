@@ -38,6 +38,7 @@ from engine import (
     actions_of,
     best_routes,
     check_logged_routes,
+    decide_counted,
     play_many,
     read_log,
     replay,
@@ -240,24 +241,18 @@ def _computer(log: dict[str, Any]) -> dict[str, Any]:
     """Milliseconds the computer player takes to decide (:func:`engine.computer.decide`)
     for whoever is to act, at every :data:`COMPUTER_EVERY`-th position of a real game,
     and the route-search steps it spent (counts: the same on every machine)."""
-    from engine.computer import ComputerAgent
-    from engine.computer.player import DECISION_STEPS, SEARCH_STEPS
-    from engine.computer.value import Work
-
     timings: list[float] = []
     steps: list[int] = []
-    agent = ComputerAgent(0)
     seen = [0]
 
     def decide(game: Game, action: Action) -> None:
         seen[0] += 1
         if seen[0] % COMPUTER_EVERY:
             return
-        work = Work(DECISION_STEPS, SEARCH_STEPS)
         started = time.perf_counter()
-        agent.decide_within(game, work)
+        _, spent = decide_counted(game)
         timings.append((time.perf_counter() - started) * 1000)
-        steps.append(work.spent)
+        steps.append(spent)
 
     replay(log, None, before=decide)
     timings.sort()
