@@ -7,7 +7,7 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 
-from ..actions import Action, LayTile
+from ..actions import Action
 from ..errors import EngineError
 from ..game import Game
 from ..legal import legal_actions
@@ -69,12 +69,11 @@ def moves(game: Game) -> list[Action]:
 def after(game: Game, action: Action) -> Game | None:
     """The game after ``action``, on a copy (``game`` itself is untouched); None if refused.
 
-    After a track lay the copy stops at the step the lay was in, as the site's rules do
-    (the step asks even when nothing is left to do): whether the company could lay again
-    is a walk over the whole map, up to seconds late in a game, and changes no worth."""
-    ctx = game.ctx
-    if isinstance(action, LayTile):
-        ctx = replace(ctx, rules=ctx.rules._replace(pass_asked_without_choice=True))
+    The copy stops at the first step that could ask anything, as the site's rules do
+    (a step asks even when nothing is left to do): whether a company could lay track is
+    a walk over the whole map, up to seconds late in a game, and what the step after a
+    move would ask changes no one's worth."""
+    ctx = replace(game.ctx, rules=game.ctx.rules._replace(pass_asked_without_choice=True))
     copy = Game(ctx, game.state.copy())
     try:
         copy.apply(action, check=False)
