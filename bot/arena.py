@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from engine import (
@@ -68,19 +69,24 @@ def ranks(scores: dict[int, int]) -> dict[int, int]:
 
 
 def arena(title: str, names: list[str], games: int, seed: int, options: frozenset[str] = frozenset(),
-          site: bool = False) -> dict[str, Any]:
-    """Play ``games`` games of ``title`` with the agents ``names`` seated; the summary."""
+          site: bool = False, jobs: int = 1) -> dict[str, Any]:
+    """Play ``games`` games of ``title`` with the agents ``names`` seated; the summary.
+    With ``jobs`` above 1 the games are shared among that many processes: each game
+    depends only on its own seed, so the summary is the same as with one."""
     rules = (Rules.site if site else Rules.rulebook)(market=load_board(title).default_market, options=options)
     stats: dict[str, dict[str, Any]] = {
         name: {"seats": 0, "wins": 0, "ranks": [], "share": [], "times": []} for name in names
     }
     rating = Rating(sorted(set(names)))
     failures: list[str] = []
-    for i in range(games):
-        shift = i % len(names)
-        seated = names[shift:] + names[:shift]
-        agents = [agent_named(name, seed + i) for name in seated]
-        scores, times, failed = play_game(title, agents, seed + i, rules)
+    seatings = [names[i % len(names):] + names[:i % len(names)] for i in range(games)]
+    tasks = [(title, seated, seed + i, rules) for i, seated in enumerate(seatings)]
+    if jobs > 1 and games > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            played = list(pool.map(_play_seated, tasks))
+    else:
+        played = [_play_seated(task) for task in tasks]
+    for seated, (scores, times, failed) in zip(seatings, played):
         failures += failed
         for seat, name in enumerate(seated):
             stats[name]["times"] += times[seat]
@@ -98,6 +104,13 @@ def arena(title: str, names: list[str], games: int, seed: int, options: frozense
     agents_out = {name: _summary(entry) | {"rating": rating.of(name)} for name, entry in stats.items()}
     return {"games": games, "title": title, "seed": seed, "agents": agents_out, "failures": failures,
             "rating": rating.kind}
+
+
+def _play_seated(task: tuple[str, list[str], int, Rules]) -> Played:
+    """One game of :func:`arena` (a picklable task for a worker process): the agents
+    named, seeded with the game's seed."""
+    title, seated, seed, rules = task
+    return play_game(title, [agent_named(name, seed) for name in seated], seed, rules)
 
 
 def _summary(entry: dict[str, Any]) -> dict[str, Any]:

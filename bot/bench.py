@@ -38,6 +38,7 @@ from engine import (
     actions_of,
     best_routes,
     check_logged_routes,
+    decide_counted,
     play_many,
     read_log,
     replay,
@@ -78,6 +79,7 @@ def run_bench(shared: Path) -> dict[str, Any]:
             "routes": {stem: _routes(log) for stem, log in logs.items()},
             "routes_national": _national(finished, shared),
             "selfplay_s_per_game": {title: _selfplay(title) for title in ("1861", "1867")},
+            "computer": {stem: _computer(logs[stem]) for stem in (paths[0].stem, paths[-1].stem)},
             "store": _store(first, Path(tmp)),
             "render": bench_render(finished.ctx, finished.state),
             "render_1867": bench_render(finished_1867.ctx, finished_1867.state),
@@ -229,6 +231,34 @@ def _selfplay(title: str) -> float:
     started = time.process_time()
     play_many(len(SELFPLAY_SETUPS), 0, title)
     return round((time.process_time() - started) / len(SELFPLAY_SETUPS), 3)
+
+
+COMPUTER_EVERY = 10
+"""The computer player decides at every this many actions of a real game, for its figure."""
+
+
+def _computer(log: dict[str, Any]) -> dict[str, Any]:
+    """Milliseconds the computer player takes to decide (:func:`engine.computer.decide`)
+    for whoever is to act, at every :data:`COMPUTER_EVERY`-th position of a real game,
+    and the route-search steps it spent (counts: the same on every machine)."""
+    timings: list[float] = []
+    steps: list[int] = []
+    seen = [0]
+
+    def decide(game: Game, action: Action) -> None:
+        seen[0] += 1
+        if seen[0] % COMPUTER_EVERY:
+            return
+        started = time.perf_counter()
+        _, spent = decide_counted(game)
+        timings.append((time.perf_counter() - started) * 1000)
+        steps.append(spent)
+
+    replay(log, None, before=decide)
+    timings.sort()
+    return {"decisions": len(timings), "p50_ms": round(timings[len(timings) // 2], 1),
+            "p95_ms": round(timings[int(0.95 * len(timings))], 1), "max_ms": round(timings[-1], 1),
+            "max_steps": max(steps)}
 
 
 def _store(log: dict[str, Any], tmp: Path) -> dict[str, Any]:

@@ -83,7 +83,7 @@ from .importer import actions_of, import_log, read_log
 from .replay import ReplayReport, replay
 
 # Players that are programs: self-play and the computer player.
-from .computer import AGENTS, Agent, Decision, agent_named, decide
+from .computer import AGENTS, Agent, Decision, agent_named, decide, decide_counted
 from .selfplay import (
     MAX_ACTIONS,
     SELFPLAY_SETUPS,
@@ -119,7 +119,7 @@ __all__ = [
     "TrackView", "Train", "TurnView", "Unreadable",
     "action_from_dict", "actions_of", "addressed", "agent_named", "available_minors", "best_routes",
     "borrowing_power", "cert_count", "cert_limit", "check_invariants", "check_logged_routes", "check_options",
-    "check_routes", "cheapest_bank_price", "city_mapping", "command", "decide", "describe_options",
+    "check_routes", "cheapest_bank_price", "city_mapping", "command", "decide", "decide_counted", "describe_options",
     "describe_order", "distinct_rotations", "effective_entries", "entries_from_events", "export_game",
     "final_values", "find_train", "hex_distance", "hinted_actions", "import_log", "in_price_order", "is_edge",
     "is_setup_word", "lay_cost", "legal_actions", "legal_lays", "load_board", "node_index", "parse_hex",

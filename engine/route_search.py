@@ -558,6 +558,23 @@ def _solve(ctx: Context, state: GameState, company: Company, quick_steps: int | 
     return _results(scope, trains, picked)
 
 
+def bounded_income(ctx: Context, state: GameState, company: Company, steps: int) -> tuple[int | None, int]:
+    """What ``company``'s trains earn on their best routes, if the search over trains
+    proves it within ``steps`` of work; else None (no integer program is tried). Also
+    the work done, so a caller can share one budget among many searches: counted in
+    search steps, not seconds, the answer is the same on every machine."""
+    trains = [t for t in company.trains if not t.operated]
+    scope = Scope(ctx, state, company)
+    if not trains or not scope.tokens:
+        return 0, 0
+    scope.budget = steps
+    try:
+        picked = _Optimizer(scope, trains).solve()
+    except OutOfSteps:
+        return None, scope.steps
+    return sum(r.revenue for r in _results(scope, trains, picked)), scope.steps
+
+
 def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, Found]]:
     """The best routes as a set packing (:mod:`engine.packing`): each route an item
     using its track, of its train's type.

@@ -146,3 +146,79 @@ def test_arena_is_deterministic() -> None:
         for entry in report["agents"].values():
             entry.pop("decision_ms")
     assert one == two
+
+
+def _laying(title: str, seed: int, fewest: int) -> Game:
+    """A self-played game up to a company's track step with more than ``fewest`` lays."""
+    import random
+
+    from engine.actions import LayTile
+
+    game, rng = _game(title, seed=seed), random.Random(seed)
+    while sum(isinstance(m, LayTile) for m in legal_actions(game)) <= fewest:
+        assert not game.state.finished, f"no track step with over {fewest} lays"
+        table_move(game, rng)
+    return game
+
+
+@pytest.mark.parametrize("title", ["1861", "1867"])
+def test_a_decision_tries_a_bounded_number_of_moves_and_route_steps(title: str) -> None:
+    """The work per decision is counted, never timed: at most MOST_LAYS lays and MOST_TRIED
+    moves tried, at most DECISION_STEPS route-search steps, and a map met twice in one
+    decision is searched once. With no route search left the decision is still legal."""
+    from engine.actions import LayTile
+    from engine.computer.player import DECISION_STEPS, MOST_LAYS, MOST_TRIED, SEARCH_STEPS, candidates
+    from engine.computer.value import Work
+
+    game = _laying(title, 5, MOST_LAYS)
+    tried = candidates(game, legal_actions(game))
+    assert sum(isinstance(m, LayTile) for m in tried) == MOST_LAYS and len(tried) <= MOST_TRIED
+    work = Work(DECISION_STEPS, SEARCH_STEPS)
+    chosen = ComputerAgent(1).decide_within(game, work)
+    assert 0 < work.spent <= DECISION_STEPS and len(work.known) <= len(tried) + 1
+    assert chosen == ComputerAgent(1).decide(game)
+    starved = Work(0, SEARCH_STEPS)
+    assert ComputerAgent(1).decide_within(game, starved).action in legal_actions(game)
+    assert starved.spent == 0 and set(starved.known.values()) <= {None, 0}
+
+
+def test_a_bounded_route_search_is_exact_or_says_it_ran_out() -> None:
+    from engine.computer.agents import company_acting
+    from engine.computer.value import Work, bounded_route_income, route_income
+
+    game = _laying("1867", 5, 20)
+    company = company_acting(game)
+    assert company is not None
+    exact = route_income(game, company)
+    assert exact > 0 and bounded_route_income(game, company, Work(10**9, 10**9)) == exact
+    assert bounded_route_income(game, company, Work(10**9, 1)) is None
+
+
+def test_arena_in_processes_gives_the_same_figures() -> None:
+    """Games shared among processes (``--jobs``) depend only on their seeds."""
+    alone = arena("1861", ["random", "random", "random"], 3, 21)
+    shared = arena("1861", ["random", "random", "random"], 3, 21, jobs=2)
+    for report in (alone, shared):
+        for entry in report["agents"].values():
+            entry.pop("decision_ms")
+    assert alone == shared and alone["agents"]["random"]["seats"] == 9
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_the_computer_does_not_bid_a_private_past_its_worth(seed: int) -> None:
+    """A bid changes nobody's worth until it wins: judged by worth alone every bid looked
+    as good as a pass, and in arena game 201 the computer paid 285 for a private worth far
+    less. Now it bids while the private is worth the price and passes once it is not."""
+    from engine.actions import Bid, Pass
+    from engine.computer.value import rounds_left
+
+    game = _game("1861", seed=seed)
+    opener = game.actor() or ""
+    game.apply(Bid(opener, "TSR", 20))
+    tsr = game.ctx.board.private("TSR")
+    assert tsr.value + tsr.revenue * rounds_left(game) > 20 + 20  # worth raising
+    assert isinstance(decide(game, seed).action, Bid)
+    raiser = game.actor() or ""
+    game.apply(Bid(raiser, "TSR", 250))
+    assert tsr.value + tsr.revenue * rounds_left(game) < 250
+    assert isinstance(decide(game, seed).action, Pass)

@@ -13,7 +13,8 @@ from ..errors import EngineError
 from ..game import Game
 from .agents import Agent, Decision, RandomAgent
 from .greedy import GreedyAgent
-from .player import ComputerAgent
+from .player import DECISION_STEPS, SEARCH_STEPS, ComputerAgent
+from .value import Work
 
 AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (ComputerAgent, GreedyAgent, RandomAgent)}
 
@@ -31,4 +32,11 @@ def decide(game: Game, seed: int = 0) -> Decision:
     return ComputerAgent(seed).decide(game)
 
 
-__all__ = ["AGENTS", "Agent", "ComputerAgent", "Decision", "GreedyAgent", "RandomAgent", "agent_named", "decide"]
+def decide_counted(game: Game, seed: int = 0) -> tuple[Decision, int]:
+    """:func:`decide`, and the route-search steps the decision spent (its work, counted)."""
+    work = Work(DECISION_STEPS, SEARCH_STEPS)
+    return ComputerAgent(seed).decide_within(game, work), work.spent
+
+
+__all__ = ["AGENTS", "Agent", "ComputerAgent", "Decision", "GreedyAgent", "RandomAgent", "agent_named", "decide",
+           "decide_counted"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..actions import Action
 from ..errors import EngineError
@@ -67,8 +67,14 @@ def moves(game: Game) -> list[Action]:
 
 
 def after(game: Game, action: Action) -> Game | None:
-    """The game after ``action``, on a copy (``game`` itself is untouched); None if refused."""
-    copy = Game(game.ctx, game.state.copy())
+    """The game after ``action``, on a copy (``game`` itself is untouched); None if refused.
+
+    The copy stops at the first step that could ask anything, as the site's rules do
+    (a step asks even when nothing is left to do): whether a company could lay track is
+    a walk over the whole map, up to seconds late in a game, and what the step after a
+    move would ask changes no one's worth."""
+    ctx = replace(game.ctx, rules=game.ctx.rules._replace(pass_asked_without_choice=True))
+    copy = Game(ctx, game.state.copy())
     try:
         copy.apply(action, check=False)
     except EngineError:

@@ -2,18 +2,22 @@
 leaves its seat furthest ahead chosen (:mod:`engine.computer.value`).
 
 One move ahead, judged by worth: the final score now plus what each holding should
-still earn. The acting company's earnings are its proven-best routes after the move,
+still earn. The acting company's earnings are its best routes after the move,
 so track, tokens, trains (and the rusting they cause), mergers and nationalization
 are judged by what they do to its runs; shares, pars, bids, dividends, loans and
 privates by what they do to the seat's money, its holdings' prices and incomes, and
-the others'. The work is bounded by counts, not clocks: at most :data:`MOST_TRIED`
-moves, the track lays first cut down by where they are.
+the others'. The work is bounded by counts, not clocks, so a decision is the same on
+every machine: at most :data:`MOST_TRIED` moves, of them at most :data:`MOST_LAYS`
+track lays picked by where they are, and at most :data:`DECISION_STEPS` steps of route
+search among them (a move whose routes would need more is judged as leaving the run as
+it is; a position met again in one decision is not searched again).
 """
 
 from __future__ import annotations
 
 from ..actions import (
     Action,
+    Bid,
     BuyPrivate,
     BuyTrain,
     Choose,
@@ -28,13 +32,24 @@ from ..actions import (
 )
 from ..game import Game
 from .agents import Agent, Decision, after, company_acting, moves
-from .value import route_income, standing, worths
+from .value import Work, bounded_route_income, rounds_left, standing, worths
 
 MOST_TRIED = 48
 """Moves tried on a copy for one decision, at most (the lays first cut to these)."""
 
+MOST_LAYS = 16
+"""Track lays tried on a copy for one decision, at most: each costs the engine a look at
+where the company may lay next, and the best are among the first by :func:`_lay_rank`."""
+
 ROUTE_MOVES = (LayTile, PlaceToken, BuyTrain, DiscardTrain, RemoveToken, Merge, Convert, Choose)
 """Moves that may change what the acting company's trains earn."""
+
+DECISION_STEPS = 100_000
+"""Route-search steps one decision may spend over all the moves it tries (a step costs 10-50 µs
+here, so a few seconds at worst; decisions in real games spend under 60 000)."""
+
+SEARCH_STEPS = 40_000
+"""Route-search steps one move's routes may take."""
 
 PRIVATE_PRICES = (1.0, 1.5, 2.0)
 """Prices tried for a private a company buys, times its face value (8.12: the engine refuses the rest)."""
@@ -46,6 +61,10 @@ class ComputerAgent(Agent):
     name = "computer"
 
     def decide(self, game: Game) -> Decision:
+        return self.decide_within(game, Work(DECISION_STEPS, SEARCH_STEPS))
+
+    def decide_within(self, game: Game, work: Work) -> Decision:
+        """:meth:`decide` within the route-search ``work`` given (spent from it)."""
         legal = moves(game)
         runs = [m for m in legal if isinstance(m, RunRoutes)]
         if runs:
@@ -54,16 +73,16 @@ class ComputerAgent(Agent):
             return Decision(legal[0], "the only move allowed")
         player = game.acting_player() or ""
         company = company_acting(game)
-        income = route_income(game, company) if company else 0
+        income = _income(game, company, work, None)
         rng = self.rng(game)
         best: tuple[float, float, Action, int] | None = None
         for move in candidates(game, legal):
             later = after(game, move)
             if later is None:
                 continue
-            earns = route_income(later, company) if company and isinstance(move, ROUTE_MOVES) else income
+            earns = _income(later, company, work, income) if isinstance(move, ROUTE_MOVES) else income
             incomes = {company: earns} if company else None
-            score = (standing(worths(later, incomes), player), rng.random(), move, earns)
+            score = (standing(worths(later, incomes), player) + _bid_gain(game, move), rng.random(), move, earns)
             if best is None or score[:2] > best[:2]:
                 best = score
         if best is None:
@@ -73,10 +92,33 @@ class ComputerAgent(Agent):
         return Decision(best[2], _reason(game, best[2], company, income, best[3], best[0] - baseline))
 
 
+def _bid_gain(game: Game, move: Action) -> float:
+    """What a bid on a private gains its bidder if it wins: the private's face value
+    (12.2) and revenue over the rounds left, less the price paid to the bank (5.2). A
+    bid changes nobody's worth until it wins, so without this every bid would look as
+    good as a pass, and bids would climb far past what the private is worth."""
+    if not isinstance(move, Bid) or not any(p.sym == move.target for p in game.ctx.board.privates):
+        return 0.0
+    private = game.ctx.board.private(move.target)
+    return private.value + private.revenue * rounds_left(game) - move.price
+
+
+def _income(game: Game, company: str | None, work: Work, otherwise: int | None) -> int:
+    """What the acting ``company`` earns on its best routes in ``game``, within the work
+    left; else ``otherwise`` (the run as it was), or its last run for the position itself."""
+    if company is None:
+        return 0
+    found = bounded_route_income(game, company, work)
+    if found is not None:
+        return found
+    return otherwise if otherwise is not None else game.state.companies[company].last_revenue or 0
+
+
 def candidates(game: Game, legal: list[Action]) -> list[Action]:
     """The moves worth trying: every one but the lays (and trains from other companies,
-    :func:`_between_companies`), the lays cut to :data:`MOST_TRIED` (a city's first), and
-    a private's purchase at a few prices."""
+    :func:`_between_companies`), the lays cut to :data:`MOST_LAYS` (and to
+    :data:`MOST_TRIED` moves in all) by :func:`_lay_rank`, and a private's purchase at a
+    few prices."""
     lays = [m for m in legal if isinstance(m, LayTile)]
     owned = {t.id for c in game.state.companies.values() for t in c.trains}
     rest = [m for m in legal if not isinstance(m, LayTile) and not _between_companies(game, m, owned)]
@@ -85,10 +127,15 @@ def candidates(game: Game, legal: list[Action]) -> list[Action]:
             value = game.ctx.board.private(move.private).value
             rest += [BuyPrivate(move.entity, move.private, int(value * f)) for f in PRIVATE_PRICES
                      if int(value * f) > move.price]
-    room = max(0, MOST_TRIED - len(rest))
+    room = min(MOST_LAYS, max(0, MOST_TRIED - len(rest)))
     if len(lays) > room:
-        lays.sort(key=lambda m: _lay_rank(game, m))
-        lays = lays[:room]
+        seen: dict[tuple[str, str], int] = {}
+        ranked = []
+        for lay in lays:  # the n-th way to lay one tile on one hex comes after every hex's (n-1)-th
+            nth = seen[lay.hex, lay.tile] = seen.get((lay.hex, lay.tile), -1) + 1
+            ranked.append((_lay_rank(game, lay), nth, lay.hex, lay.tile, lay.rotation, lay))
+        ranked.sort(key=lambda r: r[:5])
+        lays = [r[-1] for r in ranked[:room]]
     return rest + lays
 
 
@@ -99,12 +146,15 @@ def _between_companies(game: Game, move: Action, owned: set[str]) -> bool:
     return isinstance(move, BuyTrain) and move.train in owned and bool(game.state.companies[move.entity].trains)
 
 
-def _lay_rank(game: Game, lay: LayTile) -> tuple[int, str]:
-    """Lays on a city or town hex first (they raise what a stop pays), then the rest."""
+def _lay_rank(game: Game, lay: LayTile) -> int:
+    """Lays that raise what a stop pays first (by how much), then new cities and towns,
+    then upgrades elsewhere, then plain track: the rest are cut first."""
     tile, _ = game.ctx.tile_at(game.state, lay.hex)
     new = game.ctx.board.tiles[lay.tile]
-    return (0 if new.nodes and max((n.revenue for n in new.nodes), default=0) > 0 else
-            1 if tile.nodes else 2, lay.hex)
+    gain = sum(n.revenue for n in new.nodes) - sum(n.revenue for n in tile.nodes)
+    if gain > 0:
+        return -gain
+    return 1 if new.nodes else 2 if tile.nodes else 3
 
 
 def _reason(game: Game, move: Action, company: str | None, before: int, later: int, gain: float) -> str:

@@ -9,9 +9,10 @@ operating rounds the game likely has left, less its loans. Money is the one unit
 
 from __future__ import annotations
 
+import pickle
 from typing import TYPE_CHECKING
 
-from ..route_search import best_routes
+from ..route_search import best_routes, bounded_income
 from ..scoring import final_values
 from ..state import Company, GameState, Train
 from ..trains import cheapest_bank_price
@@ -44,21 +45,71 @@ def rounds_left(game: Game) -> float:
     return max(1.0, HORIZON * (1.0 - 0.6 * done))
 
 
+class Work:
+    """The route-search work one decision may still spend, counted in search steps
+    (never seconds, so a decision is the same on every machine), and the incomes it
+    has already found: a position whose map and trains were searched is not again."""
+
+    def __init__(self, steps: int, per_search: int) -> None:
+        self.left = steps
+        self.per_search = per_search
+        self.spent = 0
+        self.known: dict[tuple[object, ...], int | None] = {}
+
+
 def route_income(game: Game, sym: str) -> int:
     """What ``sym``'s trains would earn on their proven-best routes now, every train
     counted as ready to run (a trainless company: one of the bank's cheapest trains)."""
+    ready = _ready_to_run(game, sym)
+    if ready is None:
+        return 0
+    state, company = ready
+    return sum(r.revenue for r in best_routes(game.ctx, state, company, remember=False))
+
+
+def bounded_route_income(game: Game, sym: str, work: Work) -> int | None:
+    """:func:`route_income` within the work left (at most ``work.per_search`` steps);
+    None when the search would need more. Positions alike in map, phase and trains
+    share one search."""
+    ready = _ready_to_run(game, sym)
+    if ready is None:
+        return 0
+    state, company = ready
+    key = (sym, state.phase, tuple(sorted(t.name for t in company.trains)), _map_key(state))
+    if key in work.known:
+        return work.known[key]
+    if work.left <= 0:
+        return None
+    income, spent = bounded_income(game.ctx, state, company, min(work.left, work.per_search))
+    work.left -= spent
+    work.spent += spent
+    work.known[key] = income
+    return income
+
+
+def _map_key(state: GameState) -> bytes:
+    """What routes see of the map (tiles, tokens, blocked hexes), as bytes that are the
+    same however the map was reached (no set or dict order in them)."""
+    board = state.map
+    return pickle.dumps((sorted(board.tiles.items(), key=lambda item: item[0]),
+                         sorted(board.tokens.items()), sorted(board.blocked_hexes)))
+
+
+def _ready_to_run(game: Game, sym: str) -> tuple[GameState, Company] | None:
+    """A copy of the state in which ``sym``'s trains are all ready to run (a trainless
+    company given one of the bank's cheapest); None if it cannot run at all."""
     state = game.state.copy()
     company = state.companies[sym]
     if not company.placed_tokens:
-        return 0
+        return None
     if not company.trains:
         cheapest = _cheapest_train(game)
         if cheapest is None:
-            return 0
+            return None
         company.trains = [Train("probe-0", cheapest)]
     for train in company.trains:
         train.operated = False
-    return sum(r.revenue for r in best_routes(game.ctx, state, company, remember=False))
+    return state, company
 
 
 def _cheapest_train(game: Game) -> str | None:
