@@ -258,10 +258,13 @@ class TableClock:
         if _is_decision(event) and self.began is not None and (self.since is None or event.created_at > self.since):
             self._charge(event.actor or "", max(self.began, self.since or self.began), event.created_at, _own(event))
         if _starts_a_decision(event):
-            self.began, self.position, self.asked = event.created_at, event.seq, None
+            began = event.created_at if self.since is None else max(event.created_at, self.since)
+            self.began, self.position, self.asked = began, event.seq, None
         if event.kind is not EventKind.ADMIN:
             return
         data, kind = event.action, event.action.get("type")
+        if kind == "clock" and "pace" in data and self.began is not None:
+            self.began = max(self.began, event.created_at)  # a new pace counts from when it is set, never back
         if kind == "pause":
             self.began = None
         elif kind == "ask":
@@ -303,14 +306,16 @@ class TableClock:
         clock.returned = moment
 
     def _charge(self, player_id: str, began: datetime, ended: datetime, own: bool) -> None:
-        """A decision made: time beyond the pace is spent from the bank; within it, half the rest comes back."""
-        if not self.pace or not own:
+        """A decision made: time beyond the pace is spent from the bank, whoever moved
+        (a time-out leaves the bank empty); made by the player within the pace, half the
+        rest comes back."""
+        if not self.pace:
             return
         clock = self.player(player_id)
         counted = clock.counted(max(began, clock.returned or began), ended)
         if counted > self.pace:
-            clock.spent += counted - self.pace
-        else:
+            clock.spent = min(clock.spent + counted - self.pace, self.full_bank)
+        elif own:
             clock.spent = max(clock.spent - REFILL_SHARE * (self.pace - counted), 0.0)
 
     # --- questions about now ------------------------------------------------------------

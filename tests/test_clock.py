@@ -83,3 +83,29 @@ def test_bad_quiet_hours_and_zones_are_refused() -> None:
     for zone in ("Mars/Olympus", "../etc/passwd", ""):
         with pytest.raises(Refusal):
             read_zone(zone)
+
+
+def test_a_time_out_leaves_the_bank_empty_for_the_next_decision() -> None:
+    """A player who never comes back is timed out after the pace alone on each later
+    decision, not after a refilled bank (checker of issue 38: the bank came back full)."""
+    clock = TableClock()
+    clock.fold(_log((0, ADMIN, {"type": "clock", "pace": 24 * HOUR}, "anna"), (0, ADMIN, {"type": "start"}, None),
+                    (24 + 72 + 1, ACTION, {"type": "pass"}, "boris", "time ran out"),
+                    (98, ACTION, {"type": "pass"}, "clara")))
+    assert clock.player("boris").spent == clock.full_bank
+    assert clock.bank_left("boris", T0 + timedelta(hours=99), "boris") == 0
+    assert clock.timed_out_now("boris", T0 + timedelta(hours=98 + 25))
+
+
+def test_a_pace_counts_from_when_it_is_set_and_an_import_from_when_it_came() -> None:
+    """Anna had waited five days with no pace: `pace 24h` gives her the pace from now,
+    not a time-out at once; an imported game's open decision counts from the import."""
+    clock = TableClock()
+    clock.fold(_log((0, ADMIN, {"type": "start"}, None),
+                    (120, ADMIN, {"type": "clock", "pace": 24 * HOUR}, "anna")))
+    assert not clock.timed_out_now("anna", T0 + timedelta(hours=121))
+    assert clock.bank_left("anna", T0 + timedelta(hours=120 + 30), "anna") == 3 * DAY - 6 * HOUR
+    imported = TableClock(since=T0 + timedelta(days=2000))
+    imported.fold(_log((0, ADMIN, {"type": "clock", "pace": HOUR}, "anna"), (1, ACTION, {"type": "pass"}, "boris")))
+    assert imported.counting("clara") == T0 + timedelta(days=2000)
+    assert not imported.timed_out_now("clara", T0 + timedelta(days=2000, minutes=30))
