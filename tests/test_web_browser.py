@@ -204,8 +204,12 @@ def test_the_page_fits_a_phone_and_a_hostile_name_is_only_text(console: ConsoleR
     assert HOSTILE in names and HOSTILE_IMG in names
     assert dialogs == [] and page.locator("#players script, #players img").count() == 0 and refused == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    for picture in ("table", "market"):  # readable: near their drawn size, scrolled in their own box
-        assert page.evaluate(f"document.getElementById('{picture}').getBoundingClientRect().width") > 800
+    for picture in ("table", "market"):  # readable: at their drawn size, scrolled in their own box
+        shown, drawn = page.evaluate(f"[document.getElementById('{picture}').getBoundingClientRect().width, "
+                                     f"document.getElementById('{picture}').naturalWidth]")
+        assert drawn > 390 and abs(shown - drawn) < 2, (picture, shown, drawn)
+    rows = page.evaluate("[...document.querySelectorAll('#players tr')].map(r => r.getBoundingClientRect().height)")
+    assert max(rows) < 2 * 16 * 1.4, rows  # one line a row: no name or sum split in two
     page.locator("#zoom-in").click()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the map scrolls in its own box
     assert page.evaluate("document.getElementById('map-view').scrollWidth") > 390
