@@ -17,7 +17,7 @@ from datetime import datetime
 
 from storage import Event, GameRecord
 
-from .clock import DAY, TableClock, decision_waits, shown_duration
+from .clock import TableClock, decision_waits, shown_duration
 
 
 @dataclass(frozen=True)
@@ -73,5 +73,5 @@ def _player_line(figures: PlayerStats) -> str:
         count = f"{figures.decisions} move" + ("s" if figures.decisions != 1 else "")
         acted = f"median {shown_duration(figures.median)}, 90% within {shown_duration(figures.p90)} ({count})"
     bank = "no pace set" if figures.bank_left is None else f"bank {shown_duration(figures.bank_left)} left"
-    away = f"away {figures.away_used / DAY:.3g} d" if figures.away_used else "never away"
+    away = f"away {shown_duration(figures.away_used)}" if figures.away_used >= 60 else "never away"
     return f"{acted} · {bank} · {away}"

@@ -62,7 +62,7 @@ def test_stats_figures_match_the_hand_computed_log() -> None:
     assert [f.bank_left for f in figures.values()] == [30 * HOUR, 30 * HOUR, 10 * HOUR]
     assert [f.away_used for f in figures.values()] == [2 * DAY, 0, 0]
     text = stats_text(RECORD, LOG, NOW, acting="anna")
-    assert "Anna: median 3h, 90% within 4h (2 moves) · bank 1d 6h left · away 2 d" in text
+    assert "Anna: median 3h, 90% within 4h (2 moves) · bank 1d 6h left · away 2d" in text
     assert "Clara: median 15h 30m, 90% within 1d 6h (2 moves) · bank 10h left · never away" in text
 
 
@@ -83,3 +83,12 @@ async def test_stats_at_the_table_and_in_the_end_post(store: SqliteEventStore) -
     ended = await table.say("as Anna end confirm")
     assert "Game over" in ended and "Time at the table" in ended and f"{first}: median 0m" in ended
     assert "Time at the table" in await table.say("stats")  # a finished game's stats stay readable
+
+
+def test_away_time_is_written_as_players_write_durations() -> None:
+    """A few seconds away (`away 1h` then `back` at once) reads "never away", an hour
+    "away 1h", never "away 7.11e-08 d" (checker of issue 38)."""
+    from bot.stats import PlayerStats, _player_line
+
+    assert _player_line(PlayerStats("anna", 0, None, None, None, 0.006)).endswith("never away")
+    assert _player_line(PlayerStats("anna", 0, None, None, None, 3600.0)).endswith("away 1h")
