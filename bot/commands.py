@@ -247,9 +247,10 @@ ALIASES = {alias: verb.name for verb in VERBS.values() for alias in verb.aliases
 """Other words players use; ``dividend KIND`` and ``choose nationalize`` read their argument."""
 
 BUTTONS = tuple(verb.name for verb in VERBS.values() if verb.button)
+"""Frequent small choices offered as buttons under a post, when the post offers them."""
+
 ACTION_VERBS = tuple(verb.name for verb in VERBS.values() if verb.kind == "action")
 """The verbs read into the engine's actions: one handler carries them all out."""
-"""Frequent small choices offered as buttons under a post, when the post offers them."""
 
 MAX_COMMAND = 300
 """Characters in a command; more is a paste gone wrong."""

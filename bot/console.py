@@ -11,6 +11,7 @@ as the Discord bot's does (:mod:`bot.workers`; ``--workers 0``: in this process)
 
 from __future__ import annotations
 
+import logging
 import re
 import signal
 from collections.abc import Callable
@@ -33,6 +34,8 @@ from .service import (
     game_choice,
 )
 from .workers import open_service
+
+log = logging.getLogger("troika.console")
 
 CHANNEL = "console"
 NOBODY = Account("console", "console")
@@ -82,6 +85,9 @@ class Console:
             self.write(f"✗ {str(exc).replace('in this channel', 'yet').replace('`new` sets one up', NEW)}")
         except Refusal as exc:
             self.write(f"✗ {exc}")
+        except Exception:  # a bug behind one command ends no session (Discord's error handler does the same)
+            log.exception("command %r failed", text)
+            self.write("✗ Something went wrong on my side; it is logged. `status` shows where the game is.")
         await self.service.send_reminders()  # the console's periodic pass: reminders and time-outs fallen due
         await self.service.flush(self._deliver)
 

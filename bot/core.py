@@ -13,6 +13,7 @@ together.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -252,9 +253,15 @@ class Feature:
         self.repo = core.repo
 
     def handlers(self) -> dict[str, Callable[..., Awaitable[Reply]]]:
-        """The verbs this feature carries out, each with its bound method (``@handles``)."""
-        return {verb: getattr(self, name) for name, method in vars(type(self)).items()
-                for verb in getattr(method, "handles", ())}
+        """The verbs this feature carries out (its class's and inherited methods marked
+        ``@handles``), each with its bound method; a verb marked twice is a bug."""
+        found: dict[str, str] = {}
+        for name in dir(type(self)):
+            for verb in getattr(inspect.getattr_static(type(self), name), "handles", ()):
+                if verb in found:
+                    raise RuntimeError(f"`{verb}` is handled twice in {type(self).__name__}: {found[verb]}, {name}")
+                found[verb] = name
+        return {verb: getattr(self, name) for verb, name in found.items()}
 
 
 class AlreadyDone(Exception):

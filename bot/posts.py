@@ -51,10 +51,10 @@ from .orders_text import orders_text
 from .track_help import sheet_candidates
 
 CHOICES_LIMIT = 350
+"""Characters of "what they may do" shown in a post; ``status`` shows them all."""
 
 GAME_OVER = "**Game over**"
 """How the line after a game's last move begins (:func:`results_text`): nobody acts next."""
-"""Characters of "what they may do" shown in a post; ``status`` shows them all."""
 
 PICTURES = ("map", "market", "table")
 

@@ -94,8 +94,11 @@ class TroikaService:
                     self.archive)
         handled = [(verb, method) for feature in features for verb, method in feature.handlers().items()]
         self.core.handlers.update(handled)
-        if len(handled) != len(VERBS) or set(VERBS) != set(self.core.handlers):  # stops the service here
-            raise RuntimeError(f"each verb needs one handler: {sorted(v for v, _ in handled)} for {sorted(VERBS)}")
+        twice = sorted({verb for verb, _ in handled if [v for v, _ in handled].count(verb) > 1})
+        if twice or set(VERBS) != set(self.core.handlers):  # stops the service here
+            raise RuntimeError(f"each verb needs one handler: handled twice {twice}, unhandled "
+                               f"{sorted(set(VERBS) - set(self.core.handlers))}, "
+                               f"not in the table {sorted(set(self.core.handlers) - set(VERBS))}")
         self.import_site_game = self.setup.import_site_game
         if draw is not None:
             self.delivery.draw = draw

@@ -16,8 +16,6 @@ from typing import Any, ClassVar
 
 from .errors import InvalidAction
 
-ACTION_VERSION = 1
-
 
 @dataclass(frozen=True)
 class Action:

@@ -286,12 +286,6 @@ PASS_WEIGHT = 0.25
 """How often the random player (the arena's ``random``) prefers passing when it may act."""
 
 
-def random_move(game: Game, rng: random.Random) -> Action | None:
-    """Apply a random legal move (:func:`random_order`) and return it; None if the
-    engine accepts none of them."""
-    return game.apply_first(random_order(game, rng))
-
-
 def random_order(game: Game, rng: random.Random) -> list[Action]:
     """The legal moves in a random order, a pass first now and then (:data:`PASS_WEIGHT`)."""
     options = legal_actions(game)

@@ -161,10 +161,6 @@ def _rotate(point: Point, angle: float) -> Point:
     return point[0] * c - point[1] * s, point[0] * s + point[1] * c
 
 
-def _inside_hex(x: float, y: float) -> bool:
-    return abs(y) <= APOTHEM and _SQRT3 * abs(x) + abs(y) <= _SQRT3 * SIZE
-
-
 @dataclass(frozen=True)
 class _Shape:
     """A canonical track piece from edge 0 to edge ``span``: 1 sharp, 2 gentle, 3 straight."""

@@ -222,6 +222,7 @@ async def test_each_verb_is_carried_out_by_the_one_method_marked_for_it(store: S
     """The verb table names no handler: each feature marks its methods ``@handles``, and
     the service binds them; a verb handled twice (or by nobody) stops the service."""
     from bot.commands import ACTION_VERBS, VERBS
+    from bot.computer_seats import ComputerSeats
     from bot.core import handles
     from bot.information import Information
 
@@ -230,16 +231,38 @@ async def test_each_verb_is_carried_out_by_the_one_method_marked_for_it(store: S
     assert service.core.handlers["status"] == service.information.status
     assert {service.core.handlers[verb] for verb in ACTION_VERBS} == {service.turns.act}
 
-    class Twice(Information):
+    class Closer(Information):  # a feature built on another keeps its handlers
         @handles("map")
         async def close_up(self, *args: object) -> None: ...
 
-    original = Information
+    with pytest.raises(RuntimeError, match="`map` is handled twice in Closer: close_up, map"):
+        Closer(service.core).handlers()
+
+    class Elsewhere(Information):
+        pass
+
+    assert set(Elsewhere(service.core).handlers()) == set(service.information.handlers()) >= {"status", "map"}
+
     import bot.service as module
 
-    module.Information = Twice  # type: ignore[misc]
+    class Rival(ComputerSeats):  # a second feature that says it carries out `status`
+        @handles("status")
+        async def rival_status(self, *args: object) -> None: ...
+
+    module.ComputerSeats = Rival  # type: ignore[misc]
     try:
-        with pytest.raises(RuntimeError, match="each verb needs one handler"):
+        with pytest.raises(RuntimeError, match=r"handled twice \['status'\], unhandled \[\]"):
             TroikaService(store)
     finally:
-        module.Information = original  # type: ignore[misc]
+        module.ComputerSeats = ComputerSeats  # type: ignore[misc]
+
+
+async def test_a_bug_behind_one_command_ends_no_console_session(table: Table) -> None:
+    """A handler that fails unexpectedly is answered and logged; the next line is carried out."""
+
+    async def broken(*args: object) -> None:
+        raise TypeError("a handler called with the wrong arguments")
+
+    table.service.core.handlers["market"] = broken
+    assert "Something went wrong on my side" in await table.say("as Player 1 market")
+    assert "Operating round 1.1" in await table.say("status")

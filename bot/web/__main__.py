@@ -34,7 +34,6 @@ WARM_UP_AFTER = 5.0
 """Seconds after starting before the server draws its first maps (a console opened for
 one command, as the tests do, never spends the time); ``TROIKA_WEB_WARM_UP_AFTER`` sets it."""
 WARM_UP_VARIABLE = "TROIKA_WEB_WARM_UP_AFTER"
-START_SECONDS = 30.0
 
 
 def split_address(text: str) -> tuple[str, int]:
