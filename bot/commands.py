@@ -18,16 +18,11 @@ from engine import (
     MARKETS,
     TITLES,
     Action,
-    BuyPrivate,
-    BuyTrain,
     EngineError,
     Game,
-    IllegalAction,
-    Merge,
     RouteResult,
     RunRoutes,
     Unreadable,
-    find_train,
     parse_order,
     parse_priced,
     routes_detail,
@@ -311,25 +306,3 @@ def parse_action(game: Game, verb: str, rest: str) -> Parsed:
         return Parsed(action)
     company = game.state.companies[action.entity]
     return Parsed(action, routes_detail(game.ctx, game.state, company, list(priced)), priced)
-
-
-def consent_needed(game: Game, action: Action) -> str | None:
-    """The player who must agree before ``action`` happens, if it is not the actor's
-    own decision: selling a train of their company, a private they own, or a minor
-    they own into a merge (rulebook 8.11, 8.12, 9.2)."""
-    state = game.state
-    buyer = game.controller(action.entity)
-    owner: str | None = None
-    if isinstance(action, BuyTrain):
-        try:
-            source, _ = find_train(game.ctx, state, action.train)
-        except IllegalAction:
-            return None
-        owner = game.controller(source) if source in state.companies else None
-    elif isinstance(action, BuyPrivate):
-        holder = state.private_owner.get(action.private)
-        owner = holder if holder is not None and holder not in state.companies else None
-    elif isinstance(action, Merge):
-        target = state.companies.get(action.target)
-        owner = game.controller(action.target) if target is not None and target.is_minor else None
-    return owner if owner is not None and owner != buyer else None

@@ -27,6 +27,9 @@ from .ledger import Ledger
 from .posts import next_line
 from .turns import Turns
 
+PLAYED = "played by the computer"
+"""The note on each move the computer makes for a seat."""
+
 log = logging.getLogger("troika.computer")
 
 COMPUTER = "computer"
@@ -89,8 +92,10 @@ class ComputerSeats(Feature):
         live = await self.repo.load(record.id)
         game = live.game
         ledger = await self.core.ledger(record.id, live.seq)
-        if game.state.finished or ledger.paused is not None or ledger.ask is not None:
+        if game.state.finished or ledger.paused is not None:
             return False
+        if ledger.ask is not None:
+            return await self._refuse_deal(record, live.seq, game, ledger)
         acting = game.acting_player()
         if acting is None:
             return False
@@ -101,11 +106,25 @@ class ComputerSeats(Feature):
         words = decision.words(game)
         try:
             parsed = _read(game, acting, words, decision)
-            await self.turns.apply(record, live.seq, game, seat, parsed, words, "played by the computer",
+            await self.turns.apply(record, live.seq, game, seat, parsed, words, PLAYED,
                                    reason=decision.reason)
         except Refusal as exc:  # the engine's own move refused: a bug to see in the log, not a stall
             log.error("game %s: the computer's %r was refused: %s", record.id, words, exc)
             return False
+        return True
+
+    async def _refuse_deal(self, record: GameRecord, seq: int, game: Game, ledger: Ledger) -> bool:
+        """A deal asked of a seat the computer plays is refused at once (8.11, 8.12, 9.2:
+        the owner's consent): the computer keeps what is its own, and the table is not
+        left waiting for an answer that never comes. Whether it answered."""
+        ask = ledger.ask
+        if ask is None or not self.plays(consenter := seat_of(record, ask.consenter), ledger):
+            return False
+        text = (f"🤖 **{consenter.display_name}** refuses {code_span(ask.command)} _(played by the computer, "
+                "which keeps what is its own)_.")
+        post = {"kind": "note", "seq": seq + 1, "text": text, "next": next_line(game), "mention": ask.requester}
+        await self.repo.record_admin(record.id, seq, {"type": "answer", "answer": "refused"}, consenter.player_id,
+                                     note=PLAYED, outbox=[post])
         return True
 
     @handles("computer")

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from engine import EndGame, Pass, actions_of, addressed, command, read_log
+from engine import EndGame, Pass, actions_of, addressed, command, consent_needed, read_log
 
-from .commands import consent_needed
 from .stray import LastMove, questioned_pass
 
 

@@ -6,12 +6,23 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from engine import Action, EngineError, Game, LayTile, PlaceToken, RemoveToken, action_from_dict, command, turn_view
+from engine import (
+    Action,
+    EngineError,
+    Game,
+    LayTile,
+    PlaceToken,
+    RemoveToken,
+    action_from_dict,
+    command,
+    consent_needed,
+    turn_view,
+)
 from storage import ChannelBusy, EventKind, GameRecord, GameStatus, Seat, UndoError
 from storage.repository import effective_events, undos_to_redo
 
 from .archive import archived_note
-from .commands import ACTION_VERBS, VERBS, Parsed, consent_needed
+from .commands import ACTION_VERBS, VERBS, Parsed
 from .core import Account, Core, Feature, Reply, code_span, handles, notes, proxy_note, seat_of, sentence
 from .delivery import Delivery
 from .errors import NotAllowed, Refusal

@@ -23,7 +23,7 @@ from .actions import (
 )
 from .errors import EngineError, IllegalAction
 from .game import Game
-from .legal import legal_actions, legal_lays
+from .legal import consent_needed, legal_actions, legal_lays
 from .state import Company, Context, GameState, PlacedTile, Train
 from .view import AuctionView, TrackView, TurnView, pass_note, round_title, turn_view
 
@@ -119,7 +119,8 @@ __all__ = [
     "TrackView", "Train", "TurnView", "Unreadable",
     "action_from_dict", "actions_of", "addressed", "agent_named", "available_minors", "best_routes",
     "borrowing_power", "cert_count", "cert_limit", "check_invariants", "check_logged_routes", "check_options",
-    "check_routes", "cheapest_bank_price", "city_mapping", "command", "decide", "decide_counted", "describe_options",
+    "check_routes", "cheapest_bank_price", "city_mapping", "command", "consent_needed", "decide", "decide_counted",
+    "describe_options",
     "describe_order", "distinct_rotations", "effective_entries", "entries_from_events", "export_game",
     "final_values", "find_train", "hex_distance", "hinted_actions", "import_log", "in_price_order", "is_edge",
     "is_setup_word", "lay_cost", "legal_actions", "legal_lays", "load_board", "node_index", "parse_hex",

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .actions import Action, Choose, LayTile, Pass
+from . import trains
+from .actions import Action, BuyPrivate, BuyTrain, Choose, LayTile, Merge, Pass
+from .errors import IllegalAction
 from .lay import possible_lays
 from .operating import OperatingRound
 
@@ -39,3 +41,25 @@ def legal_lays(game: Game, company: Company, *, first_only: bool = False) -> lis
     if not isinstance(rnd, OperatingRound):
         return []
     return possible_lays(game.ctx, game.state, rnd, company, first_only=first_only)
+
+
+def consent_needed(game: Game, action: Action) -> str | None:
+    """The player who must agree before ``action`` happens, if it is not the actor's
+    own decision: selling a train of their company, a private they own, or a minor
+    they own into a merge (rulebook 8.11, 8.12, 9.2)."""
+    state = game.state
+    buyer = game.controller(action.entity)
+    owner: str | None = None
+    if isinstance(action, BuyTrain):
+        try:
+            source, _ = trains.find_train(game.ctx, state, action.train)
+        except IllegalAction:
+            return None
+        owner = game.controller(source) if source in state.companies else None
+    elif isinstance(action, BuyPrivate):
+        holder = state.private_owner.get(action.private)
+        owner = holder if holder is not None and holder not in state.companies else None
+    elif isinstance(action, Merge):
+        target = state.companies.get(action.target)
+        owner = game.controller(action.target) if target is not None and target.is_minor else None
+    return owner if owner is not None and owner != buyer else None

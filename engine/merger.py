@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from . import graph, market, shares, trains
@@ -310,6 +310,23 @@ def _free_majors(state: GameState) -> list[str]:
 
 
 def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
+    """Minors that may join the merge (:func:`_joinable`). RN 8.3: on 18xx.games the
+    last minor to join ends the adding, and the major must then be named; a minor whose
+    joining leaves nobody able to preside is not offered there, as the site's engine
+    could go no further (neither name a major nor give the merge up)."""
+    joinable = _joinable(ctx, state, rnd)
+    if not ctx.rules.merger_major_named_after_adding:
+        return joinable
+    return [sym for sym in joinable if not _dead_end(ctx, state, rnd, sym)]
+
+
+def _dead_end(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> bool:
+    trial = replace(rnd, merging=[*rnd.merging, sym])
+    return not _joinable(ctx, state, trial) and not _someone_could_preside(
+        state, trial, _start_cell(ctx, state, trial).price)
+
+
+def _joinable(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
     """Minors that may join the merge (9.2): at most ten in all and six of one
     player's, and "One of the Minor Companies involved must be connected to all other
     Minor Companies". RN 8.3, 11.30: on 18xx.games, connected to any one in it."""
@@ -346,10 +363,13 @@ def one_connected_to_all(members: list[str], connected: Callable[[str, str], boo
 def _add_minor(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> None:
     if rnd.converting or rnd.adding_done:
         raise IllegalAction("no more minors can join this merge; choose the major to form")
-    if sym not in _candidates(ctx, state, rnd):
+    if sym not in _joinable(ctx, state, rnd):
         raise IllegalAction(f"{sym} is not connected to {' or '.join(rnd.merging)} and cannot merge (9.2)")
+    if sym not in _candidates(ctx, state, rnd):
+        raise IllegalAction(f"{sym} may not join: it would be the last minor in, and nobody in the merge could "
+                            f"then become the major's president (RN 8.3, 18xx.games)")
     rnd.merging.append(sym)
-    if not _candidates(ctx, state, rnd):
+    if not _joinable(ctx, state, rnd):
         rnd.adding_done = True
 
 

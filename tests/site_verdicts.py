@@ -40,12 +40,13 @@ from engine.actions import (
     BuyShare,
     BuyTrain,
     LayTile,
+    Merge,
     Par,
     RunRoutes,
     SellShares,
     action_from_dict,
 )
-from engine.errors import EngineError
+from engine.errors import EngineError, IllegalAction
 from engine.exporter import site_ids, to_site
 from engine.game import Game
 from engine.importer import actions_of, convert, read_log
@@ -229,13 +230,20 @@ def record(games: dict[str, int], oracle: Path) -> dict[str, Any]:
 
 def known_cause(game: Game, key: str) -> str | None:
     """Why the site's accepting a move Troika does not offer is expected, or None: G, H
-    and I are the site's engine accepting what its page refuses (README, Rules). No
+    and I are the site's engine accepting what its page refuses (README, Rules); L, a
+    join it accepts and then can neither name a major after nor give up. No
     refusal of an offer is expected: issue 35's causes of those (A, C, E, J) are fixed."""
     kind = key.split()[0]
     if kind == "buy_train" and not key.split(" ")[-1]:
         company = game.state.companies[key.split()[1]]
         if len(company.trains) >= train_limit(game.ctx, game.state, company):
             return "I: a train bought at the train limit (the site's page lists none)"
+    if kind == "merge" and key.split()[2] in game.state.companies and game.state.companies[key.split()[2]].is_minor:
+        try:
+            game.check(Merge(key.split()[1], key.split()[2]))
+        except IllegalAction as refused:
+            if "nobody in the merge could then become" in str(refused):
+                return "L: a minor's join after which the site's engine can go no further (RN 8.3)"
     if kind == "par" and not game.ctx.title.major_home_cities(game.ctx, game.state):
         return "G: a par with no home city open (the site's page refuses it)"
     if kind == "bid" and game.ctx.title.first_minor is not None:

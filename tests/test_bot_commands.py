@@ -6,9 +6,10 @@ from itertools import islice
 
 import pytest
 
-from bot.commands import consent_needed, parse_action, split
+from bot.commands import parse_action, split
 from bot.errors import Refusal
 from bot.posts import help_text
+from engine import consent_needed
 from engine.actions import BuyPrivate, BuyTrain, Dividend, LayTile, Merge, PlaceToken, RunRoutes
 from engine.errors import EngineError
 from engine.game import Game

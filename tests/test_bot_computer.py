@@ -149,3 +149,27 @@ async def test_a_typed_hint_goes_by_direct_message(table: Table, monkeypatch: py
     monkeypatch.setattr(human, "send", _collect_text(direct), raising=False)
     in_channel = await table.say(human, "!hint")
     assert in_channel == [] and direct and direct[0].startswith("💡 The computer would `")
+
+
+async def test_the_computer_refuses_a_deal_asked_of_its_seat_and_proposes_none() -> None:
+    """A person asking a computer-played seat for a train waits for no answer that never
+    comes: the computer refuses at once and keeps its train (checker of issue 37: the
+    table hung on `agree`). And the computer never picks a move that needs another
+    player's consent (it took other companies' trains for 1 without asking)."""
+    from engine import BuyTrain, consent_needed
+    from engine.computer.agents import moves
+    from tests.test_bot_service import BEFORE_MK_BUYS, start_shared
+
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        table = await start_shared(service, BEFORE_MK_BUYS)
+        game = await table.game()
+        deal = BuyTrain("M-K", "2-0", 60)  # N's train: Player 3 must agree
+        assert consent_needed(game, deal) == "3058" and deal not in moves(game)
+        assert "computer takes Player 3" in await table.say("as Player 1 replace Player 3 computer")
+        said = await table.say("as Player 2 train 2-0 from N 60")
+        assert "refuses" in said and "played by the computer" in said, said
+        game = await table.game()
+        assert any(t.id == "2-0" for t in game.state.companies["N"].trains)  # kept
+        assert (await store.get_game(1)).status.name == "RUNNING"
+        assert "agree" not in (await table.say("status")).split("May:")[0]

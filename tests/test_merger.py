@@ -299,3 +299,27 @@ def test_a_merge_worth_150_or_165_takes_the_teal_space_a_conversion_at_that_pric
     if value in (150, 165):
         blue = [c for c in ctx.board.market_cells("grid") if c.convert_zone and c.price == value]
         assert blue and cell.teal and cell == market.major_start_cell(ctx, value, exact=False)
+
+
+def test_on_18xx_games_no_minor_joins_a_merge_that_nobody_could_then_preside() -> None:
+    """RN 8.3 (checker of issue 35): on 18xx.games the last minor to join a merge ends the
+    adding and a major must be named; in 1861-selfplay-97009 at position 518, Y joining
+    M-K would leave nobody able to preside, and the site's engine accepted no move after
+    it. Troika under the site's rules neither offers nor takes that join; a refused join
+    changes nothing."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    from engine import IllegalAction, Merge, legal_actions
+    from tests.site_verdicts import positions
+
+    log = json.loads(gzip.decompress((Path(__file__).parent / "data" / "1861-selfplay-97009.json.gz").read_bytes()))
+    _, game = next(positions(log, {518}))  # the log goes on with the join, refused now
+    assert game.ctx.rules.merger_major_named_after_adding and game.round_name == "Merger"
+    join = Merge("M-K", "Y")
+    assert join not in legal_actions(game)
+    before = game.save()
+    with pytest.raises(IllegalAction, match="nobody in the merge could then become the major's president"):
+        game.apply(join)
+    assert game.save() == before

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from ..actions import Action
 from ..errors import EngineError
 from ..game import Game
-from ..legal import legal_actions
+from ..legal import consent_needed, legal_actions
 from ..notation import command
 from ..selfplay import random_order
 
@@ -52,14 +52,18 @@ class RandomAgent(Agent):
 
     def decide(self, game: Game) -> Decision:
         order = random_order(game, self.rng(game))
+        order = [a for a in order if consent_needed(game, a) is None] or order
         if not order:
             raise EngineError(f"{game.actor()} has no legal move")
         return Decision(order[0], "a random legal move")
 
 
 def moves(game: Game) -> list[Action]:
-    """The legal moves now; refused if there are none (the game is over)."""
-    found = legal_actions(game)
+    """The legal moves a program plays now: none that waits for another player's
+    consent (a train, private or minor of theirs, 8.11, 8.12, 9.2), as a program
+    cannot ask; refused if there are none (the game is over)."""
+    legal = legal_actions(game)
+    found = [action for action in legal if consent_needed(game, action) is None] or legal
     if not found:
         raise EngineError("there is nothing to do: the game is over" if game.state.finished
                           else f"{game.actor()} has no legal move")
