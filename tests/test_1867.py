@@ -310,6 +310,7 @@ def test_the_first_8_train_ends_the_game_after_this_set_a_stock_round_and_three_
     assert state.game_ends_after == (state.round_number + 1, 3)
 
 
+@pytest.mark.slow
 def test_an_exported_first_8_train_ends_the_game_as_a_bought_one() -> None:
     """12.1 (1867), as Troika reads it: the CN's export starts phase 8 (8.13), and the
     first 8-train exported ends the game after this set, a stock round and three

@@ -80,6 +80,7 @@ async def test_the_archive_time_is_set_by_troika_run(store: SqliteEventStore) ->
     assert await _after(never, now, 400) == []
 
 
+@pytest.mark.slow
 def test_bad_archive_times_are_refused_in_one_line(tmp_path: Path) -> None:
     for bad in ("0d", "60", "sixty days", "-3d"):
         with pytest.raises(ValueError, match="days, hours or minutes"):
@@ -92,6 +93,7 @@ def test_bad_archive_times_are_refused_in_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "t.db").exists()
 
 
+@pytest.mark.slow
 async def test_archive_and_unarchive_through_the_worker_pool(tmp_path: Path) -> None:
     """As `troika run` serves Discord: the workers' services archive as configured."""
     async with SqliteEventStore(tmp_path / "games.db") as store, \

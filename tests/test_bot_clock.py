@@ -216,6 +216,7 @@ async def test_on_timeout_pass_makes_the_safe_move_marked_and_undoable(
     assert (await table.game()).dump() == before
 
 
+@pytest.mark.slow
 async def test_time_outs_fire_through_the_worker_pool(tmp_path: Path, clock: Clock) -> None:
     anna, boris = Account("anna", "Anna"), Account("boris", "Boris")
     async with SqliteEventStore(tmp_path / "pool.db") as store, \

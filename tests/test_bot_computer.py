@@ -91,6 +91,7 @@ async def test_the_commissioner_gives_a_seat_to_the_computer_and_back() -> None:
         assert [s.discord_user_id for s in record.seats] == ["a", "b2", "c"]
 
 
+@pytest.mark.slow
 async def test_the_worker_pool_seats_computers_and_hints_on_the_discord_path(tmp_path: Path) -> None:
     async with SqliteEventStore(tmp_path / "pool.db") as store, \
             ServicePool(store, workers=2, pictures=False) as pool:
@@ -114,6 +115,7 @@ async def test_the_worker_pool_seats_computers_and_hints_on_the_discord_path(tmp
         assert any(MARK in p.text and "Computer" in p.text for p in sent)
 
 
+@pytest.mark.slow
 async def test_discord_seats_computers_posts_their_moves_and_hints(table: Table) -> None:  # noqa: F811
     await table.say(ANNA, "!new computer computer")
     await table.say(BORIS, "!join")

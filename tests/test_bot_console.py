@@ -79,6 +79,7 @@ async def test_a_real_game_typed_in_ends_with_its_logged_result(name: str, worke
         assert stats.startswith(f"Time at the table, game {record.id}") and stats.count("\n") == len(players)
 
 
+@pytest.mark.slow
 @WORKERS
 async def test_a_hot_seat_session_writes_the_pictures(tmp_path: Path, workers: int | None) -> None:
     out: list[str] = []
@@ -99,6 +100,7 @@ async def test_a_hot_seat_session_writes_the_pictures(tmp_path: Path, workers: i
         assert "already has game 1" in out[-1]
 
 
+@pytest.mark.slow
 @WORKERS
 def test_troika_run_without_a_token_is_the_console(tmp_path: Path, workers: int | None) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_TOKEN")}
@@ -129,6 +131,7 @@ def test_the_token_comes_from_the_environment_or_a_file(tmp_path: Path, monkeypa
     assert load_token() == "secret-env"
 
 
+@pytest.mark.slow
 @WORKERS
 async def test_undo_and_redo_are_typed_by_whoever_made_the_move_or_the_undo(workers: int | None) -> None:
     """Finding 24: at one keyboard, a bare `redo` after the commissioner's `as Anna undo
@@ -151,6 +154,7 @@ async def test_undo_and_redo_are_typed_by_whoever_made_the_move_or_the_undo(work
         assert out[0].startswith("↶ Boris takes back #1 (Boris: `pass`)"), out
 
 
+@pytest.mark.slow
 @WORKERS
 async def test_a_site_game_is_imported_at_the_console_and_played_on(tmp_path: Path, workers: int | None) -> None:
     """`import PATH` (E1's class: with worker processes the file's name collided with the
@@ -167,6 +171,7 @@ async def test_a_site_game_is_imported_at_the_console_and_played_on(tmp_path: Pa
         assert "Stock round 1" in out[-1] and "To act" in out[-1]
 
 
+@pytest.mark.slow
 async def test_the_log_shows_each_move_as_it_must_be_retyped_a_lay_s_loan_included() -> None:
     """Finding 11 of the new-user trial: the log showed `lay B12 9 2` for a lay that
     borrowed, and retyping it was refused. Every command the log shows, typed again into
@@ -209,6 +214,7 @@ async def test_the_log_shows_each_move_as_it_must_be_retyped_a_lay_s_loan_includ
         assert (await service.repo.load(record.id)).game.dump() == expected
 
 
+@pytest.mark.slow
 async def test_at_the_console_a_bare_pass_is_for_the_company_the_last_prompt_named() -> None:
     """Finding 7 of the new-user trial: a plain `pass` right after the prompt named the
     player's next company was questioned ("`pass` again to pass KB") 112 times in a game.
@@ -234,6 +240,7 @@ async def test_at_the_console_a_bare_pass_is_for_the_company_the_last_prompt_nam
     assert game.result() == {str(k): v for k, v in log["result"].items()}
 
 
+@pytest.mark.slow
 def test_ctrl_c_quits_the_console_with_text_on_the_line(tmp_path: Path) -> None:
     """Finding 12 of the new-user trial: Ctrl-C with text typed only cleared the line
     (asyncio's handler waited for the blocked loop); README lists it as a way to quit."""

@@ -89,6 +89,7 @@ async def test_in_one_channel_an_older_games_posts_go_first(service: TroikaServi
     assert sent == queued and len(sent) >= 3
 
 
+@pytest.mark.slow
 async def test_a_click_on_the_post_calling_a_company_passes_it_unquestioned(tmp_path: Path) -> None:
     """A bare `pass` right after the same player's company ended its turn is questioned
     (it may be meant for that turn, :mod:`bot.stray`); a click on the button of the post

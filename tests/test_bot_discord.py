@@ -198,6 +198,7 @@ async def test_a_game_is_set_up_joined_and_started(table: Table) -> None:
     assert "already has game 1" in (await table.say(BORIS, "!new"))[0].content
 
 
+@pytest.mark.slow
 async def test_the_private_auction_and_a_stock_round(table: Table) -> None:
     for user, text in ((ANNA, "!new"), (BORIS, "!join"), (CLARA, "!join"), (ANNA, "!start")):
         await table.say(user, text)
@@ -254,6 +255,7 @@ async def test_the_private_auction_and_a_stock_round(table: Table) -> None:
     assert len(pinned) == 1 and pinned[0].edits and "Operating round 1.1" in pinned[0].content
 
 
+@pytest.mark.slow
 async def test_info_commands_answer_with_text_and_pictures(table: Table) -> None:
     for user, text in ((ANNA, "!new"), (BORIS, "!join"), (CLARA, "!join"), (ANNA, "!start")):
         await table.say(user, text)
@@ -408,6 +410,7 @@ async def test_the_frequent_choices_come_as_buttons_that_survive_a_restart(table
     assert old.followup.sent[0].startswith("✗ This button names no point") and await table.acting() == old.user
 
 
+@pytest.mark.slow
 async def test_times_are_discord_timestamps_and_reminders_are_per_player(table: Table) -> None:
     for user, text in ((ANNA, "!new"), (BORIS, "!join"), (CLARA, "!join"), (ANNA, "!start")):
         await table.say(user, text)

@@ -101,6 +101,7 @@ async def test_2_keep_is_only_an_answer_to_nationalize_or_keep(store: SqliteEven
     assert await _stored(store) == before
 
 
+@pytest.mark.slow
 async def test_2_a_trainless_major_is_asked_nationalize_or_keep(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), GRR_TRAINLESS, "1861-bank-breaks")
     assert "GRR has no train: nationalize or keep?" in (status := await table.say("status"))
@@ -127,6 +128,7 @@ async def test_3_a_deal_is_checked_when_proposed_and_may_be_withdrawn(store: Sql
     assert "Nobody is waiting" in await table.say("as Player 3 agree")
 
 
+@pytest.mark.slow
 async def test_3_a_merge_with_an_unconnected_minor_is_refused_before_its_owner_is_asked(
     store: SqliteEventStore,
 ) -> None:
@@ -193,6 +195,7 @@ async def test_6_automatic_effects_are_posted_and_in_the_log(store: SqliteEventS
     assert "    N earns 80: 40 to its owner, 40 kept\n    N share price 50 → 55" in log
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("choice", ["withhold", "payout"])
 async def test_6_a_dividend_says_where_the_money_went_and_the_new_price(store: SqliteEventStore, choice: str) -> None:
     table = await start_shared(TroikaService(store, pictures=False), NW_DIVIDEND)
@@ -207,6 +210,7 @@ async def test_6_a_dividend_says_where_the_money_went_and_the_new_price(store: S
 # 7 ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_7_a_lay_that_needs_a_loan_asks_first(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), 340, "1861-bank-breaks")
     game = await table.game()
@@ -221,6 +225,7 @@ async def test_7_a_lay_that_needs_a_loan_asks_first(store: SqliteEventStore) -> 
 # 8 ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_8_tiles_lists_hexes_tiles_distinct_rotations_and_costs(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), KR_LAYS_TRACK)
     prompt = await table.say("status")
@@ -247,6 +252,7 @@ async def test_8_tiles_lists_hexes_tiles_distinct_rotations_and_costs(store: Sql
     assert "KR lays tile 621 on G15" in await table.say("lay G15 621 1")
 
 
+@pytest.mark.slow
 async def test_8_tiles_warns_of_a_lay_that_leaves_a_trainless_company_no_train_money(
     store: SqliteEventStore,
 ) -> None:
@@ -265,6 +271,7 @@ async def test_8_tiles_says_when_nobody_lays_track(hot_seat: Table) -> None:
 # 9 ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_9_routes_read_the_train_and_show_what_counts(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), N_RUNS)
     best = await table.say("status")
@@ -273,6 +280,7 @@ async def test_9_routes_read_the_train_and_show_what_counts(store: SqliteEventSt
     assert "2-0 H8-(G5)-E1 (H8 40 + E1 40 = 80) — stops in brackets are passed but not counted" in ran
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["1861-29683", "1861-bank-breaks"])
 def test_9_what_each_stop_earns_adds_up_to_the_route(name: str) -> None:
     from engine.route_search import best_routes
@@ -361,6 +369,7 @@ async def test_12_the_console_speaks_console(store: SqliteEventStore, tmp_path: 
     assert any(line.startswith("✗ Cannot write the pictures to") for line in out)
 
 
+@pytest.mark.slow
 def test_12_ctrl_c_and_end_of_input_leave_the_console_quietly(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "bot.cli", "run", "--db", str(tmp_path / "t.db")], input="", capture_output=True,
@@ -500,6 +509,7 @@ class Newcomer:
         return await self.say("pass")
 
 
+@pytest.mark.slow
 async def test_a_newcomer_plays_into_the_second_operating_round_from_the_replies_alone(
     store: SqliteEventStore,
 ) -> None:
@@ -584,6 +594,7 @@ def test_what_the_national_places_by_itself_is_told() -> None:
     assert "RSR places its reserved token in Moscow (H8, 8.13)" in log
 
 
+@pytest.mark.slow
 def test_a_token_step_passed_over_says_why_as_a_track_step_does() -> None:
     """MK and NW went from track straight to `run`: the token step passed over in silence."""
     played = play_random_game(3, 4, "grid").played
@@ -621,6 +632,7 @@ async def test_the_console_s_small_words(store: SqliteEventStore) -> None:
     assert "only an `undo` right after takes it back" in ending and "nothing can take" not in ending
 
 
+@pytest.mark.slow
 async def test_every_post_marks_who_acts_next(store: SqliteEventStore) -> None:
     """▶ was left out when the same player acted again ("Anna has a stock turn" after her
     own pass): at the console every post's last line is marked."""
@@ -640,6 +652,7 @@ async def test_every_post_marks_who_acts_next(store: SqliteEventStore) -> None:
     assert same_player > 10
 
 
+@pytest.mark.slow
 async def test_a_second_lay_names_its_cost_in_the_prompt(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), SV_SECOND_LAY)
     assert "for ₽20 (a second lay, 8.6)" in (await table.say("status")).split("May: ")[1]

@@ -5,6 +5,8 @@ said, and taken back by the commissioner's `undo`."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.service import TroikaService
 from bot.workers import ServicePool
 from storage import SqliteEventStore
@@ -15,6 +17,7 @@ CV_AT_TRACK = 124
 is called to lay track."""
 
 
+@pytest.mark.slow
 async def test_operating_orders_act_for_the_players_company_and_are_marked(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), CV_AT_TRACK, "1867-19792")
     before = (await table.game()).dump()
@@ -38,6 +41,7 @@ async def test_operating_orders_act_for_the_players_company_and_are_marked(store
     assert (await table.game()).dump() == before
 
 
+@pytest.mark.slow
 async def test_bad_orders_are_refused_in_one_line_and_change_nothing(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), CV_AT_TRACK, "1867-19792")
     before = (await table.game()).dump()
@@ -47,6 +51,7 @@ async def test_bad_orders_are_refused_in_one_line_and_change_nothing(store: Sqli
     assert (await table.game()).dump() == before
 
 
+@pytest.mark.slow
 async def test_operating_orders_through_the_worker_pool(store: SqliteEventStore) -> None:
     """As `troika run` serves Discord: the order set and carried out in a worker process."""
     async with ServicePool(store, workers=2, pictures=False) as pool:

@@ -120,6 +120,7 @@ def test_two_shard_processes_play_twenty_games_on_one_database(postgres_url: str
     assert Counter(game for _, game, _ in delivered) == {game: posts for game in guilds}
 
 
+@pytest.mark.slow
 async def test_two_deliverers_of_every_game_send_each_post_once(postgres_url: str) -> None:
     async with store_at(postgres_url) as one, store_at(postgres_url) as two:
         seats = [Seat(0, "p1", "Anna"), Seat(1, "p2", "Boris")]

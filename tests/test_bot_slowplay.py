@@ -35,6 +35,7 @@ async def _stored(store: SqliteEventStore) -> int:
 # point 2: no stray moves ------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_pass_right_after_a_turn_ended_is_questioned_once(store: SqliteEventStore) -> None:
     """On Discord, where a post may go out unseen; the console (every reply read before
     the next line) passes the company its prompt named, unquestioned."""
@@ -54,12 +55,14 @@ async def test_a_pass_right_after_a_turn_ended_is_questioned_once(store: SqliteE
     assert (await table.game()).dump() != before
 
 
+@pytest.mark.slow
 async def test_at_the_console_the_same_pass_goes_to_the_company_the_prompt_named(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), CV_TURN_ENDS, "1867-19792")
     assert "Player 1 for CV: `pass CV`" in await table.say("pass")
     assert (await table.game()).state.round.step != "track"
 
 
+@pytest.mark.slow
 async def test_a_pass_naming_the_company_goes_through_and_another_company_is_refused(
     store: SqliteEventStore,
 ) -> None:
@@ -69,6 +72,7 @@ async def test_a_pass_naming_the_company_goes_through_and_another_company_is_ref
     assert "for CV: `pass CV`" in await table.say("pass CV")
 
 
+@pytest.mark.slow
 async def test_a_pass_after_another_players_move_is_not_questioned(store: SqliteEventStore) -> None:
     """Hot seat: Player 3's company ran, its turn ended, Player 2's company is called."""
     table = await start_shared(TroikaService(store, pictures=False), 105, "1867-19792")
@@ -172,6 +176,7 @@ class Newcomer:
         return may[0]
 
 
+@pytest.mark.slow
 async def test_a_newcomer_plays_1867_into_the_second_merger_round_beside_two_standing_orders(
     store: SqliteEventStore,
 ) -> None:
@@ -251,6 +256,7 @@ GRR_TOKENS = 421
 """Commands of 1861-29683 after which GRR may place a token (I13 and others in reach)."""
 
 
+@pytest.mark.slow
 async def test_token_options_name_the_place_and_cost_and_a_refusal_says_why(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), GRR_TOKENS)
     status = await table.say("status")
@@ -260,6 +266,7 @@ async def test_token_options_name_the_place_and_cost_and_a_refusal_says_why(stor
     assert "I13 city 0 (₽120)" in refused
 
 
+@pytest.mark.slow
 async def test_a_merge_is_summed_up_and_a_phase_change_names_what_changes(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), 222, "1867-19792")
     printed = "\n".join(table.out)
@@ -272,6 +279,7 @@ async def test_a_merge_is_summed_up_and_a_phase_change_names_what_changes(store:
     assert " form CNR at " in printed and "Player 1 for CNR removes station tokens: `remove J12 0`" in printed
 
 
+@pytest.mark.slow
 async def test_a_run_refusal_names_the_first_real_problem(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), CV_TURN_ENDS + 1, "1867-19792")
     train = (await table.game()).state.companies["CV"].trains[0].id
@@ -279,6 +287,7 @@ async def test_a_run_refusal_names_the_first_real_problem(store: SqliteEventStor
     assert f"rain {train}: a 2-train stops at 2 cities at most, and J12-L12-M9 names 3 (J12, L12, M9)" in refused
 
 
+@pytest.mark.slow
 async def test_the_montreal_bridge_bonus_is_itemised_in_a_run(store: SqliteEventStore) -> None:
     table = await start_shared(TroikaService(store, pictures=False), CV_TURN_ENDS + 1, "1867-19792")
     live = await table.game()
@@ -309,6 +318,7 @@ async def test_a_train_only_a_loan_pays_for_is_marked(store: SqliteEventStore) -
     assert "has no train and must buy one (8.11.3)" in await table.say("run")
 
 
+@pytest.mark.slow
 async def test_the_log_writes_a_merge_into_a_major_as_it_was_typed(store: SqliteEventStore) -> None:
     """Finding 16: `into CNR` is logged as `into CNR` (the notation's word), not `merge CNR`."""
     table = await start_shared(TroikaService(store, pictures=False), 213, "1867-19792")  # the last is `into CNR`
@@ -325,6 +335,7 @@ MERGED = 422
 next stock round opens with Player 3's `buy NYC` (command 427)."""
 
 
+@pytest.mark.slow
 async def test_auto_buy_buys_when_its_player_is_called_and_auto_off_cancels(store: SqliteEventStore) -> None:
     """Late in 1867-21268's first merger round Player 3 (50% of NYC) leaves `auto buy NYC
     until 60%` and Player 2 sets and cancels `auto pass stock`. The stock round that

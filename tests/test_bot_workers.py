@@ -137,6 +137,7 @@ def die_after_next_append() -> None:
     store.append = append_then_die  # type: ignore[method-assign]
 
 
+@pytest.mark.slow
 async def test_a_command_whose_worker_died_is_carried_out_once(pool: ServicePool) -> None:
     game_id = await three_player_game(pool, "keyed")  # type: ignore[arg-type]
     await pool.run("keyed", die_after_next_append)
@@ -170,6 +171,7 @@ def hostile() -> Payload:
     return Payload()
 
 
+@pytest.mark.slow
 async def test_a_worker_s_message_builds_only_the_bot_s_own_types(pool: ServicePool) -> None:
     game_id = await three_player_game(pool, "hostile")  # type: ignore[arg-type]
     old = pool.pid("hostile")
@@ -206,6 +208,7 @@ async def _play(service: TroikaService | ServicePool, log: dict[str, Any], count
     return [number.sub(r"\1 #", text) for text in seen]
 
 
+@pytest.mark.slow
 async def test_the_pool_answers_as_the_one_process_service_does(pool: ServicePool, tmp_path: Path) -> None:
     log, _ = shared_game("1861-29683")
     async with SqliteEventStore(tmp_path / "alone.db") as store:
@@ -213,6 +216,7 @@ async def test_the_pool_answers_as_the_one_process_service_does(pool: ServicePoo
     assert await _play(pool, log, 60) == expected
 
 
+@pytest.mark.slow
 async def test_a_post_s_text_goes_first_and_its_pictures_follow_in_the_channel_s_order(tmp_path: Path) -> None:
     seen: list[tuple[str, int, list[str]]] = []
 
@@ -238,6 +242,7 @@ async def test_a_post_s_text_goes_first_and_its_pictures_follow_in_the_channel_s
     assert [names for kind, _, names in seen if kind == "pictures"] == [["map", "table"], ["table"]]
 
 
+@pytest.mark.slow
 async def test_a_hung_worker_is_stopped_and_its_games_go_on_in_a_new_one(tmp_path: Path) -> None:
     """A call that gets no answer within the pool's call timeout fails with a message,
     the worker is stopped, and its channels' games load in a new one; the other worker
@@ -274,6 +279,7 @@ def die_at_next_drawing() -> None:
     serving().post_pictures = die  # type: ignore[method-assign]
 
 
+@pytest.mark.slow
 async def test_pictures_whose_worker_died_drawing_them_are_drawn_by_its_successor(tmp_path: Path) -> None:
     attached: list[tuple[int, list[str]]] = []
 
@@ -378,6 +384,7 @@ async def _every_verb(service: TroikaService | ServicePool) -> list[str]:
     return seen
 
 
+@pytest.mark.slow
 async def test_every_verb_of_the_table_goes_through_the_pool_as_in_one_process(tmp_path: Path) -> None:
     """E1 and its class: every verb the cog forwards (and `import` with its file's name,
     which once collided with the pool's own parameter) is answered by the pool's worker

@@ -30,6 +30,7 @@ def _game(title: str, players: int = 4, seed: int = 7, moves: int = 0) -> Game:
     return game
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("title", ["1861", "1867"])
 @pytest.mark.parametrize("moves", [0, 40, 250, 600])
 def test_a_decision_is_legal_deterministic_and_changes_nothing(title: str, moves: int) -> None:
@@ -117,6 +118,7 @@ def test_without_openskill_the_rating_is_a_simple_elo(monkeypatch: pytest.Monkey
     assert rating.of("computer")["elo"] > 1500 > rating.of("random")["elo"]
 
 
+@pytest.mark.slow
 def test_arena_prints_one_object_per_the_issue(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["arena", "--title", "1867", "--seats", "computer,random,random", "--games", "2", "--seed", "4",
                  "--json"])
@@ -139,6 +141,7 @@ def test_arena_refuses_unknown_agents_and_player_counts(capsys: pytest.CaptureFi
     assert set(AGENTS) == {"computer", "greedy", "random"}
 
 
+@pytest.mark.slow
 def test_arena_is_deterministic() -> None:
     one = arena("1861", ["greedy", "random", "random"], 1, 11)
     two = arena("1861", ["greedy", "random", "random"], 1, 11)
@@ -194,6 +197,7 @@ def test_a_bounded_route_search_is_exact_or_says_it_ran_out() -> None:
     assert bounded_route_income(game, company, Work(10**9, 1)) is None
 
 
+@pytest.mark.slow
 def test_arena_in_processes_gives_the_same_figures() -> None:
     """Games shared among processes (``--jobs``) depend only on their seeds."""
     alone = arena("1861", ["random", "random", "random"], 3, 21)

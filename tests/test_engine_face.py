@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import engine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,6 +28,7 @@ def _engine_imports() -> list[tuple[str, int, str, list[str]]]:
     return found
 
 
+@pytest.mark.slow
 def test_front_ends_import_only_the_face() -> None:
     imports = _engine_imports()
     assert imports, "the scan found no import of the engine at all"

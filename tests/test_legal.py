@@ -45,6 +45,7 @@ def _every_lay_judged_alone(game: Game, company: Company) -> list[LayTile]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["1861-29683", "1867-21268"])
 def test_legal_lays_are_every_lay_check_lay_accepts(name: str) -> None:
     log, _ = shared_game(name)

@@ -214,6 +214,7 @@ def test_long_game_ignores_the_first_8_train_and_ends_when_the_bank_breaks() -> 
 # --- §14 1861 train exports -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_1861_exports_the_rsr_does_not_run_and_exports_before_the_sets_second_merger_round() -> None:
     game = _game(EXPORTS)
     assert game.ctx.board.national_operates  # it still takes nationalized companies' assets (10.1E)
@@ -232,6 +233,7 @@ def test_1861_exports_the_rsr_does_not_run_and_exports_before_the_sets_second_me
 # --- §15 1861 short -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_1861_short_rsr_has_no_treasury_and_exports_at_the_end_of_each_set() -> None:
     game = _game(RSR_EXPORTS)
     _play_until(game, lambda g: g.state.phase == "4" and g.round_name == "Operating" and g.state.round.number == 1)
@@ -246,6 +248,7 @@ def test_1861_short_rsr_has_no_treasury_and_exports_at_the_end_of_each_set() -> 
     assert not [line for line in game.state.log if line.startswith("RSR runs")]
 
 
+@pytest.mark.slow
 def test_1861_short_the_first_6_train_bought_ends_the_game_two_operating_rounds_later() -> None:
     game = _game(SIX_TRAIN_END)
     _play_until(game, lambda g: any("The first 6-train" in line for line in g.state.log[-20:]) or g.state.finished)
@@ -265,6 +268,7 @@ def test_1861_short_the_first_6_train_bought_ends_the_game_two_operating_rounds_
 
 @pytest.mark.parametrize("options,seed", [((BUNDLES, RSR_EXPORTS, SIX_TRAIN_END), 11), ((EXPORTS, SIX_TRAIN_END), 1)],
                          ids=["short", "exports-six-train-end"])
+@pytest.mark.slow
 def test_an_exported_first_6_train_ends_the_short_game_as_a_bought_one(options: tuple[str, ...], seed: int) -> None:
     """§15.3 with §15.2 or §14's exports: the RSR's export of the first 6-train at the end
     of a set starts phase 6 as a purchase would, and ends the game after two more

@@ -156,6 +156,7 @@ async def test_1_the_loops_survive_every_error_and_back_off(caplog: pytest.LogCa
 
 # 2 ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 async def test_2_corrupt_options_do_not_stop_the_start(store: SqliteEventStore, db_path: Path) -> None:
     service = TroikaService(store, pictures=False)
     broken = await three_player_game(service, CHANNEL)
@@ -262,6 +263,7 @@ def _hold_lock(db_path: Path, seconds: float) -> subprocess.Popen[str]:
     return holder
 
 
+@pytest.mark.slow
 async def test_5_a_long_lock_delays_delivery_without_killing_it_or_sending_twice(
     db_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -320,6 +322,7 @@ def crash_after_first_append(db_path: Path, channel: str, account: Account, comm
     assert child.exitcode == -signal.SIGKILL  # it wrote, then died
 
 
+@pytest.mark.slow
 async def test_6_a_crash_after_the_last_action_leaves_the_game_finished(db_path: Path) -> None:
     async with SqliteEventStore(db_path) as store:
         await three_player_game(TroikaService(store, pictures=False), "c1")
@@ -346,6 +349,7 @@ async def test_6_a_game_an_older_crash_left_running_is_settled(
     assert (await store.get_game(other)).status is GameStatus.FINISHED
 
 
+@pytest.mark.slow
 async def test_7_a_request_and_its_post_are_written_together(db_path: Path) -> None:
     async with SqliteEventStore(db_path) as store:
         service = TroikaService(store, pictures=False)
@@ -404,6 +408,7 @@ def race(tmp_path: Path, db_path: Path, runs: list[tuple[Account, list[tuple[str
     return [json.loads(report.read_text()) for report in reports]
 
 
+@pytest.mark.slow
 async def test_8_conflicts_between_processes_are_retried_and_no_join_is_lost(
     tmp_path: Path, db_path: Path
 ) -> None:
@@ -447,6 +452,7 @@ async def test_9_status_read_at_once_counts_each_action_once(store: SqliteEventS
 
 # 10 -----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 async def test_10_a_message_delivered_twice_is_carried_out_once(tmp_path: Path, db_path: Path) -> None:
     async with SqliteEventStore(db_path) as store:
         service = TroikaService(store, pictures=False)
@@ -589,6 +595,7 @@ async def test_13_reminder_hours_must_be_finite_and_sensible(store: SqliteEventS
 
 # 14 -----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 async def test_14_every_reply_fits_discord(store: SqliteEventStore, service: TroikaService) -> None:
     await start_shared(service, 120)
     player1, _ = await service.seat_account(CHANNEL, ["Player", "1"])
@@ -620,6 +627,7 @@ def troika_run(db_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, cwd=ROOT, env=_env(**env), timeout=120)
 
 
+@pytest.mark.slow
 async def test_15_start_up_refuses_an_empty_token_file_and_a_damaged_database(tmp_path: Path) -> None:
     token = tmp_path / "token"
     token.write_text("\n")

@@ -75,6 +75,7 @@ BAD_POSTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attach", [False, True], ids=["pictures with the text", "pictures attached after"])
 @pytest.mark.parametrize("config", CONFIGS)
 async def test_a_post_with_a_wrongly_typed_field_is_dropped_and_the_rest_delivered(
@@ -330,6 +331,7 @@ def read_channel(channel_id: str) -> int | None:
     return None if record is None else int(record.id)
 
 
+@pytest.mark.slow
 async def test_a_worker_s_message_over_the_limit_is_refused_unread(tmp_path: Path) -> None:
     """R7: a length over :data:`MAX_FRAME` stops the worker at once (it was read whole, or
     waited for until the call timed out); the other worker and the games go on."""
@@ -348,6 +350,7 @@ async def test_a_worker_s_message_over_the_limit_is_refused_unread(tmp_path: Pat
         assert pool.pid("b") == other and (await store.last_seq(game_id)) == 2
 
 
+@pytest.mark.slow
 async def test_a_worker_may_change_and_read_only_its_own_channels_games(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """R7: a store call of a worker about another worker's channel is refused and logged;
@@ -390,6 +393,7 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2]), sys.argv[3]))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS)
 async def test_pictures_owed_when_the_bot_died_after_the_text_are_attached_after_it_starts_again(
         tmp_path: Path, config: str) -> None:
@@ -442,6 +446,7 @@ def fail_next_drawings(count: int) -> None:
     serving().post_pictures = failing  # type: ignore[method-assign]
 
 
+@pytest.mark.slow
 async def test_pictures_whose_drawing_failed_are_tried_again_at_the_next_flush(tmp_path: Path) -> None:
     """R1's neighbour: a post's pictures whose drawing failed for a passing reason (the
     database's trouble as the worker read the game; a successor that stopped too) stay

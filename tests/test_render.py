@@ -605,6 +605,7 @@ def test_font_has_the_rouble_sign_and_accents() -> None:
         assert _glyph(char) != missing, f"{char} has no glyph: install fonts-dejavu-core"
 
 
+@pytest.mark.slow
 def test_bench_reports_time_and_size(ctx: Context, final_state: GameState) -> None:
     results = bench_render(ctx, final_state)
     assert set(results) == {"map", "map_focus", "market", "table"}

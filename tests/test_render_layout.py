@@ -80,6 +80,7 @@ def finished(request: pytest.FixtureRequest) -> tuple[Context, GameState]:
     return end_position(request.param)
 
 
+@pytest.mark.slow
 def test_no_text_hides_a_border_a_token_or_another_text(
     finished: tuple[Context, GameState],
 ) -> None:

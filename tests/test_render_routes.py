@@ -105,6 +105,7 @@ def test_render_command_writes_routes_and_svgs(tmp_path: Path) -> None:
     assert main(["render", str(log), "--at", "5", "--routes", "--out", str(tmp_path / "x")]) == 2
 
 
+@pytest.mark.slow
 async def test_the_bot_posts_a_run_with_its_routes_picture(tmp_path: Path) -> None:
     """Played through the console up to the first run of 1861-29683: the run's post
     carries routes.png, drawn from the routes as the engine priced them."""

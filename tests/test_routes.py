@@ -379,6 +379,7 @@ def test_best_routes_match_an_exhaustive_search(
     assert found == _exhaustive_best(state, sym)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not TRACES, reason="shared game traces not present")
 def test_best_routes_are_fast_on_final_maps() -> None:
     for state in [*final_positions(), position(FINAL_TILES, FINAL_TOKENS, FINAL_TRAINS, phase="8")]:
@@ -445,6 +446,7 @@ def _national_with(names: list[str]) -> tuple[Game, Company]:
     return game, rsr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not TRACES, reason="shared game traces not present")
 @pytest.mark.parametrize("names", [["4", "4", "5", "5"], ["4", "5", "6"], ["4", "4", "4", "5"]])
 def test_the_integer_program_agrees_with_the_search_over_trains(names: list[str]) -> None:
@@ -455,6 +457,7 @@ def test_the_integer_program_agrees_with_the_search_over_trains(names: list[str]
     assert sum(r.revenue for r in by_program) == sum(r.revenue for r in by_search)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not TRACES, reason="shared game traces not present")
 def test_a_national_with_many_trains_runs_legal_routes_for_the_same_total_every_time() -> None:
     # Seven trains: past its steps the search over trains hands over to the program.

@@ -34,6 +34,7 @@ GAMES_PER_TITLE = len(SELFPLAY_SETUPS)
 """One game for every player count and market."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("title", ["1861", "1867"])
 @pytest.mark.parametrize("index", range(GAMES_PER_TITLE))
 def test_a_random_game_plays_to_the_end_soundly(title: str, index: int) -> None:
@@ -45,6 +46,7 @@ def test_a_random_game_plays_to_the_end_soundly(title: str, index: int) -> None:
     assert result.actions > 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("title", ["1861", "1867"])
 def test_a_random_game_by_the_site_rules_plays_what_its_page_allows(title: str) -> None:
     """`selfplay --rules site` plays by the rules of `new … site` (the site's page checks
@@ -123,6 +125,7 @@ def test_a_merge_in_progress_is_no_invariant_failure() -> None:
     assert game.acting_player() == "2"
 
 
+@pytest.mark.slow
 def test_a_merge_that_found_no_president_is_undone_in_the_export() -> None:
     """9.2 note: Troika reverses a failed merge itself; 18xx.games waits for an undo (RN
     8.3), so the export undoes the merge back to the minor's first choice and the minor
@@ -168,6 +171,7 @@ def _checked(game: Game, action: Action | None) -> None:
     assert action is not None, game.choices()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine_sets_it", [True, False], ids=["as-the-rulebook", "no-end-set"])
 def test_the_invariants_catch_an_exported_first_6_train_that_ends_nothing(
         engine_sets_it: bool, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -220,6 +224,7 @@ def test_the_invariants_catch_a_company_passed_over_with_a_route() -> None:
         check_invariants(game, Pass("RO"), before)
 
 
+@pytest.mark.slow
 def test_self_play_plays_the_two_player_short_game_to_its_6_train_end_and_says_what_it_exercised() -> None:
     """16.3: self-play's table player buys trains, lays toward revenue and runs, so the
     short game reaches phase 6 and ends there; the summary counts what the games did."""

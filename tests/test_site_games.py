@@ -84,6 +84,7 @@ def comparable(logged: dict[str, Any]) -> dict[str, Any]:
     return logged
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", REAL)
 async def test_a_shared_game_imported_and_exported_again_gives_the_same_actions(name: str) -> None:
     log, _ = shared_game(name)
@@ -104,6 +105,7 @@ async def test_a_shared_game_imported_and_exported_again_gives_the_same_actions(
     assert export.warning is None  # the site's rules
 
 
+@pytest.mark.slow
 async def test_a_site_game_typed_at_the_console_exports_a_log_that_replays_to_its_result(tmp_path: Path) -> None:
     """Typed under the site's rules (`new 1867 site`: the first seat starts, lays checked as on its page) to the end;
     `export` writes the file and says where; `troika replay` replays it to the result."""
@@ -143,6 +145,7 @@ def _cut(log: dict[str, Any]) -> tuple[dict[str, Any], int]:
     return {**log, "actions": log["actions"][:at], "result": {}}, at
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["1867-21268", "1867-19792"])
 async def test_an_imported_game_cut_short_goes_on_in_the_channel_to_its_finish(name: str) -> None:
     """`!import` through the service: the commissioner's seat is the one of their name,

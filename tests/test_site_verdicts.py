@@ -54,6 +54,7 @@ def test_the_fixture_covers_both_titles_and_every_kind_of_move() -> None:
             "buy_train", "merge", "pass"} <= kinds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["1861-29683", "1867-21268"])
 def test_a_move_written_in_the_sites_terms_reads_back_to_the_same_key(name: str) -> None:
     """The fixture matches Troika's offers to the site's moves by :func:`move_key`: an

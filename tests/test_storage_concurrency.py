@@ -93,6 +93,7 @@ async def test_tasks_on_separate_connections(location: str) -> None:
     assert losses and all("has moved on" in m and "retry" in m for m in losses)
 
 
+@pytest.mark.slow
 async def test_tasks_through_one_repository(location: str) -> None:
     game_id = await new_game(location)
     async with opened(location) as store:
@@ -142,6 +143,7 @@ def _repository_worker(
     Path(report).write_text("".join(f"{m}\n" for m in asyncio.run(run())))
 
 
+@pytest.mark.slow
 def test_processes_appending_to_one_game(location: str, tmp_path: Path) -> None:
     game_id = asyncio.run(new_game(location))
     workers, count = 4, 40
@@ -187,6 +189,7 @@ def _acknowledged(acks_path: Path) -> list[int]:
     return [int(line) for line in acks_path.read_text().split()] if acks_path.exists() else []
 
 
+@pytest.mark.slow
 def test_sigkill_loses_no_acknowledged_append(location: str, tmp_path: Path) -> None:
     acks_path = tmp_path / "acks.txt"
     game_id = asyncio.run(new_game(location))

@@ -227,6 +227,7 @@ def _without_dac_override(*argv: str) -> list[str]:
     return ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}", "--", sys.executable, *argv]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["file 0444", "file 0000", "folder 0555", "new database in a 0555 folder"])
 async def test_a_database_this_user_cannot_write_is_refused_at_start(tmp_path: Path, case: str) -> None:
     """N5, N12: named as read-only (not damage, no restore hint), one line, exit 2, before

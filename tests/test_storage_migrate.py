@@ -63,6 +63,7 @@ async def states(store: SqliteEventStore | PostgresEventStore) -> dict[int, obje
     return found
 
 
+@pytest.mark.slow
 async def test_a_sqlite_database_migrates_to_postgresql(
     tmp_path: Path, postgres_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

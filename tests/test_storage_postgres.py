@@ -130,6 +130,7 @@ async def test_a_backup_is_a_sqlite_file_of_one_moment(store: PostgresEventStore
         await store.backup(tmp_path / "copy.db")
 
 
+@pytest.mark.slow
 async def test_the_store_benchmark_runs_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
     figures = await bench_store(tmp_path, location=postgres_url, warm_loads=20)
     assert set(figures) == {"append_p50_ms", "append_p95_ms", "load_cold_ms", "load_cold_full_replay_ms",

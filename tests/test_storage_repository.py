@@ -388,6 +388,7 @@ async def test_the_cache_is_bounded(store: SqliteEventStore, engine: FakeEngine)
     assert engine.games_created == replays + 1
 
 
+@pytest.mark.slow
 async def test_bench_store(tmp_path: Path) -> None:
     figures = await bench_store(tmp_path)
     assert set(figures) == {"append_p50_ms", "append_p95_ms", "load_cold_ms", "load_cold_full_replay_ms",

@@ -36,6 +36,7 @@ def watched(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     return seen
 
 
+@pytest.mark.slow
 def test_a_title_of_the_tests_own_drops_a_step_adds_a_round_and_plays_to_its_end(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -51,6 +52,7 @@ def test_a_title_of_the_tests_own_drops_a_step_adds_a_round_and_plays_to_its_end
     assert seen["Roll call"] == 0 and seen["step redeem"] > 0  # the dropped step is real in 1867
 
 
+@pytest.mark.slow
 def test_a_copied_title_folder_plays_its_own_hooks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A copy of 1867's folder, its board.json still saying "1867", is its own title."""
     shutil.copytree(ENGINE / "titles" / "t1867", tmp_path / "copied1867", ignore=shutil.ignore_patterns("__pycache__"))

@@ -67,6 +67,7 @@ def site_moves(log: dict[str, object]) -> dict[int, int]:
     return moves_after
 
 
+@pytest.mark.slow
 async def test_a_finished_games_pictures_at_any_move_are_what_troika_render_writes(
     store: EventStore, web_on: None, tmp_path: Path
 ) -> None:
@@ -94,6 +95,7 @@ async def test_a_finished_games_pictures_at_any_move_are_what_troika_render_writ
         await client.close()
 
 
+@pytest.mark.slow
 async def test_the_state_after_a_move_is_the_same_from_a_kept_state_as_from_the_start(store: EventStore) -> None:
     log, _ = shared_game("1867-21268")
     service = TroikaService(store, pictures=False)
@@ -188,6 +190,7 @@ async def test_a_client_asking_too_fast_is_told_to_wait(store: EventStore, monke
     assert codes[:5] == [200] * 5 and codes[5:] == [429] * 3
 
 
+@pytest.mark.slow
 async def test_the_bench_times_the_web_page_as_troika_run_serves_it(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(links.URL_VARIABLE, raising=False)

@@ -138,6 +138,7 @@ def play_opening(console: ConsoleRun) -> None:
         assert "✗" not in console.type(line), line
 
 
+@pytest.mark.slow
 def test_a_game_played_at_the_console_shows_on_its_page_and_moves_arrive_live(
     console: ConsoleRun, browser: Browser
 ) -> None:
@@ -163,6 +164,7 @@ def test_a_game_played_at_the_console_shows_on_its_page_and_moves_arrive_live(
     page.close()
 
 
+@pytest.mark.slow
 def test_a_moment_link_shows_the_state_after_that_move(console: ConsoleRun, browser: Browser) -> None:
     console.type("new Anna Boris Clara")
     play_opening(console)
@@ -189,6 +191,7 @@ def test_a_moment_link_shows_the_state_after_that_move(console: ConsoleRun, brow
     page.close()
 
 
+@pytest.mark.slow
 def test_the_page_fits_a_phone_and_a_hostile_name_is_only_text(console: ConsoleRun, browser: Browser) -> None:
     console.type(f"new Anna {HOSTILE} {HOSTILE_IMG}")
     link = game_link(console)
@@ -237,6 +240,7 @@ def fetch(url: str) -> tuple[int, str, Any]:
         return error.code, error.read().decode(), error.headers
 
 
+@pytest.mark.slow
 def test_a_wrong_link_is_a_plain_404_and_pages_are_locked_down(console: ConsoleRun) -> None:
     console.type("new Anna Boris Clara")
     link = game_link(console)
@@ -253,6 +257,7 @@ def test_a_wrong_link_is_a_plain_404_and_pages_are_locked_down(console: ConsoleR
     assert len(answers) == 1 and next(iter(answers))[0] == 404
 
 
+@pytest.mark.slow
 def test_a_web_process_that_dies_is_started_again_on_the_same_address(console: ConsoleRun) -> None:
     console.type("new Anna Boris Clara")
     link = game_link(console)
@@ -272,6 +277,7 @@ def test_a_web_process_that_dies_is_started_again_on_the_same_address(console: C
     assert "bid TSR" in console.type("status")  # the console went on meanwhile
 
 
+@pytest.mark.slow
 def test_a_page_refused_live_updates_says_so_and_follows_once_a_place_is_free(
     console: ConsoleRun, browser: Browser
 ) -> None:

@@ -4,6 +4,8 @@ players with 315 each, rulebook rules."""
 
 from __future__ import annotations
 
+import pytest
+
 from engine import market
 from engine.actions import Bid, BuyShare, BuyTrain, Convert, Merge, Pass, RunRoutes
 from engine.game import Game
@@ -33,6 +35,7 @@ def _run_n(game: Game) -> None:
     play(game, RunRoutes("N", tuple(to_route(r) for r in best), 80))
 
 
+@pytest.mark.slow
 def test_the_nikolaev_from_auction_to_conversion() -> None:
     game = Game.new(PLAYERS, seed=1, first_player=1)  # the other players take the privates
     for private, price in (("TSR", 20), ("BSS", 30), ("MYR", 40), ("MRR", 50), ("WVR", 60)):
