@@ -235,7 +235,7 @@ class Timekeeper(Feature):
             return
         if ledger.ask is not None:
             consenter = ledger.ask.consenter
-            if consenter in ledger.computer or clock.timed_out_now(consenter, now):
+            if clock.timed_out_now(consenter, now):  # a computer-played seat refuses at once (ComputerSeats)
                 await self._refuse_for(record, live.seq, game, seat_of(record, consenter), ledger.ask)
             return
         player = game.acting_player()
@@ -256,8 +256,8 @@ class Timekeeper(Feature):
             await self._tell_commissioner(record, live.seq, game, seat, clock.position, policy)
 
     async def _refuse_for(self, record: GameRecord, seq: int, game: Game, seat: Seat, ask: Ask) -> None:
-        """A request waiting for a player whose time ran out (or whose seat the computer
-        plays) is refused for them: a refusal keeps what is theirs and spends nothing."""
+        """A request waiting for a player whose time ran out is refused for them: a
+        refusal keeps what is theirs and spends nothing."""
         text = f"⌛ **{seat.display_name}** refuses {code_span(ask.command)} _({TIMED_OUT}: refused for them)_."
         post = {"kind": "note", "seq": seq + 1, "text": text, "next": next_line(game), "mention": ask.requester}
         await self.repo.record_admin(record.id, seq, {"type": "answer", "answer": "refused"}, seat.player_id,
