@@ -8,7 +8,10 @@ Nothing here keeps a clock of its own: every figure is derived from the events' 
 The rules (README, "Time: pace, banks, holidays"):
 
 - A decision's clock starts when it falls due (the game's start, the move before it,
-  an undo or redo, a resume) and stops when the player moves.
+  an undo or redo, a resume) and stops when the player moves (or a standing order
+  moves for them). Setting or cancelling a standing order is no move: the clock runs on.
+- A player who comes back (`back`) or is asked to agree to a deal counts from then; a
+  new pace counts from when it is set. `status` and `stats` read this one start.
 - Time a player is away, or inside their quiet hours, does not count.
 - With a pace set, the counted time beyond the pace comes out of the player's bank;
   a decision made within the pace gives back half the time it left unused, up to a
@@ -70,26 +73,38 @@ class Wait:
 
 
 def decision_waits(events: Iterable[Event], since: datetime | None = None) -> list[Wait]:
-    """Every decision the log shows made, with the wall-clock time it waited. ``since``:
-    when the game came to Troika (an imported game's earlier moves are not timed)."""
-    waits: list[Wait] = []
-    began: datetime | None = None
-    for event in events:
-        if _is_decision(event) and began is not None and (since is None or event.created_at > since):
-            start = began if since is None else max(began, since)
-            waits.append(Wait(event.actor or "", start, event.created_at, event.seq, _own(event)))
-        if _starts_a_decision(event):
-            began = event.created_at
-    return waits
+    """Every decision the log shows made, with the time it waited: from when it began to
+    count against its player (:meth:`TableClock.counting`, the one reading of a decision's
+    start that `status` shows too) to their move. ``since``: when the game came to Troika
+    (an imported game's earlier moves are not timed)."""
+    clock = TableClock(since=since)
+    clock.fold(events)
+    return clock.waits
+
+
+ORDER_MOVED = "a standing order moved"
+"""The note on a standing order's event when the order acted at once (the service writes
+it): only then did the game move, so only then is a decision made."""
+ORDERS_ONLY = "a standing order taken back"
+"""The note on an undo that took back only a standing order that had not moved the game:
+the position is as it was, and so is the open decision's clock."""
 
 
 def _is_decision(event: Event) -> bool:
-    """A move a player was waited for (a standing order is left at any time: no decision)."""
-    return event.kind is EventKind.ACTION and bool(event.actor) and event.action.get("type") != "standing_order"
+    """A move a player was waited for. Setting or cancelling a standing order is no move
+    (it is left at any time); an order that acted at once, as it was set, is one."""
+    if event.kind is not EventKind.ACTION or not event.actor:
+        return False
+    return event.action.get("type") != "standing_order" or ORDER_MOVED in (event.note or "")
 
 
-def _starts_a_decision(event: Event) -> bool:
-    if event.kind in (EventKind.ACTION, EventKind.UNDO, EventKind.REDO):
+def starts_a_decision(event: Event) -> bool:
+    """Whether a new decision falls due with ``event`` (the ledger's turn and reminders read it too)."""
+    if event.kind is EventKind.ACTION:
+        return _is_decision(event)
+    if event.kind is EventKind.UNDO:
+        return ORDERS_ONLY not in (event.note or "")
+    if event.kind is EventKind.REDO:
         return True
     return event.kind is EventKind.ADMIN and event.action.get("type") in ("start", "resume")
 
@@ -238,6 +253,8 @@ class TableClock:
     """Positions whose decision's time-out has been dealt with."""
     asked: tuple[str, datetime] | None = None
     """The player asked for their consent now, and since when: their clock counts from the request."""
+    waits: list[Wait] = field(default_factory=list)
+    """Every decision made so far (`stats`), each from :meth:`counting` to the move."""
 
     def player(self, player_id: str) -> PlayerClock:
         return self.players.setdefault(player_id, PlayerClock())
@@ -255,9 +272,9 @@ class TableClock:
                 self.seq = event.seq
 
     def _fold(self, event: Event) -> None:
-        if _is_decision(event) and self.began is not None and (self.since is None or event.created_at > self.since):
-            self._charge(event.actor or "", max(self.began, self.since or self.began), event.created_at, _own(event))
-        if _starts_a_decision(event):
+        if _is_decision(event) and (self.since is None or event.created_at > self.since):
+            self._decided(event)
+        if starts_a_decision(event):
             began = event.created_at if self.since is None else max(event.created_at, self.since)
             self.began, self.position, self.asked = began, event.seq, None
         if event.kind is not EventKind.ADMIN:
@@ -305,14 +322,22 @@ class TableClock:
         clock.away = [(a, min(b, moment)) if a <= moment < b else (a, b) for a, b in clock.away]
         clock.returned = moment
 
+    def _decided(self, event: Event) -> None:
+        """A decision made: its wait is kept, and its time charged."""
+        player, start = event.actor or "", self.counting(event.actor or "")
+        if start is None:  # paused: no decision was open
+            return
+        self.waits.append(Wait(player, start, event.created_at, event.seq, _own(event)))
+        self._charge(player, start, event.created_at, _own(event))
+
     def _charge(self, player_id: str, began: datetime, ended: datetime, own: bool) -> None:
-        """A decision made: time beyond the pace is spent from the bank, whoever moved
-        (a time-out leaves the bank empty); made by the player within the pace, half the
-        rest comes back."""
+        """A decision made, counting from ``began``: time beyond the pace is spent from
+        the bank, whoever moved (a time-out leaves the bank empty); made by the player
+        within the pace, half the rest comes back."""
         if not self.pace:
             return
         clock = self.player(player_id)
-        counted = clock.counted(max(began, clock.returned or began), ended)
+        counted = clock.counted(began, ended)
         if counted > self.pace:
             clock.spent = min(clock.spent + counted - self.pace, self.full_bank)
         elif own:

@@ -8,11 +8,12 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from engine import EngineError, Game, action_from_dict, command, legal_actions, round_title, shown
+from engine import EngineError, Game, action_from_dict, command, counted, legal_actions, round_title, shown
 from storage import CorruptEvent, Event, EventKind, GameRecord, GameStatus
 from storage.repository import effective_events, undos_to_redo
 from storage.store import ACTIVE_STATUSES
 
+from .clock import TableClock
 from .commands import VERBS
 from .core import REPLY_LIMIT, Account, Command, Feature, Reply, Status, account_of, broken, handles, match_seat
 from .errors import Refusal
@@ -40,8 +41,18 @@ LOG_PAGE = 15
 class Information(Feature):
     """Answers that change nothing."""
 
+    table_clock: Callable[[int], Awaitable[TableClock]] | None = None
+    """The game's clock (:meth:`bot.timekeeping.Timekeeper.table_clock`)."""
     clock_lines: Callable[[GameRecord, Game], Awaitable[str]] | None = None
     """The clock's lines in `status` (:meth:`bot.timekeeping.Timekeeper.status_lines`)."""
+
+    async def status_of(self, record: GameRecord, game: Game) -> str:
+        """The running game's status with its clock's lines: `status` and the pinned message."""
+        clock = await self.table_clock(record.id) if self.table_clock is not None else TableClock()
+        text = status_text(record, game, await self.core.ledger(record.id), clock, self.core.clock(),
+                           timestamps=self.core.timestamps)
+        lines = await self.clock_lines(record, game) if self.clock_lines is not None else ""
+        return text + (f"\n{lines}" if lines else "")
 
     async def pinned_status(self, game_id: int) -> Status:
         """What the game's pinned status message should say, and where it is."""
@@ -49,8 +60,7 @@ class Information(Feature):
         async with self.core.lock(record.channel_id or f"game {game_id}"):
             ledger = await self.core.ledger(game_id)
             game = (await self.repo.load(game_id)).game
-            return Status(record.channel_id, ledger.status_message,
-                          status_text(record, game, ledger, self.core.clock(), timestamps=self.core.timestamps),
+            return Status(record.channel_id, ledger.status_message, await self.status_of(record, game),
                           over=game.state.finished or record.status not in ACTIVE_STATUSES)
 
     async def seat_account(self, channel_id: str, words: list[str]) -> tuple[Account, int]:
@@ -150,8 +160,8 @@ class Information(Feature):
                   if any(s.discord_user_id == account.id for s in g.seats)]
         games = [g for g in seated if g.archived_at is None]
         archived = len(seated) - len(games)
-        shelved = f"{archived} archived game" + ("s" if archived != 1 else "") + \
-            " not shown (`unarchive` in its channel brings it back)" if archived else ""
+        shelved = f"{counted(archived, 'archived game')} not shown (`unarchive` in its channel brings it back)" \
+            if archived else ""
         if not games:
             return shelved or "You have no seat in a game being set up or played."
         lines = []
@@ -201,10 +211,7 @@ class Information(Feature):
         if record.status is GameStatus.SETTING_UP:
             return self._being_set_up(record)
         game = await self._game(record)
-        text = status_text(record, game, await self.core.ledger(record.id), self.core.clock(),
-                           timestamps=self.core.timestamps)
-        clock = await self.clock_lines(record, game) if self.clock_lines is not None else ""
-        text += f"\n{clock}" if clock else ""
+        text = await self.status_of(record, game)
         link = links.game_link(record.id)
         return Reply(text + (f"\nWeb page: {link}" if link else ""))
 

@@ -23,6 +23,8 @@ from typing import Any
 
 from storage import Event, EventKind
 
+from .clock import starts_a_decision
+
 
 @dataclass(frozen=True)
 class Ask:
@@ -54,8 +56,6 @@ class Ledger:
     reminded: set[int] = field(default_factory=set)
     """Reminder stages sent since ``position``."""
     status_message: str | None = None
-    waits: dict[str, list[float]] = field(default_factory=dict)
-    """Seconds each player took per action, by player id."""
     since: datetime | None = None
     """When the game came to Troika: the actions stored with it (an imported game's
     history) are not timed, and no turn began before it."""
@@ -75,12 +75,8 @@ class Ledger:
 
     def _fold(self, event: Event) -> None:
         if event.kind in (EventKind.ACTION, EventKind.UNDO, EventKind.REDO):
-            played_here = self.since is None or event.created_at > self.since
-            if event.kind is EventKind.ACTION and event.actor and self.turn_began is not None and played_here:
-                began = self.turn_began if self.since is None else max(self.turn_began, self.since)
-                wait = (event.created_at - began).total_seconds()
-                self.waits.setdefault(event.actor, []).append(max(wait, 0.0))
-            self._moved(event)
+            if starts_a_decision(event):  # a standing order set, or its undo, moves nothing (bot.clock)
+                self._moved(event)
             return
         if event.kind is not EventKind.ADMIN:
             return

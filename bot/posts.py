@@ -25,6 +25,7 @@ from engine import (
     action_from_dict,
     check_routes,
     command,
+    counted,
     describe_options,
     find_train,
     hinted_actions,
@@ -44,6 +45,7 @@ from render.tiles import render_tiles
 from storage import Event, EventKind, GameRecord
 from storage.repository import effective_events
 
+from .clock import TableClock
 from .commands import VERBS, split
 from .errors import Refusal
 from .ledger import Ledger
@@ -212,9 +214,12 @@ def duration(seconds: float) -> str:
     return f"{days} d {hours} h" if hours else f"{days} d"
 
 
-def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *, timestamps: bool = False) -> str:
+def status_text(
+    record: GameRecord, game: Game, ledger: Ledger, clock: TableClock, now: datetime, *, timestamps: bool = False,
+) -> str:
     """The status of a running game: round, phase, who acts, what they may do, times
-    (``timestamps``: when the turn began as a Discord timestamp, in each reader's zone)."""
+    from the table's ``clock`` (``timestamps``: when the turn began as a Discord
+    timestamp, in each reader's zone)."""
     state = game.state
     rules = game.ctx.rules
     lines = [f"**{record.title}** game {record.id} · {round_title(game)} · phase {state.phase} · {rules.market} market"]
@@ -228,11 +233,12 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
     if state.finished:
         lines.append(results_text(game))
     else:
-        waiting = ""
-        if ledger.turn_began and timestamps:
-            waiting = f" (waiting since <t:{int(ledger.turn_began.timestamp())}:R>)"
-        elif ledger.turn_began:
-            waiting = f" (waiting {duration((now - ledger.turn_began).total_seconds())})"
+        waiting, acting = "", game.acting_player()
+        began = clock.counting(acting) if acting is not None else None
+        if began and timestamps:
+            waiting = f" (waiting since <t:{int(began.timestamp())}:R>)"
+        elif began:
+            waiting = f" (waiting {duration((now - began).total_seconds())})"
         lines.append(f"To act: **{who_acts(game)}** {doing(game)}{waiting}")
         lines.append(f"May: {choices_text(game, None)}")
     if state.orders:
@@ -246,11 +252,10 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
     )
     lines.append(f"Seats: {seats} — priority deal: {priority}")
     times = []
-    for seat in record.seats:
-        waits = ledger.waits.get(seat.player_id, [])
+    for seat in record.seats:  # `stats` reads the same waits
+        waits = [w.seconds for w in clock.waits if w.own and w.player == seat.player_id]
         if waits:
-            count = f"{len(waits)} action" + ("s" if len(waits) != 1 else "")
-            times.append(f"{seat.display_name} {duration(statistics.median(waits))} ({count})")
+            times.append(f"{seat.display_name} {duration(statistics.median(waits))} ({counted(len(waits), 'move')})")
     if times:
         lines.append("Time to act (median): " + " · ".join(times))
     if ledger.remind_hours:
@@ -297,7 +302,7 @@ def holdings_text(game: Game) -> str:
             continue
         price = f" · price {share_price(ctx, state, sym)}" if company.market else ""
         trains = ", ".join(t.id for t in company.trains) or "no trains"
-        loans = f" · {company.loans} loan(s)" if company.loans else ""
+        loans = f" · {counted(company.loans, 'loan')}" if company.loans else ""
         privates = f" · owns {', '.join(company.privates)}" if company.privates else ""
         lines.append(f"**{sym}** {cur}{company.cash}{price} · {trains}{loans}{privates}")
     pool: dict[str, int] = {}

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from engine import counted
 from storage import Event, GameRecord
 
-from .clock import TableClock, decision_waits, shown_duration
+from .clock import TableClock, shown_duration
 
 
 @dataclass(frozen=True)
@@ -41,9 +42,9 @@ def nearest_rank(values: Sequence[float], share: float) -> float:
 
 def player_stats(record: GameRecord, events: Sequence[Event], now: datetime, acting: str | None) -> list[PlayerStats]:
     """Each seat's figures, in seat order, from ``events`` (the game's whole log)."""
-    waits = [w for w in decision_waits(events, since=record.created_at) if w.own]
     clock = TableClock(since=record.created_at)
     clock.fold(events)
+    waits = [w for w in clock.waits if w.own]
     figures = []
     for seat in record.seats:
         mine = [w.seconds for w in waits if w.player == seat.player_id]
@@ -70,8 +71,8 @@ def _player_line(figures: PlayerStats) -> str:
     if figures.median is None or figures.p90 is None:
         acted = "no moves yet"
     else:
-        count = f"{figures.decisions} move" + ("s" if figures.decisions != 1 else "")
-        acted = f"median {shown_duration(figures.median)}, 90% within {shown_duration(figures.p90)} ({count})"
+        acted = f"median {shown_duration(figures.median)}, 90% within {shown_duration(figures.p90)} " \
+            f"({counted(figures.decisions, 'move')})"
     bank = "no pace set" if figures.bank_left is None else f"bank {shown_duration(figures.bank_left)} left"
     away = f"away {shown_duration(figures.away_used)}" if figures.away_used >= 60 else "never away"
     return f"{acted} · {bank} · {away}"

@@ -13,15 +13,17 @@ from engine import (
     LayTile,
     PlaceToken,
     RemoveToken,
+    StandingOrder,
     action_from_dict,
     command,
     consent_needed,
     turn_view,
 )
-from storage import ChannelBusy, EventKind, GameRecord, GameStatus, Seat, UndoError
+from storage import ChannelBusy, Event, EventKind, GameRecord, GameStatus, Seat, UndoError
 from storage.repository import effective_events, undos_to_redo
 
 from .archive import archived_note
+from .clock import ORDER_MOVED, ORDERS_ONLY
 from .commands import ACTION_VERBS, VERBS, Parsed
 from .core import Account, Core, Feature, Reply, code_span, handles, notes, proxy_note, seat_of, sentence
 from .delivery import Delivery
@@ -195,9 +197,13 @@ class Turns(Feature):
         def status(after: Game) -> GameStatus | None:
             return GameStatus.FINISHED if after.state.finished else None
 
+        def noted(after: Game) -> str | None:  # a standing order that moved at once made a decision (bot.clock)
+            return notes(note, ORDER_MOVED) if isinstance(parsed.action, StandingOrder) and after.carried_out \
+                else note
+
         try:
             done = await self.repo.act(record.id, seq, parsed.action, seat.player_id,
-                                       note=note, outbox=posts, status=status)
+                                       note=noted, outbox=posts, status=status)
         except EngineError as exc:
             raise Refusal(f"{sentence(str(exc))} {who_acts(game)} may: {choices_text(game)}") from None
         self.delivery.keep_drawn(record.id, done.live.seq, done.live.saved)
@@ -287,7 +293,8 @@ class Turns(Feature):
         line = f"↶ **{seat.display_name}** takes back #{len(effective)} " \
                f"({seat_name(record, last.actor)}: `{event_command(record, last)}`)"
         return await self._travel(record, seat, reason, proxy, line, undo=True,
-                                  orders_of=last.action if last.kind is EventKind.ACTION else None)
+                                  orders_of=last.action if last.kind is EventKind.ACTION else None,
+                                  clock_note=ORDERS_ONLY if _order_alone(last) else None)
 
     @handles("redo")
     async def redo(self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None) -> Reply:
@@ -320,13 +327,14 @@ class Turns(Feature):
 
     async def _travel(
         self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None, line: str, *, undo: bool,
-        orders_of: dict[str, Any] | None = None,
+        orders_of: dict[str, Any] | None = None, clock_note: str | None = None,
     ) -> Reply:
         """Undo or redo; ``orders_of``: the action an undo takes back, whose standing
-        orders' moves (taken back with it) the post names."""
+        orders' moves (taken back with it) the post names; ``clock_note``: what the
+        clock reads from it (:data:`bot.clock.ORDERS_ONLY`)."""
         live = await self.repo.load(record.id)
         before, acting_before = fingerprints(live.game), live.game.acting_player()
-        note = notes(reason.strip(), proxy_note(proxy))
+        note = notes(reason.strip(), proxy_note(proxy), clock_note)
         shown = notes(code_span(reason), proxy_note(proxy))
         travel = self.repo.undo if undo else self.repo.redo
 
@@ -343,6 +351,12 @@ class Turns(Feature):
         except UndoError as exc:
             raise Refusal(f"{sentence(str(exc))}") from None
         return Reply()
+
+
+def _order_alone(event: Event) -> bool:
+    """Whether ``event`` set or cancelled a standing order that did not move the game."""
+    return event.kind is EventKind.ACTION and event.action.get("type") == "standing_order" \
+        and ORDER_MOVED not in (event.note or "")
 
 
 def _try(game: Game, action: Action) -> None:

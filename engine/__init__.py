@@ -19,12 +19,14 @@ from .actions import (
     PlaceToken,
     RemoveToken,
     RunRoutes,
+    StandingOrder,
     action_from_dict,
 )
 from .errors import EngineError, IllegalAction
 from .game import Game
 from .legal import consent_needed, legal_actions, legal_lays
 from .state import Company, Context, GameState, PlacedTile, Train
+from .words import counted
 from .view import AuctionView, TrackView, TurnView, pass_note, round_title, turn_view
 
 # The notation: one parser and one writer of command words.
@@ -115,11 +117,13 @@ __all__ = [
     "Context", "CorporationDef", "Decision", "DiscardTrain", "Dividend", "EndGame", "EngineError", "Export", "Game",
     "GameState", "IllegalAction",
     "InvariantError", "LayTile", "MarketCell", "Merge", "Node", "OptionDef", "Pass", "PlaceToken", "PlacedTile",
-    "RemoveToken", "ReplayReport", "RouteResult", "Rules", "RunRoutes", "SelfPlayResult", "Setup", "TileDef",
+    "RemoveToken", "ReplayReport", "RouteResult", "Rules", "RunRoutes", "SelfPlayResult", "Setup", "StandingOrder",
+    "TileDef",
     "TrackView", "Train", "TurnView", "Unreadable",
     "action_from_dict", "actions_of", "addressed", "agent_named", "available_minors", "best_routes",
     "borrowing_power", "cert_count", "cert_limit", "check_invariants", "check_logged_routes", "check_options",
-    "check_routes", "cheapest_bank_price", "city_mapping", "command", "consent_needed", "decide", "decide_counted",
+    "check_routes", "cheapest_bank_price", "city_mapping", "command", "consent_needed", "counted", "decide",
+    "decide_counted",
     "describe_options",
     "describe_order", "distinct_rotations", "effective_entries", "entries_from_events", "export_game",
     "final_values", "find_train", "hex_distance", "hinted_actions", "import_log", "in_price_order", "is_edge",

@@ -46,6 +46,7 @@ from .routes import RouteResult
 from .state import Train
 from .stock_round import StockRound
 from .view import turn_view
+from .words import counted
 
 if TYPE_CHECKING:
     from .game import Game
@@ -215,7 +216,7 @@ def loan_needed(game: Game, action: LayTile) -> str:
     if cost <= company.cash:
         return ""
     loans = -(-(cost - company.cash) // (LOAN - INTEREST))
-    return (f"This lay costs {cost} and {company.sym} has {company.cash}: it would take {loans} loan(s) "
+    return (f"This lay costs {cost} and {company.sym} has {company.cash}: it would take {counted(loans, 'loan')} "
             f"of {LOAN} ({INTEREST} interest each round)")
 
 

@@ -33,6 +33,7 @@ from .lay import lay_tile, possible_lays
 from .nationalization import nationalize
 from .state import Company, Context, GameState
 from .tokens import free_slot_for, put_token, token_cost
+from .words import counted
 
 if TYPE_CHECKING:
 
@@ -127,7 +128,7 @@ class Redeem(Step):
             raise IllegalAction(f"the pool holds {sum(c.percent for c in pool)}% of {company.sym}")
         if company.cash < price * action.count:
             raise IllegalAction(
-                f"{company.sym} has {company.cash}; {action.count} share(s) cost {price * action.count}"
+                f"{company.sym} has {company.cash}; {counted(action.count, 'share')} cost {price * action.count}"
             )
         for cert in pool[: action.count]:
             state.pool.remove(cert)

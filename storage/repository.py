@@ -272,6 +272,9 @@ GamePosts = Callable[[Any, int], Sequence[dict[str, Any]]]
 StatusAfter = Callable[[Any], GameStatus | None]
 """Given the game after an action, the status to give the game with it (None: unchanged)."""
 
+NoteAfter = Callable[[Any], str | None]
+"""Given the game after an action, the note to store with its event."""
+
 _request_key: ContextVar[str | None] = ContextVar("request_key", default=None)
 
 
@@ -391,7 +394,7 @@ class GameRepository:
         action: Any,
         actor: str | None,
         *,
-        note: str | None = None,
+        note: str | NoteAfter | None = None,
         outbox: PostBuilder | None = None,
         status: StatusAfter | None = None,
     ) -> ActResult:
@@ -400,7 +403,8 @@ class GameRepository:
 
         The engine's error if illegal; :class:`AppendConflict` if the game moved on. Posts
         built by ``outbox`` from the log lines, and the status ``status`` gives the game
-        after the action (a game it finished), are stored in the same transaction."""
+        after the action (a game it finished), are stored in the same transaction; a
+        ``note`` given as a function is read from the game after the action too."""
         async with self._lock(game_id):
             entry = await self._current(game_id)
             if entry.seq != expected_seq:
@@ -409,9 +413,10 @@ class GameRepository:
                 lines, saved, digest, posts, new_status = await asyncio.to_thread(
                     self._step, entry, action, outbox, status
                 )
+                written = note(entry.game) if callable(note) else note
                 event = await self.store.append(
                     game_id, expected_seq,
-                    _keyed(NewEvent(self.engine.encode(action), EventKind.ACTION, actor, note, digest)),
+                    _keyed(NewEvent(self.engine.encode(action), EventKind.ACTION, actor, written, digest)),
                     outbox=posts, status=new_status,
                 )
             except Exception:

@@ -367,3 +367,43 @@ async def test_the_time_out_policy_is_chosen_at_new_and_a_bad_one_sets_up_nothin
     clock.advance(hours=5)  # the pace and a bank of three paces are over for whoever acts
     await service.send_reminders()
     assert any(e.action.get("type") == "computer" and e.action.get("timeout") for e in await store.events(1))
+
+
+async def test_setting_or_cancelling_a_standing_order_leaves_the_clock_running(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Only a move ends a decision: `auto run`, `auto off` or taking them back does not
+    restart the player's clock (nor refill the bank). (An order that acts at once does:
+    tests/test_bot_orders.py.)"""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 24h")
+    for line in ("as Anna auto run", "as Anna auto off", "as Anna auto pay withhold", "as Anna undo"):
+        clock.advance(hours=10)
+        assert "✗" not in await table.say(line), line
+    clock.advance(hours=10)  # 50 h since her decision fell due: 26 h over the pace
+    status = await table.say("status")
+    assert "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status and _bank(status, "Anna") == "1d 22h", status
+    assert "Anna: no moves yet" in await table.say("stats")
+    await table.say("as Anna bid TSR 20")
+    assert "Anna: median 2d 2h, 90% within 2d 2h (1 move)" in await table.say("stats")
+
+
+async def test_status_and_stats_read_one_start_for_each_decision(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """By hand: Anna's decision falls due at 12:00; the pace is set at 13:00 (it counts
+    from then), she is away from 14:00 and back at 15:00 (she counts from then) and bids
+    at 19:00. `status` says her clock runs since 15:00; `stats` says she took 4 h."""
+    table = await _table(store, clock)
+    for hours, line in ((1, "as Anna pace 24h"), (1, "as Anna away 1d"), (1, "as Anna back")):
+        clock.advance(hours=hours)
+        assert "✗" not in await table.say(line), line
+    clock.advance(hours=4)
+    assert "Clock: Anna's runs since 2027-01-04 15:00 UTC" in await table.say("status")
+    await table.say("as Anna bid TSR 20")
+    assert "Anna: median 4h, 90% within 4h (1 move)" in await table.say("stats")
+    assert "Time to act (median): Anna 4 h (1 move)" in await table.say("status")
+    clock.advance(hours=2)  # Boris: from Anna's bid
+    assert "Clock: Boris's runs since 2027-01-04 19:00 UTC" in await table.say("status")
+    await table.say("as Boris pass")
+    assert "Boris: median 2h, 90% within 2h (1 move)" in await table.say("stats")

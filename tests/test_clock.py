@@ -25,14 +25,14 @@ def _log(*rows: tuple[float, EventKind, dict[str, Any], str | None] | tuple[floa
 ADMIN, ACTION = EventKind.ADMIN, EventKind.ACTION
 
 
-def test_each_decision_waits_from_the_event_before_to_its_move_and_a_standing_order_is_no_decision() -> None:
+def test_each_decision_waits_from_the_move_before_to_its_own_and_setting_a_standing_order_is_neither() -> None:
     log = _log((0, ADMIN, {"type": "start"}, None), (2, ACTION, {"type": "pass"}, "anna"),
                (3, ACTION, {"type": "standing_order"}, "clara"), (7, ACTION, {"type": "bid"}, "boris"),
                (8, ADMIN, {"type": "pause"}, "anna"), (20, ADMIN, {"type": "resume"}, "anna"),
                (21, ACTION, {"type": "pass"}, "clara", "played by the computer"))
     waits = decision_waits(log)
     assert [(w.player, w.seconds / HOUR, w.own) for w in waits] == [
-        ("anna", 2, True), ("boris", 4, True), ("clara", 1, False)]  # the order moved the game on; resumed at 20
+        ("anna", 2, True), ("boris", 5, True), ("clara", 1, False)]  # the order moved nothing; resumed at 20
     assert decision_waits(log, since=T0 + timedelta(hours=5))[0].seconds == 2 * HOUR  # imported: from 5 h
 
 

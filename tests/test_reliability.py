@@ -440,13 +440,13 @@ async def test_9_status_read_at_once_counts_each_action_once(store: SqliteEventS
     await start_shared(service, 20)
     single = TroikaService(store, pictures=False)
     alone = await single.status(1)
-    alone_waits = single.core._ledgers[1].waits
+    alone_waits = (await single.timekeeper.table_clock(1)).waits
     crowded = TroikaService(store, pictures=False)
     texts = await asyncio.gather(*(crowded.status(1) for _ in range(3)))
     assert [t.text for t in texts] == [alone.text] * 3
     actions = [e for e in await store.events(1) if e.kind is EventKind.ACTION]
-    waits = crowded.core._ledgers[1].waits
-    assert sum(len(w) for w in waits.values()) == len(actions) == 20
+    waits = crowded.timekeeper._clocks[1].waits
+    assert len(waits) == len(actions) == 20
     assert waits == alone_waits
 
 

@@ -27,10 +27,10 @@ def _log(*rows: tuple[Any, ...]) -> list[Event]:
 LOG = _log(
     (0, ADMIN, {"type": "start"}, "anna"),
     (1, ADMIN, {"type": "clock", "pace": 10 * HOUR}, "anna"),   # pace 10 h: each bank 30 h
-    (2, ACTION, {"type": "pass"}, "anna"),                      # anna waited 2 h (from the start)
+    (2, ACTION, {"type": "pass"}, "anna"),                      # anna waited 1 h (from the pace, set at 1 h)
     (14, ACTION, {"type": "pass"}, "boris"),                    # boris 12 h: 2 h over the pace
-    (15, ACTION, {"type": "standing_order"}, "clara"),          # no decision
-    (16, ACTION, {"type": "pass"}, "clara"),                    # clara 1 h (from the order)
+    (15, ACTION, {"type": "standing_order"}, "clara"),          # no move: clara's clock runs on
+    (16, ACTION, {"type": "pass"}, "clara"),                    # clara 2 h (from boris's move)
     (17, ADMIN, {"type": "away", "player": "anna", "seconds": 2 * DAY}, "anna"),
     (20, ACTION, {"type": "pass"}, "anna"),                     # anna 4 h, all of it away
     (21, ACTION, {"type": "pass"}, "boris"),                    # boris 1 h
@@ -38,12 +38,12 @@ LOG = _log(
     (52, ACTION, {"type": "pass"}, "anna", "played by the computer"),  # not anna's own
     (55, ACTION, {"type": "pass"}, "boris"),                    # boris 3 h
 )
-"""By hand: anna's own waits 2 h, 4 h; boris 12 h, 1 h, 3 h; clara 1 h, 30 h.
-Medians: anna 3 h, boris 3 h, clara 15.5 h; 90th percentile (nearest rank, the
+"""By hand: anna's own waits 1 h, 4 h; boris 12 h, 1 h, 3 h; clara 2 h, 30 h.
+Medians: anna 2.5 h, boris 3 h, clara 16 h; 90th percentile (nearest rank, the
 ceil(0.9 n)-th smallest): anna 4 h (2nd of 2), boris 12 h (3rd of 3), clara 30 h.
-Banks (30 h each, pace 10 h): anna 2 h → refills nothing (full), the 4 h (from 16 h)
+Banks (30 h each, pace 10 h): anna 1 h → refills nothing (full), the 4 h (from 16 h)
 counts 1 h (away from 17 h) → full, 30 h; boris 12 h spends 2 h, 1 h gives back 4.5 h (up to full), 3 h
-gives back 3.5 h → 30 h; clara 1 h → full, 30 h spends 20 h → 10 h. Away: anna 2 d."""
+gives back 3.5 h → 30 h; clara 2 h → full, 30 h spends 20 h → 10 h. Away: anna 2 d."""
 
 NOW = T0 + timedelta(hours=56)
 
@@ -57,13 +57,13 @@ def test_nearest_rank_is_the_value_that_share_of_them_do_not_exceed() -> None:
 def test_stats_figures_match_the_hand_computed_log() -> None:
     figures = {f.player: f for f in player_stats(RECORD, LOG, NOW, acting="anna")}
     assert [(f.decisions, f.median, f.p90) for f in figures.values()] == [
-        (2, 3 * HOUR, 4 * HOUR), (3, 3 * HOUR, 12 * HOUR), (2, 15.5 * HOUR, 30 * HOUR)]
+        (2, 2.5 * HOUR, 4 * HOUR), (3, 3 * HOUR, 12 * HOUR), (2, 16 * HOUR, 30 * HOUR)]
     # anna acts now, 1 h into her decision: within the pace, nothing spent yet
     assert [f.bank_left for f in figures.values()] == [30 * HOUR, 30 * HOUR, 10 * HOUR]
     assert [f.away_used for f in figures.values()] == [2 * DAY, 0, 0]
     text = stats_text(RECORD, LOG, NOW, acting="anna")
-    assert "Anna: median 3h, 90% within 4h (2 moves) · bank 1d 6h left · away 2d" in text
-    assert "Clara: median 15h 30m, 90% within 1d 6h (2 moves) · bank 10h left · never away" in text
+    assert "Anna: median 2h 30m, 90% within 4h (2 moves) · bank 1d 6h left · away 2d" in text
+    assert "Clara: median 16h, 90% within 1d 6h (2 moves) · bank 10h left · never away" in text
 
 
 def test_without_a_pace_there_is_no_bank_to_show() -> None:
@@ -92,3 +92,17 @@ def test_away_time_is_written_as_players_write_durations() -> None:
 
     assert _player_line(PlayerStats("anna", 0, None, None, None, 0.006)).endswith("never away")
     assert _player_line(PlayerStats("anna", 0, None, None, None, 3600.0)).endswith("away 1h")
+
+
+def test_counts_are_written_singular_for_one_and_plural_otherwise() -> None:
+    from bot.posts import holdings_text
+    from engine import Game, counted
+
+    assert [counted(n, "loan") for n in (0, 1, 2)] == ["0 loans", "1 loan", "2 loans"]
+    game = Game.new([("a", "Anna"), ("b", "Boris"), ("c", "Clara")], 1867, title="1867")
+    company = next(c for c in game.state.companies.values() if c.is_major)
+    company.floated, company.cash, company.loans = True, 100, 1
+    text = holdings_text(game)
+    assert f"**{company.sym}** " in text and "· 1 loan" in text and "loan(s)" not in text
+    company.loans = 2
+    assert "· 2 loans" in holdings_text(game)
