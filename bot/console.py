@@ -33,6 +33,7 @@ from .service import (
     Reply,
     game_choice,
 )
+from .setting_up import timeout_chosen
 from .workers import open_service
 
 log = logging.getLogger("troika.console")
@@ -40,8 +41,9 @@ log = logging.getLogger("troika.console")
 CHANNEL = "console"
 NOBODY = Account("console", "console")
 NEW = "`new Anna Boris Clara` starts a game"
-NEW_USAGE = ("`new [1861|1867] [COUNT] NAME NAME ... [grid|column]`: a game of 1861 (or 1867) for the named "
-             "players, on the title's own market unless one is named; e.g. `new 1867 Anna Boris Clara`.")
+NEW_USAGE = ("`new [1861|1867] [COUNT] NAME NAME ... [grid|column] [on-timeout wait|computer|pass]`: a game of "
+             "1861 (or 1867) for the named players, on the title's own market unless one is named; e.g. "
+             "`new 1867 Anna Boris Clara`.")
 ITALICS = re.compile(r"(?<![\w`])_(\S(?:[^_\n]*\S)?)_(?![\w`])")
 """Markdown italics (``_(agreed by Anna)_``), which the console prints plain."""
 
@@ -92,6 +94,7 @@ class Console:
         await self.service.flush(self._deliver)
 
     async def _new(self, words: list[str]) -> Reply:
+        words, policy = timeout_chosen(words)  # read as Discord's `new` reads it
         chosen = [w for w in words if is_setup_word(w)]
         words = [w for w in words if w not in chosen]
         setup = game_choice(chosen)
@@ -108,7 +111,7 @@ class Console:
                                                                               if n.lower() != "computer"]):
             raise Refusal("Give each player a different name.")
         return await self.service.start_local_game(CHANNEL, [(n, n) for n in words],
-                                                   rules=setup.rules(), title=setup.title)
+                                                   rules=setup.rules(), title=setup.title, on_timeout=policy)
 
     async def _identity(self, words: list[str]) -> tuple[Account, str]:
         """Who the line is typed by, and the command itself."""

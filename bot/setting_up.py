@@ -50,14 +50,18 @@ class SetUp(Feature):
         seed: int | None = None,
         title: str = DEFAULT_TITLE,
         guild_id: str | None = None,
+        on_timeout: str | None = None,
     ) -> Reply:
         """Set up and start a game of ``title`` at once (console, tests): ``players`` are
-        (id, name), each player's account id being their id; the first is the commissioner."""
+        (id, name), each player's account id being their id; the first is the commissioner;
+        ``on_timeout``: the table's policy, as `new ... on-timeout computer` chooses it."""
         if not 2 <= len(players) <= MAX_PLAYERS:
             raise Refusal(f"Name 2 to {MAX_PLAYERS} players: `new Anna Boris Clara`.")
         options = (rules or Rules.rulebook(market=load_board(title).default_market)).to_dict()
         if first_player is not None:
             options["first_player"] = first_player
+        if on_timeout is not None:
+            options["on_timeout"] = on_timeout
         seats = [Seat(i, pid, name, pid, i == 0) for i, (pid, name) in enumerate(players)]
         async with self.core.lock(channel_id):
             record = await self._create(channel_id, seats, options, seed, players[0][0], title, guild_id)

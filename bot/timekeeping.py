@@ -117,9 +117,11 @@ class Timekeeper(Feature):
         seconds = read_duration(rest, "time away", 60 * 60, AWAY_MOST)
         clock = await self.table_clock(record.id)
         left = clock.away_left(seat.player_id)
-        if seconds > left:
-            raise Refusal(f"You may be away {shown_duration(left)} more in this game (the limit is "
-                          f"{shown_duration(clock.away_limit)}); `away {shown_duration(left).split()[0]}` fits.")
+        if seconds > left:  # what is left is said rounded down, so what it says fits does
+            fits = f"`away {int(left // DAY)}d` fits" if left >= DAY else f"`away {int(left // 3600)}h` fits" \
+                if left >= 3600 else "the shortest `away` is 1h"
+            raise Refusal(f"You may be away {shown_duration(left // 60 * 60)} more in this game (the limit is "
+                          f"{shown_duration(clock.away_limit)}); {fits}.")
         if clock.player(seat.player_id).away_at(self.core.clock()) is not None:
             raise Refusal("You are away already: `back` ends it, then `away` again.")
         until = self.core.clock() + timedelta(seconds=seconds)

@@ -407,3 +407,34 @@ async def test_status_and_stats_read_one_start_for_each_decision(
     assert "Clock: Boris's runs since 2027-01-04 19:00 UTC" in await table.say("status")
     await table.say("as Boris pass")
     assert "Boris: median 2h, 90% within 2h (1 move)" in await table.say("stats")
+
+
+async def test_away_after_a_short_back_says_what_is_left_rounded_down_and_what_it_says_fits(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Away a few seconds of the 14 days: `away 14d` no longer fits, and the refusal says
+    so without rounding the few seconds away (it said 14d were left); what it offers fits."""
+    table = await _table(store, clock)
+    await table.say("as Boris away 1h")
+    clock.advance(seconds=5)
+    await table.say("as Boris back")
+    said = await table.say("as Boris away 14d")
+    assert said == "✗ You may be away 13d 23h 59m more in this game (the limit is 14d); `away 13d` fits.", said
+    assert "is away for 13d" in await table.say("as Boris away 13d")
+
+
+@pytest.mark.parametrize("workers", [0, pytest.param(2, marks=pytest.mark.slow)])
+async def test_the_consoles_new_reads_the_time_out_policy_as_discords_does(tmp_path: Path, workers: int) -> None:
+    """At the console too (and through the worker pool `troika run` starts): `new NAMES
+    on-timeout pass` seats the named players and sets the policy; a bad one sets up nothing."""
+    async with SqliteEventStore(tmp_path / "console.db") as store, \
+            ServicePool(store, workers=workers, pictures=False) as pool:
+        table = Table(pool)  # type: ignore[arg-type]
+        said = await table.say("new Anna Boris Clara on-timeout nap")
+        assert said.startswith("✗ Write it as `new ... on-timeout wait|computer|pass`"), said
+        assert await store.list_games() == []
+        assert "✗" not in await table.say("new Anna Boris Clara on-timeout pass")
+        [record] = await store.list_games()
+        assert [s.display_name for s in record.seats] == ["Anna", "Boris", "Clara"]
+        assert "✗" not in await table.say("as Anna pace 1h")
+        assert "on time-out: pass" in await table.say("status")
