@@ -438,3 +438,26 @@ async def test_the_consoles_new_reads_the_time_out_policy_as_discords_does(tmp_p
         assert [s.display_name for s in record.seats] == ["Anna", "Boris", "Clara"]
         assert "✗" not in await table.say("as Anna pace 1h")
         assert "on time-out: pass" in await table.say("status")
+
+
+async def test_the_pinned_status_shows_the_clock_lines_status_shows(store: SqliteEventStore, clock: Clock) -> None:
+    table = await _table(store, clock)
+    for line in ("as Anna pace 24h", "as Boris away 3d"):
+        assert "✗" not in await table.say(line)
+    clock.advance(hours=25)
+    pinned = (await table.service.status(1)).text
+    typed = await table.say("status")
+    for line in ("Clock: Anna's runs since 2027-01-04 12:00 UTC", "banks left: Anna 2d 23h, Boris 3d, Clara 3d",
+                 "Boris is away until 2027-01-07 12:00 UTC", "bids on TSR (waiting 1 d 1 h)"):
+        assert line in pinned and line in typed, (line, pinned)
+
+
+@pytest.mark.slow
+async def test_the_pinned_status_shows_the_clock_lines_through_the_worker_pool(tmp_path: Path) -> None:
+    anna = Account("anna", "Anna")
+    async with SqliteEventStore(tmp_path / "pool.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as pool:
+        await pool.start_local_game("chan", PLAYERS, first_player=0, seed=1861)
+        await pool.handle("chan", anna, "pace 24h")
+        pinned = (await pool.status(1)).text
+        assert "Clock: Anna's runs since" in pinned and "banks left: Anna 3d, Boris 3d, Clara 3d" in pinned
