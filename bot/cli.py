@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from engine import DEFAULT_TITLE, TITLES, EngineError
+from engine import DEFAULT_TITLE, TITLES, EngineError, counted
 
 
 def _read_json(path: str) -> Any:
@@ -284,7 +284,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 2
     if done.warning:
         print(f"troika: warning: {done.warning}", file=sys.stderr)
-    print(f"{args.out}: game {args.game}, {done.actions} actions")
+    print(f"{args.out}: game {args.game}, {counted(done.actions, 'action')}")
     return 0
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
-from engine import is_setup_word
+from engine import counted, is_setup_word
 from storage.postgres import safe_url
 
 from .archive import ARCHIVE_AFTER
@@ -101,7 +101,7 @@ class Console:
         if words and words[0].isdigit():
             count = int(words.pop(0))
             if count != len(words):
-                raise Refusal(f"You said {count} players but named {len(words)}.")
+                raise Refusal(f"You said {counted(count, 'player')} but named {len(words)}.")
         misplaced = [w for w in words if w.isdigit()]
         if misplaced:
             raise Refusal(f"`{misplaced[0]}` is not a player's name: {NEW} (a player count comes first).")

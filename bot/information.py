@@ -353,7 +353,7 @@ class Information(Feature):
         """The game as an 18xx.games log, attached (a whole replay: off the loop)."""
         events = await self.store.events(record.id)
         export = await asyncio.to_thread(site_export, record, events)
-        text = f"Game {record.id} as an 18xx.games log: {export.actions} actions."
+        text = f"Game {record.id} as an 18xx.games log: {counted(export.actions, 'action')}."
         if export.warning:
             text += f" ⚠ {export.warning}."
         data = json.dumps(export.log, ensure_ascii=False).encode("utf-8")

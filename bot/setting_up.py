@@ -16,6 +16,7 @@ from engine import (
     Game,
     Rules,
     Setup,
+    counted,
     describe_options,
     load_board,
     parse_setup,
@@ -101,7 +102,8 @@ class SetUp(Feature):
                    if str(site.get("name")) != played["name"] and played is not seat]
         names = f" Renamed so each seat has a name of its own, on one line: {'; '.join(renamed)}." if renamed else ""
         return Reply(f"**{account.name}** imports {log.get('title')} game {log.get('id', '')} from 18xx.games as "
-                     f"game {record.id} ({len(troika['actions'])} actions, the site's rules); the commissioner "
+                     f"game {record.id} ({counted(len(troika['actions']), 'action')}, the site's rules); the "
+                     "commissioner "
                      f"holds {site_name}'s seat{'' if seat['name'] == site_name else ' as ' + seat['name']}. "
                      f"{where}{seats}{names}")
 

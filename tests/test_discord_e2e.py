@@ -253,7 +253,7 @@ def test_a_reconnect_resumes_the_session(world: World) -> None:
     mark = fake.last_id()
     fake.say(world.dmitri, world.one, "!status")
     status = reply(fake, world.one, mark).content
-    assert "To act" in status and "(1 action)" in status and "(1 actions)" not in status
+    assert "To act" in status and "(1 move)" in status and "(1 moves)" not in status
     assert len(fake.identifies) == 1  # resumed, not identified again
 
 
