@@ -85,9 +85,9 @@ def decision_waits(events: Iterable[Event], since: datetime | None = None) -> li
 ORDER_MOVED = "a standing order moved"
 """The note on a standing order's event when the order acted at once (the service writes
 it): only then did the game move, so only then is a decision made."""
-ORDERS_ONLY = "a standing order taken back"
-"""The note on an undo that took back only a standing order that had not moved the game:
-the position is as it was, and so is the open decision's clock."""
+ORDERS_ONLY = "standing orders alone"
+"""The note on an undo or redo that took back or restored only standing orders that had
+not moved the game: the position is as it was, and so is the open decision's clock."""
 
 
 def _is_decision(event: Event) -> bool:
@@ -102,10 +102,8 @@ def starts_a_decision(event: Event) -> bool:
     """Whether a new decision falls due with ``event`` (the ledger's turn and reminders read it too)."""
     if event.kind is EventKind.ACTION:
         return _is_decision(event)
-    if event.kind is EventKind.UNDO:
+    if event.kind in (EventKind.UNDO, EventKind.REDO):
         return ORDERS_ONLY not in (event.note or "")
-    if event.kind is EventKind.REDO:
-        return True
     return event.kind is EventKind.ADMIN and event.action.get("type") in ("start", "resume")
 
 

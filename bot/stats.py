@@ -2,8 +2,9 @@
 days they have been away, all from the game's event log (:mod:`bot.clock`); the
 game's end post shows them too.
 
-Time to act is the wall-clock wait of each decision the player made themselves (the
-computer's moves and a timeout's are left out): its median, and the 90th percentile
+Time to act is the wall-clock wait of each decision the player made themselves, from
+when it began to count against them (:meth:`bot.clock.TableClock.counting`, the start
+`status` shows) to their move; the computer's moves and a timeout's are left out: its median, and the 90th percentile
 by the nearest-rank rule (the wait that 90% of the decisions did not exceed).
 """
 

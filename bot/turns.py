@@ -310,7 +310,8 @@ class Turns(Feature):
         what = ", ".join(f"#{n} ({seat_name(record, e.actor)}: `{event_command(record, e)}`)"
                          for n, e in restored)
         return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes {what}".rstrip(),
-                                  undo=False)
+                                  undo=False, clock_note=ORDERS_ONLY if all(_order_alone(e) for _, e in restored)
+                                  and restored else None)
 
     @staticmethod
     def _check_travel(
