@@ -120,3 +120,16 @@ async def test_an_order_that_acts_as_it_is_set_is_its_players_decision(
     clock.advance(hours=1)
     status = await table.say("status")
     assert "(waiting 3 h)" in status and "Time to act (median): Player 1 5 h (1 move)" in status, status
+
+
+@pytest.mark.slow
+async def test_an_order_that_acts_as_it_is_set_is_marked_through_the_worker_pool(store: SqliteEventStore) -> None:
+    """As `troika run` serves Discord: the worker marks the order that moved the game, and
+    only that one, so the clock reads the same log either way."""
+    async with ServicePool(store, workers=2, pictures=False) as pool:
+        table = await start_shared(pool, CV_AT_TRACK, "1867-19792")  # type: ignore[arg-type]
+        assert "CV passes its track step" in await table.say("as Player 1 auto pass track")
+        assert "CV runs its best routes" not in await table.say("as Player 1 auto pay withhold")
+        *_, moved, set_only = await store.events(1)
+        assert ORDER_MOVED in (moved.note or "") and ORDER_MOVED not in (set_only.note or "")
+        assert decision_waits(await store.events(1))[-1].seq == moved.seq
