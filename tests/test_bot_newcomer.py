@@ -216,7 +216,7 @@ async def test_7_a_lay_that_needs_a_loan_asks_first(store: SqliteEventStore) -> 
     game = await table.game()
     loans = game.state.companies["M-K"].loans
     warned = await table.say("as Player 1 lay J8 23 4")
-    assert warned.startswith("✗ This lay costs 20 and M-K has 5: it would take 1 loan(s)")
+    assert warned.startswith("✗ This lay costs 20 and M-K has 5: it would take 1 loan of")
     assert "`lay J8 23 4 loan`" in warned
     assert (await table.game()).state.companies["M-K"].loans == loans
     assert "M-K takes a loan" in await table.say("as Player 1 lay J8 23 4 loan")
