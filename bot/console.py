@@ -33,12 +33,13 @@ from .service import (
     Reply,
     game_choice,
 )
+from .web import links
 from .workers import open_service
 
 log = logging.getLogger("troika.console")
 
-CHANNEL = "console"
-NOBODY = Account("console", "console")
+CHANNEL = links.KEYBOARD
+NOBODY = Account(links.KEYBOARD, "console")
 NEW = "`new Anna Boris Clara` starts a game"
 NEW_USAGE = ("`new [1861|1867] [COUNT] NAME NAME ... [grid|column]`: a game of 1861 (or 1867) for the named "
              "players, on the title's own market unless one is named; e.g. `new 1867 Anna Boris Clara`.")

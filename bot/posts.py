@@ -193,9 +193,16 @@ def results_text(game: Game) -> str:
     scores = sorted(game.result().items(), key=lambda kv: -kv[1])
     reason = f" ({game.state.end_reason.replace('_', ' ')})" if game.state.end_reason else ""
     cur = game.ctx.title.currency
-    first = [player_name(game, p) for p, v in scores if v == scores[0][1]]
-    won = f"{first[0]} wins" if len(first) == 1 else f"{', '.join(first[:-1])} and {first[-1]} share the win"
-    return f"{GAME_OVER}{reason}: {won}. " + ", ".join(f"{player_name(game, p)} {cur}{v}" for p, v in scores)
+    return f"{GAME_OVER}{reason}: {winners_text(game)}. " + ", ".join(f"{player_name(game, p)} {cur}{v}"
+                                                                      for p, v in scores)
+
+
+def winners_text(game: Game) -> str:
+    """``Anna wins``, or ``Anna and Boris share the win``: who won a finished game."""
+    scores = game.result()
+    best = max(scores.values())
+    first = [player_name(game, p) for p, v in sorted(scores.items(), key=lambda kv: -kv[1]) if v == best]
+    return f"{first[0]} wins" if len(first) == 1 else f"{', '.join(first[:-1])} and {first[-1]} share the win"
 
 
 def duration(seconds: float) -> str:
