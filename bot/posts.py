@@ -465,7 +465,15 @@ def log_line(record: GameRecord, event: Event, moves: Moves, moved: list[Event],
     if text is None:
         return None
     number = f"#{moves.numbers[event.seq]} " if event.seq in moves.numbers else ""
-    return f"{number}{event.created_at.strftime('%d %b %H:%M')} {text}"
+    made = made_at(record, event)
+    return f"{number}{made.strftime('%d %b %H:%M') if made else 'imported'} {text}"
+
+
+def made_at(record: GameRecord, event: Event) -> datetime | None:
+    """When a move was made; None for one imported without its time (an 18xx.games log
+    that does not say), which the store dates at the import itself: exactly the game's
+    own creation time, which no move made afterwards can have."""
+    return None if event.created_at == record.created_at else event.created_at
 
 
 def log_text(record: GameRecord, event: Event, moves: Moves, moved: list[Event],

@@ -335,6 +335,27 @@ async def test_a_players_page_lists_finished_games_marked_so_and_moves_keep_the_
     assert f'datetime="{stamp.isoformat()}"' in label and stamp.strftime("%d %b %Y %H:%M UTC") in label
 
 
+async def test_a_move_imported_without_its_time_shows_none_on_the_page_or_in_the_log(
+    store: EventStore, web_on: None
+) -> None:
+    """Not the import's time, which is not when the move was made."""
+    log, _ = shared_game("1861-29683")
+    for action in log["actions"]:
+        action.pop("created_at")
+    service = TroikaService(store, pictures=False)
+    await service.import_site_game("c1", Account("u1", "Anna"), json.dumps(log).encode(), hot_seat=True)
+    [record] = await store.list_games()
+    shown = (await service.handle("c1", Account(record.seats[0].discord_user_id or "", "x"), "log 5")).text
+    client = await client_of(store)
+    try:
+        page = await (await client.get(f"/g/{links.game_key(record.id)}")).text()
+    finally:
+        await client.close()
+    imported = record.created_at.strftime("%d %b")
+    assert "<time" not in page.split('<ol id="log"')[1] and "its time is not known" in page
+    assert shown.count(" imported ") == 5 and imported not in shown, shown
+
+
 async def test_the_page_and_the_log_number_moves_alike_after_an_undo(store: EventStore, web_on: None) -> None:
     service = TroikaService(store, pictures=False)
     await service.start_local_game("c1", [("u1", "Anna"), ("u2", "Boris"), ("u3", "Clara")], first_player=0)

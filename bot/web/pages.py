@@ -21,7 +21,7 @@ from string import Template
 from engine import Game, describe_options, round_title, share_price
 from storage import Event, GameRecord, GameStatus
 
-from ..posts import doing, log_text, numbered, results_text, who_acts, winners_text
+from ..posts import doing, log_text, made_at, numbered, results_text, who_acts, winners_text
 from .history import GameHistory
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -63,10 +63,9 @@ def when(moment: datetime) -> str:
 
 
 def made(record: GameRecord, event: Event) -> str:
-    """When a move was made, as :func:`when` writes it; nothing for a move imported
-    without its time (an 18xx.games log that does not say), which the store dates at
-    the import itself: exactly the game's own creation time."""
-    return "" if event.created_at == record.created_at else when(event.created_at)
+    """When a move was made, as :func:`when` writes it; nothing for one imported without its time."""
+    moment = made_at(record, event)
+    return "" if moment is None else when(moment)
 
 
 def over(game: Game, status: GameStatus) -> str:
