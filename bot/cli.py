@@ -116,10 +116,21 @@ def cmd_routes(args: argparse.Namespace) -> int:
     return 0 if summary["worse"] == 0 else 1
 
 
-def _routes_now(args: argparse.Namespace) -> int:
-    from engine import best_routes, replay, routes_detail
+def _replayed(args: argparse.Namespace, before: Any = None) -> Any:
+    """The game file replayed to ``--at N`` (after Troika's move N: the ``#N`` of the
+    bot's ``log`` and the web page's ``?at=N``) or ``--id ID`` (after the site's action ID)."""
+    from engine import replay
 
-    game = replay(_read_json(args.game), None, until=args.at).game
+    run = replay(_read_json(args.game), None, until=args.id, moves=args.at, before=before)
+    if args.at is not None and run.moves < args.at:
+        raise SystemExit(f"troika: the game has {run.moves} moves in effect, not {args.at}")
+    return run
+
+
+def _routes_now(args: argparse.Namespace) -> int:
+    from engine import best_routes, routes_detail
+
+    game = _replayed(args).game
     best = {}
     for sym, company in game.state.companies.items():
         for train in company.trains:
@@ -145,7 +156,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from bot.web.history import picture_settings
-    from engine import RunRoutes, check_routes, replay
+    from engine import RunRoutes, check_routes
     from render import write_pictures
 
     last_run: list[Any] = []
@@ -156,7 +167,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             results = check_routes(game.ctx, game.state, company, action.routes)
             last_run[:] = [(action.entity, results)]
 
-    run = replay(_read_json(args.game), None, until=args.at, before=before)
+    run = _replayed(args, before)
     if args.routes and not last_run:
         print("troika: no company ran its trains in the replayed actions", file=sys.stderr)
         return 2
@@ -612,7 +623,10 @@ def _games_played(p: argparse.ArgumentParser, games: int) -> None:
 def _game_and_action(p: argparse.ArgumentParser) -> None:
     """The arguments of a command that reads a real game up to an action."""
     p.add_argument("game", help="the game log (JSON exported from 18xx.games)")
-    p.add_argument("--at", type=int, default=None, help="stop after this action id")
+    at = p.add_mutually_exclusive_group()
+    at.add_argument("--at", type=int, default=None, metavar="N",
+                    help="stop after move N: the #N of the bot's `log`, the web page's ?at=N")
+    at.add_argument("--id", type=int, default=None, metavar="ID", help="stop after the site's action ID")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

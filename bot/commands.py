@@ -92,7 +92,7 @@ class Verb:
     arguments; ``typist``: whose seat a bare command is typed from at a shared keyboard
     (the console): the player who must decide now (``decider``), the one whose deal
     waits (``requester``), the one whose move it takes back (``mover``) or whose undo it
-    restores (``undoer``)."""
+    restores (``undoer``), or none but the keyboard, which types for every seat (``keyboard``)."""
 
     name: str
     usage: str
@@ -211,7 +211,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("games", "games", "Your games in every channel, and where it is your turn", "info",
          words=0, game=False),
     Verb("web", "web [me]", "This game's web page; `web me`: your own link to all your games (sent privately)",
-         "info", words=1, game=False, options=what(required=False)),
+         "info", words=1, game=False, options=what(required=False), typist="keyboard"),
     Verb("help", "help [COMMAND]", "The commands, or how to use one", "info", words=1,
          aliases=("?",), game=False, options=what(required=False)),
     Verb("as", "as PLAYER COMMAND", "Commissioner: act for an absent player", "admin",

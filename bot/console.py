@@ -34,12 +34,13 @@ from .service import (
     game_choice,
 )
 from .setting_up import timeout_chosen
+from .web import links
 from .workers import open_service
 
 log = logging.getLogger("troika.console")
 
-CHANNEL = "console"
-NOBODY = Account("console", "console")
+CHANNEL = links.KEYBOARD
+NOBODY = Account(links.KEYBOARD, "console")
 NEW = "`new Anna Boris Clara` starts a game"
 NEW_USAGE = ("`new [1861|1867] [COUNT] NAME NAME ... [grid|column] [on-timeout wait|computer|pass]`: a game of "
              "1861 (or 1867) for the named players, on the title's own market unless one is named; e.g. "

@@ -108,6 +108,8 @@ class Information(Feature):
         decide now, unless the verb is about a deal waiting (its requester), a move to take
         back (its mover) or an undo to restore (its undoer)."""
         typist = VERBS[verb].typist
+        if typist == "keyboard":
+            return None
         if typist == "requester":  # with no deal waiting, the one deciding is told so
             return await self.requesting_account(channel_id) or await self.deciding_account(channel_id)
         record = await self.store.active_game_in_channel(channel_id)
@@ -189,6 +191,9 @@ class Information(Feature):
         if links.base_url() is None:
             raise Refusal("The web page is off here: the operator serves it with `troika run --web HOST:PORT`.")
         words = command.rest.lower().split()
+        if words == ["me"] and command.account.id == links.KEYBOARD:
+            return Reply(direct=f"The console's games on the web, every seat (`as NAME web me`: one player's): "
+                                f"{links.player_link(command.account.id)}")
         if words == ["me"]:
             return Reply(direct=f"Your games on the web (this link is yours: keep it to yourself): "
                                 f"{links.player_link(command.account.id)}")

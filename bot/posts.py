@@ -195,9 +195,16 @@ def results_text(game: Game) -> str:
     scores = sorted(game.result().items(), key=lambda kv: -kv[1])
     reason = f" ({game.state.end_reason.replace('_', ' ')})" if game.state.end_reason else ""
     cur = game.ctx.title.currency
-    first = [player_name(game, p) for p, v in scores if v == scores[0][1]]
-    won = f"{first[0]} wins" if len(first) == 1 else f"{', '.join(first[:-1])} and {first[-1]} share the win"
-    return f"{GAME_OVER}{reason}: {won}. " + ", ".join(f"{player_name(game, p)} {cur}{v}" for p, v in scores)
+    return f"{GAME_OVER}{reason}: {winners_text(game)}. " + ", ".join(f"{player_name(game, p)} {cur}{v}"
+                                                                      for p, v in scores)
+
+
+def winners_text(game: Game) -> str:
+    """``Anna wins``, or ``Anna and Boris share the win``: who won a finished game."""
+    scores = game.result()
+    best = max(scores.values())
+    first = [player_name(game, p) for p, v in sorted(scores.items(), key=lambda kv: -kv[1]) if v == best]
+    return f"{first[0]} wins" if len(first) == 1 else f"{', '.join(first[:-1])} and {first[-1]} share the win"
 
 
 def duration(seconds: float) -> str:
@@ -463,7 +470,15 @@ def log_line(record: GameRecord, event: Event, moves: Moves, moved: list[Event],
     if text is None:
         return None
     number = f"#{moves.numbers[event.seq]} " if event.seq in moves.numbers else ""
-    return f"{number}{event.created_at.strftime('%d %b %H:%M')} {text}"
+    made = made_at(record, event)
+    return f"{number}{made.strftime('%d %b %H:%M') if made else 'imported'} {text}"
+
+
+def made_at(record: GameRecord, event: Event) -> datetime | None:
+    """When a move was made; None for one imported without its time (an 18xx.games log
+    that does not say), which the store dates at the import itself: exactly the game's
+    own creation time, which no move made afterwards can have."""
+    return None if event.created_at == record.created_at else event.created_at
 
 
 def log_text(record: GameRecord, event: Event, moves: Moves, moved: list[Event],

@@ -53,6 +53,7 @@ class Replay:
     report: ReplayReport
     stopped_at: int | None = None  # log id of the action that could not be applied
     history: list[int] = field(default_factory=list)  # log ids applied
+    moves: int = 0  # Troika's moves applied (one log entry may be several, or none)
 
 
 def replay(
@@ -60,10 +61,13 @@ def replay(
     trace: list[dict[str, Any]] | None = None,
     *,
     until: int | None = None,
+    moves: int | None = None,
     before: Callable[[Game, Action], None] | None = None,
 ) -> Replay:
-    """Replay ``log`` (stopping after log id ``until`` if given), comparing with ``trace``;
-    ``before`` is called with the game and each action just before it is applied."""
+    """Replay ``log`` (stopping after log id ``until``, or after ``moves`` of Troika's
+    moves: the ``#N`` of the bot's ``log`` and the web page's ``?at=N`` for the game
+    imported), comparing with ``trace``; ``before`` is called with the game and each
+    action just before it is applied."""
     game, logged = read_log(log)
     report = ReplayReport(title=str(log.get("title", "")), actions=len(logged))
     expected = {int(k): int(v) for k, v in (log.get("result") or {}).items()}
@@ -71,14 +75,17 @@ def replay(
     by_id = {int(line["id"]): line for line in trace or [] if "id" in line}
     run = Replay(game, report)
     for entry in logged:
-        if until is not None and entry.id > until:
+        if (until is not None and entry.id > until) or (moves is not None and run.moves >= moves):
             report.actions = report.applied
             break
         try:
             for action in actions_of(lambda: game.state, entry):
+                if moves is not None and run.moves >= moves:
+                    break  # within a site action that is several of Troika's moves
                 if before is not None:
                     before(game, action)
                 game.apply(action, check=False)
+                run.moves += 1
         except EngineError as exc:
             report.first_divergence = {
                 "id": entry.id,

@@ -392,7 +392,7 @@ def test_13_the_command_line_helps(capsys: pytest.CaptureFixture[str]) -> None:
     assert "best routes" in capsys.readouterr().out
     log, _ = shared_game("1861-29683")
     path = GAMES / "1861-29683.json"
-    assert main(["routes", str(path), "--at", str(log["actions"][300]["id"])]) == 0
+    assert main(["routes", str(path), "--id", str(log["actions"][300]["id"])]) == 0
     routes = capsys.readouterr().out
     assert routes and all(": " in line for line in routes.splitlines())
     main(["replay", str(path)])

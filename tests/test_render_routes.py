@@ -94,7 +94,7 @@ def test_render_command_writes_routes_and_svgs(tmp_path: Path) -> None:
     """`troika render --routes --svg`: the last run's routes and every picture's SVG."""
     shared_game(GAME)  # skips when the shared games are missing
     log = GAMES / f"{GAME}.json"
-    command = ["render", str(log), "--at", str(RUN), "--routes", "--svg", "--out", str(tmp_path)]
+    command = ["render", str(log), "--id", str(RUN), "--routes", "--svg", "--out", str(tmp_path)]
     assert main(command) == 0
     for name in ("map", "market", "table", "routes"):
         assert (tmp_path / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
@@ -102,7 +102,7 @@ def test_render_command_writes_routes_and_svgs(tmp_path: Path) -> None:
         assert root.tag == f"{{{NS['s']}}}svg"
     routes = ET.parse(tmp_path / "routes.svg").getroot()
     assert routes.find(".//s:g[@class='routes']", NS).get("data-company") == "GRR"
-    assert main(["render", str(log), "--at", "5", "--routes", "--out", str(tmp_path / "x")]) == 2
+    assert main(["render", str(log), "--id", "5", "--routes", "--out", str(tmp_path / "x")]) == 2
 
 
 @pytest.mark.slow

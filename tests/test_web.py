@@ -24,6 +24,7 @@ from bot.web.server import WebApp, make_app
 from engine import Game
 from engine.game_setup import describe_options
 from engine.importer import actions_of, read_log
+from engine.replay import replay
 from storage import EventStore, SqliteEventStore, TroikaEngine
 from storage.repository import effective_events
 from storage.store import utc_now
@@ -71,26 +72,38 @@ def site_moves(log: dict[str, object]) -> dict[int, int]:
 async def test_a_finished_games_pictures_at_any_move_are_what_troika_render_writes(
     store: EventStore, web_on: None, tmp_path: Path
 ) -> None:
+    """One numbering: ``?at=N`` and ``troika render --at N`` are both after Troika's move
+    ``#N`` (the `log`'s), also where one site action is several moves, or none."""
     log, _ = shared_game("1861-29683")
     service = TroikaService(store, pictures=False)
     importer = Account("u1", log["players"][0]["name"])  # seated under the site's name, as `render` shows it
     await service.import_site_game("c1", importer, json.dumps(log).encode())
     [record] = await store.list_games()
     moves_after = site_moves(log)
+    split = next(n for a, b in zip(sorted(set(moves_after.values())), sorted(set(moves_after.values()))[1:])
+                 if b - a > 1 for n in [a + 1])  # within a site action that is two of Troika's moves
+    assert split not in moves_after.values()
     client = await client_of(store)
     try:
         key = links.game_key(record.id)
         page = await client.get(f"/g/{key}")
-        assert page.status == 200 and f'max="{max(moves_after.values())}"' in await page.text()
-        for site_id in (2, 281, 400, 601, max(moves_after)):
-            n = moves_after[site_id]
+        total = max(moves_after.values())
+        assert page.status == 200 and f'max="{total}"' in await page.text()
+        history = await client.server.app[server.APP].history(record.id)
+        for n in (2, split, 281, 400, 601, total):
             out = tmp_path / f"render-{n}"
-            assert main(["render", str(GAMES / "1861-29683.json"), "--at", str(site_id),
-                         "--out", str(out), "--svg"]) == 0
+            assert main(["render", str(GAMES / "1861-29683.json"), "--at", str(n), "--out", str(out), "--svg"]) == 0
+            assert replay(log, None, moves=n).game.state == history.at(n).state, n  # `render`'s replay
             for name in ("map", "market", "table"):
                 answer = await client.get(f"/g/{key}/{name}.svg?at={n}")
                 assert answer.status == 200 and answer.content_type == "image/svg+xml"
                 assert await answer.text() == (out / f"{name}.svg").read_text(encoding="utf-8"), (n, name)
+        site_id = max(i for i, n in moves_after.items() if n == 400)
+        assert main(["render", str(GAMES / "1861-29683.json"), "--id", str(site_id), "--out",
+                     str(tmp_path / "by-id"), "--svg"]) == 0  # the site's numbering, asked for by name
+        assert (tmp_path / "by-id" / "map.svg").read_text() == (tmp_path / "render-400" / "map.svg").read_text()
+        with pytest.raises(SystemExit, match=f"has {total} moves"):
+            main(["render", str(GAMES / "1861-29683.json"), "--at", str(total + 1), "--out", str(tmp_path / "x")])
     finally:
         await client.close()
 
@@ -320,6 +333,27 @@ async def test_a_players_page_lists_finished_games_marked_so_and_moves_keep_the_
     stamp = datetime.fromtimestamp(made, UTC)
     label = re.search(r'<p id="at-label">(.*?)</p>', first)[1]  # type: ignore[index]
     assert f'datetime="{stamp.isoformat()}"' in label and stamp.strftime("%d %b %Y %H:%M UTC") in label
+
+
+async def test_a_move_imported_without_its_time_shows_none_on_the_page_or_in_the_log(
+    store: EventStore, web_on: None
+) -> None:
+    """Not the import's time, which is not when the move was made."""
+    log, _ = shared_game("1861-29683")
+    for action in log["actions"]:
+        action.pop("created_at")
+    service = TroikaService(store, pictures=False)
+    await service.import_site_game("c1", Account("u1", "Anna"), json.dumps(log).encode(), hot_seat=True)
+    [record] = await store.list_games()
+    shown = (await service.handle("c1", Account(record.seats[0].discord_user_id or "", "x"), "log 5")).text
+    client = await client_of(store)
+    try:
+        page = await (await client.get(f"/g/{links.game_key(record.id)}")).text()
+    finally:
+        await client.close()
+    imported = record.created_at.strftime("%d %b")
+    assert "<time" not in page.split('<ol id="log"')[1] and "its time is not known" in page
+    assert shown.count(" imported ") == 5 and imported not in shown, shown
 
 
 async def test_the_page_and_the_log_number_moves_alike_after_an_undo(store: EventStore, web_on: None) -> None:

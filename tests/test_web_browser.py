@@ -3,7 +3,9 @@ Playwright), beside ``troika run`` at the console as a player starts it."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
 import os
 import queue
 import re
@@ -22,11 +24,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from bot.cli import _replayed
+from bot.posts import results_text
 from bot.web.bench import CHROMIUM, CHROMIUM_ARGS
 from engine.game import Game
+from engine.replay import replay
 from storage import SqliteEventStore, TroikaEngine
 from storage.repository import effective_events
-from tests.conftest import ROOT
+from tests.conftest import ROOT, shared_game
 
 HOSTILE = "<script>alert(1)</script>"
 HOSTILE_IMG = "<img/src=x/onerror=alert(2)>"
@@ -300,3 +305,75 @@ def test_a_page_refused_live_updates_says_so_and_follows_once_a_place_is_free(
     wait_until(last, lambda: shown_move(last) == moves + 1, 10)
     for page in pages[1:]:
         page.close()
+
+
+def import_untimed(console: ConsoleRun, folder: Path) -> tuple[dict[str, Any], Path]:
+    """1861-29683 imported at the console from a copy without the site's times, as
+    some 18xx.games exports are; the log and the copy."""
+    log, _ = shared_game("1861-29683")
+    for action in log["actions"]:
+        action.pop("created_at", None)
+    untimed = folder / "untimed.json"
+    untimed.write_text(json.dumps(log))
+    assert "✗" not in console.type(f"import {untimed}")
+    return log, untimed
+
+
+@pytest.mark.slow
+def test_an_imported_game_without_times_is_badged_finished_and_shows_render_at_n(
+    console: ConsoleRun, browser: Browser, tmp_path: Path
+) -> None:
+    """A finished game is badged so, with its winner, not "live"; a move imported without its
+    time shows none (the import's is not when it was made); ``?at=N`` is the state
+    ``troika render --at N`` draws."""
+    log, untimed = import_untimed(console, tmp_path)
+    link = game_link(console)
+    page = browser.new_page()
+    page.goto(link)
+    winner = results_text(replay(log, None).game).split(": ", 1)[1].split(".")[0]  # "Anna wins"
+    assert page.locator("#live-state").inner_text() == f"finished: {winner}"
+    page.wait_for_timeout(700)  # the event stream is open: the badge stays
+    assert page.locator("#live-state").inner_text() == f"finished: {winner}"
+    assert page.locator("#log time").count() == 0 and "imported" in page.locator("#at-label").inner_text()
+    total = engine_game(console.db)[1]
+    for moves in (508, 369):  # 508: within a site action that is two of Troika's moves
+        page.goto(f"{link}?at={moves}")
+        rendered = _replayed(argparse.Namespace(game=str(untimed), at=moves, id=None)).game  # `render --at`'s
+        assert list(shown_cash(page).values()) == list(engine_cash(rendered).values()), moves
+        assert page.locator("#live-state").inner_text() == f"move {moves} of {total}"
+    page.close()
+
+
+@pytest.mark.slow
+def test_the_page_asks_for_nothing_that_is_not_there(console: ConsoleRun, browser: Browser) -> None:
+    """Not even the icon Chromium asks for by itself (``/favicon.ico``): no 404 noise."""
+    console.type("new Anna Boris Clara")
+    link = game_link(console)
+    page = browser.new_page()
+    missing: list[str] = []
+    page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)
+    page.goto(link)
+    page.wait_for_timeout(500)
+    assert missing == []
+    status, _, headers = fetch(console.url + "/favicon.ico")
+    assert status == 200 and headers["Content-Type"].startswith("image/svg+xml")
+    page.close()
+
+
+@pytest.mark.slow
+def test_the_consoles_own_web_me_lists_every_game_at_the_console(
+    console: ConsoleRun, browser: Browser, tmp_path: Path
+) -> None:
+    """At the console one keyboard types for every seat: its bare ``web me`` lists all
+    its games (``as NAME web me`` stays that player's)."""
+    import_untimed(console, tmp_path)
+    console.type("new Anna Boris Clara")
+    mine = re.search(r"(http\S+)", console.type("web me"))[1]  # type: ignore[index]
+    page = browser.new_page()
+    page.goto(mine)
+    games = page.locator("#games li").all_inner_texts()
+    assert len(games) == 2 and "your turn" in games[0] and "finished" in games[1], games
+    boris = re.search(r"(http\S+)", console.type("as Boris web me"))[1]  # type: ignore[index]
+    page.goto(boris)
+    assert len(page.locator("#games li").all_inner_texts()) == 1
+    page.close()

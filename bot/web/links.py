@@ -24,6 +24,10 @@ URL_VARIABLE = "TROIKA_WEB_URL"
 SECRET_VARIABLE = "TROIKA_WEB_SECRET_FILE"
 MAC_CHARS = 22
 """Characters of a link's hash (132 bits)."""
+KEYBOARD = "console"
+"""The console's channel, and the account its keyboard types as when no seat is named:
+its ``web me`` link lists every game played at the console, all its seats (everyone at
+the keyboard types for every seat; ``as NAME web me`` gives one player's link)."""
 GAME_KEY = re.compile(r"(\d{1,12})-([A-Za-z0-9_-]{22})")
 PLAYER_KEY = re.compile(r"([A-Za-z0-9_-]{1,200})-([A-Za-z0-9_-]{22})")
 

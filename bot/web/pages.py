@@ -19,9 +19,9 @@ from pathlib import Path
 from string import Template
 
 from engine import Game, describe_options, round_title, share_price
-from storage import GameStatus
+from storage import Event, GameRecord, GameStatus
 
-from ..posts import doing, log_text, numbered, results_text, who_acts
+from ..posts import doing, log_text, made_at, numbered, results_text, who_acts, winners_text
 from .history import GameHistory
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -62,6 +62,19 @@ def when(moment: datetime) -> str:
     return f'<time datetime="{html.escape(iso)}">{html.escape(moment.strftime("%d %b %Y %H:%M UTC"))}</time>'
 
 
+def made(record: GameRecord, event: Event) -> str:
+    """When a move was made, as :func:`when` writes it; nothing for one imported without its time."""
+    moment = made_at(record, event)
+    return "" if moment is None else when(moment)
+
+
+def over(game: Game, status: GameStatus) -> str:
+    """The page's badge for a game that is over (``finished: Anna wins``), else empty."""
+    if game.state.finished:
+        return f"finished: {winners_text(game)}"
+    return "ended" if status is GameStatus.ABANDONED else ""
+
+
 @dataclass(frozen=True)
 class Moment:
     """What the page shows: the game after move ``n`` of its history."""
@@ -80,12 +93,14 @@ def moment_html(moment: Moment, base: str) -> str:
     heading = (f"{record.title} game {record.id} · {round_title(game)} · phase {state.phase} · "
                f"{game.ctx.rules.market} market")
     label = f'After move {n} of <span id="at-total">{history.total}</span>'
+    stamp = made(record, history.moves[n - 1]) if n else ""
     if n:
-        label += f" ({when(history.moves[n - 1].created_at)})"
+        label += f" ({stamp})" if stamp else " (imported: its time is not known)"
     rules = game.ctx.rules
     in_force = describe_options(record.title, rules.options) + (["18xx.games rules"] if rules.is_site else [])
     return fill(
         "moment.html", base=html.escape(base), at=n, heading=text(heading), at_label=label,
+        over=text(over(game, record.status)),
         turn=_turn(moment), options="Options: " + text(" · ".join(in_force) or "none"),
         players=_players(game), companies=_companies(game), **_log(history, n),
     )
@@ -142,7 +157,7 @@ def _log(history: GameHistory, n: int) -> dict[str, str]:
         event = history.moves[index]
         line = log_text(record, event, moves, []) or ""
         effects = "".join(f"<li>{text(e)}</li>" for e in history.effects.get(index, []))
-        items.append(f'<li value="{index + 1}">{when(event.created_at)} {text(line)}'
+        items.append(f'<li value="{index + 1}">{made(record, event)} {text(line)}'
                      + (f"<ul>{effects}</ul>" if effects else "") + "</li>")
     earlier = n - len(items)
     note = f"{earlier} earlier moves: move the slider back to see them." if earlier > 0 else ""
@@ -151,11 +166,15 @@ def _log(history: GameHistory, n: int) -> dict[str, str]:
 
 def game_page(moment: Moment, base: str, live: bool) -> str:
     """A game's whole page, showing ``moment``."""
-    record = moment.history.record
+    history = moment.history
+    record = history.record
+    ended = over(moment.game, record.status) if moment.n == history.total else ""
+    badge = ended or ("live" if live else f"move {moment.n} of {history.total}")  # as the script then keeps it
     return page(
         "game.html", f"{record.title} game {record.id}", title=text(f"{record.title} game {record.id}"),
-        base=html.escape(base), at=moment.n,
-        total=moment.history.total, live="1" if live else "0", moment=moment_html(moment, base),
+        base=html.escape(base), at=moment.n, badge=text(badge),
+        badge_class="finished" if ended else "live" if live else "history",
+        total=history.total, live="1" if live else "0", moment=moment_html(moment, base),
     )
 
 

@@ -8,7 +8,8 @@ same 404 page):
   ``table``) its pictures, drawn by :mod:`render` as ``troika render`` draws them;
   ``/g/KEY/events`` server-sent events, one as each move lands;
 - ``/p/KEY`` a player's games;
-- ``/static/web.js``, the pages' one script.
+- ``/static/web.js``, the pages' one script; ``/favicon.svg`` (and ``/favicon.ico``,
+  which browsers ask for by themselves) their icon.
 
 No route changes a game: the server only reads the store. It runs in a process of its
 own (:mod:`bot.web.__main__`), so however hard it is pressed, the Discord bot's process
@@ -474,14 +475,16 @@ async def player(request: web.Request) -> web.Response:
         raise web.HTTPNotFound()
     store = await app.store()
     lines = []
-    name = account
+    keyboard = account == links.KEYBOARD  # the console's own link: its games, every seat its own
+    name = "the console" if keyboard else account
     records = await store.list_games([GameStatus.RUNNING, GameStatus.FINISHED])
     for record in sorted(records, key=lambda r: r.status is GameStatus.FINISHED):  # those being played first
         seat = next((s for s in record.seats if s.discord_user_id == account), None)
-        if seat is None:
+        if seat is not None:
+            name = seat.display_name
+        elif not (keyboard and record.channel_id == links.KEYBOARD):
             continue
-        name = seat.display_name
-        where = "console" if record.channel_id == "console" else f"channel {record.channel_id}"
+        where = "console" if record.channel_id == links.KEYBOARD else f"channel {record.channel_id}"
         link, title = f"/g/{links.game_key(record.id)}", f"{record.title} game {record.id}"
         try:
             game = (await app.moment(record.id, None)).game
@@ -494,8 +497,9 @@ async def player(request: web.Request) -> web.Response:
                                   finished))
             continue
         turn = results_text(game) if game.state.finished else "ended" if finished else f"{who_acts(game)} {doing(game)}"
-        lines.append(GameLine(link, title, where, turn, not finished and game.acting_player() == seat.player_id,
-                              finished))
+        acting = game.acting_player()
+        mine = acting is not None and (keyboard or seat is not None and acting == seat.player_id)
+        lines.append(GameLine(link, title, where, turn, not finished and mine, finished))
     return web.Response(text=player_page(name, lines), content_type="text/html")
 
 
@@ -522,6 +526,8 @@ def make_app(web_app: WebApp) -> web.Application:
     app.router.add_get("/g/{key}/{picture}.svg", picture)
     app.router.add_get("/p/{key}", player)
     app.router.add_get("/static/web.js", static("web.js", "text/javascript"))
+    for icon in ("/favicon.ico", "/favicon.svg"):  # the one browsers ask for unbidden, and the one pages name
+        app.router.add_get(icon, static("favicon.svg", "image/svg+xml"))
     app.router.add_route("*", "/{tail:.*}", anything)
 
     async def started(_: web.Application) -> None:

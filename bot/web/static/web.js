@@ -60,10 +60,14 @@
 
   function mark() {
     following = shown === total;
-    const now = connected ? "live" : "offline: reconnecting";
+    const section = document.getElementById("turn-section");
+    const over = following && section ? section.dataset.over : "";  // "finished: Anna wins", shown at the end
+    const now = over || (connected ? "live" : "offline: reconnecting");
     badge.textContent = following ? now : "move " + shown + " of " + total;
     badge.classList.toggle("history", !following);
-    badge.classList.toggle("offline", following && !connected);
+    badge.classList.toggle("finished", Boolean(over));
+    badge.classList.toggle("live", following && !over);
+    badge.classList.toggle("offline", following && !over && !connected);
     slider.max = String(total);
     slider.value = String(shown);
     const counted = document.getElementById("at-total");  // "after move N of TOTAL", counted now
