@@ -241,6 +241,11 @@ class Rules(NamedTuple):
         on = [name for name in SWITCHES if not (live and name in LOG_LOADING_ONLY)]
         return cls(market=market, options=frozenset(options), **{name: True for name in on})
 
+    def loading(self) -> Rules:
+        """These rules as 18xx.games loads a log: its page's checks (:data:`LOG_LOADING_ONLY`)
+        off, for the moves of an imported log (RN 0.4)."""
+        return self.but(**dict.fromkeys(LOG_LOADING_ONLY, True)) if self.is_site else self
+
     def plays(self, option: str) -> bool:
         """Whether the game plays the optional rule ``option`` (:mod:`engine.options`)."""
         return option in self.options

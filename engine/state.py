@@ -176,6 +176,10 @@ class GameState:
     finished: bool = False
     end_reason: str | None = None
     log: list[str] = field(default_factory=list)
+    site_moves_to_load: int = 0
+    """Moves of an 18xx.games log still to be replayed as the site loads a log (RN 0.4:
+    without the checks its page alone makes, :data:`~engine.rules.LOG_LOADING_ONLY`);
+    an imported game's moves, after which its own are checked as the page checks them."""
 
     def copy(self) -> GameState:
         """A deep copy (pickling is the fastest deep copy of plain data)."""
