@@ -129,6 +129,8 @@ class Depot:
     upcoming: list[Train] = field(default_factory=list)
     pool: list[Train] = field(default_factory=list)
     copies: dict[str, int] = field(default_factory=dict)  # unlimited trains: copies issued
+    left_behind: list[Train] = field(default_factory=list)
+    """Trains of nationalized majors still for sale (RN 37, ``nationalized_major_trains_for_sale``)."""
 
 
 @dataclass
