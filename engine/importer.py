@@ -38,6 +38,7 @@ from .actions import (
 from .board import load_board
 from .errors import EngineError, InvalidAction
 from .game import Game
+from .game_setup import declared
 from .history import effective_entries
 from .rules import Rules
 from .state import GameState
@@ -62,7 +63,8 @@ def read_log(log: dict[str, Any]) -> tuple[Game, list[LoggedAction]]:
     settings = log.get("settings") or {}
     optional = settings.get("optional_rules") or []
     market = "column" if "column_market" in optional else "grid" if "grid_market" in optional else None
-    rules = Rules.site(market=market or load_board(title).default_market)
+    options = [word for word in optional if word in declared(title)]  # a Troika export's options
+    rules = Rules.site(market=market or load_board(title).default_market, options=options)
     players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
     game = Game.new(players, int(settings.get("seed") or 0), rules, title, first_player=0)
     entries = []

@@ -29,7 +29,7 @@ from engine.rules import Rules
 from storage import GameStatus, SqliteEventStore
 from storage.repository import rules_options
 from storage.store import EventKind
-from tests.conftest import replayed, shared_game
+from tests.conftest import PLAYERS3, replayed, shared_game
 from tests.site_verdicts import move_key
 from tests.test_orders import _move as plain_move
 
@@ -442,3 +442,20 @@ async def test_an_imported_game_checks_its_new_moves_as_the_site_s_page_does() -
         assert key not in offered and (await service.repo.load(record.id)).game.dump() == before
         export = site_export(record, await store.events(record.id))  # imported, then played on
     assert export.warning is None and import_log(export.log).game.dump() == before
+
+
+def test_an_export_names_the_options_played_and_an_import_reads_them_back() -> None:
+    """Issue 35: `selfplay --export` of a variant game wrote ``"optional_rules": []``.
+    The site has none of the rulebook's options; Troika writes them by its own words
+    beside the market's, and reads them back."""
+    rules = Rules.rulebook(market="column", options=["long-game", "no-floor"])
+    game, played = Game.new(PLAYERS3, 5, rules, "1861"), []
+    for _ in range(30):
+        played.append(legal_actions(game)[0])
+        game.apply(played[-1])
+    log = export_game(1, 5, lambda: Game.new(PLAYERS3, 5, rules, "1861"),
+                      [Entry(n, "action", a) for n, a in enumerate(played, 1)]).log
+    assert log["settings"]["optional_rules"] == ["column_market", "long-game", "no-floor"]
+    imported = import_log(log)
+    assert imported.rules == Rules.site(market="column", options=rules.options, live=True)
+    assert len(imported.actions) == len(played) and imported.game.state.bank == game.state.bank
