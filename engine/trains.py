@@ -81,8 +81,9 @@ def cheapest_bank_price(ctx: Context, state: GameState) -> int | None:
     return min(prices) if prices else None
 
 
-LEFT_BEHIND = "old charter of a nationalized major"
-"""Where :func:`find_train` finds a train of ``state.depot.left_behind`` (RN 37)."""
+LEFT_BEHIND = "nationalized"
+"""Where :func:`find_train` finds a train of ``state.depot.left_behind`` (RN 37), and
+the word a player types for it (`train 5-2 from nationalized 1`)."""
 
 
 def find_train(ctx: Context, state: GameState, train_id: str) -> tuple[str, Train]:
@@ -226,7 +227,8 @@ def _transfer(ctx: Context, state: GameState, buyer: Company, source: str, train
         seller.trains.remove(train)
         seller.cash += price
     buyer.trains.append(train)
-    state.log.append(f"{buyer.sym} buys a {train.name}-train for {price} from the {source}")
+    named = "old charter of a nationalized major" if source == LEFT_BEHIND else source
+    state.log.append(f"{buyer.sym} buys a {train.name}-train for {price} from the {named}")
 
 
 def _take_from_yard(ctx: Context, state: GameState, train: Train) -> None:

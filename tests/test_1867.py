@@ -11,6 +11,7 @@ from engine.actions import Bid, BuyTrain, Pass, PlaceToken
 from engine.game import Game
 from engine.legal import legal_actions
 from engine.nationalization import nationalize
+from engine.notation import command, parse
 from engine.replay import replay
 from engine.rules import Rules
 from engine.stock_round import home_cities
@@ -446,9 +447,12 @@ def test_a_nationalized_major_s_train_is_for_sale_on_18xx_games_only() -> None:
     [train] = site.state.depot.left_behind
     assert {move_key(site.state, a) for a in legal_actions(site)} == set(VERDICT_K["accepted"])
     buy = BuyTrain("C&O", train.id, 1)
+    typed = f"train {train.id} from nationalized 1"
+    assert command(site, buy) == typed and parse(site, typed) == buy
     cash, bank = site.state.companies["C&O"].cash, site.state.bank
     site.apply(buy)
     assert train in site.state.companies["C&O"].trains and not site.state.depot.left_behind
+    assert site.state.log[-1] == "C&O buys a 5-train for 1 from the old charter of a nationalized major"
     assert (site.state.companies["C&O"].cash, site.state.bank) == (cash - 1, bank + 1)
 
     book = _after_cnr_is_nationalized(False)
