@@ -43,6 +43,7 @@ from engine.actions import (
     LayTile,
     Merge,
     Par,
+    Pass,
     RunRoutes,
     SellShares,
     action_from_dict,
@@ -245,6 +246,12 @@ def known_cause(game: Game, key: str) -> str | None:
         except IllegalAction as refused:
             if "nobody in the merge could then become" in str(refused):
                 return "L: a minor's join after which the site's engine can go no further (RN 8.3)"
+    if kind == "pass" and game.round_name == "Merger":
+        try:
+            game.check(Pass(key.split()[1]))
+        except IllegalAction as refused:
+            if "cannot stop adding" in str(refused):
+                return "L: a pass ending a merge's adding after which the site's engine can go no further (RN 8.3)"
     if kind == "par" and not game.ctx.title.major_home_cities(game.ctx, game.state):
         return "G: a par with no home city open (the site's page refuses it)"
     if kind == "bid" and game.ctx.title.first_minor is not None:
