@@ -280,6 +280,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             return site_export(record, await store.events(args.game))
 
     problem = _database(args.db)
+    if not problem and Path(args.out).exists() and not args.force:
+        problem = f"{args.out} exists; give --force to overwrite it"
     if problem:
         print(f"troika: {problem}", file=sys.stderr)
         return 2
@@ -716,6 +718,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--db", default=database, help=f"the database: {where}")
         p.add_argument("--game", type=int, required=True, help="the game's number")
         p.add_argument("--out", required=True, help="the file to write (JSON)")
+        p.add_argument("--force", action="store_true", help="overwrite the file if it exists")
         p.set_defaults(func=cmd_export)
 
     if every or command == "backup":

@@ -137,7 +137,8 @@ def troika_log(log: dict[str, Any], commissioner: tuple[str, str], hot_seat: boo
     site's players keep their seats and names, none bound to an account except the
     commissioner's ``(account id, name)``, who takes the seat of that name, else the
     first (``hot_seat``: every seat is its own player's, as on the console); the game
-    plays on by the site's rules."""
+    plays on by the site's rules as its page checks a move (the log's own moves, its
+    ``site_moves``, replay as the site loads a log)."""
     title = str(log.get("title", ""))
     if title not in TITLES:
         raise Refusal(f"This is a game of {title[:20] or 'no title'}; Troika plays {' and '.join(TITLES)}.")
@@ -160,7 +161,8 @@ def troika_log(log: dict[str, Any], commissioner: tuple[str, str], hot_seat: boo
             for i, ((pid, _), shown_name) in enumerate(zip(imported.players, shown, strict=True))
         ],
         "settings": {"seed": imported.seed,
-                     "options": {**imported.rules.to_dict(), "first_player": 0, **_site_game(log)}},
+                     "options": {**imported.rules.to_dict(), "first_player": 0, "site_moves": len(imported.actions),
+                                 **_site_game(log)}},
         "actions": [
             {"id": seq, **action.to_dict(), "user": typist} | ({} if stamp is None else {"created_at": stamp})
             for seq, (action, typist, stamp)

@@ -104,7 +104,8 @@ def export_game(game_id: int, seed: int, fresh: Callable[[], Game], entries: Seq
         writer.write(entry)
     game = writer.game
     rules = start.ctx.rules
-    optional = [] if rules.market == start.ctx.board.default_market else [f"{rules.market}_market"]
+    optional = ([] if rules.market == start.ctx.board.default_market else [f"{rules.market}_market"]) + sorted(
+        rules.options)  # the rulebook's options by Troika's words: the site has none of them, Troika reads them back
     finished = game.state.finished
     log: dict[str, Any] = {
         "id": game_id,

@@ -7,14 +7,14 @@ leaves the state exactly as it was.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 from functools import partial
 from typing import Any
 
 from . import orders, sequence
 from .actions import Action, EndGame, StandingOrder
 from .board import load_board
-from .errors import EngineError, IllegalAction
+from .errors import EngineError, IllegalAction, InvalidAction
 from .game_end import check_bank
 from .game_setup import board_for, check_options
 from .rounds import Round
@@ -43,16 +43,22 @@ class Game:
         title: str = DEFAULT_TITLE,
         *,
         first_player: int | None = None,
+        site_moves: int = 0,
     ) -> Game:
         """A new game. ``players`` are (id, name) in seat order; the first player
         (priority deal, rule 2M) is drawn from ``seed`` unless given (or the first
         seat, by the site's rules). ``rules`` holds the market, the options (refused
-        unless the title offers them) and the switches."""
+        unless the title offers them) and the switches. ``site_moves``: the number of
+        moves an 18xx.games log imported into the game holds; they are replayed as the
+        site loads a log (:meth:`Rules.loading`), the moves after them by ``rules``."""
         rules = rules or Rules.rulebook(market=load_board(title).default_market)
         ctx = Context(board_for(title, check_options(title, rules.options)), rules, title_named(title))
         if first_player is None:
             first_player = 0 if ctx.rules.first_seat_starts else _drawn_first_seat(seed, len(players))
         state = new_state(ctx, players, first_player, seed)
+        if not isinstance(site_moves, int) or isinstance(site_moves, bool) or site_moves < 0:
+            raise InvalidAction(f"the moves loaded from an 18xx.games log must be a count, not {site_moves!r}")
+        state.site_moves_to_load = site_moves
         sequence.begin(ctx, state)
         return cls(ctx, state)
 
@@ -154,6 +160,18 @@ class Game:
         return None
 
     def _apply(self, action: Action, orders_due: bool = True) -> None:
+        if not self.state.site_moves_to_load:
+            self._apply_move(action, orders_due)
+            return
+        self.state.site_moves_to_load -= 1  # a refusal restores the state, and the count with it
+        checked_by = self.ctx
+        self.ctx = replace(checked_by, rules=checked_by.rules.loading())
+        try:
+            self._apply_move(action, orders_due)
+        finally:
+            self.ctx = checked_by
+
+    def _apply_move(self, action: Action, orders_due: bool) -> None:
         self.carried_out = []
         if isinstance(action, EndGame):
             end_game(self.ctx, self.state, "manually_ended")

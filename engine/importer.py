@@ -38,6 +38,7 @@ from .actions import (
 from .board import load_board
 from .errors import EngineError, InvalidAction
 from .game import Game
+from .game_setup import declared
 from .history import effective_entries
 from .rules import Rules
 from .state import GameState
@@ -62,7 +63,8 @@ def read_log(log: dict[str, Any]) -> tuple[Game, list[LoggedAction]]:
     settings = log.get("settings") or {}
     optional = settings.get("optional_rules") or []
     market = "column" if "column_market" in optional else "grid" if "grid_market" in optional else None
-    rules = Rules.site(market=market or load_board(title).default_market)
+    options = [word for word in optional if word in declared(title)]  # a Troika export's options
+    rules = Rules.site(market=market or load_board(title).default_market, options=options)
     players = [(str(p["id"]), str(p["name"])) for p in log["players"]]
     game = Game.new(players, int(settings.get("seed") or 0), rules, title, first_player=0)
     entries = []
@@ -77,7 +79,10 @@ def read_log(log: dict[str, Any]) -> tuple[Game, list[LoggedAction]]:
 @dataclass(eq=False, repr=False)  # holds a live game: compared by identity, no generated repr
 class ImportedGame:
     """A site log read and replayed: its set-up, the Troika actions it holds in effect
-    (undone ones, chat and standing orders left out) and the game they lead to."""
+    (undone ones, chat and standing orders left out) and the game they lead to. Its
+    ``rules`` are those the game plays on by, the site's as its page checks a move
+    (``Rules.site(live=True)``); the log's own moves replay as the site loads a log
+    (``Game.new(..., site_moves=len(actions))``)."""
 
     title: str
     players: list[tuple[str, str]]
@@ -90,8 +95,9 @@ class ImportedGame:
 
 
 def import_log(log: dict[str, Any]) -> ImportedGame:
-    """Read and replay a whole site log; raises :class:`EngineError` naming the action
-    that does not replay."""
+    """Read and replay a whole site log (as the site loads one, :meth:`Rules.loading`);
+    raises :class:`EngineError` naming the action that does not replay. The game then
+    plays on by the site's rules as its page checks moves."""
     game, logged = read_log(log)
     players = [(p.id, p.name) for p in game.state.players]
     fresh = (game.state.title, players, int((log.get("settings") or {}).get("seed") or 0), game.ctx.rules)
@@ -109,7 +115,8 @@ def import_log(log: dict[str, Any]) -> ImportedGame:
                 stamps.append(stamp)  # the site's own moves after it were made at once
         except EngineError as exc:
             raise type(exc)(f"action {entry.id} ({entry.raw['type']}) does not replay: {exc}") from exc
-    return ImportedGame(*fresh, actions, typists, stamps, game)
+    game.ctx.rules = Rules.site(market=game.ctx.rules.market, options=game.ctx.rules.options, live=True)
+    return ImportedGame(*fresh[:3], game.ctx.rules, actions, typists, stamps, game)
 
 
 def convert(state: GameState, raw: dict[str, Any]) -> Action | None:

@@ -86,7 +86,7 @@ class MergerRound(Round):
             if _must_name_major(ctx, self):
                 return majors
             result += majors
-        return result + [Pass(active)]
+        return result + ([] if _pass_strands(ctx, state, self) else [Pass(active)])
 
     def apply(self, ctx: Context, state: GameState, action: Action) -> None:
         """Apply one merger-round action."""
@@ -259,6 +259,9 @@ def _minor_action(ctx: Context, state: GameState, rnd: MergerRound, action: Acti
     if isinstance(action, Pass):
         if _must_name_major(ctx, rnd) and _someone_could_preside(state, rnd, _start_cell(ctx, state, rnd).price):
             raise IllegalAction(f"{active} must now name the major to form: {', '.join(_free_majors(state))} (RN 8.3)")
+        if _pass_strands(ctx, state, rnd):
+            raise IllegalAction(f"{active} cannot stop adding: nobody in the merge could then become the major's "
+                                f"president (RN 8.3, 18xx.games); add {' or '.join(_candidates(ctx, state, rnd))}")
         if len(rnd.merging) > 1 and not rnd.adding_done:
             rnd.adding_done = True
             return
@@ -321,9 +324,25 @@ def _candidates(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
 
 
 def _dead_end(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> bool:
-    trial = replace(rnd, merging=[*rnd.merging, sym])
-    return not _joinable(ctx, state, trial) and not _someone_could_preside(
-        state, trial, _start_cell(ctx, state, trial).price)
+    """A join after which no way on lets anyone preside (:func:`_may_go_on`)."""
+    return not _may_go_on(ctx, state, replace(rnd, merging=[*rnd.merging, sym]))
+
+
+def _may_go_on(ctx: Context, state: GameState, rnd: MergerRound) -> bool:
+    """RN 8.3: the merge can end with a major someone presides over: now, or after more
+    minors join."""
+    if _someone_could_preside(state, rnd, _start_cell(ctx, state, rnd).price):
+        return True
+    return any(_may_go_on(ctx, state, replace(rnd, merging=[*rnd.merging, s])) for s in _joinable(ctx, state, rnd))
+
+
+def _pass_strands(ctx: Context, state: GameState, rnd: MergerRound) -> bool:
+    """RN 8.3: on 18xx.games a pass that ends the adding while nobody could preside
+    leaves its engine unable to go on (it must name a major, and none can be formed):
+    refused while another minor can still join to make it possible."""
+    return (ctx.rules.merger_major_named_after_adding and len(rnd.merging) > 1 and not rnd.adding_done
+            and not rnd.converting and not _someone_could_preside(state, rnd, _start_cell(ctx, state, rnd).price)
+            and bool(_candidates(ctx, state, rnd)))
 
 
 def _joinable(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:

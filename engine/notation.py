@@ -288,9 +288,13 @@ def _train(game: Game, actor: str, args: list[str]) -> Action:
             raise Unreadable("train")
         seller = _sym(words[at + 1])
         company = game.state.companies.get(seller)
-        if company is None:
+        if lowered[at + 1] == trains.LEFT_BEHIND:  # RN 37: a nationalized major's, on 18xx.games
+            seller, held = trains.LEFT_BEHIND, game.state.depot.left_behind
+        elif company is None:
             raise InvalidAction(f"There is no company {shown(seller)}.")
-        train = _pick(words[0], company.trains, f"{seller} has no train {shown(words[0])}")
+        else:
+            held = company.trains
+        train = _pick(words[0], held, f"{seller} has no train {shown(words[0])}")
         if len(words) <= at + 2:
             raise InvalidAction(f"Say the price: `train {train.id} from {seller} PRICE` (at least 1).")
         return BuyTrain(actor, train.id, _number(words[at + 2], "the price"))

@@ -434,13 +434,14 @@ def _train_purchases(ctx: Context, state: GameState, company: Company) -> list[A
             if other is company or other.is_national or other.closed:
                 continue
             result += [BuyTrain(company.sym, t.id, 1) for t in other.trains]
+        result += [BuyTrain(company.sym, t.id, 1) for t in state.depot.left_behind]
     return result
 
 
 def _others_have_trains(ctx: Context, state: GameState, company: Company) -> bool:
     """8.11: another company has a train it might sell for 1 or more. The national never
     sells; RN 7.2: 18xx.games asks all the same when only the national has trains."""
-    return any(
+    return bool(state.depot.left_behind) or any(
         c.trains and c.sym != company.sym and (ctx.rules.pass_asked_without_choice or not c.is_national)
         for c in state.companies.values()
         if not c.closed

@@ -214,6 +214,13 @@ class Rules(NamedTuple):
     have not done so already"), so a private a nationalized company owned goes to the
     national unpaid."""
 
+    nationalized_major_trains_for_sale: bool = False
+    """RN 37 (1867) — a nationalized major's trains stay on its old charter, out of
+    play, and any company may buy them there for any price from 1 (Troika pays it to
+    the bank: the old charter holds no money in play) until they rust. Rulebook 8.13,
+    10.1E: its trains go to the CN, which neither runs nor sells them (a sale between
+    companies needs both presidents' agreement, 8.11, and the CN has none)."""
+
     national_collects_private_income: bool = False
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in
     phase 6. Rulebook 8.13: the CN keeps no money."""
@@ -240,6 +247,11 @@ class Rules(NamedTuple):
         switches for what it skips only while loading a log stay off (RN 0.4)."""
         on = [name for name in SWITCHES if not (live and name in LOG_LOADING_ONLY)]
         return cls(market=market, options=frozenset(options), **{name: True for name in on})
+
+    def loading(self) -> Rules:
+        """These rules as 18xx.games loads a log: its page's checks (:data:`LOG_LOADING_ONLY`)
+        off, for the moves of an imported log (RN 0.4)."""
+        return self.but(**dict.fromkeys(LOG_LOADING_ONLY, True)) if self.is_site else self
 
     def plays(self, option: str) -> bool:
         """Whether the game plays the optional rule ``option`` (:mod:`engine.options`)."""

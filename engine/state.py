@@ -129,6 +129,8 @@ class Depot:
     upcoming: list[Train] = field(default_factory=list)
     pool: list[Train] = field(default_factory=list)
     copies: dict[str, int] = field(default_factory=dict)  # unlimited trains: copies issued
+    left_behind: list[Train] = field(default_factory=list)
+    """Trains of nationalized majors still for sale (RN 37, ``nationalized_major_trains_for_sale``)."""
 
 
 @dataclass
@@ -176,6 +178,10 @@ class GameState:
     finished: bool = False
     end_reason: str | None = None
     log: list[str] = field(default_factory=list)
+    site_moves_to_load: int = 0
+    """Moves of an 18xx.games log still to be replayed as the site loads a log (RN 0.4:
+    without the checks its page alone makes, :data:`~engine.rules.LOG_LOADING_ONLY`);
+    an imported game's moves, after which its own are checked as the page checks them."""
 
     def copy(self) -> GameState:
         """A deep copy (pickling is the fastest deep copy of plain data)."""

@@ -81,8 +81,13 @@ def cheapest_bank_price(ctx: Context, state: GameState) -> int | None:
     return min(prices) if prices else None
 
 
+LEFT_BEHIND = "nationalized"
+"""Where :func:`find_train` finds a train of ``state.depot.left_behind`` (RN 37), and
+the word a player types for it (`train 5-2 from nationalized 1`)."""
+
+
 def find_train(ctx: Context, state: GameState, train_id: str) -> tuple[str, Train]:
-    """Where a train is: 'yard', 'pool' or the owning company's symbol."""
+    """Where a train is: 'yard', 'pool', the owning company's symbol or :data:`LEFT_BEHIND`."""
     for train in yard_trains(ctx, state):
         if train.id == train_id:
             return "yard", train
@@ -93,6 +98,9 @@ def find_train(ctx: Context, state: GameState, train_id: str) -> tuple[str, Trai
         for train in company.trains:
             if train.id == train_id:
                 return sym, train
+    for train in state.depot.left_behind:
+        if train.id == train_id:
+            return LEFT_BEHIND, train
     raise IllegalAction(f"train {train_id} is not for sale now")
 
 
@@ -127,8 +135,7 @@ def buy_train(
                 raise IllegalAction(f"{buyer.sym} cannot raise {price} even with every loan it may take")
             borrow_for(state, buyer, price)
     else:
-        seller = state.companies[source]
-        if seller.is_national:
+        if source != LEFT_BEHIND and state.companies[source].is_national:
             raise IllegalAction("the national railway does not sell trains")
         if price < 1:
             raise IllegalAction("a train bought from another company costs at least 1")
@@ -212,12 +219,16 @@ def _transfer(ctx: Context, state: GameState, buyer: Company, source: str, train
     elif source == "pool":
         state.bank += price
         state.depot.pool.remove(train)
+    elif source == LEFT_BEHIND:
+        state.bank += price
+        state.depot.left_behind.remove(train)
     else:
         seller = state.companies[source]
         seller.trains.remove(train)
         seller.cash += price
     buyer.trains.append(train)
-    state.log.append(f"{buyer.sym} buys a {train.name}-train for {price} from the {source}")
+    named = "old charter of a nationalized major" if source == LEFT_BEHIND else source
+    state.log.append(f"{buyer.sym} buys a {train.name}-train for {price} from the {named}")
 
 
 def _take_from_yard(ctx: Context, state: GameState, train: Train) -> None:
@@ -321,6 +332,7 @@ def _rust(ctx: Context, state: GameState, phase: str) -> None:
     for company in state.companies.values():
         company.trains = [t for t in company.trains if t.name not in rusting]
     state.depot.pool = [t for t in state.depot.pool if t.name not in rusting]
+    state.depot.left_behind = [t for t in state.depot.left_behind if t.name not in rusting]
     state.log.append(f"{', '.join(sorted(rusting))}-trains rust")
 
 

@@ -105,11 +105,12 @@ class EngineAdapter(Protocol):
         """The game of ``meta`` in the state :meth:`snapshot` saved as ``data``."""
 
 
-SETUP_KEYS = ("first_player", "site_game", "on_timeout")
+SETUP_KEYS = ("first_player", "site_game", "site_moves", "on_timeout")
 """Keys of a game's stored options that set it up rather than name its rules: the seat
 that plays first, the 18xx.games game it was imported from (``{"id", "description"}``,
-written back by an export), and the table's time-out policy chosen at `new`
-(:mod:`bot.timekeeping`)."""
+written back by an export), how many of its first moves came from that game's log
+(replayed as the site loads a log, ``Game.new(site_moves=...)``), and the table's
+time-out policy chosen at `new` (:mod:`bot.timekeeping`)."""
 
 
 def rules_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -136,7 +137,8 @@ class TroikaEngine:
         players = [(s.player_id, s.display_name) for s in meta.seats]
         first_player = meta.options.get("first_player")
         rules = Rules.from_dict(rules_options(meta.options))
-        return Game.new(players, meta.seed, rules, meta.title, first_player=first_player)
+        site_moves = meta.options.get("site_moves", 0)
+        return Game.new(players, meta.seed, rules, meta.title, first_player=first_player, site_moves=site_moves)
 
     def apply(self, game: Any, action: Any, *, replaying: bool = False, saved: bytes | None = None) -> list[str]:
         from engine import Action, action_from_dict

@@ -15,7 +15,8 @@ Regenerate (README, "The site's verdicts")::
     ORACLE_ROOT=/tmp/site ENGINE_LOG_LEVEL=4 .venv/bin/python -m tests.site_verdicts record
     ORACLE_ROOT=/tmp/site ENGINE_LOG_LEVEL=4 .venv/bin/python -m tests.site_verdicts measure --every 10
 
-``measure`` prints the figures (offered but refused, accepted but not offered, by
+``at POS --games LOG`` prints the verdict at one position (a test's data); ``measure``
+prints the figures (offered but refused, accepted but not offered, by
 cause) for every shared game instead of writing the fixture.
 """
 
@@ -42,6 +43,7 @@ from engine.actions import (
     LayTile,
     Merge,
     Par,
+    Pass,
     RunRoutes,
     SellShares,
     action_from_dict,
@@ -244,6 +246,12 @@ def known_cause(game: Game, key: str) -> str | None:
         except IllegalAction as refused:
             if "nobody in the merge could then become" in str(refused):
                 return "L: a minor's join after which the site's engine can go no further (RN 8.3)"
+    if kind == "pass" and game.round_name == "Merger":
+        try:
+            game.check(Pass(key.split()[1]))
+        except IllegalAction as refused:
+            if "cannot stop adding" in str(refused):
+                return "L: a pass ending a merge's adding after which the site's engine can go no further (RN 8.3)"
     if kind == "par" and not game.ctx.title.major_home_cities(game.ctx, game.state):
         return "G: a par with no home city open (the site's page refuses it)"
     if kind == "bid" and game.ctx.title.first_minor is not None:
@@ -297,10 +305,19 @@ def measure(names: list[str], every: int, oracle: Path) -> dict[str, Any]:
     return {"counts": dict(sorted(counts.items())), "examples": examples}
 
 
+def verdict_at(name: str, position: int, oracle: Path) -> dict[str, Any]:
+    """The site's verdict at one position of a shared game (``at NAME POS``), to keep
+    as a test's data: ``{"log", "position", "accepted", "refused"}``."""
+    log = load_log(name)
+    found = verdicts(log, ask_site(game_path(name), log, {position}, oracle))
+    return {"log": name, "position": position, **found[position]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.site_verdicts", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["record", "measure"])
+    parser.add_argument("what", choices=["record", "measure", "at"])
+    parser.add_argument("position", nargs="?", type=int, help="at: the position (with one --games log)")
     parser.add_argument("--oracle", type=Path, default=SHARED / "oracle", help="the oracle's scripts")
     parser.add_argument("--every", type=int, default=10, help="measure: the step between positions")
     parser.add_argument("--games", nargs="*", help="measure: these logs (default: every shared game)")
@@ -308,6 +325,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if "ORACLE_ROOT" not in os.environ:
         parser.error("set ORACLE_ROOT to the site's code (see ../shared/oracle/README.md)")
+    if args.what == "at":
+        if args.position is None or not args.games or len(args.games) != 1:
+            parser.error("at: give one log with --games and a position")
+        print(json.dumps(verdict_at(args.games[0], args.position, args.oracle), indent=1, sort_keys=True))
+        return 0
     if args.what == "record":
         args.out.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(record(FIXTURE_GAMES, args.oracle), sort_keys=True)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from engine.actions import Bid, BuyTrain, Pass, PlaceToken
 from engine.game import Game
 from engine.legal import legal_actions
 from engine.nationalization import nationalize
+from engine.notation import command, parse
 from engine.replay import replay
 from engine.rules import Rules
 from engine.stock_round import home_cities
@@ -410,3 +414,48 @@ def test_a_trade_in_buys_a_pool_train_too(site: bool) -> None:
     play(game, buy)
     assert [t.id for t in gwr.trains] == ["5-9"] and gwr.cash == cash - 225
     assert [t.id for t in state.depot.pool] == ["6-0"]
+
+
+VERDICT_K = json.loads((Path(__file__).parent / "data" / "nationalized_trains_verdict.json").read_text())
+
+
+def _after_cnr_is_nationalized(for_sale: bool) -> Game:
+    """The generated 1867 game S5012 at position 580 (the verdict's): CNR, a major, was
+    nationalized with a 5-train; C&O is to buy trains. Its log loads as an import does,
+    then the site's live rules, with ``nationalized_major_trains_for_sale`` as given."""
+    from engine.importer import actions_of, read_log
+    from tests.site_verdicts import load_log
+
+    game, kept = read_log(load_log(VERDICT_K["log"]))
+    game.ctx.rules = game.ctx.rules.but(nationalized_major_trains_for_sale=for_sale)
+    for entry in kept[: VERDICT_K["position"]]:
+        for action in actions_of(lambda: game.state, entry):
+            game.apply(action, check=False)
+    game.ctx.rules = Rules.site(market="column", live=True).but(nationalized_major_trains_for_sale=for_sale)
+    return game
+
+
+def test_a_nationalized_major_s_train_is_for_sale_on_18xx_games_only() -> None:
+    """Cause K (issue 35): on 18xx.games a nationalized 1867 major keeps its trains on
+    its old charter and any company may buy them (RN 37); the oracle accepted C&O's
+    purchase of CNR's 5-train for 1 there. By the rulebook (8.13, 10.1E, 8.11) the
+    CN takes them and never sells, so the purchase is refused with the reason."""
+    from tests.site_verdicts import move_key
+
+    site = _after_cnr_is_nationalized(True)
+    assert site.actor() == "C&O" and site.ctx.rules == Rules.site(market="column", live=True)
+    [train] = site.state.depot.left_behind
+    assert {move_key(site.state, a) for a in legal_actions(site)} == set(VERDICT_K["accepted"])
+    buy = BuyTrain("C&O", train.id, 1)
+    typed = f"train {train.id} from nationalized 1"
+    assert command(site, buy) == typed and parse(site, typed) == buy
+    cash, bank = site.state.companies["C&O"].cash, site.state.bank
+    site.apply(buy)
+    assert train in site.state.companies["C&O"].trains and not site.state.depot.left_behind
+    assert site.state.log[-1] == "C&O buys a 5-train for 1 from the old charter of a nationalized major"
+    assert (site.state.companies["C&O"].cash, site.state.bank) == (cash - 1, bank + 1)
+
+    book = _after_cnr_is_nationalized(False)
+    assert book.actor() == "C&O" and not book.state.depot.left_behind
+    assert buy not in legal_actions(book)
+    refused(book, buy, f"train {train.id} is not for sale now")

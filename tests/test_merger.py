@@ -323,3 +323,28 @@ def test_on_18xx_games_no_minor_joins_a_merge_that_nobody_could_then_preside() -
     with pytest.raises(IllegalAction, match="nobody in the merge could then become the major's president"):
         game.apply(join)
     assert game.save() == before
+
+
+def test_on_18xx_games_the_adding_does_not_end_while_nobody_could_preside() -> None:
+    """RN 8.3 (issue 35, 1867-selfplay-98010, a fresh export refused live at its action
+    405): THB and LPS in a merge, SLA still able to join, nobody able to preside. The
+    site's engine accepts THB's pass (it ends the adding) and can then neither name a
+    major nor give the merge up; Troika under the site's rules offers only SLA's join
+    (the oracle accepted it there: ``at 403`` gave ``merge THB SLA`` and ``pass THB``),
+    and refuses the pass, naming why; the comparator counts the pass as cause L."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    from engine import IllegalAction, Merge, Pass, legal_actions
+    from tests.site_verdicts import known_cause, positions
+
+    log = json.loads(gzip.decompress((Path(__file__).parent / "data" / "1867-selfplay-98010.json.gz").read_bytes()))
+    _, game = next(positions(log, {403}))  # the log goes on with the pass, refused now
+    assert game.round.merging == ["THB", "LPS"] and not game.round.adding_done
+    assert legal_actions(game) == [Merge("THB", "SLA")]
+    before = game.save()
+    with pytest.raises(IllegalAction, match="THB cannot stop adding: nobody in the merge could then become"):
+        game.apply(Pass("THB"))
+    assert game.save() == before
+    assert (known_cause(game, "pass THB") or "").startswith("L:")

@@ -29,7 +29,8 @@ from engine.rules import Rules
 from storage import GameStatus, SqliteEventStore
 from storage.repository import rules_options
 from storage.store import EventKind
-from tests.conftest import replayed, shared_game
+from tests.conftest import PLAYERS3, replayed, shared_game
+from tests.site_verdicts import move_key
 from tests.test_orders import _move as plain_move
 
 REAL = ["1861-29683", "1861-bank-breaks", "1867-21268", "1867-19792"]
@@ -159,7 +160,7 @@ async def test_an_imported_game_cut_short_goes_on_in_the_channel_to_its_finish(n
         reply = await service.import_site_game("c1", commissioner, json.dumps(cut).encode())
         assert "holds Player 2's seat" in reply.text and "`seat \"Player 1\" @someone`" in reply.text
         [record] = await store.list_games()
-        assert Rules.from_dict(rules_options(record.options)) == Rules.site(market="column")
+        assert Rules.from_dict(rules_options(record.options)) == Rules.site(market="column", live=True)
         with pytest.raises(NotAllowed, match="no seat"):
             await service.handle("c1", accounts["Player 1"], "pass")
         for player, account in accounts.items():
@@ -405,3 +406,56 @@ def test_a_lay_takes_a_copy_left_in_the_supply_and_exports_its_id() -> None:
     written = to_site(game, lay, after.state, site_ids([p.id for p in game.state.players]))
     assert written == {"type": "lay_tile", "entity": "GRR", "entity_type": "corporation", "hex": "P2",
                        "tile": "6-0", "rotation": 3}
+
+
+async def test_an_imported_game_checks_its_new_moves_as_the_site_s_page_does() -> None:
+    """Checker's finding (issue 35): an imported game kept the switch for loading the
+    site's logs (a lay's connection unchecked, RN 0.4) for the moves made after it, so
+    THB could lay 87 on H14 in 1867-21268 cut at 400 actions, a lay neither rulebook 8.6
+    nor the site allows. The log's own moves still load; the moves after it are checked,
+    and the lays offered there are those the site accepts (its verdict recorded in
+    ``tests/data/imported_live_lays.json`` with the oracle)."""
+    verdict = json.loads((Path(__file__).parent / "data" / "imported_live_lays.json").read_text())
+    log, _ = shared_game(verdict["log"])
+    cut = {**log, "actions": log["actions"][: verdict["cut"]]}
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        await service.import_site_game("c1", Account("u1", "Anna"), json.dumps(cut).encode(), hot_seat=True)
+        [record] = await store.list_games()
+        assert record.options["site_moves"] == len(import_log(cut).actions)
+
+        async def seated(command: str) -> str:
+            game = (await service.repo.load(record.id)).game
+            player = game.acting_player()
+            return (await service.handle("c1", Account(player, player), command)).text
+
+        assert not (await seated("pass")).startswith("✗")  # BBG, log id 401
+        game = (await service.repo.load(record.id)).game
+        assert game.actor() == "THB" and game.state.site_moves_to_load == 0
+        offered = {move_key(game.state, a) for a in legal_actions(game)}
+        assert offered == set(verdict["accepted"])
+        before = game.dump()
+        [(key, refused)] = verdict["refused"].items()
+        lay = refused["site"]
+        with pytest.raises(Refusal, match=r"THB cannot reach H14: a lay must extend its route \(8\.6\)"):
+            await seated(f"lay {lay['hex']} {lay['tile'].split('-')[0]} {lay['rotation']}")
+        assert key not in offered and (await service.repo.load(record.id)).game.dump() == before
+        export = site_export(record, await store.events(record.id))  # imported, then played on
+    assert export.warning is None and import_log(export.log).game.dump() == before
+
+
+def test_an_export_names_the_options_played_and_an_import_reads_them_back() -> None:
+    """Issue 35: `selfplay --export` of a variant game wrote ``"optional_rules": []``.
+    The site has none of the rulebook's options; Troika writes them by its own words
+    beside the market's, and reads them back."""
+    rules = Rules.rulebook(market="column", options=["long-game", "no-floor"])
+    game, played = Game.new(PLAYERS3, 5, rules, "1861"), []
+    for _ in range(30):
+        played.append(legal_actions(game)[0])
+        game.apply(played[-1])
+    log = export_game(1, 5, lambda: Game.new(PLAYERS3, 5, rules, "1861"),
+                      [Entry(n, "action", a) for n, a in enumerate(played, 1)]).log
+    assert log["settings"]["optional_rules"] == ["column_market", "long-game", "no-floor"]
+    imported = import_log(log)
+    assert imported.rules == Rules.site(market="column", options=rules.options, live=True)
+    assert len(imported.actions) == len(played) and imported.game.state.bank == game.state.bank

@@ -73,9 +73,11 @@ class Canada(Title):
 
     def national_takes_assets(self, ctx: Context, state: GameState, company: Company) -> None:
         """8.13 (1867): the CN keeps no money: the cash goes to the bank; trains and
-        privates leave the game."""
+        privates leave the game (RN 37: a major's trains stay for sale on the site)."""
         state.bank += company.cash
         company.cash = 0
+        if ctx.rules.nationalized_major_trains_for_sale and company.is_major:
+            state.depot.left_behind.extend(company.trains)
         company.trains = []
         for private in company.privates:
             state.private_owner[private] = None
