@@ -216,8 +216,9 @@ def rounds_before_sale(game: Game) -> float:
 
 def private_worth(game: Game, sym: str) -> float:
     """What a private is worth to a bidder, as an 18xx player counts it: its face value
-    (what a company pays for it, 8.12, and what it scores, 12.2) plus its revenue until a
-    company may buy it, discounted (:func:`discounted_rounds`)."""
+    (the most a company pays for it, 8.12; what the bank pays at nationalization, 10.1;
+    what it scores, 12.2) plus its revenue until a company may buy it, discounted
+    (:func:`discounted_rounds`)."""
     private = game.ctx.board.private(sym)
     return private.value + private.revenue * discounted_rounds(rounds_before_sale(game))
 
