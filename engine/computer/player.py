@@ -32,7 +32,16 @@ from ..actions import (
 )
 from ..game import Game
 from .agents import Agent, Decision, after, company_acting, moves
-from .value import Work, bounded_route_income, rounds_left, standing, worths
+from .value import (
+    Work,
+    bounded_route_income,
+    first_train_income,
+    minor_worth,
+    private_worth,
+    standing,
+    stock_round_reserve,
+    worths,
+)
 
 MOST_TRIED = 48
 """Moves tried on a copy for one decision, at most (the lays first cut to these)."""
@@ -65,12 +74,14 @@ class ComputerAgent(Agent):
 
     def decide_within(self, game: Game, work: Work) -> Decision:
         """:meth:`decide` within the route-search ``work`` given (spent from it)."""
-        legal = moves(game)
+        allowed = moves(game)
+        legal = [m for m in allowed if not _overbid(game, m, work)] or allowed
         runs = [m for m in legal if isinstance(m, RunRoutes)]
         if runs:
             return Decision(runs[0], "runs the proven-best routes")
         if len(legal) == 1:
-            return Decision(legal[0], "the only move allowed")
+            return Decision(legal[0], "bids no higher: worth less, or too little cash left for the stock round"
+                            if len(allowed) > 1 else "the only move allowed")
         player = game.acting_player() or ""
         company = company_acting(game)
         income = _income(game, company, work, None)
@@ -92,15 +103,33 @@ class ComputerAgent(Agent):
         return Decision(best[2], _reason(game, best[2], company, income, best[3], best[0] - baseline))
 
 
+def _is_private(game: Game, sym: str) -> bool:
+    return any(p.sym == sym for p in game.ctx.board.privates)
+
+
 def _bid_gain(game: Game, move: Action) -> float:
-    """What a bid on a private gains its bidder if it wins: the private's face value
-    (12.2) and revenue over the rounds left, less the price paid to the bank (5.2). A
-    bid changes nobody's worth until it wins, so without this every bid would look as
-    good as a pass, and bids would climb far past what the private is worth."""
-    if not isinstance(move, Bid) or not any(p.sym == move.target for p in game.ctx.board.privates):
+    """What a bid on a private gains its bidder if it wins: its worth to an 18xx player
+    (:func:`private_worth`) less the price paid to the bank (5.2). A bid changes nobody's
+    worth until it wins, so without this every bid would look as good as a pass."""
+    if not isinstance(move, Bid) or not _is_private(game, move.target):
         return 0.0
-    private = game.ctx.board.private(move.target)
-    return private.value + private.revenue * rounds_left(game) - move.price
+    return private_worth(game, move.target) - move.price
+
+
+def _overbid(game: Game, move: Action, work: Work) -> bool:
+    """A bid the computer never makes: a private above its worth or leaving less cash than
+    the first stock round needs to win a minor (:func:`stock_round_reserve`), a minor
+    above its worth to its president (:func:`minor_worth`, from its best routes with a
+    first train once its home is on the map)."""
+    if not isinstance(move, Bid):
+        return False
+    if _is_private(game, move.target):
+        cash = game.state.player(move.entity).cash
+        return move.price > private_worth(game, move.target) or cash - move.price < stock_round_reserve(game)
+    if move.target not in game.state.companies:
+        return False
+    income = bounded_route_income(game, move.target, work) if game.state.companies[move.target].placed_tokens else None
+    return move.price > minor_worth(game, max(income or 0, first_train_income(game)))
 
 
 def _income(game: Game, company: str | None, work: Work, otherwise: int | None) -> int:
