@@ -14,6 +14,7 @@ from storage.repository import effective_events, undos_to_redo
 from storage.store import ACTIVE_STATUSES
 
 from .commands import VERBS
+from .computer_seats import computer_played
 from .core import REPLY_LIMIT, Account, Command, Feature, Reply, Status, account_of, broken, handles, match_seat
 from .errors import Refusal
 from .posts import (
@@ -50,7 +51,8 @@ class Information(Feature):
             ledger = await self.core.ledger(game_id)
             game = (await self.repo.load(game_id)).game
             return Status(record.channel_id, ledger.status_message,
-                          status_text(record, game, ledger, self.core.clock(), timestamps=self.core.timestamps),
+                          status_text(record, game, ledger, self.core.clock(), timestamps=self.core.timestamps,
+                                      computer=computer_played(record, ledger)),
                           over=game.state.finished or record.status not in ACTIVE_STATUSES)
 
     async def seat_account(self, channel_id: str, words: list[str]) -> tuple[Account, int]:
@@ -201,8 +203,9 @@ class Information(Feature):
         if record.status is GameStatus.SETTING_UP:
             return self._being_set_up(record)
         game = await self._game(record)
-        text = status_text(record, game, await self.core.ledger(record.id), self.core.clock(),
-                           timestamps=self.core.timestamps)
+        ledger = await self.core.ledger(record.id)
+        text = status_text(record, game, ledger, self.core.clock(), timestamps=self.core.timestamps,
+                           computer=computer_played(record, ledger))
         clock = await self.clock_lines(record, game) if self.clock_lines is not None else ""
         text += f"\n{clock}" if clock else ""
         link = links.game_link(record.id)

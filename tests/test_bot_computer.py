@@ -91,6 +91,25 @@ async def test_the_commissioner_gives_a_seat_to_the_computer_and_back() -> None:
         assert [s.discord_user_id for s in record.seats] == ["a", "b2", "c"]
 
 
+async def test_with_several_computer_seats_the_commissioner_names_the_one_to_give_back() -> None:
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        anna = Account("Anna", "Anna")
+        await service.start_local_game("c", [("Anna", "Anna"), ("Boris", "Boris"), ("x", "computer"),
+                                             ("y", "computer")], first_player=0)
+        await service.handle("c", anna, "replace Boris computer")
+        status = (await service.handle("c", anna, "status")).text
+        assert "Anna (commissioner) · Boris (computer) · Computer 1 (computer) · Computer 2 (computer)" in status
+        with pytest.raises(Refusal, match='plays Boris, Computer 1, Computer 2: name the seat.*replace "Boris"'):
+            await service.replace_seat("c", anna, "computer", Account("d", "Dmitri"))
+        await service.replace_seat("c", anna, "computer", Account("b2", "Boris"))  # Boris's own seat back
+        await service.handle("c", anna, 'replace "Computer 2" Dmitri')
+        [record] = await store.list_games()
+        assert [(s.discord_user_id, s.display_name) for s in record.seats] == [
+            ("Anna", "Anna"), ("b2", "Boris"), ("computer-3", "Computer 1"), ("Dmitri", "Dmitri")]
+        assert "· Boris · Computer 1 (computer) · Dmitri —" in (await service.handle("c", anna, "status")).text
+
+
 @pytest.mark.slow
 async def test_the_worker_pool_seats_computers_and_hints_on_the_discord_path(tmp_path: Path) -> None:
     async with SqliteEventStore(tmp_path / "pool.db") as store, \
