@@ -244,8 +244,8 @@ def status_text(record: GameRecord, game: Game, ledger: Ledger, now: datetime, *
                      f"{player_name(game, ledger.ask.requester)} asks `{ledger.ask.command}`")
     priority = state.players[state.priority].name
     seats = " · ".join(
-        s.display_name + (" (commissioner)" if s.commissioner else "") + (" (computer)" if s.player_id in computer else "")
-        for s in record.seats
+        s.display_name + (" (commissioner)" if s.commissioner else "")
+        + (" (computer)" if s.player_id in computer else "") for s in record.seats
     )
     lines.append(f"Seats: {seats} — priority deal: {priority}")
     times = []
