@@ -32,6 +32,7 @@ from ..actions import (
 )
 from ..game import Game
 from .agents import Agent, Decision, after, company_acting, moves
+from .track import LayAims
 from .value import Work, bounded_route_income, rounds_left, standing, worths
 
 MOST_TRIED = 48
@@ -50,6 +51,15 @@ here, so a few seconds at worst; decisions in real games spend under 60 000)."""
 
 SEARCH_STEPS = 40_000
 """Route-search steps one move's routes may take."""
+
+LEAD_WORTH = 10.0
+"""What a lay that leaves the run as it is adds to its seat's standing for leading toward
+a stop the company does not reach (:meth:`LayAims.toward`, 1 or 2 of these): enough to lay
+toward revenue rather than pass or lay aimlessly, and to pay a little for it, not to buy
+track when the money is needed for a train."""
+
+AIMLESS = -0.5
+"""The same for a lay that leads nowhere nearer: below a pass, so such track is not laid."""
 
 PRIVATE_PRICES = (1.0, 1.5, 2.0)
 """Prices tried for a private a company buys, times its face value (8.12: the engine refuses the rest)."""
@@ -75,14 +85,17 @@ class ComputerAgent(Agent):
         company = company_acting(game)
         income = _income(game, company, work, None)
         rng = self.rng(game)
+        aims = LayAims(game, company) if company and any(isinstance(m, LayTile) for m in legal) else None
         best: tuple[float, float, Action, int] | None = None
-        for move in candidates(game, legal):
+        for move in candidates(game, legal, aims):
             later = after(game, move)
             if later is None:
                 continue
             earns = _income(later, company, work, income) if isinstance(move, ROUTE_MOVES) else income
             incomes = {company: earns} if company else None
-            score = (standing(worths(later, incomes), player) + _bid_gain(game, move), rng.random(), move, earns)
+            lead = _lead(aims, move, earns > income)
+            score = (standing(worths(later, incomes), player) + _bid_gain(game, move) + lead, rng.random(), move,
+                     earns)
             if best is None or score[:2] > best[:2]:
                 best = score
         if best is None:
@@ -114,11 +127,19 @@ def _income(game: Game, company: str | None, work: Work, otherwise: int | None) 
     return otherwise if otherwise is not None else game.state.companies[company].last_revenue or 0
 
 
-def candidates(game: Game, legal: list[Action]) -> list[Action]:
+def _lead(aims: LayAims | None, move: Action, raises: bool) -> float:
+    """What a lay that does not raise the run adds for where it leads (:data:`LEAD_WORTH`)."""
+    if aims is None or raises or not isinstance(move, LayTile):
+        return 0.0
+    toward = aims.toward(move)
+    return LEAD_WORTH * toward if toward else AIMLESS
+
+
+def candidates(game: Game, legal: list[Action], aims: LayAims | None = None) -> list[Action]:
     """The moves worth trying: every one but the lays (and trains from other companies,
     :func:`_between_companies`), the lays cut to :data:`MOST_LAYS` (and to
-    :data:`MOST_TRIED` moves in all) by :func:`_lay_rank`, and a private's purchase at a
-    few prices."""
+    :data:`MOST_TRIED` moves in all) by :func:`_lay_rank` (first those that reach new
+    stops or lead nearer to one, by ``aims``), and a private's purchase at a few prices."""
     lays = [m for m in legal if isinstance(m, LayTile)]
     owned = {t.id for c in game.state.companies.values() for t in c.trains}
     rest = [m for m in legal if not isinstance(m, LayTile) and not _between_companies(game, m, owned)]
@@ -133,8 +154,10 @@ def candidates(game: Game, legal: list[Action]) -> list[Action]:
         ranked = []
         for lay in lays:  # the n-th way to lay one tile on one hex comes after every hex's (n-1)-th
             nth = seen[lay.hex, lay.tile] = seen.get((lay.hex, lay.tile), -1) + 1
-            ranked.append((_lay_rank(game, lay), nth, lay.hex, lay.tile, lay.rotation, lay))
-        ranked.sort(key=lambda r: r[:5])
+            stops, legs = aims.gain(lay) if aims else (0, 0)
+            toward = (-stops, -legs, -aims.toward(lay) if aims else 0)
+            ranked.append((*toward, _lay_rank(game, lay), nth, lay.hex, lay.tile, lay.rotation, lay))
+        ranked.sort(key=lambda r: r[:-1])
         lays = [r[-1] for r in ranked[:room]]
     return rest + lays
 
