@@ -32,8 +32,9 @@ from ..actions import (
 )
 from ..game import Game
 from .agents import Agent, Decision, after, company_acting, moves
+from .reasons import Move, reason
 from .track import LayAims
-from .value import Work, bounded_route_income, rounds_left, standing, worths
+from .value import Work, bounded_route_income, rounds_left, route_income, standing, worths
 
 MOST_TRIED = 48
 """Moves tried on a copy for one decision, at most (the lays first cut to these)."""
@@ -77,16 +78,17 @@ class ComputerAgent(Agent):
         """:meth:`decide` within the route-search ``work`` given (spent from it)."""
         legal = moves(game)
         runs = [m for m in legal if isinstance(m, RunRoutes)]
-        if runs:
-            return Decision(runs[0], "runs the proven-best routes")
-        if len(legal) == 1:
-            return Decision(legal[0], "the only move allowed")
+        if runs or len(legal) == 1:
+            only = (runs or legal)[0]
+            told = reason(Move(game, after(game, only), only, company_acting(game), (0, 0), 0.0, tuple(legal)))
+            return Decision(only, told if runs else "the only move allowed" if isinstance(only, Pass) else
+                            f"{told} (the only move allowed)")
         player = game.acting_player() or ""
         company = company_acting(game)
         income = _income(game, company, work, None)
         rng = self.rng(game)
         aims = LayAims(game, company) if company and any(isinstance(m, LayTile) for m in legal) else None
-        best: tuple[float, float, Action, int] | None = None
+        best: tuple[float, float, Action, int, Game] | None = None
         for move in candidates(game, legal, aims):
             later = after(game, move)
             if later is None:
@@ -95,14 +97,27 @@ class ComputerAgent(Agent):
             incomes = {company: earns} if company else None
             lead = _lead(aims, move, earns > income)
             score = (standing(worths(later, incomes), player) + _bid_gain(game, move) + lead, rng.random(), move,
-                     earns)
+                     earns, later)
             if best is None or score[:2] > best[:2]:
                 best = score
         if best is None:
             return Decision(legal[0], "the first move allowed (no other could be judged)")
         stay = after(game, next((m for m in legal if isinstance(m, Pass)), legal[0]))
         baseline = standing(worths(stay, {company: income} if company else None), player) if stay else best[0]
-        return Decision(best[2], _reason(game, best[2], company, income, best[3], best[0] - baseline))
+        chosen = Move(game, best[4], best[2], company, (income, best[3]), best[0] - baseline, tuple(legal), aims)
+        return Decision(best[2], reason(chosen))
+
+
+def explain(game: Game, action: Action) -> str:
+    """The computer's one-line reason for ``action`` in ``game``, whether or not it would
+    choose it (its run found in full, its worth against a pass left out but for a bid's)."""
+    company = company_acting(game)
+    later = after(game, action)
+    before = route_income(game, company) if company else 0
+    runs = (before, route_income(later, company) if company and later and isinstance(action, ROUTE_MOVES)
+            else before)
+    aims = LayAims(game, company) if company and isinstance(action, LayTile) else None
+    return reason(Move(game, later, action, company, runs, _bid_gain(game, action), tuple(moves(game)), aims))
 
 
 def _bid_gain(game: Game, move: Action) -> float:
@@ -178,13 +193,3 @@ def _lay_rank(game: Game, lay: LayTile) -> int:
     if gain > 0:
         return -gain
     return 1 if new.nodes else 2 if tile.nodes else 3
-
-
-def _reason(game: Game, move: Action, company: str | None, before: int, later: int, gain: float) -> str:
-    """One line: what the move does to the company's run, else to the seat's standing."""
-    if company and isinstance(move, ROUTE_MOVES) and later != before:
-        what = "a train's" if isinstance(move, BuyTrain) else "its"
-        return f"{company}'s run {before} -> {later} with {what} change; worth {gain:+.0f} to its president"
-    if isinstance(move, Pass):
-        return "nothing else leaves its seat better off"
-    return f"leaves its seat {gain:+.0f} better off than passing"

@@ -85,12 +85,22 @@ class LayAims:
         """How the lay's track leads toward a stop the company does not reach: 0 if none
         of its ends into an empty hex comes nearer one than its own hex is, else 2 if such
         an end opens onto the stop (the next lay reaches it), 1 if it only comes nearer."""
-        ctx = self.game.ctx
-        across = ctx.board.across
-        opened = [other for edge in ctx.board.tiles[lay.tile].exits(lay.rotation)
-                  if (other := across.get((lay.hex, edge), ("", 0))[0])
-                  and not ctx.tile_at(self.game.state, other)[0].paths]
-        nearest = min((self._distance(h) for h in opened), default=FAR)
+        nearest = min((self._distance(h) for h in self._opened(lay)), default=FAR)
         if nearest >= self._distance(lay.hex):
             return 0
         return 2 if nearest == 0 else 1
+
+    def aim(self, lay: LayTile) -> str | None:
+        """The stop the company does not reach that the lay's track leads toward, the
+        nearest (:meth:`toward`); None if it leads toward none."""
+        if not self.toward(lay):
+            return None
+        return min((hex_distance(h, t), t) for h in self._opened(lay) for t in self.targets)[1]
+
+    def _opened(self, lay: LayTile) -> list[str]:
+        """The empty hexes the lay's track ends run into."""
+        ctx = self.game.ctx
+        across = ctx.board.across
+        return [other for edge in ctx.board.tiles[lay.tile].exits(lay.rotation)
+                if (other := across.get((lay.hex, edge), ("", 0))[0])
+                and not ctx.tile_at(self.game.state, other)[0].paths]
