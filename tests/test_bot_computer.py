@@ -55,6 +55,25 @@ async def test_console_seats_computers_that_move_until_a_person_is_to_act() -> N
         assert game.acting_player() == "Anna"
 
 
+@pytest.mark.parametrize("title", ["1861", "1867"])
+async def test_hint_and_the_computers_posts_give_reasons_in_18xx_terms(title: str) -> None:
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+        await console.line(f"new {title} Anna computer computer")
+        out.clear()
+        await console.line("hint")
+        [hint] = out
+        assert "better off than passing" not in hint
+        verb = hint.split("`")[1].split()[0]
+        assert verb == "pass" or hint.split("`")[1].split()[1] in hint.split("`", 2)[2], hint  # the lot it bids on
+        out.clear()
+        await console.line("pass")
+        moved = [line for line in out if MARK in line]
+        assert moved and not any("better off than passing" in line for line in moved)
+
+
 async def test_a_player_hands_over_their_seat_and_takes_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(computer_seats, "MOST_MOVES", 6)
     async with SqliteEventStore(":memory:") as store:

@@ -104,7 +104,8 @@ class ComputerAgent(Agent):
             return Decision(legal[0], "the first move allowed (no other could be judged)")
         stay = after(game, next((m for m in legal if isinstance(m, Pass)), legal[0]))
         baseline = standing(worths(stay, {company: income} if company else None), player) if stay else best[0]
-        chosen = Move(game, best[4], best[2], company, (income, best[3]), best[0] - baseline, tuple(legal), aims)
+        gain = _bid_gain(game, best[2]) if isinstance(best[2], Bid) else best[0] - baseline  # a bid: what it sees
+        chosen = Move(game, best[4], best[2], company, (income, best[3]), gain, tuple(legal), aims)
         return Decision(best[2], reason(chosen))
 
 
