@@ -20,11 +20,13 @@ from engine.actions import (
     RunRoutes,
     SellShares,
 )
+from engine.board import hex_distance
 from engine.computer import decide
 from engine.computer.agents import after, company_acting
 from engine.computer.player import explain
 from engine.computer.value import route_income
 from engine.game import Game
+from engine.graph import reachable
 from engine.legal import legal_actions
 from tests.conftest import replayed
 
@@ -121,3 +123,30 @@ def test_a_train_buy_names_the_trains_it_rusts() -> None:
     told = explain(game, buy)
     owners = [s for s, c in game.state.companies.items() if any(t.name == "2" for t in c.trains) and s != buy.entity]
     assert told.startswith("buys a 4-train for 350") and f"rusts the 2-trains of {', '.join(owners)}" in told, told
+
+
+TOWARD = [135, 146, 150, 170, 199, 207, 214]
+"""1867-21268, lay steps after these log ids where no lay raises the run now: before, the
+computer laid track that led nowhere nearer a stop (9 on J10 turned away from St. Jerome,
+7 on O9, 9 on H12, 204 on L10) or passed (170, 199, 214) where such a lay was free or cheap."""
+
+
+@pytest.mark.parametrize("until", TOWARD)
+def test_where_no_lay_raises_the_run_the_computer_lays_toward_a_stop(until: int) -> None:
+    """It lays track that reaches a stop it did not, or whose new ends come nearer one."""
+    game = replayed("1867-21268", until)
+    company = company_acting(game)
+    assert company is not None
+    lay = decide(game).action
+    assert isinstance(lay, LayTile)
+    later = after(game, lay)
+    assert later is not None
+    reached = {h for h, _ in reachable(game.ctx, game.state, company).nodes}
+    if {h for h, _ in reachable(later.ctx, later.state, company).nodes} - reached:
+        return
+    board, state, color = game.ctx.board, game.state, game.ctx.board.phase(game.state.phase).color
+    stops = [h for h in board.hexes if h not in reached
+             and any(n.value(color) for n in game.ctx.tile_at(state, h)[0].nodes)]
+    ends = [board.across[lay.hex, e][0] for e in board.tiles[lay.tile].exits(lay.rotation)
+            if (lay.hex, e) in board.across and not game.ctx.tile_at(state, board.across[lay.hex, e][0])[0].paths]
+    assert min(hex_distance(h, s) for h in ends for s in stops) < min(hex_distance(lay.hex, s) for s in stops)

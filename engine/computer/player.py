@@ -147,7 +147,7 @@ def _lead(aims: LayAims | None, move: Action, raises: bool) -> float:
     """What a lay that does not raise the run adds for where it leads (:data:`LEAD_WORTH`)."""
     if aims is None or raises or not isinstance(move, LayTile):
         return 0.0
-    toward = aims.toward(move)
+    toward = 2 if aims.gain(move)[0] else aims.toward(move)  # a new stop reached counts as arrived
     return LEAD_WORTH * toward if toward else AIMLESS
 
 
