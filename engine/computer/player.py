@@ -43,6 +43,10 @@ MOST_LAYS = 16
 """Track lays tried on a copy for one decision, at most: each costs the engine a look at
 where the company may lay next, and the best are among the first by :func:`_lay_rank`."""
 
+MOST_REACHED = 64
+"""Lays whose reach is walked (:meth:`LayAims.gain`) for one decision, at most: the first
+by :func:`_lay_rank` and the quick signs of :class:`LayAims`, then cut to :data:`MOST_LAYS`."""
+
 ROUTE_MOVES = (LayTile, PlaceToken, BuyTrain, DiscardTrain, RemoveToken, Merge, Convert, Choose)
 """Moves that may change what the acting company's trains earn."""
 
@@ -78,30 +82,32 @@ class ComputerAgent(Agent):
         """:meth:`decide` within the route-search ``work`` given (spent from it)."""
         legal = moves(game)
         runs = [m for m in legal if isinstance(m, RunRoutes)]
-        if runs or len(legal) == 1:
-            only = (runs or legal)[0]
-            told = reason(Move(game, after(game, only), only, company_acting(game), (0, 0), 0.0, tuple(legal)))
-            return Decision(only, told if runs else "the only move allowed" if isinstance(only, Pass) else
+        if runs:  # what they earn found within the work, as the decisions' searches are
+            company = company_acting(game)
+            found = bounded_route_income(game, company, work) if company else None
+            return Decision(runs[0], "runs its proven-best routes" + (f" for {found}" if found else ""))
+        if len(legal) == 1:
+            told = reason(Move(game, after(game, legal[0]), legal[0], company_acting(game), (0, 0), 0.0, tuple(legal)))
+            return Decision(legal[0], "the only move allowed" if isinstance(legal[0], Pass) else
                             f"{told} (the only move allowed)")
         player = game.acting_player() or ""
         company = company_acting(game)
         income = _income(game, company, work, None)
         rng = self.rng(game)
         aims = LayAims(game, company) if company and any(isinstance(m, LayTile) for m in legal) else None
-        best: tuple[float, float, Action, int, Game] | None = None
+        tried: list[tuple[float, float, Action, int, Game]] = []
         for move in candidates(game, legal, aims):
             later = after(game, move)
             if later is None:
                 continue
             earns = _income(later, company, work, income) if isinstance(move, ROUTE_MOVES) else income
             incomes = {company: earns} if company else None
-            lead = _lead(aims, move, earns > income)
-            score = (standing(worths(later, incomes), player) + _bid_gain(game, move) + lead, rng.random(), move,
-                     earns, later)
-            if best is None or score[:2] > best[:2]:
-                best = score
-        if best is None:
+            tried.append((standing(worths(later, incomes), player) + _bid_gain(game, move), rng.random(), move, earns,
+                          later))
+        if not tried:
             return Decision(legal[0], "the first move allowed (no other could be judged)")
+        raised = any(isinstance(t[2], LayTile) and t[3] > income for t in tried)
+        best = max(tried, key=lambda t: (t[0] + (0.0 if raised else _lead(aims, t[2])), t[1]))
         stay = after(game, next((m for m in legal if isinstance(m, Pass)), legal[0]))
         baseline = standing(worths(stay, {company: income} if company else None), player) if stay else best[0]
         gain = _bid_gain(game, best[2]) if isinstance(best[2], Bid) else best[0] - baseline  # a bid: what it sees
@@ -143,9 +149,10 @@ def _income(game: Game, company: str | None, work: Work, otherwise: int | None) 
     return otherwise if otherwise is not None else game.state.companies[company].last_revenue or 0
 
 
-def _lead(aims: LayAims | None, move: Action, raises: bool) -> float:
-    """What a lay that does not raise the run adds for where it leads (:data:`LEAD_WORTH`)."""
-    if aims is None or raises or not isinstance(move, LayTile):
+def _lead(aims: LayAims | None, move: Action) -> float:
+    """What a lay adds for where it leads (:data:`LEAD_WORTH`), when no lay raises the run
+    now (a run raised comes first)."""
+    if aims is None or not isinstance(move, LayTile):
         return 0.0
     toward = 2 if aims.gain(move)[0] else aims.toward(move)  # a new stop reached counts as arrived
     return LEAD_WORTH * toward if toward else AIMLESS
@@ -170,10 +177,12 @@ def candidates(game: Game, legal: list[Action], aims: LayAims | None = None) -> 
         ranked = []
         for lay in lays:  # the n-th way to lay one tile on one hex comes after every hex's (n-1)-th
             nth = seen[lay.hex, lay.tile] = seen.get((lay.hex, lay.tile), -1) + 1
-            stops, legs = aims.gain(lay) if aims else (0, 0)
-            toward = (-stops, -legs, -aims.toward(lay) if aims else 0)
-            ranked.append((*toward, _lay_rank(game, lay), nth, lay.hex, lay.tile, lay.rotation, lay))
+            rank = _lay_rank(game, lay)  # a stop's rise first, then joins, then toward a stop
+            quick = (-aims.joins(lay), -aims.toward(lay)) if aims else (0, 0)
+            ranked.append((min(rank, 0), *quick, rank, nth, lay.hex, lay.tile, lay.rotation, lay))
         ranked.sort(key=lambda r: r[:-1])
+        if aims:  # the first few by what the company's reach gains with each
+            ranked = sorted(ranked[:MOST_REACHED], key=lambda r: (tuple(-g for g in aims.gain(r[-1])), r[:-1]))
         lays = [r[-1] for r in ranked[:room]]
     return rest + lays
 

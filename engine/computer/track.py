@@ -31,11 +31,13 @@ class LayAims:
         self.game, self.company = game, company
         ctx, state = game.ctx, game.state
         self.color = ctx.board.phase(state.phase).color
-        self.reached: frozenset[NodeRef] = reachable(ctx, state, company).nodes
+        self.reach = reachable(ctx, state, company)
+        self.reached: frozenset[NodeRef] = self.reach.nodes
         touched = {h for h, _ in self.reached}
         self.targets = frozenset(h for h in ctx.board.hexes if h not in touched and self._stop_value(h))
         self._legs: dict[str, int] = {}
         self._gains: dict[LayTile, tuple[int, int]] = {}
+        self._distances: dict[str, int] = {}
 
     def _stop_value(self, hex_id: str, tile_name: str | None = None) -> int:
         """The most a revenue centre of the hex pays (its tile, or ``tile_name`` put there)."""
@@ -45,7 +47,19 @@ class LayAims:
 
     def _distance(self, hex_id: str) -> int:
         """Hexes from ``hex_id`` to the nearest stop the company does not reach (0: on one)."""
-        return min((hex_distance(hex_id, t) for t in self.targets), default=FAR)
+        found = self._distances.get(hex_id)
+        if found is None:
+            found = self._distances[hex_id] = min((hex_distance(hex_id, t) for t in self.targets), default=FAR)
+        return found
+
+    def joins(self, lay: LayTile) -> int:
+        """How many more of the edges its reached track runs into the hex by the lay's
+        tile meets than the tile there now (2 for track that joins two of its lines), a
+        quick sign of new legs (:meth:`gain` finds them)."""
+        ctx = self.game.ctx
+        entries = self.reach.entry_edges(lay.hex)
+        tile, rotation = ctx.tile_at(self.game.state, lay.hex)
+        return len(ctx.board.tiles[lay.tile].exits(lay.rotation) & entries) - len(tile.exits(rotation) & entries)
 
     def gain(self, lay: LayTile) -> tuple[int, int]:
         """What the stops ``lay`` newly reaches pay (with an upgrade's rise at a stop it
