@@ -43,7 +43,7 @@ MOST_LAYS = 16
 """Track lays tried on a copy for one decision, at most: each costs the engine a look at
 where the company may lay next, and the best are among the first by :func:`_lay_rank`."""
 
-MOST_REACHED = 64
+MOST_REACHED = 32
 """Lays whose reach is walked (:meth:`LayAims.gain`) for one decision, at most: the first
 by :func:`_lay_rank` and the quick signs of :class:`LayAims`, then cut to :data:`MOST_LAYS`."""
 

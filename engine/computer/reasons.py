@@ -107,7 +107,7 @@ def _lay(move: Move, lay: LayTile) -> str:
         stops, legs = move.aims.gain(lay)
         target = move.aims.aim(lay)
         opens = target is not None and move.aims.toward(lay) == 2
-        why = (f"reaches {stops} more in stops" if stops else
+        why = (f"reaches new stops worth {stops}" if stops else
                f"opens the way to {_place(move.game, target)} for the next lay" if target and opens else
                f"leads toward {_place(move.game, target)}" if target else
                "a new way between its stops" if legs else "")
