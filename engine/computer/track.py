@@ -49,7 +49,7 @@ class LayAims:
         """Hexes from ``hex_id`` to the nearest stop the company does not reach (0: on one)."""
         found = self._distances.get(hex_id)
         if found is None:
-            found = self._distances[hex_id] = min((hex_distance(hex_id, t) for t in self.targets), default=FAR)
+            found = self._distances[hex_id] = min([FAR, *(hex_distance(hex_id, t) for t in self.targets)])
         return found
 
     def joins(self, lay: LayTile) -> int:
