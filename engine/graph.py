@@ -276,7 +276,7 @@ class TrackGraph:
         self.adjacent: tuple[tuple[int, ...], ...] = tuple(map(tuple, adjacent))
         self._along: dict[tuple[str, ...], list[int]] | None = None
         self.reaches: dict[tuple[tuple[int, ...], int], Reach] = {}  # see :func:`reachable`
-        self.walked: dict[tuple[tuple[int, ...], int], int] = {}  # see :func:`minors_connected`
+        self.walked: dict[tuple[tuple[int, ...], int], int] = {}  # see :class:`MinorLinks`
         self._packed: tuple[list[int], list[tuple[str, str]]] | None = None
         self.route_nodes: RouteNodes | None = None  # engine.routes' node tables, made when first asked
 
@@ -487,12 +487,15 @@ def blocked_nodes(state: GameState, graph: TrackGraph, friends: Iterable[str]) -
     mask = 0
     for city, occupants in state.map.tokens.items():
         node = graph.node_ids.get(city)
-        if node is None or not open_to.isdisjoint(occupants):
-            continue
-        slots = graph.defs[node].slots
-        if slots and len(occupants) - occupants.count(None) >= slots:
+        if node is not None and open_to.isdisjoint(occupants) and _is_full(graph, node, occupants):
             mask |= 1 << node
     return mask
+
+
+def _is_full(graph: TrackGraph, node: int, occupants: list[str | None]) -> bool:
+    """Whether every slot of the city at ``node`` holds a token."""
+    slots = graph.defs[node].slots
+    return bool(slots) and len(occupants) - occupants.count(None) >= slots
 
 
 def passable_nodes(graph: TrackGraph, blocked: int) -> int:
@@ -800,28 +803,50 @@ def unconnected_cities(ctx: Context, state: GameState, spots: Iterable[tuple[str
     return [(h, c) for h, c in spots if h in hexes]
 
 
-def minors_connected(
-    ctx: Context, state: GameState, a_sym: str, b_sym: str, merging: set[str]
-) -> bool:
-    """True if minor ``a_sym``'s token reaches ``b_sym``'s token city (9.2): tokens of the
-    minors in the merge (and of ``a_sym``, ``b_sym``) do not block; cities of one hex
-    count as connected only if track joins them.
+class MinorLinks:
+    """Which minors' tokens reach which, for one merge question (9.2), on the map as it
+    is: the track graph, the full cities and each minor's token nodes are worked out
+    once, however many pairs and merges are asked about."""
 
-    Whether ``b_sym``'s own cities may be passed through does not matter (a walk
-    reaches the first of them before it could pass through one), so the walk leaves
-    ``b_sym`` out: one walk from ``a_sym`` answers for every minor a merge asks about.
-    """
-    graph = track_graph(ctx, state)
-    targets = 0
-    for node in token_nodes(state, graph, b_sym):
-        targets |= 1 << node
-    if not targets:
-        return False
-    starts = tuple(token_nodes(state, graph, a_sym))
-    friends = (set(merging) | {a_sym}) - {b_sym}
-    passable = passable_nodes(graph, blocked_nodes(state, graph, friends))
-    key = (starts, passable)
-    reached = graph.walked.get(key)
-    if reached is None:
-        reached = graph.walked[key] = _Walk(graph, passable).run(starts).nodes
-    return bool(reached & targets)
+    def __init__(self, ctx: Context, state: GameState) -> None:
+        self.graph = track_graph(ctx, state)
+        self._state = state
+        self._nodes: dict[str, tuple[int, ...]] = {}
+        self._full = [  # (node, its occupants) of each city with no slot left
+            (self.graph.node_ids[city], frozenset(occupants))
+            for city, occupants in state.map.tokens.items()
+            if city in self.graph.node_ids and _is_full(self.graph, self.graph.node_ids[city], occupants)
+        ]
+
+    def connected(self, a_sym: str, b_sym: str, merging: set[str]) -> bool:
+        """True if minor ``a_sym``'s token reaches ``b_sym``'s token city (9.2): tokens of
+        the minors in the merge (and of ``a_sym``, ``b_sym``) do not block; cities of one
+        hex count as connected only if track joins them.
+
+        Whether ``b_sym``'s own cities may be passed through does not matter (a walk
+        reaches the first of them before it could pass through one), so the walk leaves
+        ``b_sym`` out: one walk from ``a_sym`` answers for every minor a merge asks about.
+        """
+        targets = 0
+        for node in self._token_nodes(b_sym):
+            targets |= 1 << node
+        if not targets:
+            return False
+        starts = self._token_nodes(a_sym)
+        open_to = ((merging | {a_sym}) - {b_sym}) | {NEUTRAL}
+        blocked = 0
+        for node, occupants in self._full:
+            if open_to.isdisjoint(occupants):
+                blocked |= 1 << node
+        passable = passable_nodes(self.graph, blocked)
+        key = (starts, passable)
+        reached = self.graph.walked.get(key)
+        if reached is None:
+            reached = self.graph.walked[key] = _Walk(self.graph, passable).run(starts).nodes
+        return bool(reached & targets)
+
+    def _token_nodes(self, sym: str) -> tuple[int, ...]:
+        nodes = self._nodes.get(sym)
+        if nodes is None:
+            nodes = self._nodes[sym] = tuple(token_nodes(self._state, self.graph, sym))
+        return nodes

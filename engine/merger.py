@@ -333,6 +333,7 @@ def _joinable(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
     if len(rnd.merging) >= MAX_MINORS or not _free_majors(state):
         return []
     owners = [state.president(s) for s in rnd.merging]
+    links = graph.MinorLinks(ctx, state)
     result = []
     for sym, company in state.companies.items():
         if not company.is_minor or not company.floated or company.closed or sym in rnd.merging:
@@ -340,7 +341,7 @@ def _joinable(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
         owner = state.president(sym)
         if sum(1 for o in owners if o is owner) >= MAX_MINORS_PER_PLAYER:
             continue
-        connected = _connected_in(ctx, state, set(rnd.merging) | {sym})
+        connected = _connected_in(links, set(rnd.merging) | {sym})
         if ctx.rules.merger_connected_to_any_member:
             joins = any(connected(m, sym) for m in rnd.merging)
         else:
@@ -350,9 +351,9 @@ def _joinable(ctx: Context, state: GameState, rnd: MergerRound) -> list[str]:
     return result
 
 
-def _connected_in(ctx: Context, state: GameState, merging: set[str]) -> Callable[[str, str], bool]:
+def _connected_in(links: graph.MinorLinks, merging: set[str]) -> Callable[[str, str], bool]:
     """Whether two minors are connected for this merge (9.2: its tokens do not block)."""
-    return lambda a, b: graph.minors_connected(ctx, state, a, b, merging)
+    return lambda a, b: links.connected(a, b, merging)
 
 
 def one_connected_to_all(members: list[str], connected: Callable[[str, str], bool]) -> bool:
@@ -363,9 +364,9 @@ def one_connected_to_all(members: list[str], connected: Callable[[str, str], boo
 def _add_minor(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> None:
     if rnd.converting or rnd.adding_done:
         raise IllegalAction("no more minors can join this merge; choose the major to form")
-    if sym not in _joinable(ctx, state, rnd):
-        raise IllegalAction(f"{sym} is not connected to {' or '.join(rnd.merging)} and cannot merge (9.2)")
-    if sym not in _candidates(ctx, state, rnd):
+    if sym not in _candidates(ctx, state, rnd):  # the candidates are joinable minors
+        if sym not in _joinable(ctx, state, rnd):
+            raise IllegalAction(f"{sym} is not connected to {' or '.join(rnd.merging)} and cannot merge (9.2)")
         raise IllegalAction(f"{sym} may not join: it would be the last minor in, and nobody in the merge could "
                             f"then become the major's president (RN 8.3, 18xx.games)")
     rnd.merging.append(sym)

@@ -10,7 +10,7 @@ from helpers_map import TRACES, context, final_positions, position
 from engine import graph
 from engine.actions import Action
 from engine.game import Game
-from engine.graph import city_is_unconnected, minors_connected, reachable, track_graph
+from engine.graph import MinorLinks, city_is_unconnected, reachable, track_graph
 from engine.rules import Rules
 from engine.state import Company, Context
 from tests.conftest import replayed
@@ -137,21 +137,21 @@ def test_city_is_unconnected(site: bool) -> None:
 VORONEZH = {"H8": "637@0", "I9": "8@0", "I11": "9@0", "I13": "6@1", "H14": "9@1", "G15": "201@3"}
 
 
-def test_minors_connected_through_a_minor_in_the_merge() -> None:
+def test_minor_links_through_a_minor_in_the_merge() -> None:
     state = position(tiles=VORONEZH, tokens={"MNN": ["H8"], "MV": ["I13"], "KR": ["G15"]})
-    assert minors_connected(CTX, state, "MNN", "MV", {"MNN", "MV"})
+    assert MinorLinks(CTX, state).connected("MNN", "MV", {"MNN", "MV"})
     # MV's full city blocks the way unless MV is part of the merge (9.2).
-    assert not minors_connected(CTX, state, "MNN", "KR", {"MNN", "KR"})
-    assert minors_connected(CTX, state, "MNN", "KR", {"MNN", "KR", "MV"})
+    assert not MinorLinks(CTX, state).connected("MNN", "KR", {"MNN", "KR"})
+    assert MinorLinks(CTX, state).connected("MNN", "KR", {"MNN", "KR", "MV"})
 
 
 def test_minors_in_separate_cities_of_one_hex_are_not_connected() -> None:
     state = position(tokens={"N": ["H8"], "M-K": ["H8"], "SPW": ["E1"]})
-    assert not minors_connected(CTX, state, "N", "M-K", {"N", "M-K"})
-    assert not minors_connected(CTX, state, "N", "SPW", {"N", "SPW"})
+    assert not MinorLinks(CTX, state).connected("N", "M-K", {"N", "M-K"})
+    assert not MinorLinks(CTX, state).connected("N", "SPW", {"N", "SPW"})
     # One brown St Petersburg city: N reaches SPW's token.
     joined = position(tiles={"E1": "641@0"}, tokens={"N": ["H8"], "SPW": ["E1"]})
-    assert minors_connected(CTX, joined, "N", "SPW", {"N", "SPW"})
+    assert MinorLinks(CTX, joined).connected("N", "SPW", {"N", "SPW"})
 
 
 def test_track_graph_is_cached_per_layout() -> None:
@@ -279,8 +279,8 @@ def _reaches_as_a_friend(game: Game, a_sym: str, b_sym: str, merging: set[str]) 
 
 
 @pytest.mark.parametrize("name", ["1861-29683", "1861-bank-breaks"])
-def test_minors_connected_answers_as_the_walk_that_counts_the_target_a_friend(name: str) -> None:
-    """minors_connected leaves the target minor out of the friends (one walk then serves
+def test_minor_links_answers_as_the_walk_that_counts_the_target_a_friend(name: str) -> None:
+    """MinorLinks.connected leaves the target minor out of the friends (one walk then serves
     every target): its own cities' passability cannot change whether a walk reaches
     one. At every merger-round action of a real game, for every pair of floated minors,
     it answers as the walk with the target as a friend does."""
@@ -300,7 +300,7 @@ def test_minors_connected_answers_as_the_walk_that_counts_the_target_a_friend(na
             for b in minors:
                 if a != b:
                     merging = {a, b, *game.state.round.merging}
-                    found = minors_connected(game.ctx, game.state, a, b, merging)
+                    found = MinorLinks(game.ctx, game.state).connected(a, b, merging)
                     assert found == _reaches_as_a_friend(game, a, b, merging), (action, a, b)
                     pairs += 1
                     connected += found

@@ -210,7 +210,7 @@ def test_a_minor_joins_a_merge_through_one_connected_to_all(site: bool) -> None:
     game = replayed("1861-gen-P3-column-S4017", 365, rules)
     rnd = game.state.round
     assert rnd.merging == ["SPW", "MV"]
-    assert not graph.minors_connected(game.ctx, game.state, "SPW", "M-K", {"SPW", "MV", "M-K"})
+    assert not graph.MinorLinks(game.ctx, game.state).connected("SPW", "M-K", {"SPW", "MV", "M-K"})
     play(game, Merge("SPW", "M-K"))
     assert rnd.merging == ["SPW", "MV", "M-K"]
 

@@ -10,6 +10,7 @@ operating rounds the game likely has left, less its loans. Money is the one unit
 from __future__ import annotations
 
 import pickle
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..route_search import best_routes, bounded_income
@@ -96,20 +97,21 @@ def _map_key(state: GameState) -> bytes:
 
 
 def _ready_to_run(game: Game, sym: str) -> tuple[GameState, Company] | None:
-    """A copy of the state in which ``sym``'s trains are all ready to run (a trainless
-    company given one of the bank's cheapest); None if it cannot run at all."""
-    state = game.state.copy()
-    company = state.companies[sym]
+    """The state as it would be with ``sym``'s trains all ready to run (a trainless
+    company given one of the bank's cheapest); None if it cannot run at all. Only the
+    company is new: the route search reads the rest of the state and changes nothing."""
+    company = game.state.companies[sym]
     if not company.placed_tokens:
         return None
-    if not company.trains:
+    if company.trains:
+        trains = [replace(train, operated=False) for train in company.trains]
+    else:
         cheapest = _cheapest_train(game)
         if cheapest is None:
             return None
-        company.trains = [Train("probe-0", cheapest)]
-    for train in company.trains:
-        train.operated = False
-    return state, company
+        trains = [Train("probe-0", cheapest)]
+    ready = replace(company, trains=trains)
+    return replace(game.state, companies={**game.state.companies, sym: ready}), ready
 
 
 def _cheapest_train(game: Game) -> str | None:
