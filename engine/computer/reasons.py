@@ -267,7 +267,7 @@ def _merging(move: Move) -> list[str]:
 
 
 def _convert(move: Move, convert: Convert) -> str:
-    return f"converts {convert.entity} into a major: more shares to sell and a bigger train limit"
+    return f"converts {convert.entity} into a major: shares to sell for cash, and room to grow as a major"
 
 
 def _remove(move: Move, remove: RemoveToken) -> str:
@@ -285,7 +285,6 @@ def _redeem(move: Move, redeem: RedeemShares) -> str:
 
 
 def _pass(move: Move, action: Pass) -> str:
-    game = move.game
     legal_kinds = {type(a) for a in move.legal}
     if LayTile in legal_kinds:
         return "lays no track: no lay pays its cost here, in run or in a way toward a stop it does not reach"
@@ -297,7 +296,7 @@ def _pass(move: Move, action: Pass) -> str:
         return "passes: no share bought or sold leaves it better off"
     if PlaceToken in legal_kinds:
         return "places no token: none raises its run"
-    return f"passes: nothing else leaves {game.acting_player() and 'its seat' or 'it'} better off"
+    return "passes: nothing else leaves it better off"
 
 
 EXPLAIN: dict[type[Action], Callable[[Move, Any], str]] = {
