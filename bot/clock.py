@@ -8,11 +8,19 @@ Nothing here keeps a clock of its own: every figure is derived from the events' 
 The rules (README, "Time: pace, banks, holidays"):
 
 - A decision's clock starts when it falls due (the game's start, the move before it,
-  an undo or redo, a resume) and stops when the player moves (or a standing order
+  a redo, a resume) and stops when the player moves (or a standing order
   moves for them). Setting or cancelling a standing order is no move: the clock runs on.
-- A player who comes back (`back`) or is asked to agree to a deal counts from then; a
-  new pace counts from when it is set. `status` and `stats` read this one start.
-- Time a player is away, or inside their quiet hours, does not count.
+- A player asked to agree to a deal, or whose seat the computer gave back, counts from
+  then; a new pace counts from when it is set. `status`, `stats` and reminders read
+  this one start.
+- Time a player is away, or inside their quiet hours, does not count. A holiday stops
+  the clock only while it lasts: after it (`back`, or its end) the same decision's
+  clock runs on, its time already waited and bank already spent kept. Quiet hours and a
+  time zone apply from when they are set, never to time already waited; quiet hours
+  last at most :data:`QUIET_MOST` a day.
+- An undone move is no decision: after an undo the player's decision counts again from
+  when it first fell due (its wait is dropped from `stats`, its charge to the bank
+  taken back).
 - With a pace set, the counted time beyond the pace comes out of the player's bank;
   a decision made within the pace gives back half the time it left unused, up to a
   full bank. Moves not made by the player (the computer's, a timeout's) neither spend
@@ -46,6 +54,8 @@ BANK_RANGE = (0.0, 60 * DAY)
 AWAY_LIMIT_RANGE = (0.0, 365 * DAY)
 POLICIES = ("wait", "computer", "pass")
 """What happens when a bank runs out (`on-timeout`)."""
+QUIET_MOST = 12 * 60
+"""The longest quiet hours a day, in minutes: the clock stands still at most half the day."""
 NOT_THEIR_OWN = ("played by the computer", "time ran out")
 """Words in a move's note that mark it as made for the player, not by them."""
 
@@ -66,10 +76,12 @@ class Wait:
     seq: int
     own: bool
     """Made by the player (or the commissioner for them), not by the computer or a timeout."""
+    away: float = 0.0
+    """Seconds of it the player was away (on holiday): not time they took to act."""
 
     @property
     def seconds(self) -> float:
-        return max((self.ended - self.began).total_seconds(), 0.0)
+        return max((self.ended - self.began).total_seconds() - self.away, 0.0)
 
 
 def decision_waits(events: Iterable[Event], since: datetime | None = None) -> list[Wait]:
@@ -138,6 +150,9 @@ def read_quiet(text: str) -> tuple[int, int] | None:
     start, end = hours_minutes[0] * 60 + hours_minutes[1], hours_minutes[2] * 60 + hours_minutes[3]
     if start == end:
         raise Refusal("Quiet hours need a start and an end that differ: `quiet 23:00-08:00`.")
+    if (end - start) % (24 * 60) > QUIET_MOST:
+        raise Refusal(f"Quiet hours last at most {QUIET_MOST // 60} hours a day; "
+                      f"{text.strip()} is longer: `quiet 23:00-08:00`.")
     return start, end
 
 
@@ -171,10 +186,17 @@ class PlayerClock:
     zone: str = "UTC"
     quiet: tuple[int, int] | None = None
     away: list[tuple[datetime, datetime]] = field(default_factory=list)
+    quiet_from: list[tuple[datetime, tuple[int, int] | None, str]] = field(default_factory=list)
+    """Each setting of quiet hours or zone, from when it holds: (since, quiet, zone)."""
     spent: float = 0.0
     """Seconds taken from the bank so far."""
     returned: datetime | None = None
-    """When the player last came back (`back`, `I'm back`): their open decision counts from then."""
+    """When the computer gave the seat back: the open decision counts from then."""
+
+    def set_quiet(self, moment: datetime, quiet: tuple[int, int] | None, zone: str) -> None:
+        """Quiet hours or zone as set at ``moment``: they hold from then on, never before."""
+        self.quiet, self.zone = quiet, zone
+        self.quiet_from.append((moment, quiet, zone))
 
     def away_at(self, moment: datetime) -> tuple[datetime, datetime] | None:
         return next(((a, b) for a, b in self.away if a <= moment < b), None)
@@ -182,24 +204,31 @@ class PlayerClock:
     def away_used(self) -> float:
         return sum((b - a).total_seconds() for a, b in self.away)
 
-    def stopped(self, start: datetime, end: datetime) -> Iterator[tuple[datetime, datetime]]:
+    def stopped(self, start: datetime, end: datetime, quiet: bool = True) -> Iterator[tuple[datetime, datetime]]:
         """The stretches between ``start`` and ``end`` when this player's clock stands:
-        away, or in their quiet hours."""
+        away, or in their quiet hours (each setting from when it was made)."""
         yield from self.away
-        if self.quiet is None:
+        if not quiet:
             return
-        zone = ZoneInfo(self.zone)
-        first, last = start.astimezone(zone).date() - timedelta(days=1), end.astimezone(zone).date()
-        day = first
-        while day <= last:
-            yield _quiet_stretch(day, self.quiet, zone)
-            day += timedelta(days=1)
+        for n, (since, hours, zone_name) in enumerate(self.quiet_from):
+            until = self.quiet_from[n + 1][0] if n + 1 < len(self.quiet_from) else end
+            if hours is None or until <= start or since >= end:
+                continue
+            zone = ZoneInfo(zone_name)
+            day, last = max(start, since).astimezone(zone).date() - timedelta(days=1), until.astimezone(zone).date()
+            while day <= last:
+                a, b = _quiet_stretch(day, hours, zone)
+                if max(a, since) < min(b, until):
+                    yield max(a, since), min(b, until)
+                day += timedelta(days=1)
 
-    def counted(self, start: datetime, end: datetime) -> float:
-        """Seconds from ``start`` to ``end`` that count against this player (:meth:`stopped` left out)."""
+    def counted(self, start: datetime, end: datetime, quiet: bool = True) -> float:
+        """Seconds from ``start`` to ``end`` that count against this player (:meth:`stopped`
+        left out; without ``quiet``, only time away)."""
         if end <= start:
             return 0.0
-        stops = sorted((max(a, start), min(b, end)) for a, b in self.stopped(start, end) if a < end and b > start)
+        stops = sorted((max(a, start), min(b, end)) for a, b in self.stopped(start, end, quiet)
+                       if a < end and b > start)
         total, reached = (end - start).total_seconds(), start
         for a, b in stops:
             if b > reached:
@@ -223,6 +252,16 @@ def _quiet_stretch(day: date, quiet: tuple[int, int], zone: ZoneInfo) -> tuple[d
     begin = datetime.combine(day, time(start // 60, start % 60), zone)
     finish = datetime.combine(day + timedelta(days=0 if end > start else 1), time(end // 60, end % 60), zone)
     return begin, finish
+
+
+@dataclass(frozen=True)
+class Before:
+    """The clock as it was before a move, for an undo to go back to."""
+
+    began: datetime | None
+    position: int
+    waits: int
+    spent: dict[str, float]
 
 
 @dataclass
@@ -253,6 +292,10 @@ class TableClock:
     """The player asked for their consent now, and since when: their clock counts from the request."""
     waits: list[Wait] = field(default_factory=list)
     """Every decision made so far (`stats`), each from :meth:`counting` to the move."""
+    done: list[tuple[int, Before]] = field(default_factory=list)
+    """The moves in effect (their events), each with the clock as it was before it: an undo goes back to it."""
+    redo: list[list[tuple[int, Before]]] = field(default_factory=list)
+    """What each undo not yet redone took back, the latest last."""
 
     def player(self, player_id: str) -> PlayerClock:
         return self.players.setdefault(player_id, PlayerClock())
@@ -270,9 +313,18 @@ class TableClock:
                 self.seq = event.seq
 
     def _fold(self, event: Event) -> None:
+        if event.kind is EventKind.ACTION:
+            self.done.append((event.seq, self._before()))
+            self.redo.clear()
+            if "time ran out" in (event.note or ""):
+                self.timed_out.add(self.position)  # dealt with: an undo of it does not time them out again
         if _is_decision(event) and (self.since is None or event.created_at > self.since):
             self._decided(event)
-        if starts_a_decision(event):
+        if event.kind is EventKind.UNDO:
+            self._undone(event, restore=ORDERS_ONLY not in (event.note or ""))
+        elif event.kind is EventKind.REDO and self.redo:
+            self.done.extend(self.redo.pop())
+        if starts_a_decision(event) and event.kind is not EventKind.UNDO:
             began = event.created_at if self.since is None else max(event.created_at, self.since)
             self.began, self.position, self.asked = began, event.seq, None
         if event.kind is not EventKind.ADMIN:
@@ -287,23 +339,25 @@ class TableClock:
         elif kind == "answer":
             self.asked = None
         elif kind == "clock":
-            self._setting(data)
+            self._setting(data, event.created_at)
         elif kind == "away":
             moment = event.created_at
             self.player(str(data["player"])).away.append((moment, moment + timedelta(seconds=float(data["seconds"]))))
         elif kind in ("back", "computer") and not data.get("on"):
-            self._back(str(data.get("player")), event.created_at)
+            self._back(str(data.get("player")), event.created_at, kind == "computer")
         if kind in ("timeout", "computer") and "position" in data:
             self.timed_out.add(int(data["position"]))
 
-    def _setting(self, data: dict[str, object]) -> None:
+    def _setting(self, data: dict[str, object], moment: datetime) -> None:
         if "player" in data:
             clock = self.player(str(data["player"]))
+            zone, quiet = clock.zone, clock.quiet
             if "zone" in data:
-                clock.zone = str(data["zone"])
+                zone = str(data["zone"])
             if "quiet" in data:
-                quiet = data["quiet"]
-                clock.quiet = (int(quiet[0]), int(quiet[1])) if isinstance(quiet, list) else None
+                hours = data["quiet"]
+                quiet = (int(hours[0]), int(hours[1])) if isinstance(hours, list) else None
+            clock.set_quiet(moment, quiet, zone)
             return
         for name in ("pace", "bank"):
             if name in data:
@@ -314,18 +368,47 @@ class TableClock:
         if data.get("on_timeout") in POLICIES:
             self.on_timeout = str(data["on_timeout"])
 
-    def _back(self, player_id: str, moment: datetime) -> None:
-        """The player is back: an away stretch still running ends now, and their open decision counts from now."""
+    def _back(self, player_id: str, moment: datetime, from_computer: bool) -> None:
+        """The player is back: an away stretch still running ends now and their open
+        decision's clock runs on (its time before the holiday still counted); a seat the
+        computer gave back counts from now."""
         clock = self.player(player_id)
         clock.away = [(a, min(b, moment)) if a <= moment < b else (a, b) for a, b in clock.away]
-        clock.returned = moment
+        if from_computer:
+            clock.returned = moment
+
+    def _before(self) -> Before:
+        return Before(self.began, self.position, len(self.waits), {p: c.spent for p, c in self.players.items()})
+
+    def _undone(self, event: Event, restore: bool) -> None:
+        """An undo: the moves it takes back were no decisions. The clock goes back to
+        before the earliest of them: that decision counts again from when it fell due, its
+        waits leave `stats`, and the bank is as it was."""
+        target = event.action.get("action_id")
+        undone = [d for d in self.done if isinstance(target, int) and d[0] > target] if isinstance(target, int) \
+            else self.done[-1:]
+        if undone:
+            del self.done[-len(undone):]
+            self.redo.append(undone)
+        if not restore:
+            return
+        if not undone:
+            self.began, self.position, self.asked = event.created_at, event.seq, None
+            return
+        before = undone[0][1]
+        self.began, self.position, self.asked = before.began, before.position, None
+        del self.waits[before.waits:]
+        for player_id, clock in self.players.items():
+            clock.spent = before.spent.get(player_id, 0.0)
 
     def _decided(self, event: Event) -> None:
-        """A decision made: its wait is kept, and its time charged."""
+        """A decision made: its wait is kept (less the time its player was away), and its time charged."""
         player, start = event.actor or "", self.counting(event.actor or "")
         if start is None:  # paused: no decision was open
             return
-        self.waits.append(Wait(player, start, event.created_at, event.seq, _own(event)))
+        raw = max((event.created_at - start).total_seconds(), 0.0)
+        away = raw - self.player(player).counted(start, event.created_at, quiet=False)
+        self.waits.append(Wait(player, start, event.created_at, event.seq, _own(event), away))
         self._charge(player, start, event.created_at, _own(event))
 
     def _charge(self, player_id: str, began: datetime, ended: datetime, own: bool) -> None:

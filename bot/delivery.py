@@ -69,6 +69,10 @@ class Delivery(Feature):
         """Per channel, the latest post's pictures being drawn and attached."""
         self.holds: Callable[[GameRecord, str | None, datetime], Awaitable[bool]] | None = None
         """Whether a reminder to a player waits now (their quiet hours: :mod:`bot.timekeeping`)."""
+        self.waited: Callable[[GameRecord, str | None, datetime], Awaitable[tuple[datetime, float] | None]] | None \
+            = None
+        """Since when the player's open decision counts, and its seconds counted so far (the
+        table's clock, :mod:`bot.timekeeping`: the start `status` shows, holidays left out)."""
 
     async def flush(
         self, deliver: Callable[[Post], Awaitable[Any]], *, channel_id: str | None = None,
@@ -403,14 +407,17 @@ class Delivery(Feature):
         if ledger.paused is not None or ledger.turn_began is None:
             return
         game = (await self.repo.load(record.id)).game
-        waited = (now - ledger.turn_began).total_seconds() / 3600
         player = ledger.ask.consenter if ledger.ask else game.acting_player()
+        began, seconds = ledger.turn_began, (now - ledger.turn_began).total_seconds()
+        if self.waited is not None and (counted := await self.waited(record, player, now)) is not None:
+            began, seconds = counted
+        waited = seconds / 3600
         hours = ledger.player_remind.get(player or "", ledger.remind_hours) if player in ledger.player_remind \
             else ledger.remind_hours
         if not hours or (self.holds is not None and await self.holds(record, player, now)):
             return
         name = player_name(game, player)
-        since = f"since <t:{int(ledger.turn_began.timestamp())}:R>" if self.core.timestamps else f"for {waited:.0f} h"
+        since = f"since <t:{int(began.timestamp())}:R>" if self.core.timestamps else f"for {waited:.0f} h"
         for stage in (1, 2):
             if waited < stage * hours or stage in ledger.reminded or game.state.finished:
                 continue

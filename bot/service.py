@@ -87,6 +87,7 @@ class TroikaService:
         self.computer = ComputerSeats(self.core, self.turns)
         self.timekeeper = Timekeeper(self.core, self.turns, self.computer)
         self.delivery.holds = self.timekeeper.holds_reminder
+        self.delivery.waited = self.timekeeper.waited
         self.information.table_clock = self.timekeeper.table_clock
         self.information.clock_lines = self.timekeeper.status_lines
         self.archive = Archive(self.core)

@@ -211,6 +211,16 @@ class Timekeeper(Feature):
         mine = (await self.table_clock(record.id)).player(player)
         return mine.quiet_at(now) or mine.away_at(now) is not None
 
+    async def waited(self, record: GameRecord, player: str | None, now: datetime) -> tuple[datetime, float] | None:
+        """Since when ``player``'s open decision counts (the start `status` shows) and the
+        seconds it has waited since, time away left out (quiet hours only hold a reminder
+        back): reminders count these."""
+        if player is None:
+            return None
+        clock = await self.table_clock(record.id)
+        start = clock.counting(player)
+        return None if start is None else (start, clock.player(player).counted(start, now, quiet=False))
+
     # --- time-outs ------------------------------------------------------------------------
 
     async def enforce(self, game_ids: Collection[int] | None = None, now: datetime | None = None) -> None:

@@ -393,17 +393,19 @@ async def test_status_and_stats_read_one_start_for_each_decision(
     store: SqliteEventStore, clock: Clock,
 ) -> None:
     """By hand: Anna's decision falls due at 12:00; the pace is set at 13:00 (it counts
-    from then), she is away from 14:00 and back at 15:00 (she counts from then) and bids
-    at 19:00. `status` says her clock runs since 15:00; `stats` says she took 4 h."""
+    from then), she is away from 14:00 and back at 15:00 (the holiday stops the clock
+    only while it lasts) and bids at 19:00. `status` says her clock runs since 13:00 and
+    has waited 5 h; `stats` says she took 5 h (6 h less the hour away)."""
     table = await _table(store, clock)
     for hours, line in ((1, "as Anna pace 24h"), (1, "as Anna away 1d"), (1, "as Anna back")):
         clock.advance(hours=hours)
         assert "✗" not in await table.say(line), line
     clock.advance(hours=4)
-    assert "Clock: Anna's runs since 2027-01-04 15:00 UTC" in await table.say("status")
+    said = await table.say("status")
+    assert "Clock: Anna's runs since 2027-01-04 13:00 UTC" in said and "(waiting 5 h)" in said, said
     await table.say("as Anna bid TSR 20")
-    assert "Anna: median 4h, 90% within 4h (1 move)" in await table.say("stats")
-    assert "Time to act (median): Anna 4 h (1 move)" in await table.say("status")
+    assert "Anna: median 5h, 90% within 5h (1 move)" in await table.say("stats")
+    assert "Time to act (median): Anna 5 h (1 move)" in await table.say("status")
     clock.advance(hours=2)  # Boris: from Anna's bid
     assert "Clock: Boris's runs since 2027-01-04 19:00 UTC" in await table.say("status")
     await table.say("as Boris pass")
@@ -462,3 +464,114 @@ async def test_the_pinned_status_shows_the_clock_lines_through_the_worker_pool(t
         await pool.handle("chan", anna, "pace 24h")
         pinned = (await pool.status(1)).text
         assert "Clock: Anna's runs since" in pinned and "banks left: Anna 3d, Boris 3d, Clara 3d" in pinned
+
+
+# --- the checker's dodges (issue 38, second round) ------------------------------------------
+
+
+async def _reminded(table: Table, sent: list[Post]) -> list[str]:
+    """The reminders the periodic pass sends now."""
+    await table.service.send_reminders()
+    start = len(sent)
+    await table.service.flush(_collect(sent))
+    return [p.text for p in sent[start:] if p.text.startswith("⏰")]
+
+
+async def test_away_then_back_keeps_the_time_waited_and_the_bank_spent(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Checker's item 1: Anna waits 40 h at a pace of 12 h (bank 1d 12h: 8 h left), is away
+    half an hour and back: her bank is still 8 h and her clock still runs since the
+    decision fell due; she bids 10.5 h later and `stats` counts 50.5 h (51 h less the
+    half hour away). Before the fix `back` gave her a full bank and a clock from then."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    clock.advance(hours=40)
+    assert _bank(await table.say("status"), "Anna") == "8h"
+    await table.say("as Anna away 1h")
+    clock.advance(minutes=30)
+    assert "Anna is back" in await table.say("as Anna back")
+    status = await table.say("status")
+    assert _bank(status, "Anna") == "8h" and "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status, status
+    clock.advance(hours=4)
+    assert _bank(await table.say("status"), "Anna") == "4h"
+    clock.advance(hours=6, minutes=30)
+    await table.say("as Anna bid TSR 20")
+    assert "Anna: median 2d 2h 30m" in await table.say("stats")
+
+
+async def test_quiet_hours_and_zones_hold_from_when_they_are_set_and_last_at_most_12_hours(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Checker's item 2: pace 12 h, bank 12 h; Anna waits 20 h (4 h left), then sets quiet
+    hours that would have covered 8 h of that wait: her bank stays 4 h (before the fix:
+    12 h again). A whole day of quiet is refused; a change of zone changes nothing past."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    await table.say("as Anna bank 12h")
+    clock.advance(hours=20)  # Tuesday 08:00 UTC
+    assert _bank(await table.say("status"), "Anna") == "4h"
+    assert "✗ Quiet hours last at most 12 hours a day" in await table.say("as Anna quiet 00:00-23:59")
+    assert "✗" not in await table.say("as Anna quiet 00:00-12:00")
+    status = await table.say("status")
+    assert _bank(status, "Anna") == "4h" and "(stopped: quiet hours)" in status, status
+    clock.advance(hours=4)  # quiet until 12:00: nothing spent
+    assert _bank(await table.say("status"), "Anna") == "4h"
+    assert "✗" not in await table.say("as Anna tz Asia/Tokyo")  # 21:00 there: not quiet now
+    assert _bank(await table.say("status"), "Anna") == "4h"
+    clock.advance(hours=1)
+    assert _bank(await table.say("status"), "Anna") == "3h"
+
+
+async def test_an_undone_move_is_no_decision_and_the_clock_resumes_from_its_start(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Checker's item 3: Anna waits 30 h at a pace of 12 h (18 h of her 1d 12h bank left),
+    bids and takes it back 5 min later: her decision runs again since Monday 12:00 (before
+    the fix: since the undo, a fresh pace; the 5 min after the bid count too), and `stats`
+    counts no move of hers."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    clock.advance(hours=30)
+    await table.say("as Anna bid TSR 20")
+    clock.advance(minutes=5)
+    assert "✗" not in await table.say("as Anna undo")
+    assert await _acting(table) == "Anna"
+    status = await table.say("status")
+    assert "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status and _bank(status, "Anna") == "17h 55m", status
+    assert "Anna: no moves yet" in await table.say("stats")
+    clock.advance(hours=1)
+    assert _bank(await table.say("status"), "Anna") == "16h 55m"
+
+
+async def test_a_holiday_that_ends_by_itself_is_not_time_to_act_for_reminders(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Checker's item 4: Anna is away a day from when her decision falls due; an hour after
+    it ends she has waited 1 h, not 25 h: no reminder yet (before the fix: "waited 25 h" at
+    once), one after 2 h."""
+    table = await _table(store, clock)
+    await table.say("as Anna remind 2")
+    await table.say("as Anna away 1d")
+    sent: list[Post] = []
+    clock.advance(hours=25)
+    assert await _reminded(table, sent) == []
+    assert "(waiting 1 h)" in await table.say("status")
+    clock.advance(hours=1)
+    assert await _reminded(table, sent) == ["⏰ Your turn has waited 2 h."]
+
+
+async def test_reminders_and_status_count_from_one_start_after_away_and_back(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Checker's item 5: Anna waits 3 h, is away an hour, back, and waits an hour more:
+    `status` and the reminder both say 4 h (before the fix: status 1 h, reminder 5 h)."""
+    table = await _table(store, clock)
+    await table.say("as Anna remind 4")
+    clock.advance(hours=3)
+    await table.say("as Anna away 1d")
+    clock.advance(hours=1)
+    await table.say("as Anna back")
+    clock.advance(hours=1)
+    assert await _reminded(table, []) == ["⏰ Your turn has waited 4 h."]
+    assert "(waiting 4 h)" in await table.say("status")

@@ -32,15 +32,16 @@ LOG = _log(
     (15, ACTION, {"type": "standing_order"}, "clara"),          # no move: clara's clock runs on
     (16, ACTION, {"type": "pass"}, "clara"),                    # clara 2 h (from boris's move)
     (17, ADMIN, {"type": "away", "player": "anna", "seconds": 2 * DAY}, "anna"),
-    (20, ACTION, {"type": "pass"}, "anna"),                     # anna 4 h, all of it away
+    (20, ACTION, {"type": "pass"}, "anna"),                     # anna 4 h, 3 h of it away: 1 h
     (21, ACTION, {"type": "pass"}, "boris"),                    # boris 1 h
     (51, ACTION, {"type": "pass"}, "clara"),                    # clara 30 h: 20 over the pace
     (52, ACTION, {"type": "pass"}, "anna", "played by the computer"),  # not anna's own
     (55, ACTION, {"type": "pass"}, "boris"),                    # boris 3 h
 )
-"""By hand: anna's own waits 1 h, 4 h; boris 12 h, 1 h, 3 h; clara 2 h, 30 h.
-Medians: anna 2.5 h, boris 3 h, clara 16 h; 90th percentile (nearest rank, the
-ceil(0.9 n)-th smallest): anna 4 h (2nd of 2), boris 12 h (3rd of 3), clara 30 h.
+"""By hand: anna's own waits 1 h, 1 h (4 h less 3 h away: a holiday is no time to act);
+boris 12 h, 1 h, 3 h; clara 2 h, 30 h.
+Medians: anna 1 h, boris 3 h, clara 16 h; 90th percentile (nearest rank, the
+ceil(0.9 n)-th smallest): anna 1 h (2nd of 2), boris 12 h (3rd of 3), clara 30 h.
 Banks (30 h each, pace 10 h): anna 1 h → refills nothing (full), the 4 h (from 16 h)
 counts 1 h (away from 17 h) → full, 30 h; boris 12 h spends 2 h, 1 h gives back 4.5 h (up to full), 3 h
 gives back 3.5 h → 30 h; clara 2 h → full, 30 h spends 20 h → 10 h. Away: anna 2 d."""
@@ -57,12 +58,12 @@ def test_nearest_rank_is_the_value_that_share_of_them_do_not_exceed() -> None:
 def test_stats_figures_match_the_hand_computed_log() -> None:
     figures = {f.player: f for f in player_stats(RECORD, LOG, NOW, acting="anna")}
     assert [(f.decisions, f.median, f.p90) for f in figures.values()] == [
-        (2, 2.5 * HOUR, 4 * HOUR), (3, 3 * HOUR, 12 * HOUR), (2, 16 * HOUR, 30 * HOUR)]
+        (2, 1 * HOUR, 1 * HOUR), (3, 3 * HOUR, 12 * HOUR), (2, 16 * HOUR, 30 * HOUR)]
     # anna acts now, 1 h into her decision: within the pace, nothing spent yet
     assert [f.bank_left for f in figures.values()] == [30 * HOUR, 30 * HOUR, 10 * HOUR]
     assert [f.away_used for f in figures.values()] == [2 * DAY, 0, 0]
     text = stats_text(RECORD, LOG, NOW, acting="anna")
-    assert "Anna: median 2h 30m, 90% within 4h (2 moves) · bank 1d 6h left · away 2d" in text
+    assert "Anna: median 1h, 90% within 1h (2 moves) · bank 1d 6h left · away 2d" in text
     assert "Clara: median 16h, 90% within 1d 6h (2 moves) · bank 10h left · never away" in text
 
 
