@@ -154,6 +154,21 @@ async def test_undo_and_redo_are_typed_by_whoever_made_the_move_or_the_undo(work
         assert out[0].startswith("↶ Boris takes back #1 (Boris: `pass`)"), out
 
 
+async def test_a_name_of_two_words_may_be_quoted_after_as() -> None:
+    """Checker of issue 35: `as "Player 3" pass` answered "Whom do you mean?" while
+    `as Player 3 pass` worked; a quoted name is the name."""
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store, serving(store, None, pictures=False) as service:
+        console = Console(service, Path("unused"), out.append)
+        await service.start_local_game(CHANNEL, [("p1", "Player 1"), ("p2", "Player 2"), ("p3", "Player 3")],
+                                       first_player=2, seed=7)
+        await service.flush(console._deliver)
+        out.clear()
+        await console.line('as "Player 3" pass')
+        assert not [line for line in out if line.startswith("✗")], out
+        assert any("Player 3" in line and "pass" in line for line in out), out
+
+
 @pytest.mark.slow
 @WORKERS
 async def test_a_site_game_is_imported_at_the_console_and_played_on(tmp_path: Path, workers: int | None) -> None:
