@@ -267,10 +267,11 @@ def known_cause(game: Game, key: str) -> str | None:
 
 def _reached_before_new_tokens(game: Game, key: str) -> bool:
     """Whether the lay ``key`` that Troika refuses as out of reach (8.6) would reach
-    with the tokens of companies that have not operated yet taken off the map: the
-    site's engine keeps a company's connectivity cached until the next lay clears it,
-    so a home token placed since (a minor bought in the stock round) does not block
-    there yet."""
+    with the tokens of companies that have not operated yet, and the national's, taken
+    off the map: the site's engine keeps its track graph cached until a lay or a
+    token placement clears it, so a token placed outside those steps (a minor's home
+    token when it is bought in the stock round; the national's on Moscow's 639 or at a
+    nationalization, after the lay's clearing) may not block there yet."""
     _, entity, hex_id, tile, rotation = key.split()
     lay = LayTile(entity, hex_id, tile, int(rotation))
     try:
@@ -280,7 +281,7 @@ def _reached_before_new_tokens(game: Game, key: str) -> bool:
         if "cannot reach" not in str(refused):
             return False
     state = game.state.copy()
-    fresh = {s for s, c in state.companies.items() if not c.operated and s != entity}
+    fresh = {s for s, c in state.companies.items() if (not c.operated or c.is_national) and s != entity}
     for city, occupants in state.map.tokens.items():
         state.map.tokens[city] = [None if o in fresh else o for o in occupants]
     try:
