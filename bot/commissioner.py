@@ -54,7 +54,7 @@ class Commissioner(Feature):
         """The commissioner gives ``player``'s seat to the account ``new``: to the computer
         if ``new`` is ``computer`` (the seat keeps its name); ``player`` ``computer`` is
         the seat the computer plays, if it plays one."""
-        seat, used = _computer_seat(record) if player.lower() == COMPUTER else match_seat(record, player.split())
+        seat, used = _computer_seat(record, new) if player.lower() == COMPUTER else match_seat(record, player.split())
         if used != len(player.split()):
             raise Refusal("Write it as `replace PLAYER @ACCOUNT`.")
         if new.id == COMPUTER:
@@ -176,13 +176,20 @@ class Commissioner(Feature):
         return Reply()
 
 
-def _computer_seat(record: GameRecord) -> tuple[Seat, int]:
-    """The one seat the computer plays, as :func:`bot.core.match_seat` answers."""
+def _computer_seat(record: GameRecord, new: Account) -> tuple[Seat, int]:
+    """The seat the computer plays that ``replace computer @ACCOUNT`` gives back, as
+    :func:`bot.core.match_seat` answers: the one it plays under the new player's name
+    (their own seat, handed over before), else the only one it plays."""
     seats = [s for s in record.seats if is_computer_seat(s)]
-    if len(seats) != 1:
-        named = ", ".join(s.display_name for s in seats) or "none"
-        raise Refusal(f"Name the seat to give back: the computer plays {named}.")
-    return seats[0], 1
+    theirs = [s for s in seats if s.display_name.lower() == seated_name(new).lower()]
+    if len(theirs) == 1 or len(seats) == 1:
+        return (theirs or seats)[0], 1
+    if not seats:
+        raise Refusal("The computer plays no seat here (by `replace`): name the seat to give, "
+                      "`replace PLAYER @ACCOUNT`.")
+    named = ", ".join(s.display_name for s in seats)
+    raise Refusal(f"The computer plays {named}: name the seat to give back, as `status` shows it, "
+                  f"`replace \"{seats[0].display_name}\" @ACCOUNT`.")
 
 
 def _hours(text: str, verb: str = "remind") -> float | None:

@@ -50,6 +50,11 @@ def is_computer_seat(seat: Seat) -> bool:
     return (seat.discord_user_id or "").startswith(f"{COMPUTER}-")
 
 
+def computer_played(record: GameRecord, ledger: Ledger) -> set[str]:
+    """The players whose seats the computer plays now."""
+    return {s.player_id for s in record.seats if ComputerSeats.plays(s, ledger)}
+
+
 def computer_seats(names: list[str]) -> list[tuple[str, str]]:
     """Players as (id, name) for names typed at `new`, each ``computer`` a computer's
     seat (``computer-N``, named "Computer N")."""

@@ -15,6 +15,7 @@ from storage.store import ACTIVE_STATUSES
 
 from .clock import TableClock
 from .commands import VERBS
+from .computer_seats import computer_played
 from .core import REPLY_LIMIT, Account, Command, Feature, Reply, Status, account_of, broken, handles, match_seat
 from .errors import Refusal
 from .posts import (
@@ -49,8 +50,9 @@ class Information(Feature):
     async def status_of(self, record: GameRecord, game: Game) -> str:
         """The running game's status with its clock's lines: `status` and the pinned message."""
         clock = await self.table_clock(record.id) if self.table_clock is not None else TableClock()
-        text = status_text(record, game, await self.core.ledger(record.id), clock, self.core.clock(),
-                           timestamps=self.core.timestamps)
+        ledger = await self.core.ledger(record.id)
+        text = status_text(record, game, ledger, clock, self.core.clock(), timestamps=self.core.timestamps,
+                           computer=computer_played(record, ledger))
         lines = await self.clock_lines(record, game) if self.clock_lines is not None else ""
         return text + (f"\n{lines}" if lines else "")
 

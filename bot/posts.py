@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -223,10 +223,12 @@ def duration(seconds: float) -> str:
 
 def status_text(
     record: GameRecord, game: Game, ledger: Ledger, clock: TableClock, now: datetime, *, timestamps: bool = False,
+    computer: Collection[str] = (),
 ) -> str:
     """The status of a running game: round, phase, who acts, what they may do, times
     from the table's ``clock`` (``timestamps``: when the turn began as a Discord
-    timestamp, in each reader's zone)."""
+    timestamp, in each reader's zone); the seats of the players in ``computer`` are
+    marked as the computer's."""
     state = game.state
     rules = game.ctx.rules
     lines = [f"**{record.title}** game {record.id} · {round_title(game)} · phase {state.phase} · {rules.market} market"]
@@ -255,7 +257,8 @@ def status_text(
                      f"{player_name(game, ledger.ask.requester)} asks `{ledger.ask.command}`")
     priority = state.players[state.priority].name
     seats = " · ".join(
-        s.display_name + (" (commissioner)" if s.commissioner else "") for s in record.seats
+        s.display_name + (" (commissioner)" if s.commissioner else "")
+        + (" (computer)" if s.player_id in computer else "") for s in record.seats
     )
     lines.append(f"Seats: {seats} — priority deal: {priority}")
     times = []

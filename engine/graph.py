@@ -719,6 +719,22 @@ def reachable(ctx: Context, state: GameState, company: str) -> Reach:
     return reach
 
 
+def reached_with(ctx: Context, state: GameState, company: str, hex_id: str, laid: tuple[TileDef, int]
+                 ) -> tuple[frozenset[NodeRef], int] | None:
+    """The revenue nodes ``company`` would reach (8.1, as :func:`reachable`) with the
+    tile and rotation ``laid`` on ``hex_id``, the state left as it is, and how many
+    segments between two of them would pass through ``hex_id`` (the legs a route could
+    run there); None when the lay changes the hex's count of revenue centres (a fresh
+    graph would be needed)."""
+    graph = track_graph(ctx, state).changed({hex_id: laid})
+    if graph is None:
+        return None
+    starts = token_nodes(state, graph, company)
+    reached = _Walk(graph, passable_nodes(graph, blocked_nodes(state, graph, [company]))).run(starts).nodes
+    legs = sum(1 for seg in graph.segments if reached >> seg.a & 1 and reached >> seg.b & 1 and hex_id in seg.hexes)
+    return frozenset(graph.nodes[n] for n in range(len(graph.nodes)) if reached >> n & 1), legs
+
+
 def has_route(ctx: Context, state: GameState, company: str) -> bool:
     """True if a walk from one of ``company``'s token cities reaches a revenue centre on
     another hex (8.8) — which may be another of its own token cities; RN 7.2: on

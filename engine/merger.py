@@ -623,12 +623,16 @@ def _start_buying(ctx: Context, state: GameState, rnd: MergerRound) -> None:
 
 def _merge_failed(ctx: Context, state: GameState, rnd: MergerRound) -> None:
     """9.2 note: nobody holds two shares, so every step of the merge is reversed and
-    the next minor has its turn."""
-    major = rnd.major
+    the next minor has its turn. The log keeps what was done and says it is undone
+    (read back with the rest, it would lose the merge's lines, and the table would
+    never read that the minors stay minors)."""
+    major, minors, log = rnd.major, rnd.merging, state.log
     restored = rnd.undo_point
     assert restored is not None
     state.__dict__.update(GameState.from_saved(restored).__dict__)
-    state.log.append(f"Nobody can be president of {major}: the merge is reversed")
+    state.log = log
+    state.log.append(f"Nobody can be president of {major}: the merge is reversed, and "
+                     f"{' and '.join(minors)} stay minors (9.2)")
     before = state.round
     assert isinstance(before, MergerRound)
     _next_minor(ctx, state, before)

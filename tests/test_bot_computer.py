@@ -55,6 +55,25 @@ async def test_console_seats_computers_that_move_until_a_person_is_to_act() -> N
         assert game.acting_player() == "Anna"
 
 
+@pytest.mark.parametrize("title", ["1861", "1867"])
+async def test_hint_and_the_computers_posts_give_reasons_in_18xx_terms(title: str) -> None:
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+        await console.line(f"new {title} Anna computer computer")
+        out.clear()
+        await console.line("hint")
+        [hint] = out
+        assert "better off than passing" not in hint
+        verb = hint.split("`")[1].split()[0]
+        assert verb == "pass" or hint.split("`")[1].split()[1] in hint.split("`", 2)[2], hint  # the lot it bids on
+        out.clear()
+        await console.line("pass")
+        moved = [line for line in out if MARK in line]
+        assert moved and not any("better off than passing" in line for line in moved)
+
+
 async def test_a_player_hands_over_their_seat_and_takes_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(computer_seats, "MOST_MOVES", 6)
     async with SqliteEventStore(":memory:") as store:
@@ -89,6 +108,25 @@ async def test_the_commissioner_gives_a_seat_to_the_computer_and_back() -> None:
         await service.replace_seat("c", Account("a", "Anna"), "computer", Account("b2", "Boris"))
         [record] = await store.list_games()
         assert [s.discord_user_id for s in record.seats] == ["a", "b2", "c"]
+
+
+async def test_with_several_computer_seats_the_commissioner_names_the_one_to_give_back() -> None:
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        anna = Account("Anna", "Anna")
+        await service.start_local_game("c", [("Anna", "Anna"), ("Boris", "Boris"), ("x", "computer"),
+                                             ("y", "computer")], first_player=0)
+        await service.handle("c", anna, "replace Boris computer")
+        status = (await service.handle("c", anna, "status")).text
+        assert "Anna (commissioner) · Boris (computer) · Computer 1 (computer) · Computer 2 (computer)" in status
+        with pytest.raises(Refusal, match='plays Boris, Computer 1, Computer 2: name the seat.*replace "Boris"'):
+            await service.replace_seat("c", anna, "computer", Account("d", "Dmitri"))
+        await service.replace_seat("c", anna, "computer", Account("b2", "Boris"))  # Boris's own seat back
+        await service.handle("c", anna, 'replace "Computer 2" Dmitri')
+        [record] = await store.list_games()
+        assert [(s.discord_user_id, s.display_name) for s in record.seats] == [
+            ("Anna", "Anna"), ("b2", "Boris"), ("computer-3", "Computer 1"), ("Dmitri", "Dmitri")]
+        assert "· Boris · Computer 1 (computer) · Dmitri —" in (await service.handle("c", anna, "status")).text
 
 
 @pytest.mark.slow

@@ -214,15 +214,14 @@ def test_the_computer_does_not_bid_a_private_past_its_worth(seed: int) -> None:
     as good as a pass, and in arena game 201 the computer paid 285 for a private worth far
     less. Now it bids while the private is worth the price and passes once it is not."""
     from engine.actions import Bid, Pass
-    from engine.computer.value import rounds_left
+    from engine.computer.value import private_worth
 
     game = _game("1861", seed=seed)
     opener = game.actor() or ""
     game.apply(Bid(opener, "TSR", 20))
-    tsr = game.ctx.board.private("TSR")
-    assert tsr.value + tsr.revenue * rounds_left(game) > 20 + 20  # worth raising
+    assert private_worth(game, "TSR") > 20 + 10  # worth raising
     assert isinstance(decide(game, seed).action, Bid)
     raiser = game.actor() or ""
     game.apply(Bid(raiser, "TSR", 250))
-    assert tsr.value + tsr.revenue * rounds_left(game) < 250
+    assert private_worth(game, "TSR") < 250
     assert isinstance(decide(game, seed).action, Pass)

@@ -61,13 +61,16 @@ def test_a_merge_without_a_president_is_reversed() -> None:
     rnd.index = rnd.order.index("V")
     rnd.merging = ["V"]
     before = {s: (c.cash, c.closed, c.market) for s, c in state.companies.items()}
-    play(game, Merge("V", "Y"), Merge("V", "SE"))
+    play(game, Merge("V", "Y"))
+    assert game.apply(Merge("V", "SE")) == ["V and Y form SE at 110"]
     assert state.companies["SE"].floated
+    posted: list[str] = []  # what the table reads: the lines each action gives
     while game.round_name == "Merger" and game.actor() in ("5522", "3058"):
-        play(game, Pass(game.actor()))
+        posted += game.apply(Pass(game.actor()))
     assert not game.state.companies["SE"].floated
     assert {s: (c.cash, c.closed, c.market) for s, c in game.state.companies.items()} == before
-    assert "the merge is reversed" in " ".join(game.state.log[-3:])
+    assert posted == ["Nobody can be president of SE: the merge is reversed, and V and Y stay minors (9.2)"]
+    assert game.state.log[-2:] == ["V and Y form SE at 110", posted[0]]
 
 
 def _kk_and_n_may_merge(rules: Rules) -> Game:

@@ -32,7 +32,19 @@ from ..actions import (
 )
 from ..game import Game
 from .agents import Agent, Decision, after, company_acting, moves
-from .value import Work, bounded_route_income, rounds_left, standing, worths
+from .reasons import Move, reason
+from .track import LayAims
+from .value import (
+    Work,
+    bounded_route_income,
+    first_train_income,
+    minor_worth,
+    private_worth,
+    route_income,
+    standing,
+    stock_round_reserve,
+    worths,
+)
 
 MOST_TRIED = 48
 """Moves tried on a copy for one decision, at most (the lays first cut to these)."""
@@ -40,6 +52,10 @@ MOST_TRIED = 48
 MOST_LAYS = 16
 """Track lays tried on a copy for one decision, at most: each costs the engine a look at
 where the company may lay next, and the best are among the first by :func:`_lay_rank`."""
+
+MOST_REACHED = 32
+"""Lays whose reach is walked (:meth:`LayAims.gain`) for one decision, at most: the first
+by :func:`_lay_rank` and the quick signs of :class:`LayAims`, then cut to :data:`MOST_LAYS`."""
 
 ROUTE_MOVES = (LayTile, PlaceToken, BuyTrain, DiscardTrain, RemoveToken, Merge, Convert, Choose)
 """Moves that may change what the acting company's trains earn."""
@@ -50,6 +66,15 @@ here, so a few seconds at worst; decisions in real games spend under 60 000)."""
 
 SEARCH_STEPS = 40_000
 """Route-search steps one move's routes may take."""
+
+LEAD_WORTH = 10.0
+"""What a lay that leaves the run as it is adds to its seat's standing for leading toward
+a stop the company does not reach (:meth:`LayAims.toward`, 1 or 2 of these): enough to lay
+toward revenue rather than pass or lay aimlessly, and to pay a little for it, not to buy
+track when the money is needed for a train."""
+
+AIMLESS = -0.5
+"""The same for a lay that leads nowhere nearer: below a pass, so such track is not laid."""
 
 PRIVATE_PRICES = (1.0, 1.5, 2.0)
 """Prices tried for a private a company buys, times its face value (8.12: the engine refuses the rest)."""
@@ -65,42 +90,83 @@ class ComputerAgent(Agent):
 
     def decide_within(self, game: Game, work: Work) -> Decision:
         """:meth:`decide` within the route-search ``work`` given (spent from it)."""
-        legal = moves(game)
+        allowed = moves(game)
+        legal = [m for m in allowed if not _overbid(game, m, work)] or allowed
         runs = [m for m in legal if isinstance(m, RunRoutes)]
-        if runs:
-            return Decision(runs[0], "runs the proven-best routes")
+        if runs:  # what they earn found within the work, as the decisions' searches are
+            company = company_acting(game)
+            found = bounded_route_income(game, company, work) if company else None
+            return Decision(runs[0], "runs its proven-best routes" + (f" for {found}" if found else ""))
         if len(legal) == 1:
-            return Decision(legal[0], "the only move allowed")
+            if len(allowed) > 1:
+                return Decision(legal[0], "bids no higher: worth less, or too little cash left for the stock round")
+            told = reason(Move(game, after(game, legal[0]), legal[0], company_acting(game), (0, 0), 0.0, tuple(legal)))
+            return Decision(legal[0], "the only move allowed" if isinstance(legal[0], Pass) else
+                            f"{told} (the only move allowed)")
         player = game.acting_player() or ""
         company = company_acting(game)
         income = _income(game, company, work, None)
         rng = self.rng(game)
-        best: tuple[float, float, Action, int] | None = None
-        for move in candidates(game, legal):
+        aims = LayAims(game, company) if company and any(isinstance(m, LayTile) for m in legal) else None
+        tried: list[tuple[float, float, Action, int, Game]] = []
+        for move in candidates(game, legal, aims):
             later = after(game, move)
             if later is None:
                 continue
             earns = _income(later, company, work, income) if isinstance(move, ROUTE_MOVES) else income
             incomes = {company: earns} if company else None
-            score = (standing(worths(later, incomes), player) + _bid_gain(game, move), rng.random(), move, earns)
-            if best is None or score[:2] > best[:2]:
-                best = score
-        if best is None:
+            tried.append((standing(worths(later, incomes), player) + _bid_gain(game, move), rng.random(), move, earns,
+                          later))
+        if not tried:
             return Decision(legal[0], "the first move allowed (no other could be judged)")
+        raised = any(isinstance(t[2], LayTile) and t[3] > income for t in tried)
+        best = max(tried, key=lambda t: (t[0] + (0.0 if raised else _lead(aims, t[2])), t[1]))
         stay = after(game, next((m for m in legal if isinstance(m, Pass)), legal[0]))
         baseline = standing(worths(stay, {company: income} if company else None), player) if stay else best[0]
-        return Decision(best[2], _reason(game, best[2], company, income, best[3], best[0] - baseline))
+        gain = _bid_gain(game, best[2]) if isinstance(best[2], Bid) else best[0] - baseline  # a bid: what it sees
+        chosen = Move(game, best[4], best[2], company, (income, best[3]), gain, tuple(legal), aims)
+        return Decision(best[2], reason(chosen))
+
+
+def explain(game: Game, action: Action) -> str:
+    """The computer's one-line reason for ``action`` in ``game``, whether or not it would
+    choose it (its run found in full, its worth against a pass left out but for a bid's)."""
+    company = company_acting(game)
+    later = after(game, action)
+    before = route_income(game, company) if company else 0
+    runs = (before, route_income(later, company) if company and later and isinstance(action, ROUTE_MOVES)
+            else before)
+    aims = LayAims(game, company) if company and isinstance(action, LayTile) else None
+    return reason(Move(game, later, action, company, runs, _bid_gain(game, action), tuple(moves(game)), aims))
+
+
+def _is_private(game: Game, sym: str) -> bool:
+    return any(p.sym == sym for p in game.ctx.board.privates)
 
 
 def _bid_gain(game: Game, move: Action) -> float:
-    """What a bid on a private gains its bidder if it wins: the private's face value
-    (12.2) and revenue over the rounds left, less the price paid to the bank (5.2). A
-    bid changes nobody's worth until it wins, so without this every bid would look as
-    good as a pass, and bids would climb far past what the private is worth."""
-    if not isinstance(move, Bid) or not any(p.sym == move.target for p in game.ctx.board.privates):
+    """What a bid on a private gains its bidder if it wins: its worth to an 18xx player
+    (:func:`private_worth`) less the price paid to the bank (5.2). A bid changes nobody's
+    worth until it wins, so without this every bid would look as good as a pass."""
+    if not isinstance(move, Bid) or not _is_private(game, move.target):
         return 0.0
-    private = game.ctx.board.private(move.target)
-    return private.value + private.revenue * rounds_left(game) - move.price
+    return private_worth(game, move.target) - move.price
+
+
+def _overbid(game: Game, move: Action, work: Work) -> bool:
+    """A bid the computer never makes: a private above its worth or leaving less cash than
+    the first stock round needs to win a minor (:func:`stock_round_reserve`), a minor
+    above its worth to its president (:func:`minor_worth`, from its best routes with a
+    first train once its home is on the map)."""
+    if not isinstance(move, Bid):
+        return False
+    if _is_private(game, move.target):
+        cash = game.state.player(move.entity).cash
+        return move.price > private_worth(game, move.target) or cash - move.price < stock_round_reserve(game)
+    if move.target not in game.state.companies:
+        return False
+    income = bounded_route_income(game, move.target, work) if game.state.companies[move.target].placed_tokens else None
+    return move.price > minor_worth(game, max(income or 0, first_train_income(game)))
 
 
 def _income(game: Game, company: str | None, work: Work, otherwise: int | None) -> int:
@@ -114,11 +180,20 @@ def _income(game: Game, company: str | None, work: Work, otherwise: int | None) 
     return otherwise if otherwise is not None else game.state.companies[company].last_revenue or 0
 
 
-def candidates(game: Game, legal: list[Action]) -> list[Action]:
+def _lead(aims: LayAims | None, move: Action) -> float:
+    """What a lay adds for where it leads (:data:`LEAD_WORTH`), when no lay raises the run
+    now (a run raised comes first)."""
+    if aims is None or not isinstance(move, LayTile):
+        return 0.0
+    toward = 2 if aims.gain(move)[0] else aims.toward(move)  # a new stop reached counts as arrived
+    return LEAD_WORTH * toward if toward else AIMLESS
+
+
+def candidates(game: Game, legal: list[Action], aims: LayAims | None = None) -> list[Action]:
     """The moves worth trying: every one but the lays (and trains from other companies,
     :func:`_between_companies`), the lays cut to :data:`MOST_LAYS` (and to
-    :data:`MOST_TRIED` moves in all) by :func:`_lay_rank`, and a private's purchase at a
-    few prices."""
+    :data:`MOST_TRIED` moves in all) by :func:`_lay_rank` (first those that reach new
+    stops or lead nearer to one, by ``aims``), and a private's purchase at a few prices."""
     lays = [m for m in legal if isinstance(m, LayTile)]
     owned = {t.id for c in game.state.companies.values() for t in c.trains}
     rest = [m for m in legal if not isinstance(m, LayTile) and not _between_companies(game, m, owned)]
@@ -133,8 +208,12 @@ def candidates(game: Game, legal: list[Action]) -> list[Action]:
         ranked = []
         for lay in lays:  # the n-th way to lay one tile on one hex comes after every hex's (n-1)-th
             nth = seen[lay.hex, lay.tile] = seen.get((lay.hex, lay.tile), -1) + 1
-            ranked.append((_lay_rank(game, lay), nth, lay.hex, lay.tile, lay.rotation, lay))
-        ranked.sort(key=lambda r: r[:5])
+            rank = _lay_rank(game, lay)  # a stop's rise first, then joins, then toward a stop
+            quick = (-aims.joins(lay), -aims.toward(lay)) if aims else (0, 0)
+            ranked.append((min(rank, 0), *quick, rank, nth, lay.hex, lay.tile, lay.rotation, lay))
+        ranked.sort(key=lambda r: r[:-1])
+        if aims:  # the first few by what the company's reach gains with each
+            ranked = sorted(ranked[:MOST_REACHED], key=lambda r: (tuple(-g for g in aims.gain(r[-1])), r[:-1]))
         lays = [r[-1] for r in ranked[:room]]
     return rest + lays
 
@@ -155,13 +234,3 @@ def _lay_rank(game: Game, lay: LayTile) -> int:
     if gain > 0:
         return -gain
     return 1 if new.nodes else 2 if tile.nodes else 3
-
-
-def _reason(game: Game, move: Action, company: str | None, before: int, later: int, gain: float) -> str:
-    """One line: what the move does to the company's run, else to the seat's standing."""
-    if company and isinstance(move, ROUTE_MOVES) and later != before:
-        what = "a train's" if isinstance(move, BuyTrain) else "its"
-        return f"{company}'s run {before} -> {later} with {what} change; worth {gain:+.0f} to its president"
-    if isinstance(move, Pass):
-        return "nothing else leaves its seat better off"
-    return f"leaves its seat {gain:+.0f} better off than passing"

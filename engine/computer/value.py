@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..route_search import best_routes, bounded_income
 from ..scoring import final_values
 from ..state import Company, GameState, Train
+from ..stock_round import MINOR_MIN_BID
 from ..trains import cheapest_bank_price
 
 if TYPE_CHECKING:
@@ -32,6 +33,13 @@ SPARE_CASH = 0.4
 
 PER_STOP = 25
 """A rough revenue per stop for a company that has trains but has not run yet."""
+
+ROUND_DISCOUNT = 0.5
+"""What money one operating round later is worth now, to a bidder: cash kept for the
+stock round starts minors and buys shares that pay, so revenue a round off counts half."""
+
+PRESIDENT_PART = 0.5
+"""The part of a minor's run its president receives: minors always half pay (8.6)."""
 
 
 def rounds_left(game: Game) -> float:
@@ -183,3 +191,57 @@ def standing(values: dict[str, float], player: str) -> float:
         return values[player]
     return values[player] - 0.5 * max(others) - 0.5 * sum(others) / len(others)
 
+
+
+def discounted_rounds(rounds: float) -> float:
+    """Operating rounds of income, each worth :data:`ROUND_DISCOUNT` times the one before:
+    what ``rounds`` rounds of 1 are worth now."""
+    whole = int(rounds)
+    total = sum(ROUND_DISCOUNT ** i for i in range(1, whole + 1))
+    return total + (rounds - whole) * ROUND_DISCOUNT ** (whole + 1)
+
+
+def rounds_before_sale(game: Game) -> float:
+    """The operating rounds a private pays its owner before a company may buy it at face
+    value (8.12, from the phase that allows it): one set of each phase before that, at
+    least one round, at most :func:`rounds_left`."""
+    board = game.ctx.board
+    names = [p.name for p in board.phases]
+    start = names.index(game.state.phase) if game.state.phase in names else 0
+    rounds = 0
+    for phase in board.phases[start:]:
+        if "can_buy_companies" in phase.status:
+            break
+        rounds += phase.operating_rounds
+    return min(rounds_left(game), float(max(1, rounds)))
+
+
+def private_worth(game: Game, sym: str) -> float:
+    """What a private is worth to a bidder, as an 18xx player counts it: its face value
+    (the most a company pays for it, 8.12; what the bank pays at nationalization, 10.1;
+    what it scores, 12.2) plus its revenue until a company may buy it, discounted
+    (:func:`discounted_rounds`)."""
+    private = game.ctx.board.private(sym)
+    return private.value + private.revenue * discounted_rounds(rounds_before_sale(game))
+
+
+def first_train_income(game: Game) -> int:
+    """A guess at what a new company's first train earns a round: the bank's cheapest
+    train's stops at :data:`PER_STOP` each."""
+    cheapest = _cheapest_train(game)
+    return game.ctx.board.train(cheapest).pay * PER_STOP if cheapest else 0
+
+
+def minor_worth(game: Game, income: int) -> float:
+    """What a minor earning ``income`` a round is worth to the player who wins it at
+    auction (7.2): the treasury for its first train, which the bid pays in, and the
+    president's half of its runs (8.6), discounted (:func:`discounted_rounds`). More
+    cash in its treasury is locked there until it converts (9.1), so it is not counted."""
+    treasury = max(MINOR_MIN_BID, cheapest_bank_price(game.ctx, game.state) or 0)
+    return treasury + PRESIDENT_PART * income * discounted_rounds(rounds_left(game))
+
+
+def stock_round_reserve(game: Game) -> float:
+    """The cash a player keeps through the private auction: enough to win a minor in
+    the first stock round (:func:`minor_worth` with a first train's guessed income)."""
+    return minor_worth(game, first_train_income(game))

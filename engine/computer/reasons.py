@@ -1,0 +1,306 @@
+"""The computer player's one-line reasons, in 18xx terms: what the move changes, named
+(the tile and hex, the company, the train, the price), from the game before and after it.
+
+"lays 57 on H14 (Kiev): MVR's best run 40 -> 60", "buys a 3-train for 180: rusts its own
+2-trains; MVR's best run 40 -> 80", "pays out 60 (6 a share): share price 100 -> 110".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .. import market
+from ..actions import (
+    Action,
+    Bid,
+    BuyPrivate,
+    BuyShare,
+    BuyTrain,
+    Choose,
+    Convert,
+    DiscardTrain,
+    Dividend,
+    LayTile,
+    Merge,
+    Par,
+    Pass,
+    PlaceToken,
+    RedeemShares,
+    RemoveToken,
+    RunRoutes,
+    SellShares,
+)
+from .track import LayAims
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+
+@dataclass(frozen=True)
+class Move:
+    """A chosen move and what the computer saw of it: the game before and after (None if
+    it could not be tried), the acting company and its best run before and after, and how
+    much better off it leaves the seat than a pass would."""
+
+    game: Game
+    later: Game | None
+    action: Action
+    company: str | None
+    runs: tuple[int, int]
+    gain: float
+    legal: tuple[Action, ...] = ()
+    aims: LayAims | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        """The log lines the move wrote (on the copy it was tried on)."""
+        if self.later is None:
+            return []
+        return self.later.state.log[len(self.game.state.log):]
+
+    def run_change(self) -> str:
+        """"MVR's best run 40 -> 60", if the move changed it."""
+        before, after = self.runs
+        return f"{self.company}'s best run {before} -> {after}" if self.company and before != after else ""
+
+
+def reason(move: Move) -> str:
+    """One line on why ``move.action``, naming what it changes."""
+    explain = next((EXPLAIN[kind] for kind in type(move.action).__mro__ if kind in EXPLAIN), None)
+    found = explain(move, move.action) if explain else ""
+    loans = sum("takes a loan" in line for line in move.lines)
+    if loans and found:
+        found += f"; takes {'a loan' if loans == 1 else f'{loans} loans'} for it"
+    return found or f"leaves its seat {move.gain:+.0f} better off than passing"
+
+
+def _place(game: Game, hex_id: str) -> str:
+    name = game.ctx.board.location_names.get(hex_id)
+    return f"{hex_id} ({name})" if name else hex_id
+
+
+def _joined(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def _price(game: Game | None, sym: str) -> int | None:
+    if game is None or game.state.companies[sym].market is None:
+        return None
+    return market.price(game.ctx, game.state, sym)
+
+
+def _price_move(move: Move, sym: str) -> str:
+    """"share price 100 -> 110", if the move moved it."""
+    before, after = _price(move.game, sym), _price(move.later, sym)
+    if before is None or after is None or before == after:
+        return ""
+    return f"{sym}'s share price {before} -> {after}"
+
+
+def _lay(move: Move, lay: LayTile) -> str:
+    what = f"lays {lay.tile} on {_place(move.game, lay.hex)}"
+    cost = _cash_spent(move, lay.entity)
+    why = move.run_change()
+    if not why and move.aims is not None:
+        stops, legs = move.aims.gain(lay)
+        target = move.aims.aim(lay)
+        opens = target is not None and move.aims.toward(lay) == 2
+        why = (f"reaches new stops worth {stops}" if stops else
+               f"opens the way to {_place(move.game, target)} for the next lay" if target and opens else
+               f"leads toward {_place(move.game, target)}" if target else
+               "a new way between its stops" if legs else "")
+    return _joined(what + (f" for {cost}" if cost else ""), why)
+
+
+def _cash_spent(move: Move, sym: str) -> int:
+    if move.later is None or sym not in move.game.state.companies:
+        return 0
+    return max(0, move.game.state.companies[sym].cash - move.later.state.companies[sym].cash)
+
+
+def _token(move: Move, token: PlaceToken) -> str:
+    what = f"places a station token in {_place(move.game, token.hex)}"
+    cost = _cash_spent(move, token.entity)
+    return _joined(what + (f" for {cost}" if cost else ""),
+                   move.run_change() or "a city of its own on its network, before others take the slot")
+
+
+def _trains(game: Game | None) -> dict[str, list[str]]:
+    if game is None:
+        return {}
+    return {sym: [t.id for t in c.trains] for sym, c in game.state.companies.items()}
+
+
+def _train_name(game: Game, train_id: str) -> str:
+    state = game.state
+    for train in [*state.depot.upcoming, *state.depot.pool, *(t for c in state.companies.values() for t in c.trains)]:
+        if train.id == train_id:
+            return train.name
+    return train_id.rsplit("-", 1)[0]
+
+
+def _rusted(move: Move, bought: BuyTrain) -> str:
+    """"rusts its own 2-trains and those of MVR and NW", from the trains gone after the buy."""
+    before, after = _trains(move.game), _trains(move.later)
+    if not after:
+        return ""
+    lost: dict[str, list[str]] = {}
+    for sym, ids in before.items():
+        gone = {_train_name(move.game, t) for t in ids if t not in after.get(sym, []) and t != bought.train}
+        for name in sorted(gone):
+            lost.setdefault(name, []).append(sym)
+    told = []
+    for name, owners in lost.items():
+        others = [s for s in owners if s != bought.entity]
+        own = bought.entity in owners
+        told.append(f"its own {name}-trains" + (f" and those of {', '.join(others)}" if others else "") if own
+                    else f"the {name}-trains of {', '.join(others)}")
+    return "rusts " + " and ".join(told) if told else ""
+
+
+def _train(move: Move, buy: BuyTrain) -> str:
+    name = _train_name(move.game, buy.train)
+    seller = next((sym for sym, c in move.game.state.companies.items() if any(t.id == buy.train for t in c.trains)),
+                  None)
+    what = f"buys a {name}-train for {buy.price}" + (f" from {seller}" if seller else "")
+    if seller and not move.run_change():
+        what += f", a train {seller} can spare"
+    phase = next((line.split(":")[0].lower() for line in move.lines if line.startswith("Phase ")), "")
+    first = "its first train: it can run" if not move.game.state.companies[buy.entity].trains else ""
+    return _joined(what, _rusted(move, buy), phase.replace("phase", "starts phase").replace(" begins", ""),
+                   move.run_change() or first)
+
+
+def _discard(move: Move, discard: DiscardTrain) -> str:
+    return _joined(f"discards a {_train_name(move.game, discard.train)}-train to the pool",
+                   "over the train limit, it keeps the trains that earn most")
+
+
+def _run(move: Move, run: RunRoutes) -> str:
+    ran = next((line.split(" for ", 1)[1] for line in move.lines if " runs for " in line), "")
+    return "runs its proven-best routes" + (f" for {ran}" if ran else "")
+
+
+def _dividend(move: Move, dividend: Dividend) -> str:
+    sym = dividend.entity
+    company = move.game.state.companies[sym]
+    revenue = company.last_revenue or 0
+    price = _price_move(move, sym)
+    if dividend.choice == "withhold":
+        cash = move.later.state.companies[sym].cash if move.later else company.cash
+        return _joined(f"withholds {revenue}: {cash} in {sym}'s treasury toward its next train", price)
+    per_share = next((line.split(" pays ", 1)[1].split(" a share")[0] for line in move.lines
+                      if f"{sym} pays " in line and " a share" in line), "")
+    half = "half " if dividend.choice == "half" else ""
+    return _joined(f"pays out {half}{revenue}" + (f" ({per_share} a share)" if per_share else ""),
+                   price or "to its holders")
+
+
+def _par(move: Move, par: Par) -> str:
+    cash = move.later.state.player(par.entity).cash if move.later else None
+    floated = move.later is not None and move.later.state.companies[par.company].floated
+    return _joined(f"pars {par.company} at {par.price} and takes its presidency" + (" (it floats)" if floated else ""),
+                   f"{cash} left for more shares" if cash is not None else "")
+
+
+def _presidency(move: Move, sym: str, player: str) -> str:
+    """Who presides over ``sym`` after the move, if that changed."""
+    if move.later is None:
+        return ""
+    before, after = move.game.state.president(sym), move.later.state.president(sym)
+    if before is not None and after is not None and before.id == after.id:
+        return ""
+    if after is not None and after.id == player:
+        return f"becomes {sym}'s president" + (f" over {before.name}" if before else "")
+    if before is not None and before.id == player and after is not None:
+        return f"dumps {sym}'s presidency on {after.name}"
+    return ""
+
+
+def _buy(move: Move, buy: BuyShare) -> str:
+    sym = buy.company
+    price = _price(move.game, sym)
+    what = f"buys 10% of {sym} from the {buy.source}" + (f" for {price}" if price else "")
+    earns = move.game.state.companies[sym].last_revenue
+    floats = move.later is not None and move.later.state.companies[sym].floated and \
+        not move.game.state.companies[sym].floated
+    held = move.later.state.player(buy.entity).percent_of(sym) if move.later else 0
+    return _joined(what, _presidency(move, sym, buy.entity) or (f"holds {held}%" if held else ""),
+                   "it floats" if floats else "", f"{sym} last ran for {earns}" if earns else "")
+
+
+def _sell(move: Move, sell: SellShares) -> str:
+    sym = sell.company
+    return _joined(f"sells {sell.count * 10}% of {sym}", _presidency(move, sym, sell.entity),
+                   _price_move(move, sym) or "")
+
+
+def _bid(move: Move, bid: Bid) -> str:
+    board = move.game.ctx.board
+    lot = board.corporations.get(bid.target)
+    name = next((p.name for p in board.privates if p.sym == bid.target), lot.name if lot else "")
+    what = f"bids {bid.price} on {bid.target}" + (f" ({name})" if name else "")
+    if move.gain > 0:
+        return _joined(what, f"it sees it worth about {bid.price + move.gain:.0f} to its seat")
+    return _joined(what, "it sees it worth about that to its seat, no more")
+
+
+def _private(move: Move, buy: BuyPrivate) -> str:
+    private = move.game.ctx.board.private(buy.private)
+    return _joined(f"buys {buy.private} ({private.name}) for {buy.price}",
+                   f"{private.revenue} a round to {buy.entity}" if private.revenue else "")
+
+
+def _merge(move: Move, merge: Merge) -> str:
+    formed = next((line for line in move.lines if " form " in line or " converts into " in line), "")
+    if merge.target in move.game.state.companies and not move.game.state.companies[merge.target].is_minor:
+        return _joined(formed or f"forms {merge.target} from {' and '.join(_merging(move) or [merge.entity])}",
+                       "one major runs their tokens and trains together, its shares worth more than the minors")
+    return _joined(f"merges {merge.target} with {merge.entity}", "toward one major that runs both their networks")
+
+
+def _merging(move: Move) -> list[str]:
+    rnd = move.game.state.round
+    return list(getattr(rnd, "merging", []))
+
+
+def _convert(move: Move, convert: Convert) -> str:
+    return f"converts {convert.entity} into a major: shares to sell for cash, and room to grow as a major"
+
+
+def _remove(move: Move, remove: RemoveToken) -> str:
+    return _joined(f"removes {remove.entity}'s token from {_place(move.game, remove.hex)}",
+                   move.run_change() or "the one its routes need least")
+
+
+def _choose(move: Move, choose: Choose) -> str:
+    return f"{choose.choice}s {choose.entity}: it has no train and its president would pay more to keep it"
+
+
+def _redeem(move: Move, redeem: RedeemShares) -> str:
+    return _joined(f"buys back {redeem.count * 10}% of {redeem.entity} from the pool",
+                   _price_move(move, redeem.entity) or "fewer shares to share its dividends")
+
+
+def _pass(move: Move, action: Pass) -> str:
+    legal_kinds = {type(a) for a in move.legal}
+    if LayTile in legal_kinds:
+        return "lays no track: no lay pays its cost here, in run or in a way toward a stop it does not reach"
+    if BuyTrain in legal_kinds:
+        return "buys no train: none is worth its price to its seat now"
+    if Bid in legal_kinds:
+        return "passes: the next bid would cost more than the lot is worth to its seat"
+    if BuyShare in legal_kinds or Par in legal_kinds or SellShares in legal_kinds:
+        return "passes: no share bought or sold leaves it better off"
+    if PlaceToken in legal_kinds:
+        return "places no token: none raises its run"
+    return "passes: nothing else leaves it better off"
+
+
+EXPLAIN: dict[type[Action], Callable[[Move, Any], str]] = {
+    LayTile: _lay, PlaceToken: _token, BuyTrain: _train, DiscardTrain: _discard, RunRoutes: _run, Dividend: _dividend,
+    Par: _par, BuyShare: _buy, SellShares: _sell, Bid: _bid, BuyPrivate: _private, Merge: _merge, Convert: _convert,
+    RemoveToken: _remove, Choose: _choose, RedeemShares: _redeem, Pass: _pass,
+}

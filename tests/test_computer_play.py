@@ -1,0 +1,152 @@
+"""The computer player at real positions (the shared games): lays toward revenue, and
+reasons an 18xx player recognises, naming the tile, hex, company or train of each move."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.actions import (
+    Action,
+    Bid,
+    BuyPrivate,
+    BuyShare,
+    BuyTrain,
+    Dividend,
+    LayTile,
+    Merge,
+    Par,
+    Pass,
+    PlaceToken,
+    RunRoutes,
+    SellShares,
+)
+from engine.board import hex_distance
+from engine.computer import decide
+from engine.computer.agents import after, company_acting
+from engine.computer.player import explain
+from engine.computer.value import route_income
+from engine.game import Game
+from engine.graph import reachable
+from engine.legal import legal_actions
+from tests.conftest import replayed
+
+RAISING = [("1867-21268", 280), ("1867-21268", 502), ("1861-29683", 383)]
+"""Lay steps after these log ids where some lay raises the company's best run: before the
+lays were ranked by what they reach, the computer laid 57 on E15 (no gain) at the first
+and passed at the second (the raising lay, 23 on L8, was cut among 164)."""
+
+
+@pytest.mark.parametrize(("name", "until"), RAISING)
+def test_where_a_lay_raises_the_best_run_the_computer_lays_one(name: str, until: int) -> None:
+    game = replayed(name, until)
+    company = company_acting(game)
+    assert company is not None
+    before = route_income(game, company)
+    decision = decide(game)
+    assert isinstance(decision.action, LayTile)
+    later = after(game, decision.action)
+    assert later is not None and route_income(later, company) > before
+
+
+KINDS = [
+    ("1861-29683", 41, "bid"), ("1867-21268", 51, "bid"), ("1861-29683", 222, "buy_train"),
+    ("1867-21268", 399, "buy_train"), ("1861-29683", 383, "lay_tile"), ("1867-21268", 492, "lay_tile"),
+    ("1861-29683", 434, "run_best"), ("1861-29683", 396, "merge"), ("1867-21268", 337, "merge"),
+    ("1861-29683", 357, "buy_private"), ("1861-29683", 537, "buy_share"), ("1867-21268", 714, "buy_share"),
+    ("1861-29683", 590, "place_token"), ("1867-21268", 583, "place_token"), ("1861-29683", 628, "dividend"),
+    ("1867-21268", 851, "dividend"), ("1861-29683", 559, "sell_shares"), ("1867-21268", 746, "sell_shares"),
+    ("1861-29683", 636, "par"), ("1867-21268", 744, "par"), ("1861-29683", 578, "redeem_shares"),
+    ("1861-29683", 595, "convert"), ("1867-21268", 540, "convert"), ("1867-21268", 698, "choose"),
+]
+"""Positions of the shared games (after these log ids) where a move of each kind is allowed."""
+
+GENERIC = "better off than passing"
+
+
+def _named(game: Game, action: Action) -> list[str]:
+    """The things a reason for ``action`` must name: its tile and hex, train, company..."""
+    if isinstance(action, LayTile):
+        return [f"lays {action.tile} on {action.hex}"]
+    if isinstance(action, PlaceToken):
+        return [f"token in {action.hex}"]
+    if isinstance(action, BuyTrain):
+        name = next(t.name for t in [*game.state.depot.upcoming, *game.state.depot.pool,
+                                      *(t for c in game.state.companies.values() for t in c.trains)]
+                    if t.id == action.train)
+        return [f"buys a {name}-train for {action.price}"]
+    if isinstance(action, RunRoutes):
+        return ["routes for "]
+    if isinstance(action, Dividend):
+        return ["withholds" if action.choice == "withhold" else "pays out"]
+    if isinstance(action, Par):
+        return [f"pars {action.company} at {action.price}"]
+    if isinstance(action, (BuyShare, SellShares)):
+        return [action.company]
+    if isinstance(action, Bid):
+        return [f"bids {action.price} on {action.target}", "worth about"]
+    if isinstance(action, BuyPrivate):
+        return [f"buys {action.private}", str(action.price)]
+    if isinstance(action, Merge):
+        return [action.target]
+    if isinstance(action, Pass):
+        return []
+    return [action.entity]
+
+
+@pytest.mark.parametrize(("name", "until", "kind"), KINDS)
+def test_each_kind_of_move_has_a_reason_in_18xx_terms(name: str, until: int, kind: str) -> None:
+    """Whatever the computer would choose, a move of each kind is told by what it names
+    and changes, never by the seat's worth alone."""
+    game = replayed(name, until)
+    action = next(a for a in legal_actions(game) if a.kind == kind)
+    told = explain(game, action)
+    assert GENERIC not in told and all(part in told for part in _named(game, action)), told
+
+
+@pytest.mark.slow  # a decision at each of 24 positions: some 20 s
+def test_the_computers_own_moves_are_told_in_18xx_terms() -> None:
+    for name, until, _ in KINDS:
+        game = replayed(name, until)
+        decision = decide(game)
+        assert GENERIC not in decision.reason, (name, until, decision)
+        assert all(part in decision.reason for part in _named(game, decision.action)), (name, until, decision)
+
+
+RUSTS = 351
+"""1861-29683 after this log id: SPW may buy the first 4-train, which rusts the 2-trains
+of NW, RO, KB and others."""
+
+
+def test_a_train_buy_names_the_trains_it_rusts() -> None:
+    game = replayed("1861-29683", RUSTS)
+    buy = next(a for a in legal_actions(game) if isinstance(a, BuyTrain) and a.train.startswith("4-"))
+    told = explain(game, buy)
+    owners = [s for s, c in game.state.companies.items() if any(t.name == "2" for t in c.trains) and s != buy.entity]
+    assert told.startswith("buys a 4-train for 350") and f"rusts the 2-trains of {', '.join(owners)}" in told, told
+
+
+TOWARD = [135, 146, 150, 170, 199, 207, 214]
+"""1867-21268, lay steps after these log ids where no lay raises the run now: before, the
+computer laid track that led nowhere nearer a stop (9 on J10 turned away from St. Jerome,
+7 on O9, 9 on H12, 204 on L10) or passed (170, 199, 214) where such a lay was free or cheap."""
+
+
+@pytest.mark.parametrize("until", TOWARD)
+def test_where_no_lay_raises_the_run_the_computer_lays_toward_a_stop(until: int) -> None:
+    """It lays track that reaches a stop it did not, or whose new ends come nearer one."""
+    game = replayed("1867-21268", until)
+    company = company_acting(game)
+    assert company is not None
+    lay = decide(game).action
+    assert isinstance(lay, LayTile)
+    later = after(game, lay)
+    assert later is not None
+    reached = {h for h, _ in reachable(game.ctx, game.state, company).nodes}
+    if {h for h, _ in reachable(later.ctx, later.state, company).nodes} - reached:
+        return
+    board, state, color = game.ctx.board, game.state, game.ctx.board.phase(game.state.phase).color
+    stops = [h for h in board.hexes if h not in reached
+             and any(n.value(color) for n in game.ctx.tile_at(state, h)[0].nodes)]
+    ends = [board.across[lay.hex, e][0] for e in board.tiles[lay.tile].exits(lay.rotation)
+            if (lay.hex, e) in board.across and not game.ctx.tile_at(state, board.across[lay.hex, e][0])[0].paths]
+    assert min(hex_distance(h, s) for h in ends for s in stops) < min(hex_distance(lay.hex, s) for s in stops)
