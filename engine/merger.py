@@ -384,6 +384,9 @@ def _add_minor(ctx: Context, state: GameState, rnd: MergerRound, sym: str) -> No
     if rnd.converting or rnd.adding_done:
         raise IllegalAction("no more minors can join this merge; choose the major to form")
     if sym not in _candidates(ctx, state, rnd):  # the candidates are joinable minors
+        if not _free_majors(state):
+            raise IllegalAction(f"{sym} may not join: no major is left for the merge to form, so no merge can "
+                                f"end (9.2; 18xx.games accepts the join, then can go no further)")
         if sym not in _joinable(ctx, state, rnd):
             raise IllegalAction(f"{sym} is not connected to {' or '.join(rnd.merging)} and cannot merge (9.2)")
         raise IllegalAction(f"{sym} may not join: it would be the last minor in, and nobody in the merge could "

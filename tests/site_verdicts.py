@@ -246,12 +246,16 @@ def known_cause(game: Game, key: str) -> str | None:
         except IllegalAction as refused:
             if "nobody in the merge could then become" in str(refused):
                 return "L: a minor's join after which the site's engine can go no further (RN 8.3)"
+            if "no major is left for the merge to form" in str(refused):
+                return "L: a minor's join with no major left to form (9.2), after which the site's engine is stuck"
     if kind == "pass" and game.round_name == "Merger":
         try:
             game.check(Pass(key.split()[1]))
         except IllegalAction as refused:
             if "cannot stop adding" in str(refused):
                 return "L: a pass ending a merge's adding after which the site's engine can go no further (RN 8.3)"
+    if kind == "lay_tile" and _reached_before_new_tokens(game, key):
+        return "M: a lay the site's cached connectivity allows, from before a token placed since (README, Rules)"
     if kind == "par" and not game.ctx.title.major_home_cities(game.ctx, game.state):
         return "G: a par with no home city open (the site's page refuses it)"
     if kind == "bid" and game.ctx.title.first_minor is not None:
@@ -259,6 +263,32 @@ def known_cause(game: Game, key: str) -> str | None:
         if not first.floated and not first.closed and key.split()[2] in game.ctx.board.minors():
             return "H: a minor before the Nikolaev (the site's page refuses it)"
     return None
+
+
+def _reached_before_new_tokens(game: Game, key: str) -> bool:
+    """Whether the lay ``key`` that Troika refuses as out of reach (8.6) would reach
+    with the tokens of companies that have not operated yet, and the national's, taken
+    off the map: the site's engine keeps its track graph cached until a lay or a
+    token placement clears it, so a token placed outside those steps (a minor's home
+    token when it is bought in the stock round; the national's on Moscow's 639 or at a
+    nationalization, after the lay's clearing) may not block there yet."""
+    _, entity, hex_id, tile, rotation = key.split()
+    lay = LayTile(entity, hex_id, tile, int(rotation))
+    try:
+        game.check(lay)
+        return False
+    except EngineError as refused:
+        if "cannot reach" not in str(refused):
+            return False
+    state = game.state.copy()
+    fresh = {s for s, c in state.companies.items() if (not c.operated or c.is_national) and s != entity}
+    for city, occupants in state.map.tokens.items():
+        state.map.tokens[city] = [None if o in fresh else o for o in occupants]
+    try:
+        Game(game.ctx, state).check(lay)
+    except EngineError:
+        return False
+    return True
 
 
 def compare(game: Game, verdict: dict[str, Any]) -> list[tuple[str, str, str | None]]:

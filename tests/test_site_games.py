@@ -459,3 +459,65 @@ def test_an_export_names_the_options_played_and_an_import_reads_them_back() -> N
     imported = import_log(log)
     assert imported.rules == Rules.site(market="column", options=rules.options, live=True)
     assert len(imported.actions) == len(played) and imported.game.state.bank == game.state.bank
+
+
+DEAD_ENDS = json.loads((Path(__file__).parent / "data" / "site_accepts_dead_ends.json").read_text())
+
+
+@pytest.mark.parametrize("site", [True, False])
+def test_a_lay_beyond_a_city_blocked_since_the_site_cached_its_graph_is_refused(site: bool) -> None:
+    """Issue 35, cause M (generated 1861 game S4012, position 80): MV, bought in the
+    stock round, has its home token in I13's one-slot city, which blocks KR's way from
+    G15 through H14 and I13 to J14 (8.6). The oracle accepted six lays on J14 all the
+    same: the site's engine keeps the track graph it computed before MV's token came,
+    and refused the same lay once that cache was cleared (recorded). A cache is not a
+    rule: Troika refuses them under both rule sets, with the reason, state unchanged."""
+    from tests.site_verdicts import compare, load_log, positions
+
+    verdict = DEAD_ENDS["stale_connectivity"]
+    _, game = next(positions(load_log(verdict["log"]), {verdict["position"]}))
+    if not site:
+        game.ctx.rules = Rules.rulebook(market=game.ctx.rules.market, options=game.ctx.rules.options)
+    assert game.actor() == "KR"
+    offered = {move_key(game.state, a) for a in legal_actions(game)}
+    stale = {k for k in verdict["accepted"] if k.startswith("lay_tile KR J14")}
+    assert len(stale) == 6 and offered == set(verdict["accepted"]) - stale
+    assert set(verdict["site_with_cache_cleared"]) <= stale
+    before = game.dump()
+    for key in sorted(stale):
+        _, entity, hex_id, tile, rotation = key.split()
+        with pytest.raises(EngineError, match=r"KR cannot reach J14: a lay must extend its route \(8\.6\)"):
+            game.apply(LayTile(entity, hex_id, tile, int(rotation)))
+        assert game.dump() == before
+    if site:
+        causes = {cause for _, _, cause in compare(game, verdict)}
+        assert len(causes) == 1 and next(iter(causes)).startswith("M: ")
+
+
+@pytest.mark.parametrize("site", [True, False])
+def test_a_minor_may_not_join_a_merge_when_no_major_is_left_to_form(site: bool) -> None:
+    """Issue 35 (generated 1861 game S4012, position 760): every major has floated, yet
+    the oracle accepted SV's adding V (or Y) to a merge; after it and a pass its merge
+    step lists only ``merge``, with no major to name (recorded): the game is stuck. By
+    9.2 minors merge to form a major, so with none left Troika refuses the join (saying
+    why, not "not connected": SV does reach V) and offers the pass, state unchanged."""
+    from engine.actions import Merge
+    from tests.site_verdicts import compare, load_log, positions
+
+    verdict = DEAD_ENDS["no_major_left"]
+    _, game = next(positions(load_log(verdict["log"]), {verdict["position"]}))
+    if not site:
+        game.ctx.rules = Rules.rulebook(market=game.ctx.rules.market, options=game.ctx.rules.options)
+    assert game.round_name == "Merger" and game.actor() == "SV"
+    assert verdict["site_after"]["mergeable"] == [] and verdict["site_after"]["actions"] == ["merge"]
+    offered = {move_key(game.state, a) for a in legal_actions(game)}
+    joins = {k for k in verdict["accepted"] if k.startswith("merge ")}
+    assert joins == {"merge SV V", "merge SV Y"} and offered == set(verdict["accepted"]) - joins
+    before = game.dump()
+    for key in sorted(joins):
+        with pytest.raises(EngineError, match=r"may not join: no major is left for the merge to form"):
+            game.apply(Merge("SV", key.split()[2]))
+        assert game.dump() == before
+    if site:
+        causes = {cause for _, _, cause in compare(game, verdict)}
+        assert len(causes) == 1 and next(iter(causes)).startswith("L: ")
