@@ -124,6 +124,7 @@ def _replayed(args: argparse.Namespace, before: Any = None) -> Any:
     run = replay(_read_json(args.game), None, until=args.id, moves=args.at, before=before)
     if args.at is not None and run.moves < args.at:
         raise SystemExit(f"troika: the game has {run.moves} moves in effect, not {args.at}")
+    run.game.ctx.rules = run.game.ctx.rules.live()  # shown as the game imported is: what its page allows
     return run
 
 

@@ -115,7 +115,7 @@ def import_log(log: dict[str, Any]) -> ImportedGame:
                 stamps.append(stamp)  # the site's own moves after it were made at once
         except EngineError as exc:
             raise type(exc)(f"action {entry.id} ({entry.raw['type']}) does not replay: {exc}") from exc
-    game.ctx.rules = Rules.site(market=game.ctx.rules.market, options=game.ctx.rules.options, live=True)
+    game.ctx.rules = game.ctx.rules.live()
     return ImportedGame(*fresh[:3], game.ctx.rules, actions, typists, stamps, game)
 
 

@@ -253,6 +253,11 @@ class Rules(NamedTuple):
         off, for the moves of an imported log (RN 0.4)."""
         return self.but(**dict.fromkeys(LOG_LOADING_ONLY, True)) if self.is_site else self
 
+    def live(self) -> Rules:
+        """These rules as 18xx.games' page checks a move (:data:`LOG_LOADING_ONLY` off):
+        an imported game's, once its log is loaded (RN 0.4)."""
+        return self.but(**dict.fromkeys(LOG_LOADING_ONLY, False)) if self.is_site else self
+
     def plays(self, option: str) -> bool:
         """Whether the game plays the optional rule ``option`` (:mod:`engine.options`)."""
         return option in self.options

@@ -178,10 +178,12 @@ class GameState:
     finished: bool = False
     end_reason: str | None = None
     log: list[str] = field(default_factory=list)
-    site_moves_to_load: int = 0
+    site_moves_to_load: int = field(default=0, compare=False)
     """Moves of an 18xx.games log still to be replayed as the site loads a log (RN 0.4:
     without the checks its page alone makes, :data:`~engine.rules.LOG_LOADING_ONLY`);
-    an imported game's moves, after which its own are checked as the page checks them."""
+    an imported game's moves, after which its own are checked as the page checks them.
+    How the game is being loaded, not where it stands: two states equal in play compare
+    equal whatever is left to load."""
 
     def copy(self) -> GameState:
         """A deep copy (pickling is the fastest deep copy of plain data)."""
