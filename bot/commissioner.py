@@ -48,7 +48,7 @@ class Commissioner(Feature):
             return await self.replace(record, commissioner, name.strip('"'), Account(COMPUTER, COMPUTER))
         if DISCORD_MENTION.fullmatch(new):  # an account is resolved by the frontend, not read here
             raise Refusal("Write it as `replace PLAYER @ACCOUNT`, mentioning the new player.")
-        return await self.replace(record, commissioner, name.strip('"'), Account(new, new))
+        return await self.replace(record, commissioner, name.strip('"'), Account(new, new.lstrip("@") or new))
 
     async def replace(self, record: GameRecord, commissioner: Seat, player: str, new: Account) -> Reply:
         """The commissioner gives ``player``'s seat to the account ``new``: to the computer

@@ -129,6 +129,23 @@ async def test_with_several_computer_seats_the_commissioner_names_the_one_to_giv
         assert "· Boris · Computer 1 (computer) · Dmitri —" in (await service.handle("c", anna, "status")).text
 
 
+async def test_a_typed_at_name_gives_back_that_players_own_seat() -> None:
+    """Checker of issue 37: at the console (or typed without a Discord mention)
+    `replace computer @Boris` was read as a player called "@Boris", so with several
+    computer seats it was refused, and a seat given to "@Boris" was renamed so."""
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        anna = Account("Anna", "Anna")
+        await service.start_local_game("c", [("Anna", "Anna"), ("Boris", "Boris"), ("x", "computer"),
+                                             ("y", "computer")], first_player=0)
+        await service.handle("c", anna, "replace Boris computer")
+        await service.handle("c", anna, "replace computer @Boris")
+        [record] = await store.list_games()
+        assert [s.display_name for s in record.seats] == ["Anna", "Boris", "Computer 1", "Computer 2"]
+        assert "· Boris · Computer 1 (computer) · Computer 2 (computer)" in (await service.handle("c", anna,
+                                                                                             "status")).text
+
+
 @pytest.mark.slow
 async def test_the_worker_pool_seats_computers_and_hints_on_the_discord_path(tmp_path: Path) -> None:
     async with SqliteEventStore(tmp_path / "pool.db") as store, \
