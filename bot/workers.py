@@ -46,6 +46,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 from storage import EventStore, GameNotFound, GameStatus, OutboxMessage, ReplayProblem, Shard, StoreError, store_at
 
 from .archive import ARCHIVE_AFTER
+from .commands import split
 from .errors import NoGame, NotAllowed, Refusal, WorkerStopped
 from .face import WORKER_CALLS, ServiceFace
 from .posts import Attachment, Picture
@@ -429,6 +430,19 @@ class _Worker:
             await asyncio.gather(self.listening, return_exceptions=True)
 
 
+ACROSS_CHANNELS = frozenset({"games"})
+"""Commands that read the asker's games in every channel: the bot's own process answers
+them, as a worker may read only its own channels' games (:meth:`ServicePool.forbidden`)."""
+
+
+def _verb(text: str) -> str:
+    """The command's verb, or "" if it has none (the worker then says what is wrong)."""
+    try:
+        return split(text)[0]
+    except Refusal:
+        return ""
+
+
 Params = ParamSpec("Params")
 Answer = TypeVar("Answer")
 
@@ -597,6 +611,8 @@ class ServicePool:
         """:meth:`TroikaService.handle` in the channel's worker; a command with a request
         key is sent once more if its worker stopped meanwhile (the store carries out a
         keyed request once)."""
+        if _verb(text) in ACROSS_CHANNELS:
+            return await self.front.handle(channel_id, account, text, **kwargs)
         try:
             reply: Reply = await self.call(channel_id, "handle", channel_id, account, text, **kwargs)
         except WorkerStopped:

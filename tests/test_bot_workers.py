@@ -440,3 +440,18 @@ async def test_every_call_of_the_face_is_answered_by_the_pool_as_by_one_process(
         expected = await _face_answers(service, "face")
     assert await _face_answers(pool, "face") == expected
     assert expected[-1] is True and expected[1] == ANNA
+
+
+async def test_games_lists_a_players_games_of_every_worker(tmp_path: Path) -> None:
+    """`games` read the asker's games in every channel inside the asking channel's worker,
+    which may not read another worker's games: with Boris's games pinned to both workers,
+    `games` failed ("a worker may use only its own channels' games"; the Discord test
+    caught it when its channels fell to different workers). The bot's process answers it."""
+    boris = Account("b", "Boris")
+    async with SqliteEventStore(tmp_path / "games.db") as store, ServicePool(store, workers=2, pictures=False) as pool:
+        await pool.start_local_game("one", [("a", "Anna"), ("b", "Boris")], seed=1, first_player=0)
+        await pool.start_local_game("two", [("b", "Boris"), ("c", "Clara")], seed=2, first_player=0)
+        assert pool.worker_of("one") != pool.worker_of("two")
+        for channel in ("one", "two"):
+            listed = (await pool.handle(channel, boris, "games")).text
+            assert "Game 1 in one" in listed and "Game 2 in two" in listed, listed
