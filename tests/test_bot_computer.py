@@ -110,13 +110,19 @@ async def test_the_commissioner_gives_a_seat_to_the_computer_and_back() -> None:
         assert [s.discord_user_id for s in record.seats] == ["a", "b2", "c"]
 
 
+async def _boris_handed_to_the_computer_beside_two_computers(store: SqliteEventStore) -> tuple[TroikaService, Account]:
+    """Anna (commissioner), Boris and two computer seats; Boris's seat handed to the computer."""
+    service = TroikaService(store, pictures=False)
+    anna = Account("Anna", "Anna")
+    await service.start_local_game("c", [("Anna", "Anna"), ("Boris", "Boris"), ("x", "computer"),
+                                         ("y", "computer")], first_player=0)
+    await service.handle("c", anna, "replace Boris computer")
+    return service, anna
+
+
 async def test_with_several_computer_seats_the_commissioner_names_the_one_to_give_back() -> None:
     async with SqliteEventStore(":memory:") as store:
-        service = TroikaService(store, pictures=False)
-        anna = Account("Anna", "Anna")
-        await service.start_local_game("c", [("Anna", "Anna"), ("Boris", "Boris"), ("x", "computer"),
-                                             ("y", "computer")], first_player=0)
-        await service.handle("c", anna, "replace Boris computer")
+        service, anna = await _boris_handed_to_the_computer_beside_two_computers(store)
         status = (await service.handle("c", anna, "status")).text
         assert "Anna (commissioner) · Boris (computer) · Computer 1 (computer) · Computer 2 (computer)" in status
         with pytest.raises(Refusal, match='plays Boris, Computer 1, Computer 2: name the seat.*replace "Boris"'):
@@ -134,11 +140,7 @@ async def test_a_typed_at_name_gives_back_that_players_own_seat() -> None:
     `replace computer @Boris` was read as a player called "@Boris", so with several
     computer seats it was refused, and a seat given to "@Boris" was renamed so."""
     async with SqliteEventStore(":memory:") as store:
-        service = TroikaService(store, pictures=False)
-        anna = Account("Anna", "Anna")
-        await service.start_local_game("c", [("Anna", "Anna"), ("Boris", "Boris"), ("x", "computer"),
-                                             ("y", "computer")], first_player=0)
-        await service.handle("c", anna, "replace Boris computer")
+        service, anna = await _boris_handed_to_the_computer_beside_two_computers(store)
         await service.handle("c", anna, "replace computer @Boris")
         [record] = await store.list_games()
         assert [s.display_name for s in record.seats] == ["Anna", "Boris", "Computer 1", "Computer 2"]
