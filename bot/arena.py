@@ -28,18 +28,21 @@ from engine import (
     load_board,
 )
 
-Played = tuple[dict[int, int], list[list[float]], list[str]]
-"""A game's final score by seat, each seat's decision times (ms) and the failures."""
+Played = tuple[dict[int, int], list[list[float]], list[str], list[tuple[float, int, int]]]
+"""A game's final score by seat, each seat's decision times (ms), the failures, and each
+seat's slowest decision as (ms, game seed, action number) to replay it."""
 
 
 def play_game(title: str, agents: list[Agent], seed: int, rules: Rules) -> Played:
-    """One game: the final score by seat, each seat's decision times (ms) and the failures."""
+    """One game: the final score by seat, each seat's decision times (ms), the failures and
+    each seat's slowest decision (ms, seed, the number of actions played before it)."""
     players = [(f"p{i}", f"{agent.name.title()} {i + 1}") for i, agent in enumerate(agents)]
     game = Game.new(players, seed, rules, title)
     seat_of = {pid: i for i, (pid, _) in enumerate(players)}
     times: list[list[float]] = [[] for _ in agents]
     failures: list[str] = []
-    for _ in range(MAX_ACTIONS):
+    slowest = [(0.0, seed, 0) for _ in agents]
+    for number in range(MAX_ACTIONS):
         if game.state.finished:
             break
         seat = seat_of[game.acting_player() or ""]
@@ -50,7 +53,9 @@ def play_game(title: str, agents: list[Agent], seed: int, rules: Rules) -> Playe
         except EngineError as exc:
             failures.append(f"game {seed}: {agents[seat].name} in seat {seat + 1} could not move: {exc}")
             break
-        times[seat].append((time.perf_counter() - start) * 1000)
+        took = (time.perf_counter() - start) * 1000
+        times[seat].append(took)
+        slowest[seat] = max(slowest[seat], (took, seed, number))
         try:
             game.apply(decision.action)
             check_invariants(game, decision.action, before)
@@ -60,7 +65,7 @@ def play_game(title: str, agents: list[Agent], seed: int, rules: Rules) -> Playe
     else:
         failures.append(f"game {seed}: not finished after {MAX_ACTIONS} actions")
     result = game.result() if game.state.finished else {}
-    return {seat_of[pid]: value for pid, value in result.items()}, times, failures
+    return {seat_of[pid]: value for pid, value in result.items()}, times, failures, slowest
 
 
 def ranks(scores: dict[int, int]) -> dict[int, int]:
@@ -75,7 +80,8 @@ def arena(title: str, names: list[str], games: int, seed: int, options: frozense
     depends only on its own seed, so the summary is the same as with one."""
     rules = (Rules.site if site else Rules.rulebook)(market=load_board(title).default_market, options=options)
     stats: dict[str, dict[str, Any]] = {
-        name: {"seats": 0, "wins": 0, "ranks": [], "share": [], "times": []} for name in names
+        name: {"seats": 0, "wins": 0, "ranks": [], "share": [], "times": [], "slowest": (0.0, seed, 0)}
+        for name in names
     }
     rating = Rating(sorted(set(names)))
     failures: list[str] = []
@@ -86,10 +92,11 @@ def arena(title: str, names: list[str], games: int, seed: int, options: frozense
             played = list(pool.map(_play_seated, tasks))
     else:
         played = [_play_seated(task) for task in tasks]
-    for seated, (scores, times, failed) in zip(seatings, played):
+    for seated, (scores, times, failed, slowest) in zip(seatings, played):
         failures += failed
         for seat, name in enumerate(seated):
             stats[name]["times"] += times[seat]
+            stats[name]["slowest"] = max(stats[name]["slowest"], slowest[seat])
         if not scores:
             continue
         placed = ranks(scores)
@@ -126,6 +133,8 @@ def _summary(entry: dict[str, Any]) -> dict[str, Any]:
             "p95": round(_percentile(times, 0.95), 2),
             "max": round(times[-1], 2) if times else 0.0,
         },
+        "slowest": {"ms": round(entry["slowest"][0], 2), "game": entry["slowest"][1],
+                    "action": entry["slowest"][2]},
     }
 
 
