@@ -31,6 +31,9 @@ def legal_actions(game: Game) -> list[Action]:
         return []
     if game.state.trainless_majors:  # first in every round (10)
         actor = game.actor() or ""
+        rnd = game.round
+        if isinstance(rnd, OperatingRound) and rnd.nationalizing_refused(game.ctx, game.state):
+            return [Pass(actor)]
         return [Choose(actor, "nationalize"), Pass(actor)]
     return game.round.moves(game.ctx, game.state)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from . import game_end, market, trains
-from .actions import Action, BuyPrivate, DiscardTrain
+from .actions import Action, BuyPrivate, Choose, DiscardTrain
 from .errors import IllegalAction
 from .nationalization import trainless_choice
 from .operating_steps import Step, buy_private
@@ -59,6 +59,10 @@ class OperatingRound(Round):
         """Apply one action of the operating round, then run automatic steps."""
         trains_moved = True
         if state.trainless_majors:
+            if isinstance(action, Choose):
+                refused = self.nationalizing_refused(ctx, state)
+                if refused:
+                    raise IllegalAction(refused)
             trainless_choice(ctx, state, action)
             _national_buys_on(ctx, state, self)
         elif trains.over_limit(ctx, state):
@@ -76,6 +80,17 @@ class OperatingRound(Round):
             # nobody was over the limit, and only a step that moves trains can put one over
             trains_moved = step.moves_trains
         _advance(ctx, state, over_limit=None if trains_moved else False)
+
+    def nationalizing_refused(self, ctx: Context, state: GameState) -> str | None:
+        """Why the trainless major asked now may not be nationalized, or None: under
+        :attr:`Rules.operating_major_not_nationalized`, when it is the company whose turn
+        it is to operate (the site's engine would leave it operating, stuck)."""
+        company = _company(state, self)
+        sym = state.trainless_majors[0] if state.trainless_majors else None
+        if not ctx.rules.operating_major_not_nationalized or company is None or company.sym != sym:
+            return None
+        return (f"{sym} cannot be nationalized now: it is its turn to operate, and 18xx.games "
+                f"would leave it operating with nothing it may do; its president may keep it (pass)")
 
     def heading(self, state: GameState) -> str:
         return f"Operating round {state.round_number}.{self.number}"

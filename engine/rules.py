@@ -221,6 +221,13 @@ class Rules(NamedTuple):
     10.1E: its trains go to the CN, which neither runs nor sells them (a sale between
     companies needs both presidents' agreement, 8.11, and the CN has none)."""
 
+    operating_major_not_nationalized: bool = False
+    """Found with the site's engine (issue 35, 1867) — a trainless major whose turn it is
+    to operate (first in a new operating round's order) cannot be nationalized by choice:
+    18xx.games then resets the major but leaves it the operating company, with nothing it
+    may do, so its game cannot go on; the president may only keep it (pass). Rulebook 10:
+    the choice is open in any round, and a nationalized company simply does not operate."""
+
     national_collects_private_income: bool = False
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in
     phase 6. Rulebook 8.13: the CN keeps no money."""

@@ -53,6 +53,7 @@ from engine.exporter import site_ids, to_site
 from engine.game import Game
 from engine.importer import actions_of, convert, read_log
 from engine.legal import legal_actions
+from engine.operating import OperatingRound
 from engine.rules import Rules
 from engine.state import GameState
 from engine.trains import train_limit
@@ -233,7 +234,8 @@ def record(games: dict[str, int], oracle: Path) -> dict[str, Any]:
 def known_cause(game: Game, key: str) -> str | None:
     """Why the site's accepting a move Troika does not offer is expected, or None: G, H
     and I are the site's engine accepting what its page refuses (README, Rules); L, a
-    join it accepts and then can neither name a major after nor give up. No
+    join it accepts and then can neither name a major after nor give up; N, a
+    nationalization it accepts and then cannot go on. No
     refusal of an offer is expected: issue 35's causes of those (A, C, E, J) are fixed."""
     kind = key.split()[0]
     if kind == "buy_train" and not key.split(" ")[-1]:
@@ -256,6 +258,9 @@ def known_cause(game: Game, key: str) -> str | None:
                 return "L: a pass ending a merge's adding after which the site's engine can go no further (RN 8.3)"
     if kind == "lay_tile" and _reached_before_new_tokens(game, key):
         return "M: a lay the site's cached connectivity allows, from before a token placed since (README, Rules)"
+    rnd = game.round
+    if kind == "choose" and isinstance(rnd, OperatingRound) and rnd.nationalizing_refused(game.ctx, game.state):
+        return "N: nationalizing the major whose turn it is, after which the site's engine is stuck (README, Rules)"
     if kind == "par" and not game.ctx.title.major_home_cities(game.ctx, game.state):
         return "G: a par with no home city open (the site's page refuses it)"
     if kind == "bid" and game.ctx.title.first_minor is not None:

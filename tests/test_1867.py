@@ -416,7 +416,8 @@ def test_a_trade_in_buys_a_pool_train_too(site: bool) -> None:
     assert [t.id for t in state.depot.pool] == ["6-0"]
 
 
-VERDICT_K = json.loads((Path(__file__).parent / "data" / "nationalized_trains_verdict.json").read_text())
+DATA = Path(__file__).parent / "data"
+VERDICT_K = json.loads((DATA / "nationalized_trains_verdict.json").read_text())
 
 
 def _after_cnr_is_nationalized(for_sale: bool) -> Game:
@@ -459,3 +460,58 @@ def test_a_nationalized_major_s_train_is_for_sale_on_18xx_games_only() -> None:
     assert book.actor() == "C&O" and not book.state.depot.left_behind
     assert buy not in legal_actions(book)
     refused(book, buy, f"train {train.id} is not for sale now")
+
+
+VERDICT_OPERATING = json.loads((DATA / "operating_major_nationalized_verdict.json").read_text())
+
+
+def _cpr_first_and_trainless(not_nationalized: bool) -> Game:
+    """The fresh export 1867-selfplay-61004 at position 979 (the verdict's): operating
+    round 10.2 begins with CPR, which lost its last train with C&O at the end of 10.1;
+    CPR's president chooses first. Played by the site's live rules, the switch as given."""
+    import gzip
+
+    from tests.site_verdicts import positions
+
+    log = json.loads(gzip.decompress((DATA / VERDICT_OPERATING["log"]).read_bytes()))
+    _, game = next(positions(log, {VERDICT_OPERATING["position"]}))
+    game.ctx.rules = game.ctx.rules.but(operating_major_not_nationalized=not_nationalized)
+    return game
+
+
+def test_the_major_whose_turn_it_is_is_not_nationalized_on_18xx_games() -> None:
+    """Issue 35 (fresh export 61004, stuck on the site at its action 982): the site's
+    engine accepts nationalizing CPR while CPR is first in the new operating round
+    (the oracle: both choices accepted), then resets it but leaves it the operating
+    company, and refuses every other company's move. Under the site's rules Troika
+    offers only the pass, and refuses the choice with the reason, changing nothing."""
+    from engine.actions import Choose
+    from engine.errors import IllegalAction
+    from tests.site_verdicts import known_cause
+
+    game = _cpr_first_and_trainless(True)
+    assert game.ctx.rules == Rules.site(market="grid", live=True)
+    assert game.state.trainless_majors == ["CPR", "C&O"] and game.round.order[game.round.index] == "CPR"
+    assert legal_actions(game) == [Pass("CPR")]
+    before = game.save()
+    with pytest.raises(IllegalAction, match="CPR cannot be nationalized now: it is its turn to operate"):
+        game.apply(Choose("CPR", "nationalize"))
+    assert game.save() == before
+    assert (known_cause(game, "choose CPR nationalize") or "").startswith("N:")
+    game.apply(Pass("CPR"))
+    assert legal_actions(game) == [Choose("C&O", "nationalize"), Pass("C&O")]  # C&O's turn is later
+
+
+def test_the_major_whose_turn_it_is_may_be_nationalized_by_the_rulebook() -> None:
+    """Rulebook 10: the choice is open in any round; a nationalized company does not
+    operate, so the next company in the order takes its turn (what the site's verdict
+    accepts, the rulebook plays through)."""
+    from engine.actions import Choose
+    from tests.site_verdicts import move_key
+
+    game = _cpr_first_and_trainless(False)
+    offered = legal_actions(game)
+    assert {move_key(game.state, a) for a in offered} == set(VERDICT_OPERATING["accepted"])
+    game.apply(Choose("CPR", "nationalize"))
+    game.apply(Pass("C&O"))
+    assert not game.state.companies["CPR"].floated and game.actor() == "NYC"
