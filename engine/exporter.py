@@ -128,12 +128,24 @@ def export_game(game_id: int, seed: int, fresh: Callable[[], Game], entries: Seq
     warning = None
     if rules != site_rules:
         site_game = Game.new(seated, seed, site_rules, start.state.title, first_player=0)
-        warning = _first_refusal(site_game, writer.effective_actions())
+        warning = _first_refusal(site_game, writer.effective_actions(), _why_rules_differ(rules), game)
     return Export(log, warning, len(writer.written))
 
 
-def _first_refusal(game: Game, actions: list[Action]) -> str | None:
-    """The first action the site's rules refuse, replayed in order, as a warning."""
+def _why_rules_differ(rules: Rules) -> str:
+    """Why a game's moves may not be the site's: the rulebook's readings, or options the
+    site does not have (it plays a log without them)."""
+    noun = "option" if len(rules.options) == 1 else "options"
+    options = f"the rulebook's {noun} {', '.join(sorted(rules.options))}, which the site does not have"
+    if rules.is_site:
+        return f"the game plays {options}"
+    why = "the game was played by the rulebook, where the site reads the rules differently"
+    return f"{why}, and with {options}" if rules.options else why
+
+
+def _first_refusal(game: Game, actions: list[Action], why: str, played: Game) -> str | None:
+    """The first action the site's rules refuse, replayed in order, as a warning saying
+    ``why``; or, when it refuses none, a finished game's other result there."""
     from .notation import command
 
     for n, action in enumerate(actions, 1):
@@ -141,8 +153,9 @@ def _first_refusal(game: Game, actions: list[Action]) -> str | None:
             game.apply(action)
         except EngineError as exc:
             who = next((p.name for p in game.state.players if p.id == action.entity), action.entity)
-            return (f"18xx.games would refuse move {n} ({who}: `{command(None, action)}`): {exc}; "
-                    "the game was played by the rulebook, where the site reads the rules differently")
+            return f"18xx.games would refuse move {n} ({who}: `{command(None, action)}`): {exc}; {why}"
+    if played.state.finished and (not game.state.finished or game.result() != played.result()):
+        return f"18xx.games would not reach this game's result with the same moves; {why}"
     return None
 
 

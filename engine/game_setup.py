@@ -45,6 +45,20 @@ def check_options(title: str, chosen: Iterable[str]) -> frozenset[str]:
     return picked
 
 
+def refuse_options_by_site_rules(options: Iterable[str]) -> None:
+    """A game by 18xx.games' rules (``site``) plays none of the rulebook's optional rules:
+    the site has none of them (its 1861 and 1867 offer only the other market) and loads a
+    log that names them as its standard game, so the log would go on differently there
+    (with ``long-game`` the site ends the game at the 8-train's end, where Troika plays on)."""
+    chosen = sorted(options)
+    if chosen:
+        raise InvalidAction(
+            f"a game by 18xx.games' rules (`site`) cannot play {', '.join(chosen)}: the site has none of "
+            "the rulebook's optional rules and plays such a game without them, so its log would go on "
+            "differently there; play the options by the rulebook (without `site`), or `site` without options"
+        )
+
+
 class Setup(NamedTuple):
     """What a game is, chosen when it starts: title, market, options, whose rules."""
 
@@ -59,6 +73,7 @@ class Setup(NamedTuple):
         market = self.market or load_board(self.title).default_market
         options = check_options(self.title, self.options)
         if self.site:
+            refuse_options_by_site_rules(options)
             return Rules.site(market=market, options=options, live=True)
         return Rules.rulebook(market=market, options=options)
 

@@ -26,7 +26,7 @@ from .actions import Action, BuyTrain, Dividend, EndGame, LayTile, Pass
 from .board import TileDef, hex_distance, is_edge
 from .errors import InvalidAction
 from .game import Game
-from .game_setup import rulebook_players
+from .game_setup import Setup, rulebook_players
 from .legal import legal_actions
 from .merger import MergerRound
 from .operating import OperatingRound
@@ -141,10 +141,7 @@ def play_random_game(
     rules as 18xx.games applies them to a move made on its page (``new … site``), so
     that the exported game is valid there move by move."""
     rng = random.Random(seed)
-    if site:
-        rules = Rules.site(market=market, options=options, live=True)
-    else:
-        rules = Rules.rulebook(market=market, options=options)
+    rules = Setup(title, market, options, site).rules()  # as `new` sets a game up
     game = Game.new(_seats(players), seed, rules, title)
     result = SelfPlayResult(seed, players, market, title, rules=rules)
     while not game.state.finished and result.actions < MAX_ACTIONS:

@@ -521,3 +521,59 @@ def test_a_minor_may_not_join_a_merge_when_no_major_is_left_to_form(site: bool) 
     if site:
         causes = {cause for _, _, cause in compare(game, verdict)}
         assert len(causes) == 1 and next(iter(causes)).startswith("L: ")
+
+
+@pytest.mark.parametrize("words", [["1861", "site", "long-game"], ["1867", "no-floor", "site"]])
+def test_a_game_by_the_site_s_rules_plays_no_option(words: list[str]) -> None:
+    """Issue 35: 18xx.games has none of the rulebook's options and plays a log naming
+    them as its standard game (the checker's `long-game` exports, seeds 61100 and 61101,
+    ended or went on otherwise there). `new … site` with an option is refused, saying
+    why; the options by the rulebook, and `site` alone, are set up."""
+    from engine.errors import InvalidAction
+    from engine.game_setup import parse_setup
+
+    option = words[2] if words[1] == "site" else words[1]
+    with pytest.raises(InvalidAction, match=f"a game by 18xx.games' rules .* cannot play {option}: the site has none"):
+        parse_setup(words)
+    assert parse_setup([w for w in words if w != "site"]).options == {option}
+    assert parse_setup([w for w in words if w != option]).rules() == Rules.site(
+        market="column" if words[0] == "1867" else "grid", live=True)
+
+
+def test_selfplay_by_the_site_s_rules_refuses_an_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`selfplay --rules site --options long-game --export` wrote logs the site plays
+    otherwise; now it plays nothing and says why."""
+    code = troika(["selfplay", "--title", "1861", "--rules", "site", "--options", "long-game",
+                   "--games", "1", "--export", str(tmp_path)])
+    assert code == 2 and "cannot play long-game: the site has none" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_export_s_warning_names_the_options_the_site_does_not_have() -> None:
+    """An imported Troika export keeps its options (the site's rules with them); its
+    export's warning blamed "the rulebook". Now it names the options."""
+    rules = Rules.site(options=["left-of-auctioneer"], live=True)
+    game, played = Game.new(PLAYERS3, 3, rules, "1861"), []
+    rng = random.Random(3)
+    for _ in range(5):
+        played.append(rng.choice(legal_actions(game)))
+        game.apply(played[-1])
+    export = export_game(1, 3, lambda: Game.new(PLAYERS3, 3, rules, "1861"),
+                         [Entry(n, "action", a) for n, a in enumerate(played, 1)])
+    assert export.warning is not None and export.warning.startswith("18xx.games would refuse move 5 ")
+    assert export.warning.endswith("; the game plays the rulebook's option left-of-auctioneer, "
+                                   "which the site does not have")
+
+
+def test_an_export_the_site_would_finish_otherwise_has_a_warning() -> None:
+    """No move refused, but the site's replay does not reach the game's result (an
+    option changing a payout, say): the warning says so rather than nothing."""
+    from engine.exporter import _first_refusal
+
+    log, _ = shared_game("1861-29683")
+    finished = replayed("1861-29683", max(a["id"] for a in log["actions"]))
+    assert finished.state.finished
+    unfinished = Game.new(PLAYERS3, 3, Rules.site(), "1861")
+    warning = _first_refusal(unfinished, [], "why", finished)
+    assert warning == "18xx.games would not reach this game's result with the same moves; why"
+    assert _first_refusal(Game.new(PLAYERS3, 3, Rules.site(), "1861"), [], "why", unfinished) is None
