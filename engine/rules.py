@@ -222,7 +222,7 @@ class Rules(NamedTuple):
     companies needs both presidents' agreement, 8.11, and the CN has none)."""
 
     operating_major_not_nationalized: bool = False
-    """Found with the site's engine (issue 35, 1867) — a trainless major whose turn it is
+    """Found with the site's engine (issue 35) — a trainless major whose turn it is
     to operate (first in a new operating round's order) cannot be nationalized by choice:
     18xx.games then resets the major but leaves it the operating company, with nothing it
     may do, so its game cannot go on; the president may only keep it (pass). Rulebook 10:
