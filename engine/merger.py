@@ -274,6 +274,9 @@ def _minor_action(ctx: Context, state: GameState, rnd: MergerRound, action: Acti
         if len(rnd.merging) > 1 or rnd.converting:
             raise IllegalAction("a minor that is merging cannot also convert")
         if not _can_convert(ctx, state, state.companies[active]):
+            if not _free_majors(state):
+                raise IllegalAction(f"{active} cannot convert: no major is left to convert into (9.1; "
+                                    "18xx.games accepts the conversion, then can go no further)")
             raise IllegalAction(f"{active} may convert only from the blue zone (9.1)")
         rnd.converting = True
         return

@@ -84,9 +84,10 @@ class OperatingRound(Round):
     def nationalizing_refused(self, ctx: Context, state: GameState) -> str | None:
         """Why the trainless major asked now may not be nationalized, or None: under
         :attr:`Rules.operating_major_not_nationalized`, when it is the company whose turn
-        it is to operate (the site's engine would leave it operating, stuck)."""
+        it is to operate and another trainless major is still to choose (the site's
+        engine would leave it operating, stuck)."""
         company = _company(state, self)
-        sym = state.trainless_majors[0] if state.trainless_majors else None
+        sym = state.trainless_majors[0] if len(state.trainless_majors) > 1 else None
         if not ctx.rules.operating_major_not_nationalized or company is None or company.sym != sym:
             return None
         return (f"{sym} cannot be nationalized now: it is its turn to operate, and 18xx.games "

@@ -499,13 +499,28 @@ class Trains(Step):
             if must_buy(ctx, state, company):
                 raise IllegalAction(f"{company.sym} has no train and must buy one (8.11.3)")
             raise IllegalAction(f"{company.sym} may buy a train or pass")
+        minor_trains = [t.name for c in state.companies.values() if c.is_minor and not c.closed for t in c.trains]
+        phase = state.phase
         trains.buy_train(
             ctx, state, company, action.train, action.price, compulsory=not company.trains, exchange=action.exchange
         )
+        if ctx.rules.buyer_turn_ends_when_minors_nationalized and _minor_kept_a_train(ctx, state, phase, minor_trains):
+            state.log.append(f"{company.sym}'s turn ends: the minors are nationalized while one holds a train "
+                             "(as 18xx.games plays it)")
+            rnd.step = ctx.title.operating_steps[-1].name
+            return True  # the turn's last step is done: the next company's turn
         # 8.4 note, 8.12: a purchase that ends the step (the train limit reached, the cash
         # spent) ends no chance to buy a private: the last window opens unless asked here again
         rnd.privates_offered = False
         return False
+
+
+def _minor_kept_a_train(ctx: Context, state: GameState, before: str, minor_trains: list[str]) -> bool:
+    """Whether the phase begun since ``before`` nationalized the minors while one of them
+    held a train that did not rust then (``minor_trains``: the minors' trains before)."""
+    if state.phase == before or "minors_nationalized" not in ctx.board.train(state.phase).events:
+        return False
+    return any(ctx.board.train(name).rusts_on != state.phase for name in minor_trains)
 
 
 # --- H: buy private companies (8.12) -----------------------------------------------------------

@@ -223,10 +223,19 @@ class Rules(NamedTuple):
 
     operating_major_not_nationalized: bool = False
     """Found with the site's engine (issue 35) — a trainless major whose turn it is
-    to operate (first in a new operating round's order) cannot be nationalized by choice:
-    18xx.games then resets the major but leaves it the operating company, with nothing it
-    may do, so its game cannot go on; the president may only keep it (pass). Rulebook 10:
-    the choice is open in any round, and a nationalized company simply does not operate."""
+    to operate (first in a new operating round's order) cannot be nationalized by choice
+    while another trainless major is still to choose: 18xx.games then resets the major but
+    leaves it the operating company (its round moves on only when the major it closes is
+    the one it waits for, and it waits for the next chooser), with nothing it may do, so
+    its game cannot go on; the president may only keep it (pass). Rulebook 10: the choice
+    is open in any round, and a nationalized company simply does not operate."""
+
+    buyer_turn_ends_when_minors_nationalized: bool = False
+    """Found with the site's engine (issue 35) — when a company's train purchase starts the
+    phase in which every minor is nationalized while a minor still holds a train (over
+    its limit, which is none), 18xx.games ends the buying company's turn there: closing
+    that minor, the one its discard step waits for, moves its operating round on, so the
+    buyer buys no more trains or privates. Rulebook 10, 8.11: the buyer's turn goes on."""
 
     national_collects_private_income: bool = False
     """RN 11.23 (1867) — the CN collects the income of the privates nationalized in

@@ -40,6 +40,7 @@ from engine.actions import (
     BuyPrivate,
     BuyShare,
     BuyTrain,
+    Convert,
     LayTile,
     Merge,
     Par,
@@ -250,6 +251,12 @@ def known_cause(game: Game, key: str) -> str | None:
                 return "L: a minor's join after which the site's engine can go no further (RN 8.3)"
             if "no major is left for the merge to form" in str(refused):
                 return "L: a minor's join with no major left to form (9.2), after which the site's engine is stuck"
+    if kind == "convert":
+        try:
+            game.check(Convert(key.split()[1]))
+        except IllegalAction as refused:
+            if "no major is left to convert into" in str(refused):
+                return "L: a conversion with no major left (9.1), after which the site's engine is stuck"
     if kind == "pass" and game.round_name == "Merger":
         try:
             game.check(Pass(key.split()[1]))

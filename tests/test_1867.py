@@ -484,7 +484,9 @@ def test_the_major_whose_turn_it_is_is_not_nationalized_on_18xx_games() -> None:
     engine accepts nationalizing CPR while CPR is first in the new operating round
     (the oracle: both choices accepted), then resets it but leaves it the operating
     company, and refuses every other company's move. Under the site's rules Troika
-    offers only the pass, and refuses the choice with the reason, changing nothing."""
+    offers only the pass while C&O is still to choose, and refuses the choice with the
+    reason, changing nothing. (Alone in the list, the site's round moves on past the
+    major it closes, as the generated game S5006 shows at its action 454.)"""
     from engine.actions import Choose
     from engine.errors import IllegalAction
     from tests.site_verdicts import known_cause
@@ -515,3 +517,53 @@ def test_the_major_whose_turn_it_is_may_be_nationalized_by_the_rulebook() -> Non
     game.apply(Choose("CPR", "nationalize"))
     game.apply(Pass("C&O"))
     assert not game.state.companies["CPR"].floated and game.actor() == "NYC"
+
+
+PHASE_EIGHT = json.loads((DATA / "phase_eight_turn_ends.json").read_text())
+
+
+def _gwr_buys_the_first_8_train(ends_turn: bool) -> Game:
+    """The fresh export 1867-selfplay-61010 at position 920, then GWR's purchase of the
+    first 8-train (its action 921), with ``buyer_turn_ends_when_minors_nationalized`` as given."""
+    import gzip
+
+    from engine.actions import BuyTrain
+    from tests.site_verdicts import positions
+
+    log = json.loads(gzip.decompress((DATA / PHASE_EIGHT["log"]).read_bytes()))
+    _, game = next(positions(log, {PHASE_EIGHT["position"]}))
+    game.ctx.rules = game.ctx.rules.but(buyer_turn_ends_when_minors_nationalized=ends_turn)
+    assert game.actor() == "GWR" and any(c.trains for c in game.state.companies.values() if c.is_minor)
+    [eight] = [a for a in legal_actions(game) if isinstance(a, BuyTrain) and a.train.startswith("8-")]
+    game.apply(eight)
+    assert game.state.phase == "8" and all(c.closed for c in game.state.companies.values() if c.is_minor)
+    return game
+
+
+def test_the_first_8_train_ends_its_buyer_s_turn_on_18xx_games() -> None:
+    """Issue 35 (fresh export 61010, refused live at its action 923): on the site, the
+    8-train that nationalizes the minors while QLS still holds a train ends GWR's turn
+    (the oracle: its round moves to CPR, which is asked whether to nationalize). Under
+    the site's rules Troika does the same: CPR, first now and the only trainless major,
+    chooses (the site's verdict: both), then operates; GWR buys no second train."""
+    from engine.actions import Choose
+
+    game = _gwr_buys_the_first_8_train(True)
+    after = PHASE_EIGHT["site_after"]
+    assert game.state.trainless_majors == after["trainless"]
+    assert game.round.order[game.round.index] == after["operating"]
+    assert legal_actions(game) == [Choose("CPR", "nationalize"), Pass("CPR")]
+    game.apply(Pass("CPR"))
+    assert game.actor() == "CPR" and len(game.state.companies["GWR"].trains) == 1
+
+
+def test_the_first_8_train_s_buyer_goes_on_by_the_rulebook() -> None:
+    """Rulebook 10, 8.11: nationalizing the minors does not end the buyer's turn; once
+    CPR's president has chosen, GWR goes on buying trains."""
+    from engine.actions import Choose
+
+    game = _gwr_buys_the_first_8_train(False)
+    assert game.round.order[game.round.index] == "GWR"
+    assert legal_actions(game) == [Choose("CPR", "nationalize"), Pass("CPR")]
+    game.apply(Pass("CPR"))
+    assert game.actor() == "GWR"

@@ -577,3 +577,30 @@ def test_an_export_the_site_would_finish_otherwise_has_a_warning() -> None:
     warning = _first_refusal(unfinished, [], "why", finished)
     assert warning == "18xx.games would not reach this game's result with the same moves; why"
     assert _first_refusal(Game.new(PLAYERS3, 3, Rules.site(), "1861"), [], "why", unfinished) is None
+
+
+@pytest.mark.parametrize("site", [True, False])
+def test_a_minor_cannot_convert_with_no_major_left(site: bool) -> None:
+    """Issue 35, cause L (measured at every 10th position of the generated 1861 game
+    S4025, position 840): every major has floated; the oracle accepted TR's conversion
+    and its merge step then lists only ``merge``, with no major to choose (recorded).
+    9.1: a minor converts into a major, so with none left Troika offers only the pass
+    and refuses the conversion saying so (it said "only from the blue zone", and TR's
+    price is in it), state unchanged."""
+    from engine.actions import Convert
+    from tests.site_verdicts import compare, load_log, positions
+
+    verdict = DEAD_ENDS["no_major_to_convert_into"]
+    _, game = next(positions(load_log(verdict["log"]), {verdict["position"]}))
+    if not site:
+        game.ctx.rules = Rules.rulebook(market=game.ctx.rules.market, options=game.ctx.rules.options)
+    assert game.round_name == "Merger" and game.actor() == "TR"
+    assert verdict["site_after"]["mergeable"] == [] and verdict["site_after"]["actions"] == ["merge"]
+    assert {move_key(game.state, a) for a in legal_actions(game)} == {"pass TR"}
+    before = game.dump()
+    with pytest.raises(EngineError, match=r"TR cannot convert: no major is left to convert into \(9\.1"):
+        game.apply(Convert("TR"))
+    assert game.dump() == before
+    if site:
+        causes = {cause for _, _, cause in compare(game, verdict)}
+        assert len(causes) == 1 and next(iter(causes)).startswith("L: ")
