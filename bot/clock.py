@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from storage import Event, EventKind
+from storage import Event, EventKind, GameRecord
 
 from .errors import Refusal
 
@@ -56,7 +56,11 @@ POLICIES = ("wait", "computer", "pass")
 """What happens when a bank runs out (`on-timeout`)."""
 QUIET_MOST = 12 * 60
 """The longest quiet hours a day, in minutes: the clock stands still at most half the day."""
-NOT_THEIR_OWN = ("played by the computer", "time ran out")
+COMPUTER_MOVED = "played by the computer"
+"""The note on a move the computer made for a seat (:mod:`bot.computer_seats`)."""
+TIMED_OUT = "time ran out"
+"""The note on a move made because its player's time ran out (:mod:`bot.timekeeping`)."""
+NOT_THEIR_OWN = (COMPUTER_MOVED, TIMED_OUT)
 """Words in a move's note that mark it as made for the player, not by them."""
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhd]?)$")
@@ -78,10 +82,53 @@ class Wait:
     """Made by the player (or the commissioner for them), not by the computer or a timeout."""
     away: float = 0.0
     """Seconds of it the player was away (on holiday): not time they took to act."""
+    held: float = 0.0
+    """Seconds the move was held back between its undo and its redo: time taken too."""
+    charge: Charge | None = None
+    """How the bank was charged for it (None: no pace), for a redo to charge the hold."""
 
     @property
     def seconds(self) -> float:
-        return max((self.ended - self.began).total_seconds() - self.away, 0.0)
+        return max((self.ended - self.began).total_seconds() - self.away, 0.0) + self.held
+
+
+@dataclass(frozen=True)
+class Charge:
+    """A decision's charge to its player's bank: from ``spent`` before it, for
+    ``counted`` seconds (away and quiet left out), ``fixed`` of them beyond an older
+    pace already, with the pace ``pace`` and a bank of ``bank``."""
+
+    spent: float
+    counted: float
+    fixed: Overrun
+    pace: float | None
+    bank: float
+    own: bool
+
+    def after(self, more: float = 0.0) -> float:
+        """The bank spent after this decision, ``more`` seconds taken on top."""
+        counted = self.counted + more
+        over = self.fixed.beyond(counted, self.pace)
+        if over > 0:
+            return min(self.spent + over, self.bank)
+        if self.own and self.pace:
+            return max(self.spent - REFILL_SHARE * max(self.pace - counted, 0.0), 0.0)
+        return self.spent
+
+
+@dataclass(frozen=True)
+class Overrun:
+    """The open decision's time beyond the pace as fixed by changes of pace: ``spent``
+    seconds beyond the older paces, and ``mark``, the seconds the decision had counted
+    at the last change (the new pace is measured from there: it applies from then on)."""
+
+    spent: float = 0.0
+    mark: float = 0.0
+
+    def beyond(self, counted: float, pace: float | None) -> float:
+        """Seconds beyond the pace after ``counted`` seconds of the decision."""
+        more = max(counted - max(self.mark, pace), 0.0) if pace else 0.0
+        return self.spent + more
 
 
 def decision_waits(events: Iterable[Event], since: datetime | None = None) -> list[Wait]:
@@ -206,10 +253,33 @@ class PlayerClock:
 
     def stopped(self, start: datetime, end: datetime, quiet: bool = True) -> Iterator[tuple[datetime, datetime]]:
         """The stretches between ``start`` and ``end`` when this player's clock stands:
-        away, or in their quiet hours (each setting from when it was made)."""
+        away, or in their quiet hours (:meth:`quiet_stretches`)."""
         yield from self.away
-        if not quiet:
-            return
+        if quiet:
+            yield from self.quiet_stretches(start, end)
+
+    def quiet_stretches(self, start: datetime, end: datetime) -> Iterator[tuple[datetime, datetime]]:
+        """The quiet hours that stop the clock between ``start`` and ``end``: each
+        setting from when it was made, and however often they change, the first
+        :data:`QUIET_MOST` minutes of quiet in each day (UTC) alone."""
+        day = datetime.combine(start.astimezone(UTC).date(), time(), UTC)
+        while day < end:
+            following = day + timedelta(days=1)
+            stretches = sorted((max(a, day), min(b, following)) for a, b in self._quiet_hours(day, following)
+                               if a < following and b > day)
+            left, reached = QUIET_MOST * 60.0, day
+            for a, b in stretches:
+                a = max(a, reached)
+                if b <= a or left <= 0:
+                    continue
+                b = min(b, a + timedelta(seconds=left))
+                left -= (b - a).total_seconds()
+                reached = b
+                yield a, b
+            day = following
+
+    def _quiet_hours(self, start: datetime, end: datetime) -> Iterator[tuple[datetime, datetime]]:
+        """The quiet hours as set between ``start`` and ``end``, each setting from when it was made."""
         for n, (since, hours, zone_name) in enumerate(self.quiet_from):
             until = self.quiet_from[n + 1][0] if n + 1 < len(self.quiet_from) else end
             if hours is None or until <= start or since >= end:
@@ -222,12 +292,13 @@ class PlayerClock:
                     yield max(a, since), min(b, until)
                 day += timedelta(days=1)
 
-    def counted(self, start: datetime, end: datetime, quiet: bool = True) -> float:
+    def counted(self, start: datetime, end: datetime, quiet: bool = True,
+                gaps: Iterable[tuple[datetime, datetime]] = ()) -> float:
         """Seconds from ``start`` to ``end`` that count against this player (:meth:`stopped`
-        left out; without ``quiet``, only time away)."""
+        and ``gaps`` left out; without ``quiet``, only time away and ``gaps``)."""
         if end <= start:
             return 0.0
-        stops = sorted((max(a, start), min(b, end)) for a, b in self.stopped(start, end, quiet)
+        stops = sorted((max(a, start), min(b, end)) for a, b in [*self.stopped(start, end, quiet), *gaps]
                        if a < end and b > start)
         total, reached = (end - start).total_seconds(), start
         for a, b in stops:
@@ -237,13 +308,10 @@ class PlayerClock:
         return max(total, 0.0)
 
     def quiet_at(self, moment: datetime) -> bool:
-        """Whether ``moment`` falls in this player's quiet hours."""
+        """Whether ``moment`` falls in this player's quiet hours (those that stop the clock)."""
         if self.quiet is None:
             return False
-        local = moment.astimezone(ZoneInfo(self.zone))
-        minute = local.hour * 60 + local.minute
-        start, end = self.quiet
-        return start <= minute < end if start < end else minute >= start or minute < end
+        return any(a <= moment < b for a, b in self.quiet_stretches(moment, moment + timedelta(seconds=1)))
 
 
 def _quiet_stretch(day: date, quiet: tuple[int, int], zone: ZoneInfo) -> tuple[datetime, datetime]:
@@ -254,14 +322,32 @@ def _quiet_stretch(day: date, quiet: tuple[int, int], zone: ZoneInfo) -> tuple[d
     return begin, finish
 
 
+Stretch = tuple[datetime, datetime]
+
+
 @dataclass(frozen=True)
 class Before:
-    """The clock as it was before a move, for an undo to go back to."""
+    """The clock of the open decision as it was before a move (or an undo), for an undo
+    (or a redo) to go back to."""
 
     began: datetime | None
     position: int
     waits: int
     spent: dict[str, float]
+    overrun: dict[str, Overrun]
+    gaps: tuple[Stretch, ...]
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What an undo took back, for a redo to put back: the moves, their waits, the clock
+    just before the undo (``state``; None: the undo moved standing orders alone) and
+    when the undo was made."""
+
+    moves: list[tuple[int, Before]]
+    waits: list[Wait]
+    state: Before | None
+    at: datetime
 
 
 @dataclass
@@ -276,6 +362,8 @@ class TableClock:
     "policy": POLICY}`` (the policy applied to the decision due since event SEQ)."""
 
     since: datetime | None = None
+    seats: tuple[str, ...] = ()
+    """The players (ids): a change of pace fixes each one's time beyond the old pace."""
     seq: int = 0
     pace: float | None = None
     bank: float | None = None
@@ -286,6 +374,14 @@ class TableClock:
     """When the decision open now fell due (None: before the start, or paused)."""
     position: int = 0
     """The event after which the open decision fell due."""
+    overrun: dict[str, Overrun] = field(default_factory=dict)
+    """The open decision's time beyond older paces, by player (:meth:`_pace_changed`)."""
+    gaps: list[Stretch] = field(default_factory=list)
+    """Stretches of the open decision that do not count: between an undo and its redo."""
+    pace_since: datetime | None = None
+    """When the pace was set after none: it counts from then, never back."""
+    travelled: datetime | None = None
+    """When the last undo or redo was made that set the clock back or forth."""
     timed_out: set[int] = field(default_factory=set)
     """Positions whose decision's time-out has been dealt with."""
     asked: tuple[str, datetime] | None = None
@@ -294,8 +390,13 @@ class TableClock:
     """Every decision made so far (`stats`), each from :meth:`counting` to the move."""
     done: list[tuple[int, Before]] = field(default_factory=list)
     """The moves in effect (their events), each with the clock as it was before it: an undo goes back to it."""
-    redo: list[list[tuple[int, Before]]] = field(default_factory=list)
+    redo: list[Undone] = field(default_factory=list)
     """What each undo not yet redone took back, the latest last."""
+
+    @classmethod
+    def of(cls, record: GameRecord, on_timeout: str = "wait") -> TableClock:
+        """The clock of the game ``record``, before its events are folded."""
+        return cls(since=record.created_at, seats=tuple(s.player_id for s in record.seats), on_timeout=on_timeout)
 
     def player(self, player_id: str) -> PlayerClock:
         return self.players.setdefault(player_id, PlayerClock())
@@ -316,22 +417,21 @@ class TableClock:
         if event.kind is EventKind.ACTION:
             self.done.append((event.seq, self._before()))
             self.redo.clear()
-            if "time ran out" in (event.note or ""):
+            if TIMED_OUT in (event.note or ""):
                 self.timed_out.add(self.position)  # dealt with: an undo of it does not time them out again
         if _is_decision(event) and (self.since is None or event.created_at > self.since):
             self._decided(event)
         if event.kind is EventKind.UNDO:
             self._undone(event, restore=ORDERS_ONLY not in (event.note or ""))
-        elif event.kind is EventKind.REDO and self.redo:
-            self.done.extend(self.redo.pop())
-        if starts_a_decision(event) and event.kind is not EventKind.UNDO:
+        elif event.kind is EventKind.REDO:
+            self._redone(event)
+        elif starts_a_decision(event):
             began = event.created_at if self.since is None else max(event.created_at, self.since)
             self.began, self.position, self.asked = began, event.seq, None
+            self.overrun, self.gaps = {}, []
         if event.kind is not EventKind.ADMIN:
             return
         data, kind = event.action, event.action.get("type")
-        if kind == "clock" and "pace" in data and self.began is not None:
-            self.began = max(self.began, event.created_at)  # a new pace counts from when it is set, never back
         if kind == "pause":
             self.began = None
         elif kind == "ask":
@@ -359,14 +459,34 @@ class TableClock:
                 quiet = (int(hours[0]), int(hours[1])) if isinstance(hours, list) else None
             clock.set_quiet(moment, quiet, zone)
             return
-        for name in ("pace", "bank"):
-            if name in data:
-                value = data[name]
-                setattr(self, name, float(value) if isinstance(value, (int, float)) else None)
+        if "pace" in data:
+            value = data["pace"]
+            self._pace_changed(float(value) if isinstance(value, (int, float)) else None, moment)
+        if "bank" in data:
+            value = data["bank"]
+            self.bank = float(value) if isinstance(value, (int, float)) else None
         if isinstance(data.get("away_limit"), (int, float)):
             self.away_limit = float(data["away_limit"])  # type: ignore[arg-type]
         if data.get("on_timeout") in POLICIES:
             self.on_timeout = str(data["on_timeout"])
+
+    def _pace_changed(self, pace: float | None, moment: datetime) -> None:
+        """A new pace applies from ``moment``: the open decision's time beyond the old pace
+        so far stays spent, and the new pace is measured from what it has counted by then.
+        A pace set after none counts from when it is set, never back."""
+        if self.pace and self.began is not None:
+            for player_id in {*self.seats, *self.players}:
+                start = self.counting(player_id)
+                if start is not None:
+                    counted = self.counted(player_id, start, moment)
+                    fixed = self.overrun.get(player_id, Overrun())
+                    self.overrun[player_id] = Overrun(fixed.beyond(counted, self.pace), counted)
+        if pace and not self.pace:
+            self.pace_since = moment
+            if self.began is not None:
+                self.began = max(self.began, moment)
+                self.overrun = {p: Overrun(o.spent) for p, o in self.overrun.items()}  # counted from now
+        self.pace = pace
 
     def _back(self, player_id: str, moment: datetime, from_computer: bool) -> None:
         """The player is back: an away stretch still running ends now and their open
@@ -378,7 +498,19 @@ class TableClock:
             clock.returned = moment
 
     def _before(self) -> Before:
-        return Before(self.began, self.position, len(self.waits), {p: c.spent for p, c in self.players.items()})
+        return Before(self.began, self.position, len(self.waits), {p: c.spent for p, c in self.players.items()},
+                      dict(self.overrun), tuple(self.gaps))
+
+    def _restore(self, before: Before) -> None:
+        """The open decision and the banks as ``before`` (a pace set since counts from when it was)."""
+        began = before.began
+        if began is not None and self.pace and self.pace_since is not None and self.pace_since > began:
+            began = self.pace_since
+        self.began, self.position, self.asked = began, before.position, None
+        self.overrun, self.gaps = dict(before.overrun), list(before.gaps)
+        del self.waits[before.waits:]
+        for player_id, clock in self.players.items():
+            clock.spent = before.spent.get(player_id, 0.0)
 
     def _undone(self, event: Event, restore: bool) -> None:
         """An undo: the moves it takes back were no decisions. The clock goes back to
@@ -389,17 +521,43 @@ class TableClock:
             else self.done[-1:]
         if undone:
             del self.done[-len(undone):]
-            self.redo.append(undone)
         if not restore:
+            if undone:
+                self.redo.append(Undone(undone, [], None, event.created_at))
             return
         if not undone:
             self.began, self.position, self.asked = event.created_at, event.seq, None
+            self.overrun, self.gaps = {}, []
             return
         before = undone[0][1]
-        self.began, self.position, self.asked = before.began, before.position, None
-        del self.waits[before.waits:]
-        for player_id, clock in self.players.items():
-            clock.spent = before.spent.get(player_id, 0.0)
+        self.redo.append(Undone(undone, self.waits[before.waits:], self._before(), event.created_at))
+        self._restore(before)
+        self.travelled = event.created_at
+
+    def _redone(self, event: Event) -> None:
+        """A redo: the undone moves are made again now. The clock is as they left it (the
+        banks they spent, their waits in `stats`); the first of them took the time it was
+        held back too (since the undo, or the redo before), and the decision open before
+        the undo runs on, the time between the undo and the redo left out."""
+        if not self.redo:
+            return
+        undone = self.redo.pop()
+        self.done.extend(undone.moves)
+        if undone.state is None:
+            return
+        moment, held_from = event.created_at, self.travelled or undone.at
+        self.waits.extend(undone.waits)
+        self._restore(undone.state)
+        self.gaps.append((undone.at, moment))
+        self.travelled = moment
+        if undone.waits:
+            first = undone.waits[0]
+            mine = self.player(first.player)
+            held = mine.counted(held_from, moment, quiet=False)
+            self.waits[undone.state.waits - len(undone.waits)] = replace(first, held=first.held + held)
+            if first.charge is not None:
+                more = first.charge.after(mine.counted(held_from, moment)) - first.charge.after()
+                mine.spent = min(max(mine.spent + more, 0.0), self.full_bank)
 
     def _decided(self, event: Event) -> None:
         """A decision made: its wait is kept (less the time its player was away), and its time charged."""
@@ -407,24 +565,28 @@ class TableClock:
         if start is None:  # paused: no decision was open
             return
         raw = max((event.created_at - start).total_seconds(), 0.0)
-        away = raw - self.player(player).counted(start, event.created_at, quiet=False)
-        self.waits.append(Wait(player, start, event.created_at, event.seq, _own(event), away))
-        self._charge(player, start, event.created_at, _own(event))
+        away = raw - self.counted(player, start, event.created_at, quiet=False)
+        charge = self._charge(player, start, event.created_at, _own(event))
+        self.waits.append(Wait(player, start, event.created_at, event.seq, _own(event), away, charge=charge))
 
-    def _charge(self, player_id: str, began: datetime, ended: datetime, own: bool) -> None:
+    def _charge(self, player_id: str, began: datetime, ended: datetime, own: bool) -> Charge | None:
         """A decision made, counting from ``began``: time beyond the pace is spent from
         the bank, whoever moved (a time-out leaves the bank empty); made by the player
         within the pace, half the rest comes back."""
-        if not self.pace:
-            return
+        fixed = self.overrun.get(player_id, Overrun())
+        if not self.pace and not fixed.spent:
+            return None
         clock = self.player(player_id)
-        counted = clock.counted(began, ended)
-        if counted > self.pace:
-            clock.spent = min(clock.spent + counted - self.pace, self.full_bank)
-        elif own:
-            clock.spent = max(clock.spent - REFILL_SHARE * (self.pace - counted), 0.0)
+        charge = Charge(clock.spent, self.counted(player_id, began, ended), fixed, self.pace, self.full_bank, own)
+        clock.spent = charge.after()
+        return charge
 
     # --- questions about now ------------------------------------------------------------
+
+    def counted(self, player_id: str, start: datetime, end: datetime, quiet: bool = True) -> float:
+        """Seconds of the open decision from ``start`` to ``end`` that count against
+        ``player_id`` (:meth:`PlayerClock.counted`, the decision's :attr:`gaps` left out)."""
+        return self.player(player_id).counted(start, end, quiet, self.gaps)
 
     def counting(self, player_id: str) -> datetime | None:
         """Since when the open decision counts against ``player_id`` (None: no decision open)."""
@@ -434,13 +596,18 @@ class TableClock:
         returned = self.player(player_id).returned
         return max(began, returned) if returned else began
 
+    def beyond_pace(self, player_id: str, now: datetime) -> float:
+        """Seconds the open decision has run beyond the pace for ``player_id`` by ``now``."""
+        start = self.counting(player_id)
+        if start is None:
+            return 0.0
+        return self.overrun.get(player_id, Overrun()).beyond(self.counted(player_id, start, now), self.pace)
+
     def bank_left(self, player_id: str, now: datetime, acting: str | None) -> float:
         """Seconds left in the player's bank now, their open decision's overrun taken off."""
-        clock = self.player(player_id)
-        left = self.full_bank - clock.spent
-        start = self.counting(player_id)
-        if self.pace and player_id == acting and start is not None:
-            left -= max(clock.counted(start, now) - self.pace, 0.0)
+        left = self.full_bank - self.player(player_id).spent
+        if player_id == acting:
+            left -= self.beyond_pace(player_id, now)
         return max(left, 0.0)
 
     def timed_out_now(self, player_id: str | None, now: datetime) -> bool:
@@ -448,8 +615,7 @@ class TableClock:
         dealt_with = self.position in self.timed_out and self.asked is None
         if not self.pace or player_id is None or dealt_with:
             return False
-        mine, start = self.player(player_id), self.counting(player_id)
-        if mine.away_at(now) is not None or start is None or mine.counted(start, now) <= self.pace:
+        if self.player(player_id).away_at(now) is not None or self.beyond_pace(player_id, now) <= 0:
             return False
         return self.bank_left(player_id, now, player_id) <= 0
 

@@ -247,7 +247,7 @@ def status_text(
         if began and timestamps:
             waiting = f" (waiting since <t:{int(began.timestamp())}:R>)"
         elif began:
-            waiting = f" (waiting {duration(clock.player(acting or '').counted(began, now, quiet=False))})"
+            waiting = f" (waiting {duration(clock.counted(acting or '', began, now, quiet=False))})"
         lines.append(f"To act: **{who_acts(game)}** {doing(game)}{waiting}")
         lines.append(f"May: {choices_text(game, None)}")
     if state.orders:

@@ -43,7 +43,7 @@ def nearest_rank(values: Sequence[float], share: float) -> float:
 
 def player_stats(record: GameRecord, events: Sequence[Event], now: datetime, acting: str | None) -> list[PlayerStats]:
     """Each seat's figures, in seat order, from ``events`` (the game's whole log)."""
-    clock = TableClock(since=record.created_at)
+    clock = TableClock.of(record)
     clock.fold(events)
     waits = [w for w in clock.waits if w.own]
     figures = []

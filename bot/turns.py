@@ -23,7 +23,7 @@ from storage import ChannelBusy, Event, EventKind, GameRecord, GameStatus, Seat,
 from storage.repository import effective_events, undos_to_redo
 
 from .archive import archived_note
-from .clock import ORDER_MOVED, ORDERS_ONLY
+from .clock import COMPUTER_MOVED, ORDER_MOVED, ORDERS_ONLY, TIMED_OUT
 from .commands import ACTION_VERBS, VERBS, Parsed
 from .core import Account, Core, Feature, Reply, code_span, handles, notes, proxy_note, seat_of, sentence
 from .delivery import Delivery
@@ -290,6 +290,7 @@ class Turns(Feature):
             raise Refusal("There is nothing to undo.")
         last = effective[-1]
         self._check_travel(record, seat, last.actor, reason, proxy, "take back")
+        _check_not_made_for(last, seat, proxy)
         line = f"↶ **{seat.display_name}** takes back #{len(effective)} " \
                f"({seat_name(record, last.actor)}: `{event_command(record, last)}`)"
         return await self._travel(record, seat, reason, proxy, line, undo=True,
@@ -352,6 +353,21 @@ class Turns(Feature):
         except UndoError as exc:
             raise Refusal(f"{sentence(str(exc))}") from None
         return Reply()
+
+
+def _check_not_made_for(event: Event, seat: Seat, proxy: Seat | None) -> None:
+    """A move made for a player (by the computer, or when their time ran out) is taken
+    back by the commissioner, not by that player: else a time-out could be undone by the
+    one it timed out, and never come again (issue 38)."""
+    if event.actor != seat.player_id or proxy is not None:
+        return
+    note = event.note or ""
+    if TIMED_OUT in note:
+        raise NotAllowed("That move was made for you when your time ran out; only the commissioner may take it "
+                         "back (`undo REASON`).")
+    if COMPUTER_MOVED in note:
+        raise NotAllowed("That move was made for you by the computer; only the commissioner may take it back "
+                         "(`undo REASON`).")
 
 
 def _order_alone(event: Event) -> bool:

@@ -575,3 +575,161 @@ async def test_reminders_and_status_count_from_one_start_after_away_and_back(
     clock.advance(hours=1)
     assert await _reminded(table, []) == ["⏰ Your turn has waited 4 h."]
     assert "(waiting 4 h)" in await table.say("status")
+
+
+# --- the re-checker's dodges (issue 38, third round) ------------------------------------------
+
+
+async def test_undo_then_redo_of_ones_own_move_keeps_the_bank_spent_and_the_move_in_stats(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Re-checker's item 1: pace 12 h, Anna waits 40 h (28 h of her 1d 12h bank spent),
+    bids, takes it back 5 min later and redoes it an hour after that. The redo is the bid
+    made again: the hour she held it back is hers too, so 7 h are left and `stats` counts
+    one move of 41 h; Boris's decision runs on from the bid (the hour between the undo
+    and the redo is not his). Before the fix the redo gave her a full bank and no move."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    clock.advance(hours=40)
+    await table.say("as Anna bid TSR 20")
+    clock.advance(minutes=5)
+    assert "✗" not in await table.say("as Anna undo")
+    clock.advance(hours=1)
+    assert _bank(await table.say("status"), "Anna") == "6h 55m"  # the 5 min after the bid count too
+    assert "✗" not in await table.say("as Anna redo")
+    status = await table.say("status")
+    assert _bank(status, "Anna") == "7h" and "Clock: Boris's runs since 2027-01-06 04:00 UTC" in status, status
+    assert "(waiting 5 min)" in status, status
+    assert "Anna: median 1d 17h, 90% within 1d 17h (1 move)" in await table.say("stats")
+    clock.advance(hours=13)  # Boris: 13 h 5 min on this decision, 1 h 5 min over
+    assert _bank(await table.say("status"), "Boris") == "1d 10h 55m"
+
+
+async def test_a_commissioners_undo_of_three_moves_and_their_redo_give_each_bank_and_wait_back(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Anna waits 40 h and bids, Boris 20 h and passes, Clara 1 h and passes (pace 12 h,
+    banks 1d 12h). The commissioner takes the three back: no moves in `stats`, Boris's
+    and Clara's banks whole again, Anna's decision open since Monday. Redone at once,
+    every bank and wait is as the moves left them."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    for hours, line in ((40, "as Anna bid TSR 20"), (20, "as Boris pass"), (1, "as Clara pass")):
+        clock.advance(hours=hours)
+        assert "✗" not in await table.say(line), line
+    moved = await table.say("stats")
+    for _ in range(3):
+        assert "✗" not in await table.say("as Anna undo to test the clock")
+    status = await table.say("status")
+    assert "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status, status
+    assert _bank(status, "Boris") == "1d 12h" and _bank(status, "Clara") == "1d 12h", status
+    assert "Anna: no moves yet" in await table.say("stats")
+    for _ in range(3):
+        assert "✗" not in await table.say("as Anna redo")
+    assert await table.say("stats") == moved
+    status = await table.say("status")
+    assert (_bank(status, "Anna"), _bank(status, "Boris"), _bank(status, "Clara")) == ("8h", "1d 4h", "1d 12h")
+
+
+async def test_an_undo_past_a_pace_setting_counts_the_pace_from_when_it_was_set(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Anna bids at 14:00 with no pace; the pace (12 h) is set at 15:00 and she takes her
+    bid back at 16:00: her decision is open again, but the pace counts from 15:00, never
+    back (before the fix: from 12:00, three hours of her bank gone)."""
+    table = await _table(store, clock)
+    clock.advance(hours=2)
+    await table.say("as Anna bid TSR 20")
+    clock.advance(hours=1)
+    await table.say("as Anna pace 12h")
+    clock.advance(hours=1)
+    assert "✗" not in await table.say("as Anna undo")
+    clock.advance(hours=14)  # 15 h since the pace was set: 3 h over
+    status = await table.say("status")
+    assert "Clock: Anna's runs since 2027-01-04 15:00 UTC" in status and _bank(status, "Anna") == "1d 9h", status
+
+
+async def test_quiet_hours_moved_twice_a_day_stop_the_clock_at_most_12_hours_a_day(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Re-checker's item 2: Anna moves her quiet hours on as each ends, 11 h at a time,
+    for two and a half days. However often they change, at most 12 h of each day (UTC)
+    are quiet: by Wednesday 19:00 she has waited 55 h of which 36 h were quiet, so 19 h
+    count, 7 h over the pace (before the fix none counted: the clock had stopped)."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    for hours, hours_quiet in ((0, "12:00-23:00"), (11, "23:00-10:00"), (11, "10:00-21:00"),
+                               (11, "21:00-08:00"), (11, "08:00-19:00")):
+        clock.advance(hours=hours)
+        assert "✗" not in await table.say(f"as Anna quiet {hours_quiet}")
+    clock.advance(hours=11)
+    status = await table.say("status")
+    assert _bank(status, "Anna") == "1d 5h" and "stopped" not in status, status
+
+
+async def test_a_time_zone_changed_twice_a_day_stops_the_clock_at_most_12_hours_a_day(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Quiet 08:00-20:00, the zone switched between UTC and UTC-12 as each stretch ends,
+    so that every hour is quiet somewhere: 12 h a day count still. Wednesday 20:00: 56 h
+    waited, 36 h quiet, 20 h counted, 8 h over (before the fix: nothing counted)."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    assert "✗" not in await table.say("as Anna quiet 08:00-20:00")
+    for zone in ("Etc/GMT+12", "UTC", "Etc/GMT+12", "UTC"):
+        clock.advance(hours=12 if zone != "Etc/GMT+12" or clock() > MONDAY else 8)
+        assert "✗" not in await table.say(f"as Anna tz {zone}")
+    clock.advance(hours=12)
+    assert clock() == MONDAY + timedelta(hours=56)
+    assert _bank(await table.say("status"), "Anna") == "1d 4h"
+
+
+async def test_a_player_may_not_undo_a_move_made_for_them_when_their_time_ran_out(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Re-checker's item 3: Boris's time ran out and the safe move was made for him. His
+    own `undo` is refused in one line and changes nothing (before: it was taken back and
+    the time-out never came again); the commissioner's undo is allowed."""
+    table = await _timing_out(store, clock, "pass")
+    clock.advance(hours=1, minutes=1)
+    assert "time ran out" in await table.say("status")
+    before = await _stored(store)
+    said = await table.say("as Boris undo")
+    assert said.startswith("✗ That move was made for you when your time ran out") and "\n" not in said, said
+    assert await _stored(store) == before
+    assert "✗" not in await table.say("as Anna undo Boris asked")
+
+
+async def test_a_player_may_not_undo_the_computers_move_for_them_after_a_time_out(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    table = await _timing_out(store, clock, "computer")
+    clock.advance(hours=2)
+    await table.say("status")
+    assert "✗" not in await table.say("as Boris back")
+    said = await table.say("as Boris undo")
+    assert said.startswith("✗ That move was made for you by the computer"), said
+
+
+async def test_re_setting_the_pace_neither_restarts_the_clock_nor_refills_the_bank(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Re-checker's item 4: pace 12 h, bank 36 h; Anna waits 40 h (8 h left). The same
+    pace again is refused and changes nothing; a new pace (1 d) applies from now: the
+    28 h spent stay spent, and as her decision has waited longer than the new pace too,
+    each hour more spends (before the fix: a full bank and a fresh clock)."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    await table.say("as Anna bank 36h")
+    clock.advance(hours=40)
+    before = await _stored(store)
+    said = await table.say("as Anna pace 12h")
+    assert said.startswith("✗ The pace is 12h already") and "\n" not in said, said
+    assert await _stored(store) == before
+    assert "✗" not in await table.say("as Anna pace 1d")
+    status = await table.say("status")
+    assert _bank(status, "Anna") == "8h" and "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status, status
+    clock.advance(hours=2)
+    assert _bank(await table.say("status"), "Anna") == "6h"
+    await table.say("as Anna bid TSR 20")
+    assert _bank(await table.say("status"), "Anna") == "6h"
