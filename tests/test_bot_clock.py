@@ -733,3 +733,28 @@ async def test_re_setting_the_pace_neither_restarts_the_clock_nor_refills_the_ba
     assert _bank(await table.say("status"), "Anna") == "6h"
     await table.say("as Anna bid TSR 20")
     assert _bank(await table.say("status"), "Anna") == "6h"
+
+
+@pytest.mark.slow
+async def test_redo_keeps_the_bank_spent_and_a_time_out_move_stays_through_the_worker_pool(
+    tmp_path: Path, clock: Clock,
+) -> None:
+    """As `troika run` plays (two worker processes): undo then redo of one's own move
+    leaves the bank spent, and Boris may not undo the move his time-out made."""
+    async with SqliteEventStore(tmp_path / "pool.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as pool:
+        table = Table(pool)  # type: ignore[arg-type]
+        await pool.start_local_game(CHANNEL, PLAYERS, first_player=0, seed=1861)
+        for line in ("as Anna pace 12h", "as Anna on-timeout pass"):
+            assert "✗" not in await table.say(line)
+        clock.advance(hours=40)
+        for line in ("as Anna bid TSR 20", "as Anna undo", "as Anna redo"):
+            assert "✗" not in await table.say(line), line
+        status = await table.say("status")
+        assert _bank(status, "Anna") == "8h" and "Clock: Boris's runs since 2027-01-06 04:00 UTC" in status, status
+        assert "Anna: median 1d 16h" in await table.say("stats")
+        clock.advance(days=3)
+        await pool.send_reminders(clock())
+        assert _moves(await store.events(1), "boris")  # his time ran out: passed for him
+        said = await table.say("as Boris undo")
+        assert said.startswith("✗ That move was made for you when your time ran out"), said
