@@ -35,7 +35,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from functools import cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from storage import Event, EventKind, GameRecord
 
@@ -63,7 +64,9 @@ TIMED_OUT = "time ran out"
 NOT_THEIR_OWN = (COMPUTER_MOVED, TIMED_OUT)
 """Words in a move's note that mark it as made for the player, not by them."""
 
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhd]?)$")
+_PART = r"(\d+(?:\.\d+)?)\s*([dhm])"
+_DURATION = re.compile(rf"^(?:{_PART}\s*)+$")
+_UNIT = {"d": DAY, "h": HOUR, "m": 60.0}
 _QUIET = re.compile(r"^(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})$")
 
 
@@ -149,10 +152,11 @@ ORDERS_ONLY = "standing orders alone"
 not moved the game: the position is as it was, and so is the open decision's clock."""
 
 
-def _is_decision(event: Event) -> bool:
+def is_decision(event: Event) -> bool:
     """A move a player was waited for. Setting or cancelling a standing order is no move
-    (it is left at any time); an order that acted at once, as it was set, is one."""
-    if event.kind is not EventKind.ACTION or not event.actor:
+    (it is left at any time); an order that acted at once, as it was set, is one. The
+    commissioner's `end` is none either: nobody was waited for it."""
+    if event.kind is not EventKind.ACTION or not event.actor or event.action.get("type") == "end_game":
         return False
     return event.action.get("type") != "standing_order" or ORDER_MOVED in (event.note or "")
 
@@ -160,7 +164,7 @@ def _is_decision(event: Event) -> bool:
 def starts_a_decision(event: Event) -> bool:
     """Whether a new decision falls due with ``event`` (the ledger's turn and reminders read it too)."""
     if event.kind is EventKind.ACTION:
-        return _is_decision(event)
+        return is_decision(event)
     if event.kind in (EventKind.UNDO, EventKind.REDO):
         return ORDERS_ONLY not in (event.note or "")
     return event.kind is EventKind.ADMIN and event.action.get("type") in ("start", "resume")
@@ -173,12 +177,26 @@ def _own(event: Event) -> bool:
 # --- reading what players type ----------------------------------------------------------
 
 
+def seconds_in(text: str) -> float | None:
+    """Seconds in a duration as players write it: ``90m``, ``24h``, ``3d``, ``13d 23h``,
+    ``1d12h``, ``1.5d``; ``0`` alone is none. None if ``text`` is no duration (a bare
+    number other than 0 is none either: it names no unit)."""
+    words = text.strip().lower()
+    if words == "0":
+        return 0.0
+    if _DURATION.match(words) is None:
+        return None
+    return sum(float(number) * _UNIT[unit] for number, unit in re.findall(_PART, words))
+
+
 def read_duration(text: str, what: str, low: float, high: float) -> float:
-    """Seconds from ``90m``, ``24h``, ``3d`` (a bare number is hours), between ``low`` and ``high``."""
-    match = _DURATION.match(text.strip().lower())
-    if match is None:
-        raise Refusal(f"Write the {what} as minutes, hours or days: `30m`, `24h`, `3d`.")
-    seconds = float(match[1]) * {"m": 60.0, "h": HOUR, "": HOUR, "d": DAY}[match[2]]
+    """Seconds in ``text`` (:func:`seconds_in`), between ``low`` and ``high``."""
+    seconds = seconds_in(text)
+    if seconds is None:
+        bare = text.strip()
+        if re.fullmatch(r"\d+(?:\.\d+)?", bare):
+            raise Refusal(f"Say which unit: `{bare}d` (days), `{bare}h` (hours) or `{bare}m` (minutes).")
+        raise Refusal(f"Write the {what} in days, hours and minutes: `3d`, `24h`, `13d 23h`, `30m`.")
     if not low <= seconds <= high or (seconds == 0 and low > 0):
         raise Refusal(f"The {what} is from {shown_duration(low)} to {shown_duration(high)}; "
                       f"{text.strip()} is not.")
@@ -203,9 +221,16 @@ def read_quiet(text: str) -> tuple[int, int] | None:
     return start, end
 
 
+@cache
+def _zone_names() -> dict[str, str]:
+    """The zone database's names, by their lower case."""
+    return {name.lower(): name for name in available_timezones()}
+
+
 def read_zone(text: str) -> str:
-    """A time zone's name (``Europe/Amsterdam``), checked against the zone database."""
-    name = text.strip()
+    """A time zone's name as the zone database spells it (``europe/amsterdam`` is
+    ``Europe/Amsterdam``), checked against it."""
+    name = _zone_names().get(text.strip().lower(), text.strip())
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
@@ -419,7 +444,7 @@ class TableClock:
             self.redo.clear()
             if TIMED_OUT in (event.note or ""):
                 self.timed_out.add(self.position)  # dealt with: an undo of it does not time them out again
-        if _is_decision(event) and (self.since is None or event.created_at > self.since):
+        if is_decision(event) and (self.since is None or event.created_at > self.since):
             self._decided(event)
         if event.kind is EventKind.UNDO:
             self._undone(event, restore=ORDERS_ONLY not in (event.note or ""))

@@ -182,7 +182,8 @@ class Timekeeper(Feature):
     async def status_lines(self, record: GameRecord, game: Game) -> str:
         """`status`'s clock lines: whose clock runs and since when, banks left, who is away."""
         clock = await self.table_clock(record.id)
-        if not clock.pace and not any(c.away for c in clock.players.values()):
+        chosen = "on_timeout" in record.options or clock.on_timeout != "wait"
+        if not clock.pace and not chosen and not any(c.away for c in clock.players.values()):
             return ""
         now = self.core.clock()
         acting = game.acting_player()
@@ -195,6 +196,8 @@ class Timekeeper(Feature):
                               for s in record.seats)
             lines.append(f"Pace {shown_duration(clock.pace)} per decision · banks left: {banks} · "
                          f"on time-out: {clock.on_timeout}")
+        elif chosen:
+            lines.append(f"No pace yet (the commissioner's `pace 24h` sets one) · on time-out: {clock.on_timeout}")
         for seat in record.seats:
             stretch = clock.player(seat.player_id).away_at(now)
             if stretch is not None:

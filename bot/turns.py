@@ -310,8 +310,10 @@ class Turns(Feature):
         restored = [(n, e) for n, e in enumerate(effective_events(stored[:undo]), 1) if e.seq not in kept]
         what = ", ".join(f"#{n} ({seat_name(record, e.actor)}: `{event_command(record, e)}`)"
                          for n, e in restored)
+        first = restored[0][1] if restored else None
         return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes {what}".rstrip(),
-                                  undo=False, clock_note=ORDERS_ONLY if all(_order_alone(e) for _, e in restored)
+                                  undo=False, orders_of=first.action if first and first.kind is EventKind.ACTION
+                                  else None, clock_note=ORDERS_ONLY if all(_order_alone(e) for _, e in restored)
                                   and restored else None)
 
     @staticmethod
@@ -331,17 +333,18 @@ class Turns(Feature):
         self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None, line: str, *, undo: bool,
         orders_of: dict[str, Any] | None = None, clock_note: str | None = None,
     ) -> Reply:
-        """Undo or redo; ``orders_of``: the action an undo takes back, whose standing
-        orders' moves (taken back with it) the post names; ``clock_note``: what the
-        clock reads from it (:data:`bot.clock.ORDERS_ONLY`)."""
+        """Undo or redo; ``orders_of``: the action an undo takes back (a redo makes
+        again), whose standing orders' moves, taken back (made again) with it, the post
+        names; ``clock_note``: what the clock reads from it (:data:`bot.clock.ORDERS_ONLY`)."""
         live = await self.repo.load(record.id)
         before, acting_before = fingerprints(live.game), live.game.acting_player()
         note = notes(reason.strip(), proxy_note(proxy), clock_note)
         shown = notes(code_span(reason), proxy_note(proxy))
         travel = self.repo.undo if undo else self.repo.redo
+        redone = "" if undo else _orders_taken_back(live.game, orders_of)  # found on the game before the redo
 
         def posts(game: Game, seq: int) -> list[dict[str, Any]]:
-            text = line + _orders_taken_back(game, orders_of)
+            text = line + (_orders_taken_back(game, orders_of) if undo else redone)
             return [{
                 "kind": "turn", "seq": seq, "text": text + (f" _({shown})_" if shown else ""),
                 "next": next_line(game), "mention": _turn_changed(game, acting_before),
@@ -393,8 +396,8 @@ def _turn_changed(game: Game, acting_before: str | None) -> str | None:
 
 def _orders_taken_back(game: Game, undone: dict[str, Any] | None) -> str:
     """`` and what standing orders did after it: ⚙ CV `run best`, ⚙ CV `withhold```:
-    the moves an undo took back with ``undone`` (found by playing it again on a copy of
-    ``game``, the game after the undo)."""
+    the moves an undo took back (a redo made again) with ``undone``, found by playing it
+    again on a copy of ``game``, the game without it (after the undo, before the redo)."""
     if undone is None:
         return ""
     again = Game(game.ctx, game.state.copy())

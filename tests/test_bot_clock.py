@@ -98,7 +98,9 @@ async def test_bad_clock_input_is_refused_in_one_line_and_changes_nothing(
     before, status = await _stored(store), await table.say("status")
     for line in ("as Anna pace 0", "as Anna pace soon", "as Boris away 400d", "as Boris away 15d",
                  "as Clara tz Mars/Olympus", "as Clara quiet 25:00-08:00", "as Anna on-timeout nap",
-                 "as Boris pace 2h", "as Anna bank forever"):
+                 "as Boris pace 2h", "as Anna bank forever", "as Boris away 5", "as Anna pace 24h",
+                 "as Anna pace 1d", "as Boris away 14d 1h", "as Clara quiet 08:00-21:00", "as Clara tz europe/nowhere",
+                 "as Anna bank 3 days"):
         said = await table.say(line)
         assert said.startswith("✗ ") and "\n" not in said, (line, said)
     assert await _stored(store) == before and await table.say("status") == status
@@ -144,14 +146,14 @@ async def test_reminders_wait_for_the_end_of_quiet_hours_in_tokyo_and_amsterdam(
     # Anna (Amsterdam, quiet 14:30-16:00 = 13:30-15:00 UTC) is due a reminder at 14:00 UTC
     assert await reminders_at(MONDAY + timedelta(hours=2)) == []
     assert await reminders_at(MONDAY + timedelta(hours=2, minutes=59)) == []
-    assert await reminders_at(MONDAY + timedelta(hours=3)) == ["⏰ Your turn has waited 3 h."]
+    assert await reminders_at(MONDAY + timedelta(hours=3)) == ["⏰ Your turn has waited 3h."]
     await service.handle(CHANNEL, Account("anna", "Anna"), "bid TSR 20")  # at 15:00 UTC = 00:00 in Tokyo
     assert await _acting(table) == "Kenji"
     # Kenji's reminder falls due at 17:00 UTC (02:00 in Tokyo) and waits until 08:00 there (23:00 UTC)
     assert await reminders_at(MONDAY + timedelta(hours=5)) == []
     assert await reminders_at(MONDAY + timedelta(hours=10, minutes=59)) == []
     player, channel = await reminders_at(MONDAY + timedelta(hours=11))  # the channel's was due too
-    assert player == "⏰ Your turn has waited 8 h." and channel.startswith("⏰ **Kenji** has not acted for 8 h.")
+    assert player == "⏰ Your turn has waited 8h." and channel.startswith("⏰ **Kenji** has not acted for 8h.")
 
 
 async def _timing_out(store: SqliteEventStore, clock: Clock, policy: str) -> Table:
@@ -402,10 +404,10 @@ async def test_status_and_stats_read_one_start_for_each_decision(
         assert "✗" not in await table.say(line), line
     clock.advance(hours=4)
     said = await table.say("status")
-    assert "Clock: Anna's runs since 2027-01-04 13:00 UTC" in said and "(waiting 5 h)" in said, said
+    assert "Clock: Anna's runs since 2027-01-04 13:00 UTC" in said and "(waiting 5h)" in said, said
     await table.say("as Anna bid TSR 20")
     assert "Anna: median 5h, 90% within 5h (1 move)" in await table.say("stats")
-    assert "Time to act (median): Anna 5 h (1 move)" in await table.say("status")
+    assert "Time to act (median): Anna 5h (1 move)" in await table.say("status")
     clock.advance(hours=2)  # Boris: from Anna's bid
     assert "Clock: Boris's runs since 2027-01-04 19:00 UTC" in await table.say("status")
     await table.say("as Boris pass")
@@ -451,7 +453,7 @@ async def test_the_pinned_status_shows_the_clock_lines_status_shows(store: Sqlit
     pinned = (await table.service.status(1)).text
     typed = await table.say("status")
     for line in ("Clock: Anna's runs since 2027-01-04 12:00 UTC", "banks left: Anna 2d 23h, Boris 3d, Clara 3d",
-                 "Boris is away until 2027-01-07 12:00 UTC", "bids on TSR (waiting 1 d 1 h)"):
+                 "Boris is away until 2027-01-07 12:00 UTC", "bids on TSR (waiting 1d 1h)"):
         assert line in pinned and line in typed, (line, pinned)
 
 
@@ -556,9 +558,9 @@ async def test_a_holiday_that_ends_by_itself_is_not_time_to_act_for_reminders(
     sent: list[Post] = []
     clock.advance(hours=25)
     assert await _reminded(table, sent) == []
-    assert "(waiting 1 h)" in await table.say("status")
+    assert "(waiting 1h)" in await table.say("status")
     clock.advance(hours=1)
-    assert await _reminded(table, sent) == ["⏰ Your turn has waited 2 h."]
+    assert await _reminded(table, sent) == ["⏰ Your turn has waited 2h."]
 
 
 async def test_reminders_and_status_count_from_one_start_after_away_and_back(
@@ -573,8 +575,8 @@ async def test_reminders_and_status_count_from_one_start_after_away_and_back(
     clock.advance(hours=1)
     await table.say("as Anna back")
     clock.advance(hours=1)
-    assert await _reminded(table, []) == ["⏰ Your turn has waited 4 h."]
-    assert "(waiting 4 h)" in await table.say("status")
+    assert await _reminded(table, []) == ["⏰ Your turn has waited 4h."]
+    assert "(waiting 4h)" in await table.say("status")
 
 
 # --- the re-checker's dodges (issue 38, third round) ------------------------------------------
@@ -599,7 +601,7 @@ async def test_undo_then_redo_of_ones_own_move_keeps_the_bank_spent_and_the_move
     assert "✗" not in await table.say("as Anna redo")
     status = await table.say("status")
     assert _bank(status, "Anna") == "7h" and "Clock: Boris's runs since 2027-01-06 04:00 UTC" in status, status
-    assert "(waiting 5 min)" in status, status
+    assert "(waiting 5m)" in status, status
     assert "Anna: median 1d 17h, 90% within 1d 17h (1 move)" in await table.say("stats")
     clock.advance(hours=13)  # Boris: 13 h 5 min on this decision, 1 h 5 min over
     assert _bank(await table.say("status"), "Boris") == "1d 10h 55m"
@@ -758,3 +760,43 @@ async def test_redo_keeps_the_bank_spent_and_a_time_out_move_stays_through_the_w
         assert _moves(await store.events(1), "boris")  # his time ran out: passed for him
         said = await table.say("as Boris undo")
         assert said.startswith("✗ That move was made for you when your time ran out"), said
+
+
+async def test_durations_take_a_unit_and_may_be_compound_and_zones_any_case(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Re-checker's low items: `away 5` asks for a unit (it was read as 5 hours);
+    `away 13d 23h`, `pace 1d 12h` are read (they were refused); `tz europe/amsterdam`
+    is Europe/Amsterdam (it was refused for its case)."""
+    table = await _table(store, clock)
+    await table.say("status")
+    before = await _stored(store)
+    assert await table.say("as Boris away 5") == "✗ Say which unit: `5d` (days), `5h` (hours) or `5m` (minutes)."
+    assert await _stored(store) == before
+    assert "Pace: 1d 12h per decision" in await table.say("as Anna pace 1d 12h")
+    assert "Each player's bank holds 2d 6h" in await table.say("as Anna bank 2d 6h")
+    assert "Boris is away for 13d 23h, until 2027-01-18 11:00 UTC" in await table.say("as Boris away 13d 23h")
+    assert "Clara's time zone: Europe/Amsterdam." in await table.say("as Clara tz europe/amsterdam")
+    assert "quiet 23:00-08:00 (Europe/Amsterdam)" in await table.say("as Clara quiet 23:00-08:00")
+
+
+async def test_the_commissioners_end_is_no_move_in_stats(store: SqliteEventStore, clock: Clock) -> None:
+    table = await _table(store, clock)
+    clock.advance(hours=2)
+    await table.say("as Anna bid TSR 20")
+    clock.advance(hours=5)
+    ended = await table.say("as Anna end confirm we stop here")
+    assert "Anna: median 2h, 90% within 2h (1 move)" in ended, ended
+    assert "Anna: median 2h, 90% within 2h (1 move)" in await table.say("stats")
+
+
+async def test_the_policy_chosen_at_new_shows_in_status_before_a_pace_is_set(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    service = TroikaService(store, clock=clock, pictures=False)
+    anna = Account("anna", "Anna")
+    await service.handle("chan", anna, "new 1861 short on-timeout computer")
+    await service.handle("chan", Account("boris", "Boris"), "join")
+    await service.handle("chan", anna, "start")
+    status = (await service.handle("chan", anna, "status")).text
+    assert "No pace yet (the commissioner's `pace 24h` sets one) · on time-out: computer" in status, status
