@@ -310,7 +310,8 @@ class PlayerClock:
             if hours is None or until <= start or since >= end:
                 continue
             zone = ZoneInfo(zone_name)
-            day, last = max(start, since).astimezone(zone).date() - timedelta(days=1), until.astimezone(zone).date()
+            day = max(start, since).astimezone(zone).date() - timedelta(days=1)
+            last = min(until, end).astimezone(zone).date()
             while day <= last:
                 a, b = _quiet_stretch(day, hours, zone)
                 if max(a, since) < min(b, until):
