@@ -525,6 +525,17 @@ async def test_quiet_hours_and_zones_hold_from_when_they_are_set_and_last_at_mos
     assert _bank(await table.say("status"), "Anna") == "3h"
 
 
+async def _bid_and_undo(store: SqliteEventStore, clock: Clock, hours: float) -> Table:
+    """Pace 12 h: Anna bids after ``hours`` and takes it back 5 min later."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    clock.advance(hours=hours)
+    await table.say("as Anna bid TSR 20")
+    clock.advance(minutes=5)
+    assert "✗" not in await table.say("as Anna undo")
+    return table
+
+
 async def test_an_undone_move_is_no_decision_and_the_clock_resumes_from_its_start(
     store: SqliteEventStore, clock: Clock,
 ) -> None:
@@ -532,12 +543,7 @@ async def test_an_undone_move_is_no_decision_and_the_clock_resumes_from_its_star
     bids and takes it back 5 min later: her decision runs again since Monday 12:00 (before
     the fix: since the undo, a fresh pace; the 5 min after the bid count too), and `stats`
     counts no move of hers."""
-    table = await _table(store, clock)
-    await table.say("as Anna pace 12h")
-    clock.advance(hours=30)
-    await table.say("as Anna bid TSR 20")
-    clock.advance(minutes=5)
-    assert "✗" not in await table.say("as Anna undo")
+    table = await _bid_and_undo(store, clock, 30)
     assert await _acting(table) == "Anna"
     status = await table.say("status")
     assert "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status and _bank(status, "Anna") == "17h 55m", status
@@ -590,12 +596,7 @@ async def test_undo_then_redo_of_ones_own_move_keeps_the_bank_spent_and_the_move
     made again: the hour she held it back is hers too, so 7 h are left and `stats` counts
     one move of 41 h; Boris's decision runs on from the bid (the hour between the undo
     and the redo is not his). Before the fix the redo gave her a full bank and no move."""
-    table = await _table(store, clock)
-    await table.say("as Anna pace 12h")
-    clock.advance(hours=40)
-    await table.say("as Anna bid TSR 20")
-    clock.advance(minutes=5)
-    assert "✗" not in await table.say("as Anna undo")
+    table = await _bid_and_undo(store, clock, 40)
     clock.advance(hours=1)
     assert _bank(await table.say("status"), "Anna") == "6h 55m"  # the 5 min after the bid count too
     assert "✗" not in await table.say("as Anna redo")
