@@ -8,23 +8,27 @@ Nothing here keeps a clock of its own: every figure is derived from the events' 
 The rules (README, "Time: pace, banks, holidays"):
 
 - A decision's clock starts when it falls due (the game's start, the move before it,
-  a redo, a resume) and stops when the player moves (or a standing order
+  a resume) and stops when the player moves (or a standing order
   moves for them). Setting or cancelling a standing order is no move: the clock runs on.
 - A player asked to agree to a deal, or whose seat the computer gave back, counts from
-  then; a new pace counts from when it is set. `status`, `stats` and reminders read
-  this one start.
+  then; a pace set after none counts from when it is set. `status`, `stats` and
+  reminders read this one start.
 - Time a player is away, or inside their quiet hours, does not count. A holiday stops
   the clock only while it lasts: after it (`back`, or its end) the same decision's
   clock runs on, its time already waited and bank already spent kept. Quiet hours and a
   time zone apply from when they are set, never to time already waited; quiet hours
-  last at most :data:`QUIET_MOST` a day.
+  last at most :data:`QUIET_MOST` a day, and however often they or the zone change, at
+  most that much of each day (UTC) stops the clock.
 - An undone move is no decision: after an undo the player's decision counts again from
   when it first fell due (its wait is dropped from `stats`, its charge to the bank
-  taken back).
+  taken back). A redo makes the undone moves again: the clock is as they left it,
+  the first of them charged the time it was held back too, and the decision open
+  before the undo runs on with the time from the undo to the redo left out.
 - With a pace set, the counted time beyond the pace comes out of the player's bank;
   a decision made within the pace gives back half the time it left unused, up to a
-  full bank. Moves not made by the player (the computer's, a timeout's) neither spend
-  nor refill.
+  full bank. Moves not made by the player (the computer's, a timeout's) spend what
+  ran over but refill nothing. A new pace applies from when it is set: the open decision's time beyond
+  the old pace stays spent, and it spends again once it has run longer than the new.
 - A player whose bank is empty while their decision is still open has timed out: the
   table's `on-timeout` policy applies.
 """
