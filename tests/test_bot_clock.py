@@ -801,3 +801,25 @@ async def test_the_policy_chosen_at_new_shows_in_status_before_a_pace_is_set(
     await service.handle("chan", anna, "start")
     status = (await service.handle("chan", anna, "status")).text
     assert "No pace yet (the commissioner's `pace 24h` sets one) · on time-out: computer" in status, status
+
+
+@pytest.mark.slow
+async def test_quiet_hours_moved_and_the_pace_re_set_neither_stop_nor_refill_through_the_worker_pool(
+    tmp_path: Path, clock: Clock,
+) -> None:
+    """As `troika run` plays (two worker processes): quiet hours moved on as each ends
+    stop the clock 12 h a day at most, and the same pace again is refused. (The workers
+    read the real time; the store the injected one, so the bid is what is charged.)"""
+    async with SqliteEventStore(tmp_path / "pool.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as pool:
+        table = Table(pool)  # type: ignore[arg-type]
+        await pool.start_local_game(CHANNEL, PLAYERS, first_player=0, seed=1861)
+        assert "✗" not in await table.say("as Anna pace 12h")
+        for hours, hours_quiet in ((0, "12:00-23:00"), (11, "23:00-10:00"), (11, "10:00-21:00")):
+            clock.advance(hours=hours)
+            assert "✗" not in await table.say(f"as Anna quiet {hours_quiet}")
+        clock.advance(hours=22)  # Wednesday 08:00: 44 h waited, 24 h quiet (12 h a day), 8 h over
+        assert "✗" not in await table.say("as Anna bid TSR 20")
+        assert _bank(await table.say("status"), "Anna") == "1d 4h"
+        assert (await table.say("as Anna pace 12h")).startswith("✗ The pace is 12h already")
+        assert _bank(await table.say("status"), "Anna") == "1d 4h"
