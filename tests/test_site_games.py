@@ -464,6 +464,21 @@ def test_an_export_names_the_options_played_and_an_import_reads_them_back() -> N
 DEAD_ENDS = json.loads((Path(__file__).parent / "data" / "site_accepts_dead_ends.json").read_text())
 
 
+def _stuck_merger(name: str, minor: str, site: bool) -> tuple[dict[str, Any], Game]:
+    """The verdict ``name`` of :data:`DEAD_ENDS` and its merger-round position, where
+    ``minor`` acts and the site's merge step would be left with no major to name; by
+    the site's live rules, or the rulebook's (``site`` false)."""
+    from tests.site_verdicts import load_log, positions
+
+    verdict = DEAD_ENDS[name]
+    _, game = next(positions(load_log(verdict["log"]), {verdict["position"]}))
+    if not site:
+        game.ctx.rules = Rules.rulebook(market=game.ctx.rules.market, options=game.ctx.rules.options)
+    assert game.round_name == "Merger" and game.actor() == minor
+    assert verdict["site_after"]["mergeable"] == [] and verdict["site_after"]["actions"] == ["merge"]
+    return verdict, game
+
+
 @pytest.mark.parametrize("site", [True, False])
 def test_a_lay_beyond_a_city_blocked_since_the_site_cached_its_graph_is_refused(site: bool) -> None:
     """Issue 35, cause M (generated 1861 game S4012, position 80): MV, bought in the
@@ -502,14 +517,9 @@ def test_a_minor_may_not_join_a_merge_when_no_major_is_left_to_form(site: bool) 
     9.2 minors merge to form a major, so with none left Troika refuses the join (saying
     why, not "not connected": SV does reach V) and offers the pass, state unchanged."""
     from engine.actions import Merge
-    from tests.site_verdicts import compare, load_log, positions
+    from tests.site_verdicts import compare
 
-    verdict = DEAD_ENDS["no_major_left"]
-    _, game = next(positions(load_log(verdict["log"]), {verdict["position"]}))
-    if not site:
-        game.ctx.rules = Rules.rulebook(market=game.ctx.rules.market, options=game.ctx.rules.options)
-    assert game.round_name == "Merger" and game.actor() == "SV"
-    assert verdict["site_after"]["mergeable"] == [] and verdict["site_after"]["actions"] == ["merge"]
+    verdict, game = _stuck_merger("no_major_left", "SV", site)
     offered = {move_key(game.state, a) for a in legal_actions(game)}
     joins = {k for k in verdict["accepted"] if k.startswith("merge ")}
     assert joins == {"merge SV V", "merge SV Y"} and offered == set(verdict["accepted"]) - joins
@@ -588,14 +598,9 @@ def test_a_minor_cannot_convert_with_no_major_left(site: bool) -> None:
     and refuses the conversion saying so (it said "only from the blue zone", and TR's
     price is in it), state unchanged."""
     from engine.actions import Convert
-    from tests.site_verdicts import compare, load_log, positions
+    from tests.site_verdicts import compare
 
-    verdict = DEAD_ENDS["no_major_to_convert_into"]
-    _, game = next(positions(load_log(verdict["log"]), {verdict["position"]}))
-    if not site:
-        game.ctx.rules = Rules.rulebook(market=game.ctx.rules.market, options=game.ctx.rules.options)
-    assert game.round_name == "Merger" and game.actor() == "TR"
-    assert verdict["site_after"]["mergeable"] == [] and verdict["site_after"]["actions"] == ["merge"]
+    verdict, game = _stuck_merger("no_major_to_convert_into", "TR", site)
     assert {move_key(game.state, a) for a in legal_actions(game)} == {"pass TR"}
     before = game.dump()
     with pytest.raises(EngineError, match=r"TR cannot convert: no major is left to convert into \(9\.1"):
