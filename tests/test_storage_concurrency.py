@@ -226,12 +226,15 @@ async def test_online_backup_while_another_connection_writes(tmp_path: Path) -> 
     game_id = await new_game(str(db_path))
     async with SqliteEventStore(db_path) as writer, SqliteEventStore(db_path) as backer:
 
+        first_written = asyncio.Event()
+
         async def write() -> None:
             for seq in range(300):
                 await writer.append(game_id, seq, NewEvent(token_action(f"t{seq}")))
+                first_written.set()
 
         writing = asyncio.create_task(write())
-        await asyncio.sleep(0.05)
+        await first_written.wait()  # the backup starts while the writer is under way, however busy the machine
         await backer.backup(tmp_path / "copy.db")
         await writing
     with sqlite3.connect(tmp_path / "copy.db") as copy:
