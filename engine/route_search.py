@@ -452,7 +452,7 @@ class _Optimizer:
                 lists[name] = self.searches[name].pool(answer.total - others)
         later_best = [self._best(names[i:]).total for i in range(1, len(names))]
         pools = [lists[name] for name in names[1:]]
-        self.scope.tick(sum(len(pool) for pool in pools) * len(pools))  # building the clash tables
+        self.scope.tick_many(sum(len(pool) for pool in pools) * len(pools))  # building the clash tables
         bar = _Pools(answer, names[1:], pools, later_best, self.scope.tick)
         self.searches[names[0]].run(0, bar, bar.complete)
         bar.complete(None, bar.start())
@@ -562,17 +562,88 @@ def bounded_income(ctx: Context, state: GameState, company: Company, steps: int)
     """What ``company``'s trains earn on their best routes, if the search over trains
     proves it within ``steps`` of work; else None (no integer program is tried). Also
     the work done, so a caller can share one budget among many searches: counted in
-    search steps, not seconds, the answer is the same on every machine."""
+    search steps, not seconds, the answer is the same on every machine.
+
+    A search is made once per position (:func:`routes_key`) and budget: asked again,
+    the answer and the work it counted are what the search would give again (the
+    search is a function of the position; how far it got says where a smaller budget
+    would have run out)."""
     trains = [t for t in company.trains if not t.operated]
+    if not trains or not company.placed_tokens:
+        return 0, 0
+    key = (id(ctx.board), routes_key(state, company, trains))
+    with _SEARCHED_LOCK:
+        known = _SEARCHED.get(key)
+        if known is not None:
+            _SEARCHED.move_to_end(key)
+    answer = known.within(steps) if known is not None and known.board is ctx.board else None
+    if answer is not None:
+        return answer
     scope = Scope(ctx, state, company)
-    if not trains or not scope.tokens:
+    if not scope.tokens:
         return 0, 0
     scope.budget = steps
     try:
         picked = _Optimizer(scope, trains).solve()
     except OutOfSteps:
+        _remember(key, _Searched(ctx.board, None, steps, scope.lumps))
         return None, scope.steps
-    return sum(r.revenue for r in _results(scope, trains, picked)), scope.steps
+    income = sum(r.revenue for r in _results(scope, trains, picked))
+    _remember(key, _Searched(ctx.board, income, scope.steps, scope.lumps))
+    return income, scope.steps
+
+
+def _remember(key: tuple[object, ...], searched: _Searched) -> None:
+    with _SEARCHED_LOCK:
+        _SEARCHED[key] = searched
+        while len(_SEARCHED) > SEARCHED_KEPT:
+            _SEARCHED.popitem(last=False)
+
+
+def routes_key(state: GameState, company: Company, trains: list[Train]) -> tuple[object, ...]:
+    """All the route search reads of a position for ``company``'s ``trains`` (besides
+    the board): the laid tiles, the tokens, the phase (off-board values), the company's
+    token order, its bonus privates and the trains in order."""
+    board = state.map
+    return (
+        company.sym,
+        state.phase,
+        tuple(t.name for t in trains),
+        tuple((t.hex, t.city) for t in company.placed_tokens),
+        tuple(p for p in company.privates if p not in state.closed_privates),
+        frozenset((hex_id, placed.tile, placed.rotation) for hex_id, placed in board.tiles.items()),
+        frozenset((city, tuple(held)) for city, held in board.tokens.items()),
+    )
+
+
+@dataclass
+class _Searched:
+    """A bounded search made: its income (None: out of steps), the budget it had (all
+    it counted, if it finished) and its lumps of work (:meth:`Scope.tick_many`)."""
+
+    board: object
+    income: int | None
+    budget: int
+    lumps: list[tuple[int, int]]
+
+    def within(self, steps: int) -> tuple[int | None, int] | None:
+        """What :func:`bounded_income` gives with ``steps`` allowed; None if unknown (a
+        search that ran out of a smaller budget than ``steps``)."""
+        if self.income is not None and self.budget <= steps:
+            return self.income, self.budget
+        if steps > self.budget:
+            return None
+        for before, lump in self.lumps:  # out of steps: where the count first passes ``steps``
+            if before <= steps < before + lump:
+                return None, before + lump
+        return None, steps + 1
+
+
+SEARCHED_KEPT = 1024
+"""Bounded searches remembered (see :func:`bounded_income`)."""
+
+_SEARCHED: OrderedDict[tuple[object, ...], _Searched] = OrderedDict()
+_SEARCHED_LOCK = threading.Lock()
 
 
 def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, Found]]:

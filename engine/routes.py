@@ -217,6 +217,7 @@ class Scope:
         self._pricing: dict[str, _Pricing] = {}
         self.budget: int | None = None  # search steps allowed (None: no limit)
         self.steps = 0
+        self.lumps: list[tuple[int, int]] = []  # (steps before, steps) of each count of many at once
 
     @property
     def hex_bit(self) -> list[int]:
@@ -234,6 +235,13 @@ class Scope:
             self.steps += steps
             if self.steps > self.budget:
                 raise OutOfSteps
+
+    def tick_many(self, steps: int) -> None:
+        """:meth:`tick` for work counted in one lump, remembered in :attr:`lumps` (where a
+        smaller budget would have run out is then known without searching again)."""
+        if self.budget is not None:
+            self.lumps.append((self.steps, steps))
+        self.tick(steps)
 
     @cached_property
     def reach(self) -> int:
