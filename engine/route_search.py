@@ -67,6 +67,8 @@ class _TrainSearch:
             )
             for node in range(len(graph.nodes))
         ]
+        # for the frontier, where the order does not matter: (the node as a bit, the node, the track)
+        self.onward = [[(1 << other, other, mask) for _s, other, mask in found] for found in self.adjacent]
 
     def top(self, candidates: int, k: int) -> int:
         """The sum of the ``k`` best upper-bound worths among ``candidates``."""
@@ -82,29 +84,26 @@ class _TrainSearch:
                     break
         return total
 
-    def frontier(self, starts: list[int], visited: int, hexes: int, groups: int, used: int) -> int:
+    def frontier(self, starts: list[int], visited: int, taken: int, used: int) -> int:
         """Nodes a route could still add from ``starts`` on unused track (relaxed: the
         walks to them may share track with each other)."""
-        scope = self.scope
-        hex_bit = scope.hex_bit
-        group_bit = scope.group_bit
-        passable = scope.passable
-        adjacent = self.adjacent
+        taken_bit = self.scope.taken_bit
+        passable = self.scope.passable
+        onward = self.onward
         found = 0
         seen = visited
         stack = starts
+        pop, push = stack.pop, stack.append
         while stack:
-            node = stack.pop()
-            for _s, other, seg_mask in adjacent[node]:
-                bit = 1 << other
-                if used & seg_mask or seen & bit:
+            for bit, other, seg_mask in onward[pop()]:
+                if seen & bit or used & seg_mask:
                     continue
                 seen |= bit
-                if hexes & hex_bit[other] or groups & group_bit[other]:
+                if taken & taken_bit[other]:
                     continue
                 found |= bit
                 if passable & bit:
-                    stack.append(other)
+                    push(other)
         return found
 
     def gainful(self, ahead: int, counted: int, optional_seen: int, room: int) -> bool:
@@ -140,8 +139,7 @@ class _TrainSearch:
         scope = self.scope
         tick = scope.tick
         pricing = self.pricing
-        hex_bit = scope.hex_bit
-        group_bit = scope.group_bit
+        taken_bit = scope.taken_bit
         passable = scope.passable
         mandatory = pricing.mandatory
         worth_ub = pricing.worth_ub
@@ -155,7 +153,7 @@ class _TrainSearch:
         segs2: list[int] = []
 
         def step(
-            t0: int, head: int, phase: int, visited: int, hexes: int, groups: int, used: int,
+            t0: int, head: int, phase: int, visited: int, taken: int, used: int,
             musts: int, must_ub: int, banned: int, floor: int, mark: object, within: int,
         ) -> None:
             # The bounds cover this route and all its extensions: cheap ones first.
@@ -172,7 +170,7 @@ class _TrainSearch:
             starts = [head] if passable >> head & 1 else []
             if phase == 1 and arm1:
                 starts.append(t0)
-            ahead = self.frontier(starts, visited, hexes, groups, used)
+            ahead = self.frontier(starts, visited, taken, used)
             if must_ub + self.top(ahead | optional_seen, room) <= threshold:
                 return
             if arm1:
@@ -191,7 +189,7 @@ class _TrainSearch:
                     floor = max(floor, value)
                     if not self.gainful(ahead, counted, optional_seen, room):
                         return
-            state = (visited, hexes, groups, used, musts, must_ub, floor, mark, ahead)
+            state = (visited, taken, used, musts, must_ub, floor, mark, ahead)
             if passable >> head & 1:
                 grow(t0, head, phase, -1, state, banned)
             if phase == 1 and arm1:
@@ -201,13 +199,13 @@ class _TrainSearch:
             t0: int, head: int, phase: int, after: int,
             state: tuple[int, int, int, int, int, int, int, object, int], banned: int,
         ) -> None:
-            visited, hexes, groups, used, musts, must_ub, floor, mark, ahead = state
+            visited, taken, used, musts, must_ub, floor, mark, ahead = state
             arm, segs = (arm1, segs1) if phase == 1 else (arm2, segs2)
             for s, other, seg_mask in adjacent[head]:
                 bit = 1 << other
                 if s <= after or used & seg_mask or visited & bit:
                     continue
-                if hexes & hex_bit[other] or groups & group_bit[other]:
+                if taken & taken_bit[other]:
                     continue
                 is_must = mandatory >> other & 1
                 if is_must and capped and musts >= limit:
@@ -215,8 +213,7 @@ class _TrainSearch:
                 arm.append(other)
                 segs.append(s)
                 step(
-                    t0, other, phase, visited | bit, hexes | hex_bit[other],
-                    groups | group_bit[other], used | seg_mask, musts + is_must,
+                    t0, other, phase, visited | bit, taken | taken_bit[other], used | seg_mask, musts + is_must,
                     must_ub + (worth_ub[other] if is_must else 0), banned, floor,
                     bar.add(mark, seg_mask), ahead,
                 )
@@ -227,7 +224,7 @@ class _TrainSearch:
         for t0 in scope.tokens:
             is_must = mandatory >> t0 & 1
             step(
-                t0, t0, 1, banned | 1 << t0, hex_bit[t0], group_bit[t0], used0,
+                t0, t0, 1, banned | 1 << t0, taken_bit[t0], used0,
                 is_must, worth_ub[t0] if is_must else 0, banned, 0, bar.start(), scope.reach,
             )
             banned |= 1 << t0

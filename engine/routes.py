@@ -128,6 +128,13 @@ class RouteNodes:
             found.append(bits)
         return found
 
+    @cached_property
+    def taken_bit(self) -> list[int]:
+        """Each node's hex and revenue groups as bits of one mask, the groups' above the
+        hexes': what a route visiting it takes (no other stop of the hex or group after)."""
+        shift = max(self.hex_bit, default=0).bit_length()
+        return [h | g << shift for h, g in zip(self.hex_bit, self.group_bit)]
+
     def values(self, phase_color: str) -> list[int]:
         """Each node's revenue in a phase of ``phase_color`` (11: off-boards grow)."""
         if phase_color not in self._values:
@@ -228,6 +235,11 @@ class Scope:
     def group_bit(self) -> list[int]:
         """Each node's revenue groups as bits (:attr:`RouteNodes.group_bit`)."""
         return self.nodes.group_bit
+
+    @property
+    def taken_bit(self) -> list[int]:
+        """Each node's hex and revenue groups as one mask (:attr:`RouteNodes.taken_bit`)."""
+        return self.nodes.taken_bit
 
     def tick(self, steps: int = 1) -> None:
         """Count search work; raise :class:`OutOfSteps` past the budget."""
