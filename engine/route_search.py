@@ -197,7 +197,7 @@ class _TrainSearch:
 
         def grow(
             t0: int, head: int, phase: int, after: int,
-            state: tuple[int, int, int, int, int, int, int, object, int], banned: int,
+            state: tuple[int, int, int, int, int, int, object, int], banned: int,
         ) -> None:
             visited, taken, used, musts, must_ub, floor, mark, ahead = state
             arm, segs = (arm1, segs1) if phase == 1 else (arm2, segs2)
