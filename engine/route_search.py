@@ -597,6 +597,27 @@ def _remember(key: tuple[object, ...], searched: _Searched) -> None:
             _SEARCHED.popitem(last=False)
 
 
+def best_income(ctx: Context, state: GameState, company: Company) -> int:
+    """What ``company``'s trains that have not run earn on their best routes
+    (:func:`best_routes`), remembered by all the search reads of the position
+    (:func:`routes_key`): the answer is proven best, so the same whenever asked."""
+    trains = [t for t in company.trains if not t.operated]
+    if not trains or not company.placed_tokens:
+        return 0
+    key = (id(ctx.board), routes_key(state, company, trains))
+    with _SEARCHED_LOCK:
+        known = _INCOMES.get(key)
+        if known is not None and known[0] is ctx.board:
+            _INCOMES.move_to_end(key)
+            return known[1]
+    income = sum(r.revenue for r in _solve(ctx, state, company, None))
+    with _SEARCHED_LOCK:
+        _INCOMES[key] = (ctx.board, income)
+        while len(_INCOMES) > SEARCHED_KEPT:
+            _INCOMES.popitem(last=False)
+    return income
+
+
 def routes_key(state: GameState, company: Company, trains: list[Train]) -> tuple[object, ...]:
     """All the route search reads of a position for ``company``'s ``trains`` (besides
     the board): the laid tiles, the tokens, the phase (off-board values), the company's
@@ -637,9 +658,10 @@ class _Searched:
 
 
 SEARCHED_KEPT = 1024
-"""Bounded searches remembered (see :func:`bounded_income`)."""
+"""Bounded searches remembered (see :func:`bounded_income`), and incomes (:func:`best_income`)."""
 
 _SEARCHED: OrderedDict[tuple[object, ...], _Searched] = OrderedDict()
+_INCOMES: OrderedDict[tuple[object, ...], tuple[object, int]] = OrderedDict()  # see best_income
 _SEARCHED_LOCK = threading.Lock()
 
 

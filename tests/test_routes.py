@@ -520,7 +520,8 @@ def test_a_remembered_bounded_search_answers_as_a_search_made_afresh() -> None:
     player's budget depends on it), also where a smaller budget runs out inside a lump
     of work. A position that differs in anything the search reads is searched afresh,
     where a stale answer would be wrong: the phase (off-board values), a private closed
-    (its bonus), a city filled by another company's token, the order of the tokens."""
+    (its bonus), a city filled by another company's token, the order of the tokens.
+    best_income (the greedy player's, remembered the same way) answers afresh too."""
     from engine import route_search
     from engine.route_search import bounded_income
 
@@ -538,10 +539,13 @@ def test_a_remembered_bounded_search_answers_as_a_search_made_afresh() -> None:
     income, total = bounded_income(CTX, final, final.companies["RSR"], 10**9)
     (searched,) = route_search._SEARCHED.values()
     (before, lump), = [(b, n) for b, n in searched.lumps if n > 1]  # the clash tables of two trains' lists
-    for steps in (1, before, before + 1, before + lump - 1, before + lump, total - 1, total, 10**9):
-        found = remembered_and_afresh(final, "RSR", steps, final, 10**9)
+    budgets = (1, before, before + lump - 1, before + lump, total - 1, total)
+    remembered = [bounded_income(CTX, final, final.companies["RSR"], steps) for steps in budgets]
+    for steps, found in zip(budgets, remembered):
         assert found == ((income, total) if steps >= total else (None, before + lump if before <= steps < before + lump
                                                                  else steps + 1))
+        route_search._SEARCHED.clear()
+        assert found == bounded_income(CTX, final, final.companies["RSR"], steps)
     assert remembered_and_afresh(final, "RSR", before // 2, final, before) == (None, before // 2 + 1)
     assert remembered_and_afresh(final, "RSR", 10**9, final, before) == (income, total)
 
@@ -560,3 +564,7 @@ def test_a_remembered_bounded_search_answers_as_a_search_made_afresh() -> None:
         was = bounded_income(CTX, primed, primed.companies[sym], 10**9)
         now = remembered_and_afresh(state, sym, 10**9, primed, 10**9)
         assert (now[0] != was[0]) == changed and now != was, (sym, was, now)  # the order: the same, found later
+        route_search._INCOMES.clear()
+        assert route_search.best_income(CTX, primed, primed.companies[sym]) == was[0]
+        assert route_search.best_income(CTX, state, state.companies[sym]) == now[0] == sum(
+            r.revenue for r in best_routes(CTX, state, state.companies[sym], remember=False))
