@@ -737,17 +737,22 @@ def _segment_walk(graph: TrackGraph, passable: int, starts: list[int], reached: 
     segments, adjacent = graph.segments, graph.adjacent
     seen: set[tuple[int, int, int]] = set()
 
+    def onward(node: int, visited: int, used: int) -> Iterable[tuple[int, int, int]]:
+        """Each segment from ``node`` to a node not visited on track not used: (that
+        node, its bit, the segment's track)."""
+        for s in adjacent[node]:
+            seg = segments[s]
+            other = seg.a ^ seg.b ^ node
+            if not visited >> other & 1 and not used & seg.mask:
+                yield other, 1 << other, seg.mask
+
     def within_reach(head: int, visited: int, used: int) -> int:
         """The unproven nodes track from ``head`` leads to, through passable nodes not
         visited, on segments using no border used (relaxed: walks may share track)."""
         found, stack, seen_nodes = 0, [head], visited
         while stack:
-            node = stack.pop()
-            for s in adjacent[node]:
-                seg = segments[s]
-                other = seg.a ^ seg.b ^ node
-                bit = 1 << other
-                if seen_nodes & bit or used & seg.mask:
+            for other, bit, _ in onward(stack.pop(), seen_nodes, used):
+                if seen_nodes & bit:
                     continue
                 seen_nodes |= bit
                 found |= bit
@@ -757,12 +762,7 @@ def _segment_walk(graph: TrackGraph, passable: int, starts: list[int], reached: 
 
     def leave(node: int, visited: int, used: int) -> None:
         nonlocal reached, unproven
-        for s in adjacent[node]:
-            seg = segments[s]
-            other = seg.a ^ seg.b ^ node
-            bit = 1 << other
-            if visited & bit or used & seg.mask:
-                continue
+        for other, bit, mask in onward(node, visited, used):
             if unproven & bit:
                 reached |= bit
                 unproven &= ~bit
@@ -770,8 +770,8 @@ def _segment_walk(graph: TrackGraph, passable: int, starts: list[int], reached: 
                     raise _Done
             if not passable & bit:
                 continue
-            key = (other, visited | bit, used | seg.mask)
-            if key in seen or not within_reach(other, visited | bit, used | seg.mask):
+            key = (other, visited | bit, used | mask)
+            if key in seen or not within_reach(*key):
                 continue
             seen.add(key)
             leave(*key)
