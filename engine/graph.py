@@ -719,6 +719,72 @@ def reachable(ctx: Context, state: GameState, company: str) -> Reach:
     return reach
 
 
+def reached_nodes(graph: TrackGraph, passable: int, starts: list[int]) -> int:
+    """The nodes a walk from ``starts`` reaches by the rules of 8.1 (as :class:`_Walk`
+    finds them), as a mask: what the survey proves, then, for the nodes it found but
+    could not prove, a depth-first walk over whole segments that goes only where one
+    of them is still within reach on track it has not used."""
+    survey = _Walk(graph, passable)
+    survey._survey(starts)
+    if survey.nodes == survey.full_nodes:
+        return survey.nodes
+    return _segment_walk(graph, passable, starts, survey.nodes, survey.full_nodes & ~survey.nodes)
+
+
+def _segment_walk(graph: TrackGraph, passable: int, starts: list[int], reached: int, unproven: int) -> int:
+    """``reached`` and the nodes of ``unproven`` that a walk from ``starts`` reaches (8.1),
+    walking whole segments, each branch only while some of ``unproven`` is within reach."""
+    segments, adjacent = graph.segments, graph.adjacent
+    seen: set[tuple[int, int, int]] = set()
+
+    def onward(node: int, visited: int, used: int) -> Iterable[tuple[int, int, int]]:
+        """Each segment from ``node`` to a node not visited on track not used: (that
+        node, its bit, the segment's track)."""
+        for s in adjacent[node]:
+            seg = segments[s]
+            other = seg.a ^ seg.b ^ node
+            if not visited >> other & 1 and not used & seg.mask:
+                yield other, 1 << other, seg.mask
+
+    def within_reach(head: int, visited: int, used: int) -> int:
+        """The unproven nodes track from ``head`` leads to, through passable nodes not
+        visited, on segments using no border used (relaxed: walks may share track)."""
+        found, stack, seen_nodes = 0, [head], visited
+        while stack:
+            for other, bit, _ in onward(stack.pop(), seen_nodes, used):
+                if seen_nodes & bit:
+                    continue
+                seen_nodes |= bit
+                found |= bit
+                if passable & bit:
+                    stack.append(other)
+        return found & unproven
+
+    def leave(node: int, visited: int, used: int) -> None:
+        nonlocal reached, unproven
+        for other, bit, mask in onward(node, visited, used):
+            if unproven & bit:
+                reached |= bit
+                unproven &= ~bit
+                if not unproven:
+                    raise _Done
+            if not passable & bit:
+                continue
+            key = (other, visited | bit, used | mask)
+            if key in seen or not within_reach(*key):
+                continue
+            seen.add(key)
+            leave(*key)
+
+    try:
+        for start in starts:
+            if within_reach(start, 1 << start, 0):
+                leave(start, 1 << start, 0)
+    except _Done:
+        pass
+    return reached
+
+
 def reached_with(ctx: Context, state: GameState, company: str, hex_id: str, laid: tuple[TileDef, int]
                  ) -> tuple[frozenset[NodeRef], int] | None:
     """The revenue nodes ``company`` would reach (8.1, as :func:`reachable`) with the
@@ -730,7 +796,7 @@ def reached_with(ctx: Context, state: GameState, company: str, hex_id: str, laid
     if graph is None:
         return None
     starts = token_nodes(state, graph, company)
-    reached = _Walk(graph, passable_nodes(graph, blocked_nodes(state, graph, [company]))).run(starts).nodes
+    reached = reached_nodes(graph, passable_nodes(graph, blocked_nodes(state, graph, [company])), starts)
     legs = sum(1 for seg in graph.segments if reached >> seg.a & 1 and reached >> seg.b & 1 and hex_id in seg.hexes)
     return frozenset(graph.nodes[n] for n in range(len(graph.nodes)) if reached >> n & 1), legs
 

@@ -67,6 +67,8 @@ class _TrainSearch:
             )
             for node in range(len(graph.nodes))
         ]
+        # for the frontier, where the order does not matter: (the node as a bit, the node, the track)
+        self.onward = [[(1 << other, other, mask) for _s, other, mask in found] for found in self.adjacent]
 
     def top(self, candidates: int, k: int) -> int:
         """The sum of the ``k`` best upper-bound worths among ``candidates``."""
@@ -82,29 +84,26 @@ class _TrainSearch:
                     break
         return total
 
-    def frontier(self, starts: list[int], visited: int, hexes: int, groups: int, used: int) -> int:
+    def frontier(self, starts: list[int], visited: int, taken: int, used: int) -> int:
         """Nodes a route could still add from ``starts`` on unused track (relaxed: the
         walks to them may share track with each other)."""
-        scope = self.scope
-        hex_bit = scope.hex_bit
-        group_bit = scope.group_bit
-        passable = scope.passable
-        adjacent = self.adjacent
+        taken_bit = self.scope.taken_bit
+        passable = self.scope.passable
+        onward = self.onward
         found = 0
         seen = visited
         stack = starts
+        pop, push = stack.pop, stack.append
         while stack:
-            node = stack.pop()
-            for _s, other, seg_mask in adjacent[node]:
-                bit = 1 << other
-                if used & seg_mask or seen & bit:
+            for bit, other, seg_mask in onward[pop()]:
+                if seen & bit or used & seg_mask:
                     continue
                 seen |= bit
-                if hexes & hex_bit[other] or groups & group_bit[other]:
+                if taken & taken_bit[other]:
                     continue
                 found |= bit
                 if passable & bit:
-                    stack.append(other)
+                    push(other)
         return found
 
     def gainful(self, ahead: int, counted: int, optional_seen: int, room: int) -> bool:
@@ -140,8 +139,7 @@ class _TrainSearch:
         scope = self.scope
         tick = scope.tick
         pricing = self.pricing
-        hex_bit = scope.hex_bit
-        group_bit = scope.group_bit
+        taken_bit = scope.taken_bit
         passable = scope.passable
         mandatory = pricing.mandatory
         worth_ub = pricing.worth_ub
@@ -155,7 +153,7 @@ class _TrainSearch:
         segs2: list[int] = []
 
         def step(
-            t0: int, head: int, phase: int, visited: int, hexes: int, groups: int, used: int,
+            t0: int, head: int, phase: int, visited: int, taken: int, used: int,
             musts: int, must_ub: int, banned: int, floor: int, mark: object, within: int,
         ) -> None:
             # The bounds cover this route and all its extensions: cheap ones first.
@@ -172,7 +170,7 @@ class _TrainSearch:
             starts = [head] if passable >> head & 1 else []
             if phase == 1 and arm1:
                 starts.append(t0)
-            ahead = self.frontier(starts, visited, hexes, groups, used)
+            ahead = self.frontier(starts, visited, taken, used)
             if must_ub + self.top(ahead | optional_seen, room) <= threshold:
                 return
             if arm1:
@@ -191,7 +189,7 @@ class _TrainSearch:
                     floor = max(floor, value)
                     if not self.gainful(ahead, counted, optional_seen, room):
                         return
-            state = (visited, hexes, groups, used, musts, must_ub, floor, mark, ahead)
+            state = (visited, taken, used, musts, must_ub, floor, mark, ahead)
             if passable >> head & 1:
                 grow(t0, head, phase, -1, state, banned)
             if phase == 1 and arm1:
@@ -199,15 +197,15 @@ class _TrainSearch:
 
         def grow(
             t0: int, head: int, phase: int, after: int,
-            state: tuple[int, int, int, int, int, int, int, object, int], banned: int,
+            state: tuple[int, int, int, int, int, int, object, int], banned: int,
         ) -> None:
-            visited, hexes, groups, used, musts, must_ub, floor, mark, ahead = state
+            visited, taken, used, musts, must_ub, floor, mark, ahead = state
             arm, segs = (arm1, segs1) if phase == 1 else (arm2, segs2)
             for s, other, seg_mask in adjacent[head]:
                 bit = 1 << other
                 if s <= after or used & seg_mask or visited & bit:
                     continue
-                if hexes & hex_bit[other] or groups & group_bit[other]:
+                if taken & taken_bit[other]:
                     continue
                 is_must = mandatory >> other & 1
                 if is_must and capped and musts >= limit:
@@ -215,8 +213,7 @@ class _TrainSearch:
                 arm.append(other)
                 segs.append(s)
                 step(
-                    t0, other, phase, visited | bit, hexes | hex_bit[other],
-                    groups | group_bit[other], used | seg_mask, musts + is_must,
+                    t0, other, phase, visited | bit, taken | taken_bit[other], used | seg_mask, musts + is_must,
                     must_ub + (worth_ub[other] if is_must else 0), banned, floor,
                     bar.add(mark, seg_mask), ahead,
                 )
@@ -227,7 +224,7 @@ class _TrainSearch:
         for t0 in scope.tokens:
             is_must = mandatory >> t0 & 1
             step(
-                t0, t0, 1, banned | 1 << t0, hex_bit[t0], group_bit[t0], used0,
+                t0, t0, 1, banned | 1 << t0, taken_bit[t0], used0,
                 is_must, worth_ub[t0] if is_must else 0, banned, 0, bar.start(), scope.reach,
             )
             banned |= 1 << t0
@@ -452,7 +449,7 @@ class _Optimizer:
                 lists[name] = self.searches[name].pool(answer.total - others)
         later_best = [self._best(names[i:]).total for i in range(1, len(names))]
         pools = [lists[name] for name in names[1:]]
-        self.scope.tick(sum(len(pool) for pool in pools) * len(pools))  # building the clash tables
+        self.scope.tick_many(sum(len(pool) for pool in pools) * len(pools))  # building the clash tables
         bar = _Pools(answer, names[1:], pools, later_best, self.scope.tick)
         self.searches[names[0]].run(0, bar, bar.complete)
         bar.complete(None, bar.start())
@@ -562,17 +559,110 @@ def bounded_income(ctx: Context, state: GameState, company: Company, steps: int)
     """What ``company``'s trains earn on their best routes, if the search over trains
     proves it within ``steps`` of work; else None (no integer program is tried). Also
     the work done, so a caller can share one budget among many searches: counted in
-    search steps, not seconds, the answer is the same on every machine."""
+    search steps, not seconds, the answer is the same on every machine.
+
+    A search is made once per position (:func:`routes_key`) and budget: asked again,
+    the answer and the work it counted are what the search would give again (the
+    search is a function of the position; how far it got says where a smaller budget
+    would have run out)."""
     trains = [t for t in company.trains if not t.operated]
+    if not trains or not company.placed_tokens:
+        return 0, 0
+    key = (id(ctx.board), routes_key(state, company, trains))
+    with _SEARCHED_LOCK:
+        known = _SEARCHED.get(key)
+        if known is not None:
+            _SEARCHED.move_to_end(key)
+    answer = known.within(steps) if known is not None and known.board is ctx.board else None
+    if answer is not None:
+        return answer
     scope = Scope(ctx, state, company)
-    if not trains or not scope.tokens:
+    if not scope.tokens:
         return 0, 0
     scope.budget = steps
     try:
         picked = _Optimizer(scope, trains).solve()
     except OutOfSteps:
+        _remember(key, _Searched(ctx.board, None, steps, scope.lumps))
         return None, scope.steps
-    return sum(r.revenue for r in _results(scope, trains, picked)), scope.steps
+    income = sum(r.revenue for r in _results(scope, trains, picked))
+    _remember(key, _Searched(ctx.board, income, scope.steps, scope.lumps))
+    return income, scope.steps
+
+
+def _remember(key: tuple[object, ...], searched: _Searched) -> None:
+    with _SEARCHED_LOCK:
+        _SEARCHED[key] = searched
+        while len(_SEARCHED) > SEARCHED_KEPT:
+            _SEARCHED.popitem(last=False)
+
+
+def best_income(ctx: Context, state: GameState, company: Company) -> int:
+    """What ``company``'s trains that have not run earn on their best routes
+    (:func:`best_routes`), remembered by all the search reads of the position
+    (:func:`routes_key`): the answer is proven best, so the same whenever asked."""
+    trains = [t for t in company.trains if not t.operated]
+    if not trains or not company.placed_tokens:
+        return 0
+    key = (id(ctx.board), routes_key(state, company, trains))
+    with _SEARCHED_LOCK:
+        known = _INCOMES.get(key)
+        if known is not None and known[0] is ctx.board:
+            _INCOMES.move_to_end(key)
+            return known[1]
+    income = sum(r.revenue for r in _solve(ctx, state, company, None))
+    with _SEARCHED_LOCK:
+        _INCOMES[key] = (ctx.board, income)
+        while len(_INCOMES) > SEARCHED_KEPT:
+            _INCOMES.popitem(last=False)
+    return income
+
+
+def routes_key(state: GameState, company: Company, trains: list[Train]) -> tuple[object, ...]:
+    """All the route search reads of a position for ``company``'s ``trains`` (besides
+    the board): the laid tiles, the tokens, the phase (off-board values), the company's
+    token order, its bonus privates and the trains in order."""
+    board = state.map
+    return (
+        company.sym,
+        state.phase,
+        tuple(t.name for t in trains),
+        tuple((t.hex, t.city) for t in company.placed_tokens),
+        tuple(p for p in company.privates if p not in state.closed_privates),
+        frozenset((hex_id, placed.tile, placed.rotation) for hex_id, placed in board.tiles.items()),
+        frozenset((city, tuple(held)) for city, held in board.tokens.items()),
+    )
+
+
+@dataclass
+class _Searched:
+    """A bounded search made: its income (None: out of steps), the budget it had (all
+    it counted, if it finished) and its lumps of work (:meth:`Scope.tick_many`)."""
+
+    board: object
+    income: int | None
+    budget: int
+    lumps: list[tuple[int, int]]
+
+    def within(self, steps: int) -> tuple[int | None, int] | None:
+        """What :func:`bounded_income` gives with ``steps`` allowed; None if unknown (a
+        search that ran out of a smaller budget than ``steps``)."""
+        if self.income is not None and self.budget <= steps:
+            return self.income, self.budget
+        if steps > self.budget:
+            return None
+        for before, lump in self.lumps:  # out of steps: where the count first passes ``steps``
+            if before <= steps < before + lump:
+                return None, before + lump
+        return None, steps + 1
+
+
+SEARCHED_KEPT = 1024
+"""Bounded searches remembered (see :func:`bounded_income`), and incomes (:func:`best_income`)."""
+
+_SEARCHED: OrderedDict[tuple[object, ...], _Searched] = OrderedDict()
+_INCOMES: OrderedDict[tuple[object, ...], tuple[object, int]] = OrderedDict()  # see best_income
+_SEARCHED_LOCK = threading.Lock()
 
 
 def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, Found]]:

@@ -128,6 +128,13 @@ class RouteNodes:
             found.append(bits)
         return found
 
+    @cached_property
+    def taken_bit(self) -> list[int]:
+        """Each node's hex and revenue groups as bits of one mask, the groups' above the
+        hexes': what a route visiting it takes (no other stop of the hex or group after)."""
+        shift = max(self.hex_bit, default=0).bit_length()
+        return [h | g << shift for h, g in zip(self.hex_bit, self.group_bit)]
+
     def values(self, phase_color: str) -> list[int]:
         """Each node's revenue in a phase of ``phase_color`` (11: off-boards grow)."""
         if phase_color not in self._values:
@@ -217,6 +224,7 @@ class Scope:
         self._pricing: dict[str, _Pricing] = {}
         self.budget: int | None = None  # search steps allowed (None: no limit)
         self.steps = 0
+        self.lumps: list[tuple[int, int]] = []  # (steps before, steps) of each count of many at once
 
     @property
     def hex_bit(self) -> list[int]:
@@ -228,12 +236,24 @@ class Scope:
         """Each node's revenue groups as bits (:attr:`RouteNodes.group_bit`)."""
         return self.nodes.group_bit
 
+    @property
+    def taken_bit(self) -> list[int]:
+        """Each node's hex and revenue groups as one mask (:attr:`RouteNodes.taken_bit`)."""
+        return self.nodes.taken_bit
+
     def tick(self, steps: int = 1) -> None:
         """Count search work; raise :class:`OutOfSteps` past the budget."""
         if self.budget is not None:
             self.steps += steps
             if self.steps > self.budget:
                 raise OutOfSteps
+
+    def tick_many(self, steps: int) -> None:
+        """:meth:`tick` for work counted in one lump, remembered in :attr:`lumps` (where a
+        smaller budget would have run out is then known without searching again)."""
+        if self.budget is not None:
+            self.lumps.append((self.steps, steps))
+        self.tick(steps)
 
     @cached_property
     def reach(self) -> int:

@@ -307,3 +307,46 @@ def test_minor_links_answers_as_the_walk_that_counts_the_target_a_friend(name: s
 
     assert replay(log, before=before).report.ok
     assert 0 < connected < pairs, (connected, pairs)  # both answers were met
+
+
+def test_reached_nodes_are_the_nodes_every_walk_reaches() -> None:
+    """reached_nodes (behind reached_with) finds the nodes the exhaustive walk over track
+    ends finds: at every lay of a real game, for every company with a token, on the map
+    before the lay and with the lay's tile put on its hex. Some positions have nodes the
+    quick survey could not prove (reached only by crossing a border twice, as in
+    TWICE_ACROSS), which the walk over whole segments decides; that walk alone, from the
+    tokens with nothing proven, finds the same nodes too."""
+    from engine.actions import LayTile
+    from engine.replay import replay
+    from tests.conftest import shared_game
+
+    compared = undecided = 0
+
+    def check(built: graph.TrackGraph, game: Game, sym: str) -> None:
+        nonlocal compared, undecided
+        starts = graph.token_nodes(game.state, built, sym)
+        passable = graph.passable_nodes(built, graph.blocked_nodes(game.state, built, [sym]))
+        survey = graph._Walk(built, passable)
+        survey._survey(starts)
+        undecided += survey.nodes != survey.full_nodes
+        walked = graph._Walk(built, passable).run(starts).nodes
+        assert graph.reached_nodes(built, passable, starts) == walked
+        own = sum(1 << n for n in starts)  # the segment walk alone, proving every node but the tokens'
+        assert graph._segment_walk(built, passable, starts, own, survey.full_nodes & ~own) == walked
+        compared += 1
+
+    def before(game: Game, action: Action) -> None:
+        if not isinstance(action, LayTile):
+            return
+        laid = (game.ctx.board.tiles[action.tile], action.rotation)
+        changed = track_graph(game.ctx, game.state).changed({action.hex: laid})
+        for sym, company in game.state.companies.items():
+            if company.placed_tokens and not company.closed:
+                check(track_graph(game.ctx, game.state), game, sym)
+                if changed is not None:
+                    check(changed, game, sym)
+
+    for name in ("1861-29683", "1861-bank-breaks", "1867-19792"):
+        assert replay(shared_game(name)[0], before=before).report.ok
+    assert compared > 300
+    assert undecided > 0, "no position needed the segment walk"

@@ -511,3 +511,60 @@ def test_hex_border_rows_prove_the_heaviest_national_run_met_in_play(monkeypatch
     ((items, limits, bound),) = made
     assert total - 1 < bound < total + 1
     assert plain(items, limits).bound > total + 50
+
+
+def test_a_remembered_bounded_search_answers_as_a_search_made_afresh() -> None:
+    """bounded_income remembers each search by all it reads of the position
+    (route_search.routes_key): asked again, with any budget, it answers as a search made
+    afresh would (the income, or out of steps, and the work counted: the computer
+    player's budget depends on it), also where a smaller budget runs out inside a lump
+    of work. A position that differs in anything the search reads is searched afresh,
+    where a stale answer would be wrong: the phase (off-board values), a private closed
+    (its bonus), a city filled by another company's token, the order of the tokens.
+    best_income (the greedy player's, remembered the same way) answers afresh too."""
+    from engine import route_search
+    from engine.route_search import bounded_income
+
+    def remembered_and_afresh(state: GameState, sym: str, steps: int, primed: GameState, prime: int
+                              ) -> tuple[int | None, int]:
+        route_search._SEARCHED.clear()
+        bounded_income(CTX, primed, primed.companies[sym], prime)
+        remembered = bounded_income(CTX, state, state.companies[sym], steps)
+        route_search._SEARCHED.clear()
+        assert remembered == bounded_income(CTX, state, state.companies[sym], steps), (sym, steps)
+        return remembered
+
+    final = position(FINAL_TILES, FINAL_TOKENS, FINAL_TRAINS, phase="8")
+    route_search._SEARCHED.clear()
+    income, total = bounded_income(CTX, final, final.companies["RSR"], 10**9)
+    (searched,) = route_search._SEARCHED.values()
+    (before, lump), = [(b, n) for b, n in searched.lumps if n > 1]  # the clash tables of two trains' lists
+    budgets = (1, before, before + lump - 1, before + lump, total - 1, total)
+    remembered = [bounded_income(CTX, final, final.companies["RSR"], steps) for steps in budgets]
+    for steps, found in zip(budgets, remembered):
+        assert found == ((income, total) if steps >= total else (None, before + lump if before <= steps < before + lump
+                                                                 else steps + 1))
+        route_search._SEARCHED.clear()
+        assert found == bounded_income(CTX, final, final.companies["RSR"], steps)
+    assert remembered_and_afresh(final, "RSR", before // 2, final, before) == (None, before // 2 + 1)
+    assert remembered_and_afresh(final, "RSR", 10**9, final, before) == (income, total)
+
+    early = position(FINAL_TILES, FINAL_TOKENS, FINAL_TRAINS, phase="2")  # off-boards pay their yellow values
+    closed = position(FINAL_TILES, FINAL_TOKENS, FINAL_TRAINS, {"SW": ["MYR"]}, phase="8")
+    bonus = position(FINAL_TILES, FINAL_TOKENS, FINAL_TRAINS, {"SW": ["MYR"]}, phase="8")
+    closed.closed_privates.add("MYR")
+    filled = position(FINAL_TILES, FINAL_TOKENS, FINAL_TRAINS, phase="8")
+    filled.map.tokens[("M7", 0)] = ["SE", "SW"]  # Kazan (M7) full of others' tokens: NW runs past it no more
+    reordered = position(FINAL_TILES, FINAL_TOKENS, FINAL_TRAINS, phase="8")
+    reordered.companies["NW"].tokens.reverse()
+    assert [(t.hex, t.city) for t in reordered.companies["NW"].placed_tokens][0] == ("K7", 0)
+    for state, sym, primed, changed in ((early, "SW", final, True), (closed, "SW", bonus, True),
+                                        (filled, "NW", final, True), (reordered, "NW", final, False)):
+        route_search._SEARCHED.clear()
+        was = bounded_income(CTX, primed, primed.companies[sym], 10**9)
+        now = remembered_and_afresh(state, sym, 10**9, primed, 10**9)
+        assert (now[0] != was[0]) == changed and now != was, (sym, was, now)  # the order: the same, found later
+        route_search._INCOMES.clear()
+        assert route_search.best_income(CTX, primed, primed.companies[sym]) == was[0]
+        assert route_search.best_income(CTX, state, state.companies[sym]) == now[0] == sum(
+            r.revenue for r in best_routes(CTX, state, state.companies[sym], remember=False))

@@ -13,7 +13,7 @@ import pickle
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..route_search import best_routes, bounded_income
+from ..route_search import best_income, bounded_income
 from ..scoring import final_values
 from ..state import Company, GameState, Train
 from ..stock_round import MINOR_MIN_BID
@@ -73,7 +73,7 @@ def route_income(game: Game, sym: str) -> int:
     if ready is None:
         return 0
     state, company = ready
-    return sum(r.revenue for r in best_routes(game.ctx, state, company, remember=False))
+    return best_income(game.ctx, state, company)
 
 
 def bounded_route_income(game: Game, sym: str, work: Work) -> int | None:
