@@ -232,3 +232,60 @@ async def test_the_computer_refuses_a_deal_asked_of_its_seat_and_proposes_none()
         assert any(t.id == "2-0" for t in game.state.companies["N"].trains)  # kept
         assert (await store.get_game(1)).status.name == "RUNNING"
         assert "agree" not in (await table.say("status")).split("May:")[0]
+
+
+async def test_at_the_console_a_bare_im_back_is_typed_for_the_seat_handed_to_the_computer() -> None:
+    """Checker of issue 37: a bare `I'm back` was typed for whoever must act (often a
+    computer seat) and refused. The keyboard types for every seat: it is the one seat
+    handed to the computer by its player, and with several the console asks whose."""
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+        await console.line("new 1861 Anna Boris Clara")
+        await console.line("as Anna computer takes over")
+        await console.line("as Boris computer takes over")
+        assert (await service.deciding_account("console")) == Account("Clara", "Clara")
+        out.clear()
+        await console.line("I'm back")
+        assert out == ["✗ Whose seat? The keyboard types for every player: `as Anna I'm back` or "
+                       "`as Boris I'm back`."]
+        out.clear()
+        await console.line("as Boris I'm back")
+        assert any("Boris is back and plays their own seat" in line for line in out), out
+        out.clear()
+        await console.line("I'm back")  # Anna's is the one seat handed over now
+        assert any("Anna is back and plays their own seat" in line for line in out), out
+        out.clear()
+        await console.line("I'm back")
+        assert out == ["✗ No player has handed their seat to the computer or is away: there is nothing to come "
+                       "back from."]
+
+
+async def test_at_the_console_computer_takes_over_is_typed_for_a_person_when_the_computer_acts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bare `computer takes over` while a computer seat is to act is typed for the one
+    person at the table (it was typed for the computer's seat and refused)."""
+    monkeypatch.setattr(computer_seats, "MOST_MOVES", 0)  # the computer is left to act
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+        await service.start_local_game("console", [("x", "computer"), ("Anna", "Anna")], first_player=0)
+        assert (await service.deciding_account("console")) == Account("computer-1", "Computer 1")
+        await console.line("computer takes over")
+        assert any("The computer plays Anna's seat until they type `I'm back`" in line for line in out), out
+        out.clear()
+        await console.line("computer takes over")
+        assert out == ["✗ The computer plays every seat already; `I'm back` gives one back."]
+
+
+async def test_replace_reads_a_quoted_computer_as_any_quoted_name() -> None:
+    """One reading of quotes for `replace` (review): `'computer'` or `“computer”` (a
+    phone's quotes) is the computer's seat, as `"computer"` was; it was read as a player
+    called so and refused."""
+    async with SqliteEventStore(":memory:") as store:
+        service, anna = await _boris_handed_to_the_computer_beside_two_computers(store)
+        await service.handle("c", anna, "replace “computer” @Boris")
+        [record] = await store.list_games()
+        assert [s.discord_user_id for s in record.seats][:2] == ["Anna", "@Boris"]
