@@ -79,17 +79,19 @@ class ComputerSeats(Feature):
         """The computer plays ``seat`` now."""
         return is_computer_seat(seat) or seat.player_id in ledger.computer
 
-    async def catch_up(self, channel_id: str) -> int:
+    async def catch_up(self, channel_id: str, most: int | None = None) -> int:
         """The computer moves for its seats while one of them is to act (not while the
-        game is paused or waits for a consent); how many moves it made."""
-        for made in range(MOST_MOVES):
+        game is paused or waits for a consent), at most ``most`` moves (else
+        :data:`MOST_MOVES`); how many moves it made."""
+        most = MOST_MOVES if most is None else most
+        for made in range(most):
             try:
                 record = await self.core.channel_game(channel_id)
             except NoGame:
                 return made
             if record.status is not GameStatus.RUNNING or not await self.move_for(record):
                 return made
-        return MOST_MOVES
+        return most
 
     async def move_for(self, record: GameRecord, player: str | None = None) -> bool:
         """One move by the computer for the seat to act if the computer plays it (or it is

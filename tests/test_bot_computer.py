@@ -13,7 +13,7 @@ from bot.console import Console
 from bot.errors import NotAllowed, Refusal
 from bot.service import Account, Post, TroikaService
 from bot.workers import ServicePool
-from storage import SqliteEventStore
+from storage import GameStatus, SqliteEventStore
 from tests.test_bot_discord import ANNA, BORIS, CHANNEL_ID, USERS, Table, posts, table  # noqa: F401 (the fixture)
 
 ANNA_ACCOUNT, BORIS_ACCOUNT = Account("111", "Anna"), Account("222", "Boris")
@@ -289,3 +289,36 @@ async def test_replace_reads_a_quoted_computer_as_any_quoted_name() -> None:
         await service.handle("c", anna, "replace “computer” @Boris")
         [record] = await store.list_games()
         assert [s.discord_user_id for s in record.seats][:2] == ["Anna", "@Boris"]
+
+
+async def _computers_play_on_at_the_console(service: TroikaService | ServicePool, store: SqliteEventStore,
+                                            lines: int = 200) -> None:
+    """`new 1861 computer computer` at the console: the computer plays on, each move
+    printed with its reason, until Ctrl-C (here after ``lines`` lines); Enter lets it go on."""
+    out: list[str] = []
+    console = Console(service, Path("unused"), lambda text: (out.append(text), len(out) % lines or console.interrupt()))
+    await console.line("new 1861 computer computer")
+    assert out[-1].startswith("⏸ Stopped (Ctrl-C). Enter lets the computer play on"), out[-3:]
+    moved = len(await store.events(1))
+    assert moved > 2 * computer_seats.MOST_MOVES  # on beyond the moves made after a command (it stopped there)
+    posts = [line for line in out if MARK in line]
+    assert len(posts) >= moved - 1 and all(line.startswith("Computer ") and "(`" in line for line in posts)
+    await console.line("")  # Enter
+    assert len(await store.events(1)) > moved and out[-1].startswith("⏸ Stopped")
+    assert (await store.get_game(1)).status is GameStatus.RUNNING  # stopped, not over
+
+
+async def test_at_the_console_the_computer_plays_on_while_every_seat_is_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checker of issue 37: with every seat the computer's, the console stopped after the
+    moves made after a command and waited, silent, for a line to be typed."""
+    monkeypatch.setattr(computer_seats, "MOST_MOVES", 4)
+    async with SqliteEventStore(":memory:") as store:
+        await _computers_play_on_at_the_console(TroikaService(store, pictures=False), store, lines=40)
+
+
+@pytest.mark.slow
+async def test_at_the_console_the_computer_plays_on_through_worker_processes(tmp_path: Path) -> None:
+    async with SqliteEventStore(tmp_path / "pool.db") as store, \
+            ServicePool(store, workers=1, pictures=False) as pool:
+        await _computers_play_on_at_the_console(pool, store)
