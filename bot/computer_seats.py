@@ -17,7 +17,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
-from engine import Decision, Game, decide
+from engine import Decision, Game, as_listed, command, decide
 from storage import GameRecord, GameStatus, Seat
 
 from .commands import VERBS, Parsed, split
@@ -172,7 +172,8 @@ class ComputerSeats(Feature):
         if game.acting_player() != seat.player_id:
             raise NotAllowed("It is not your turn: a hint is for the move you are to make.")
         decision = await asyncio.to_thread(decide, game, record.seed)
-        return Reply(f"💡 The computer would {code_span(decision.words(game))}: {decision.reason}.")
+        words = command(game, as_listed(game, decision.action))  # a lay's rotation as `tiles` lists it
+        return Reply(f"💡 The computer would {code_span(words)}: {decision.reason}.")
 
 
 def _read(game: Game, player: str, words: str, decision: Decision) -> Parsed:

@@ -322,3 +322,21 @@ async def test_at_the_console_the_computer_plays_on_through_worker_processes(tmp
     async with SqliteEventStore(tmp_path / "pool.db") as store, \
             ServicePool(store, workers=1, pictures=False) as pool:
         await _computers_play_on_at_the_console(pool, store)
+
+
+@pytest.mark.parametrize(("name", "commands", "seat", "hex_id", "listed", "written"), [
+    ("1861-29683", 78, "Player 1", "C13", "`lay C13 9 1`", "`lay C13 9 4`"),
+    ("1867-21268", 184, "Player 4", "G15", "`lay G15 14 1`", "`lay G15 14 4`"),
+])
+async def test_a_hinted_lay_is_written_at_a_rotation_that_tiles_lists(
+        name: str, commands: int, seat: str, hex_id: str, listed: str, written: str) -> None:
+    """A shared game's lay step where the computer's lay is a straight (or 14) at a
+    rotation `tiles` does not list, as it lists one rotation of each track: the hint
+    wrote that rotation (checker of issue 37); it writes the one `tiles` lists."""
+    from tests.test_bot_service import start_shared
+
+    async with SqliteEventStore(":memory:") as store:
+        table = await start_shared(TroikaService(store, pictures=False), commands, name)
+        hint = await table.say(f"as {seat} hint")
+        tiles = await table.say(f"as {seat} tiles {hex_id}")
+        assert listed in hint and listed in tiles and written not in tiles, (hint, tiles)

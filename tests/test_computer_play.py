@@ -205,3 +205,37 @@ def test_bidding_no_higher_says_whether_the_lot_is_worth_less_or_the_cash_is_sho
     assert isinstance(decision.action, Pass) and worth is not None and worth > 75 and keeps > 150 - 75
     assert decision.reason == ("bids no higher on MRR (Moscow - Ryazan Railway): a bid of 75 would leave 75 of its "
                                f"150, less than the {keeps:.0f} it keeps to win a minor in the first stock round")
+
+
+def test_a_lay_that_reaches_nothing_new_says_where_its_track_runs() -> None:
+    """A lay that raises no run, reaches no new stop and leads toward none was told as
+    "lays 9 on J14" and no more (checker of issue 37, 1867): it says where its track runs."""
+    from engine.computer.track import LayAims
+
+    game = replayed("1867-21268", 135)
+    company = company_acting(game)
+    assert company is not None
+    aims, before = LayAims(game, company), route_income(game, company)
+    aimless = [lay for lay in legal_actions(game) if isinstance(lay, LayTile) and aims.gain(lay) == (0, 0)
+               and not aims.toward(lay) and aims.open_ends(lay)]
+    lay = next(lay for lay in aimless if route_income(after(game, lay) or game, company) == before)
+    told = explain(game, lay)
+    assert told.startswith(f"lays {lay.tile} on {lay.hex}")
+    assert told.endswith(f"; no new stop yet: its track runs on into {', '.join(aims.open_ends(lay))}"), told
+
+
+@pytest.mark.parametrize(("name", "until"), [("1867-21268", 146), ("1867-21268", 150), ("1861-29683", 383)])
+def test_a_lay_is_written_at_a_rotation_that_tiles_lists(name: str, until: int) -> None:
+    """`hint` wrote a straight at 3 where `tiles` lists it at 0 (the same track): every
+    lay, as written for a hint, has a rotation `tiles` lists for its hex and tile."""
+    from bot.track_help import track_options
+    from engine import as_listed
+
+    game = replayed(name, until)
+    listed = {(hex_id, o.tile): o.rotations for hex_id, options in track_options(game).items() for o in options}
+    lays = [a for a in legal_actions(game) if isinstance(a, LayTile)]
+    assert any(lay.rotation not in listed[lay.hex, lay.tile] for lay in lays)  # such lays are offered
+    for lay in lays:
+        written = as_listed(game, lay)
+        assert isinstance(written, LayTile) and written.rotation in listed[lay.hex, lay.tile], lay
+        assert after(game, written) is not None

@@ -113,8 +113,16 @@ def _lay(move: Move, lay: LayTile) -> str:
         why = (f"reaches new stops worth {stops}" if stops else
                f"opens the way to {_place(move.game, target)} for the next lay" if target and opens else
                f"leads toward {_place(move.game, target)}" if target else
-               "a new way between its stops" if legs else "")
+               "a new way between its stops" if legs else _runs_on(move.aims, lay))
     return _joined(what + (f" for {cost}" if cost else ""), why)
+
+
+def _runs_on(aims: LayAims, lay: LayTile) -> str:
+    """What a lay that reaches nothing new and leads toward no stop does: where its
+    track runs on to, if anywhere."""
+    ends = aims.open_ends(lay)
+    return f"no new stop yet: its track runs on into {', '.join(ends)}" if ends else \
+        "no new stop, nor a new way between its stops"
 
 
 def _cash_spent(move: Move, sym: str) -> int:
