@@ -4,7 +4,8 @@ Each game seats the agents named (rotated one seat per game, so every agent sits
 every place), plays to the end with self-play's invariants checked after every action
 (:func:`engine.selfplay.check_invariants`), and ranks the seats by the final score
 (12.2; a tie shares the rank, and a win shared by a tie counts for each winner). Per
-agent: seats, wins, mean rank, score share, moves and decision times; and a rating
+agent: seats, wins, mean rank, score share, moves and decision times (wall-clock and CPU, with
+the slowest decision's game and action to replay it); and a rating
 (openskill's Plackett-Luce, every seat of one agent playing as that agent).
 """
 
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine import (
@@ -28,44 +31,58 @@ from engine import (
     load_board,
 )
 
-Played = tuple[dict[int, int], list[list[float]], list[str], list[tuple[float, int, int]]]
-"""A game's final score by seat, each seat's decision times (ms), the failures, and each
-seat's slowest decision as (ms, game seed, action number) to replay it."""
+
+@dataclass(frozen=True)
+class Decided:
+    """One decision's cost: wall-clock and CPU milliseconds, and where to replay it (the
+    game's seed and the number of actions played before it)."""
+
+    ms: float
+    cpu_ms: float
+    game: int
+    action: int
+
+
+@dataclass
+class Played:
+    """One game: the final score by seat (empty if it did not finish), each seat's
+    decisions, and the failures."""
+
+    scores: dict[int, int]
+    decisions: list[list[Decided]]
+    failures: list[str] = field(default_factory=list)
 
 
 def play_game(title: str, agents: list[Agent], seed: int, rules: Rules) -> Played:
-    """One game: the final score by seat, each seat's decision times (ms), the failures and
-    each seat's slowest decision (ms, seed, the number of actions played before it)."""
+    """Play one game to its end, checking self-play's invariants after every action."""
     players = [(f"p{i}", f"{agent.name.title()} {i + 1}") for i, agent in enumerate(agents)]
     game = Game.new(players, seed, rules, title)
     seat_of = {pid: i for i, (pid, _) in enumerate(players)}
-    times: list[list[float]] = [[] for _ in agents]
-    failures: list[str] = []
-    slowest = [(0.0, seed, 0) for _ in agents]
+    played = Played({}, [[] for _ in agents])
     for number in range(MAX_ACTIONS):
         if game.state.finished:
             break
         seat = seat_of[game.acting_player() or ""]
         before = Before.of(game)
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         try:
             decision = agents[seat].decide(game)
         except EngineError as exc:
-            failures.append(f"game {seed}: {agents[seat].name} in seat {seat + 1} could not move: {exc}")
+            played.failures.append(f"game {seed}: {agents[seat].name} in seat {seat + 1} could not move: {exc}")
             break
-        took = (time.perf_counter() - start) * 1000
-        times[seat].append(took)
-        slowest[seat] = max(slowest[seat], (took, seed, number))
+        played.decisions[seat].append(
+            Decided((time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000, seed, number))
         try:
             game.apply(decision.action)
             check_invariants(game, decision.action, before)
         except (EngineError, InvariantError) as exc:
-            failures.append(f"game {seed}: {agents[seat].name} in seat {seat + 1}: {decision.action}: {exc}")
+            played.failures.append(f"game {seed}: {agents[seat].name} in seat {seat + 1}: {decision.action}: {exc}")
             break
     else:
-        failures.append(f"game {seed}: not finished after {MAX_ACTIONS} actions")
-    result = game.result() if game.state.finished else {}
-    return {seat_of[pid]: value for pid, value in result.items()}, times, failures, slowest
+        played.failures.append(f"game {seed}: not finished after {MAX_ACTIONS} actions")
+    if game.state.finished:
+        played.scores = {seat_of[pid]: value for pid, value in game.result().items()}
+    return played
 
 
 def ranks(scores: dict[int, int]) -> dict[int, int]:
@@ -80,8 +97,7 @@ def arena(title: str, names: list[str], games: int, seed: int, options: frozense
     depends only on its own seed, so the summary is the same as with one."""
     rules = (Rules.site if site else Rules.rulebook)(market=load_board(title).default_market, options=options)
     stats: dict[str, dict[str, Any]] = {
-        name: {"seats": 0, "wins": 0, "ranks": [], "share": [], "times": [], "slowest": (0.0, seed, 0)}
-        for name in names
+        name: {"seats": 0, "wins": 0, "ranks": [], "share": [], "decisions": []} for name in names
     }
     rating = Rating(sorted(set(names)))
     failures: list[str] = []
@@ -92,11 +108,11 @@ def arena(title: str, names: list[str], games: int, seed: int, options: frozense
             played = list(pool.map(_play_seated, tasks))
     else:
         played = [_play_seated(task) for task in tasks]
-    for seated, (scores, times, failed, slowest) in zip(seatings, played):
-        failures += failed
+    for seated, game in zip(seatings, played):
+        failures += game.failures
+        scores = game.scores
         for seat, name in enumerate(seated):
-            stats[name]["times"] += times[seat]
-            stats[name]["slowest"] = max(stats[name]["slowest"], slowest[seat])
+            stats[name]["decisions"] += game.decisions[seat]
         if not scores:
             continue
         placed = ranks(scores)
@@ -121,21 +137,26 @@ def _play_seated(task: tuple[str, list[str], int, Rules]) -> Played:
 
 
 def _summary(entry: dict[str, Any]) -> dict[str, Any]:
-    times = sorted(entry["times"])
+    decisions: list[Decided] = entry["decisions"]
+    slowest = max(decisions, key=lambda d: d.ms, default=Decided(0.0, 0.0, 0, 0))
     return {
         "seats": entry["seats"],
         "wins": entry["wins"],
         "mean_rank": round(statistics.fmean(entry["ranks"]), 3) if entry["ranks"] else None,
         "score_share": round(statistics.fmean(entry["share"]), 4) if entry["share"] else None,
-        "moves": len(times),
-        "decision_ms": {
-            "p50": round(_percentile(times, 0.50), 2),
-            "p95": round(_percentile(times, 0.95), 2),
-            "max": round(times[-1], 2) if times else 0.0,
-        },
-        "slowest": {"ms": round(entry["slowest"][0], 2), "game": entry["slowest"][1],
-                    "action": entry["slowest"][2]},
+        "moves": len(decisions),
+        "decision_ms": _spread(d.ms for d in decisions),
+        "decision_cpu_ms": _spread(d.cpu_ms for d in decisions),
+        "slowest": {"ms": round(slowest.ms, 2), "cpu_ms": round(slowest.cpu_ms, 2), "game": slowest.game,
+                    "action": slowest.action},
     }
+
+
+def _spread(values: Iterable[float]) -> dict[str, float]:
+    """The median, 95th percentile and maximum of ``values``, rounded to 0.01."""
+    ordered = sorted(values)
+    return {"p50": round(_percentile(ordered, 0.50), 2), "p95": round(_percentile(ordered, 0.95), 2),
+            "max": round(ordered[-1], 2) if ordered else 0.0}
 
 
 def _percentile(ordered: list[float], q: float) -> float:

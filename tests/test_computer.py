@@ -57,11 +57,11 @@ def test_the_computer_plays_whole_games_deciding_every_kind_of_move(title: str) 
             return decision
 
     for seed in (1,):
-        scores, times, failures, slowest = play_game(
-            title, [Watched(seed), *(agent_named("random", seed) for _ in range(3))], seed, rules)
-        assert failures == []
-        assert scores and all(times)
-        assert [ms for ms, _, _ in slowest] == [max(seat) for seat in times]
+        played = play_game(title, [Watched(seed), *(agent_named("random", seed) for _ in range(3))], seed, rules)
+        assert played.failures == []
+        assert played.scores and all(played.decisions)
+        numbers = sorted(d.action for seat in played.decisions for d in seat)
+        assert numbers == list(range(len(numbers)))  # every action was decided by one seat, in turn
     assert {"bid", "lay_tile", "run_best", "buy_train", "pass"} <= kinds
 
 
@@ -94,8 +94,8 @@ def test_every_kind_of_move_gets_a_legal_decision(title: str, seed: int) -> None
 @pytest.mark.slow  # a whole game: some 30 s
 def test_a_greedy_player_runs_pays_out_and_finishes_games() -> None:
     rules = Rules.rulebook(market=load_board("1867").default_market)
-    scores, _, failures, _ = play_game("1867", [GreedyAgent(0), GreedyAgent(1), GreedyAgent(2)], 5, rules)
-    assert failures == [] and len(scores) == 3
+    played = play_game("1867", [GreedyAgent(0), GreedyAgent(1), GreedyAgent(2)], 5, rules)
+    assert played.failures == [] and len(played.scores) == 3
 
 
 def test_ties_share_the_better_rank() -> None:
@@ -130,6 +130,7 @@ def test_arena_prints_one_object_per_the_issue(capsys: pytest.CaptureFixture[str
     assert computer["wins"] + random_["wins"] >= 2
     assert set(computer["decision_ms"]) == {"p50", "p95", "max"}
     assert computer["slowest"]["ms"] == computer["decision_ms"]["max"] and computer["slowest"]["game"] in (4, 5)
+    assert 0 < computer["decision_cpu_ms"]["p50"] <= computer["decision_cpu_ms"]["max"]
     assert 1 <= computer["mean_rank"] <= 3 and "ordinal" in computer["rating"]
 
 
