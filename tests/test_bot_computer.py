@@ -270,14 +270,15 @@ async def test_at_the_console_computer_takes_over_is_typed_for_a_person_when_the
     out: list[str] = []
     async with SqliteEventStore(":memory:") as store:
         service = TroikaService(store, pictures=False)
-        console = Console(service, Path("unused"), out.append)
+        console = Console(service, Path("unused"), lambda text: (out.append(text), console.interrupt()))
         await service.start_local_game("console", [("x", "computer"), ("Anna", "Anna")], first_player=0)
         assert (await service.deciding_account("console")) == Account("computer-1", "Computer 1")
         await console.line("computer takes over")
         assert any("The computer plays Anna's seat until they type `I'm back`" in line for line in out), out
+        assert out[-1].startswith("⏸ Stopped (Ctrl-C)")  # it would play on to the end
         out.clear()
         await console.line("computer takes over")
-        assert out == ["✗ The computer plays every seat already; `I'm back` gives one back."]
+        assert out[0] == "✗ The computer plays every seat already; `I'm back` gives one back."
 
 
 async def test_replace_reads_a_quoted_computer_as_any_quoted_name() -> None:
