@@ -107,13 +107,18 @@ class Console:
         """The computer's moves, one at a time, each printed as it is made, while it is to
         act (on Discord the bot's periodic pass goes on with them); until Ctrl-C
         (:meth:`interrupt`), which stops it after the move it is making."""
-        while await self.service.computer_moves(CHANNEL, 1):
-            await self.service.flush(self._deliver)
-            if self.stopping:
-                self.write("⏸ Stopped (Ctrl-C). Enter lets the computer play on; `as NAME I'm back` takes back a "
-                           "seat handed to it; `quit` leaves (the game is saved).")
-                break
-        self.stopping = False
+        try:
+            while await self.service.computer_moves(CHANNEL, 1):
+                await self.service.flush(self._deliver)
+                if self.stopping:
+                    self.write("⏸ Stopped (Ctrl-C). Enter lets the computer play on; `as NAME I'm back` takes back "
+                               "a seat handed to it; `quit` leaves (the game is saved).")
+                    break
+        except Exception:  # its trouble ends no session: the moves made are stored
+            log.exception("the computer's play on stopped")
+            self.write("✗ The computer stopped on my side; it is logged. Enter lets it try again.")
+        finally:
+            self.stopping = False
 
     def interrupt(self) -> None:
         """Ctrl-C while a line is carried out: the computer stops after its move."""

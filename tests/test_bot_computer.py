@@ -341,3 +341,17 @@ async def test_a_hinted_lay_is_written_at_a_rotation_that_tiles_lists(
         hint = await table.say(f"as {seat} hint")
         tiles = await table.say(f"as {seat} tiles {hex_id}")
         assert listed in hint and listed in tiles and written not in tiles, (hint, tiles)
+
+
+async def test_trouble_in_the_computers_play_on_ends_no_console_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+
+        async def broken(channel_id: str, most: int) -> int:
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr(service, "computer_moves", broken)
+        await console.line("new 1861 computer computer")
+        assert out[-1] == "✗ The computer stopped on my side; it is logged. Enter lets it try again."
