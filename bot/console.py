@@ -9,7 +9,8 @@ as the game goes on) and their paths printed. The engine work runs in worker pro
 as the Discord bot's does (:mod:`bot.workers`; ``--workers 0``: in this process).
 While the computer is to act (a table of computer seats, or a player's seat handed to
 it) the console plays on, printing each of its moves with its reason, until a person is
-to act or the game ends; Ctrl-C stops it after the move it is making, Enter lets it go on.
+to act or the game ends; Ctrl-C stops it after the move it is making, and the next line
+typed (Enter will do) lets it go on, as any command lets the computer move after it.
 """
 
 from __future__ import annotations
@@ -111,8 +112,8 @@ class Console:
             while await self.service.computer_moves(CHANNEL, 1):
                 await self.service.flush(self._deliver)
                 if self.stopping:
-                    self.write("⏸ Stopped (Ctrl-C). Enter lets the computer play on; `as NAME I'm back` takes back "
-                               "a seat handed to it; `quit` leaves (the game is saved).")
+                    self.write("⏸ Stopped (Ctrl-C). The next line you type lets the computer play on (Enter will "
+                               "do; `I'm back` takes back a seat you handed it); `quit` leaves, the game saved.")
                     break
         except Exception:  # its trouble ends no session: the moves made are stored
             log.exception("the computer's play on stopped")

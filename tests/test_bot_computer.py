@@ -299,7 +299,7 @@ async def _computers_play_on_at_the_console(service: TroikaService | ServicePool
     out: list[str] = []
     console = Console(service, Path("unused"), lambda text: (out.append(text), len(out) % lines or console.interrupt()))
     await console.line("new 1861 computer computer")
-    assert out[-1].startswith("⏸ Stopped (Ctrl-C). Enter lets the computer play on"), out[-3:]
+    assert out[-1].startswith("⏸ Stopped (Ctrl-C). The next line you type lets the computer play on"), out[-3:]
     moved = len(await store.events(1))
     assert moved > 2 * computer_seats.MOST_MOVES  # on beyond the moves made after a command (it stopped there)
     posts = [line for line in out if MARK in line]

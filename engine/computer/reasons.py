@@ -380,10 +380,11 @@ def _no_train(move: Move, sym: str) -> str:
     sellers = sorted({s for s in where.values() if s in game.state.companies and s != sym})
     others = [s for s in sellers if game.controller(s) != president]
     own = [s for s in sellers if game.controller(s) == president]
+    kept = f"its president's {own[0]} keeps its trains" if len(own) == 1 else \
+        f"its president's {', '.join(own)} keep their trains" if own else ""
     return _joined(f"buys no train: {why}",
                    f"the trains of {', '.join(others)} are other players' to sell (the computer asks no one)"
-                   if others else "",
-                   f"it leaves {', '.join(own)}, its president's own, their trains" if own else "")
+                   if others else "", kept)
 
 
 EXPLAIN: dict[type[Action], Callable[[Move, Any], str]] = {
