@@ -239,3 +239,16 @@ def test_a_lay_is_written_at_a_rotation_that_tiles_lists(name: str, until: int) 
         written = as_listed(game, lay)
         assert isinstance(written, LayTile) and written.rotation in listed[lay.hex, lay.tile], lay
         assert after(game, written) is not None
+
+
+def test_a_train_step_pass_names_the_presidents_own_companies_that_keep_their_trains() -> None:
+    """1861-29683 after log id 223: MB may take a train for 1 from companies of its own
+    president; the computer leaves them (it did say "none is worth its price")."""
+    game = replayed("1861-29683", 223)
+    decision = decide(game)
+    own = sorted(s for s, c in game.state.companies.items() if s != "MB" and c.trains
+                 and game.controller(s) == game.controller("MB"))
+    assert isinstance(decision.action, Pass) and len(own) > 1
+    assert decision.reason == (f"buys no train: the bank's cheapest costs 225, more than the "
+                               f"{game.state.companies['MB'].cash} in its treasury; its president's {', '.join(own)} "
+                               "keep their trains")
