@@ -11,32 +11,28 @@ event log.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta
 
 from storage import GameRecord, Seat
 
+from .clock import seconds_in, shown_duration
 from .core import Core, Feature, Reply, handles, proxy_note
 from .errors import Refusal
 from .ledger import Ledger
-from .posts import duration, next_line
+from .posts import next_line
 
 ARCHIVE_AFTER = timedelta(days=60)
 """How long a game may go without a move before it is archived, unless set."""
-
-_SPAN = re.compile(r"^(\d+)\s*([dhm])$")
-
 
 def read_archive_after(text: str) -> timedelta | None:
     """``60d``, ``12h``, ``90m`` (``off``: never archive), as `troika run
     --archive-after` takes it; anything else raises ValueError with the reason."""
     if text.strip().lower() in ("off", "never"):
         return None
-    match = _SPAN.match(text.strip().lower())
-    if match is None or int(match[1]) == 0:
+    seconds = seconds_in(text)
+    if not seconds:
         raise ValueError(f"write it as days, hours or minutes, more than 0 (60d, 12h, 90m) or off, not {text!r}")
-    unit = {"d": "days", "h": "hours", "m": "minutes"}[match[2]]
-    return timedelta(**{unit: int(match[1])})
+    return timedelta(seconds=seconds)
 
 
 def idle_since(record: GameRecord, ledger: Ledger) -> datetime:
@@ -59,7 +55,7 @@ async def archive_if_idle(core: Core, record: GameRecord, ledger: Ledger, now: d
     idle = now - idle_since(record, ledger)
     if core.archive_after is None or idle < core.archive_after:
         return False
-    text = (f"📦 Game {record.id} has had no move for {duration(idle.total_seconds())} and is archived: it "
+    text = (f"📦 Game {record.id} has had no move for {shown_duration(idle.total_seconds())} and is archived: it "
             "leaves `games` and reminders; `status`, `log` and its web page still show it. "
             "`unarchive` brings it back.")
     await core.repo.record_admin(record.id, ledger.seq, {"type": "archive"}, None,

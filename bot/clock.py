@@ -8,23 +8,27 @@ Nothing here keeps a clock of its own: every figure is derived from the events' 
 The rules (README, "Time: pace, banks, holidays"):
 
 - A decision's clock starts when it falls due (the game's start, the move before it,
-  a redo, a resume) and stops when the player moves (or a standing order
+  a resume) and stops when the player moves (or a standing order
   moves for them). Setting or cancelling a standing order is no move: the clock runs on.
 - A player asked to agree to a deal, or whose seat the computer gave back, counts from
-  then; a new pace counts from when it is set. `status`, `stats` and reminders read
-  this one start.
+  then; a pace set after none counts from when it is set. `status`, `stats` and
+  reminders read this one start.
 - Time a player is away, or inside their quiet hours, does not count. A holiday stops
   the clock only while it lasts: after it (`back`, or its end) the same decision's
   clock runs on, its time already waited and bank already spent kept. Quiet hours and a
   time zone apply from when they are set, never to time already waited; quiet hours
-  last at most :data:`QUIET_MOST` a day.
+  last at most :data:`QUIET_MOST` a day, and however often they or the zone change, at
+  most that much of each day (UTC) stops the clock.
 - An undone move is no decision: after an undo the player's decision counts again from
   when it first fell due (its wait is dropped from `stats`, its charge to the bank
-  taken back).
+  taken back). A redo makes the undone moves again: the clock is as they left it,
+  the first of them charged the time it was held back too, and the decision open
+  before the undo runs on with the time from the undo to the redo left out.
 - With a pace set, the counted time beyond the pace comes out of the player's bank;
   a decision made within the pace gives back half the time it left unused, up to a
-  full bank. Moves not made by the player (the computer's, a timeout's) neither spend
-  nor refill.
+  full bank. Moves not made by the player (the computer's, a timeout's) spend what
+  ran over but refill nothing. A new pace applies from when it is set: the open decision's time beyond
+  the old pace stays spent, and it spends again once it has run longer than the new.
 - A player whose bank is empty while their decision is still open has timed out: the
   table's `on-timeout` policy applies.
 """
@@ -33,11 +37,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, time, timedelta
+from functools import cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from storage import Event, EventKind
+from storage import Event, EventKind, GameRecord
 
 from .errors import Refusal
 
@@ -56,10 +61,16 @@ POLICIES = ("wait", "computer", "pass")
 """What happens when a bank runs out (`on-timeout`)."""
 QUIET_MOST = 12 * 60
 """The longest quiet hours a day, in minutes: the clock stands still at most half the day."""
-NOT_THEIR_OWN = ("played by the computer", "time ran out")
+COMPUTER_MOVED = "played by the computer"
+"""The note on a move the computer made for a seat (:mod:`bot.computer_seats`)."""
+TIMED_OUT = "time ran out"
+"""The note on a move made because its player's time ran out (:mod:`bot.timekeeping`)."""
+NOT_THEIR_OWN = (COMPUTER_MOVED, TIMED_OUT)
 """Words in a move's note that mark it as made for the player, not by them."""
 
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhd]?)$")
+_PART = r"(\d+(?:\.\d+)?)\s*([dhm])"
+_DURATION = re.compile(rf"^(?:{_PART}\s*)+$")
+_UNIT = {"d": DAY, "h": HOUR, "m": 60.0}
 _QUIET = re.compile(r"^(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})$")
 
 
@@ -78,10 +89,53 @@ class Wait:
     """Made by the player (or the commissioner for them), not by the computer or a timeout."""
     away: float = 0.0
     """Seconds of it the player was away (on holiday): not time they took to act."""
+    held: float = 0.0
+    """Seconds the move was held back between its undo and its redo: time taken too."""
+    charge: Charge | None = None
+    """How the bank was charged for it (None: no pace), for a redo to charge the hold."""
 
     @property
     def seconds(self) -> float:
-        return max((self.ended - self.began).total_seconds() - self.away, 0.0)
+        return max((self.ended - self.began).total_seconds() - self.away, 0.0) + self.held
+
+
+@dataclass(frozen=True)
+class Charge:
+    """A decision's charge to its player's bank: from ``spent`` before it, for
+    ``counted`` seconds (away and quiet left out), ``fixed`` of them beyond an older
+    pace already, with the pace ``pace`` and a bank of ``bank``."""
+
+    spent: float
+    counted: float
+    fixed: Overrun
+    pace: float | None
+    bank: float
+    own: bool
+
+    def after(self, more: float = 0.0) -> float:
+        """The bank spent after this decision, ``more`` seconds taken on top."""
+        counted = self.counted + more
+        over = self.fixed.beyond(counted, self.pace)
+        if over > 0:
+            return min(self.spent + over, self.bank)
+        if self.own and self.pace:
+            return max(self.spent - REFILL_SHARE * max(self.pace - counted, 0.0), 0.0)
+        return self.spent
+
+
+@dataclass(frozen=True)
+class Overrun:
+    """The open decision's time beyond the pace as fixed by changes of pace: ``spent``
+    seconds beyond the older paces, and ``mark``, the seconds the decision had counted
+    at the last change (the new pace is measured from there: it applies from then on)."""
+
+    spent: float = 0.0
+    mark: float = 0.0
+
+    def beyond(self, counted: float, pace: float | None) -> float:
+        """Seconds beyond the pace after ``counted`` seconds of the decision."""
+        more = max(counted - max(self.mark, pace), 0.0) if pace else 0.0
+        return self.spent + more
 
 
 def decision_waits(events: Iterable[Event], since: datetime | None = None) -> list[Wait]:
@@ -102,10 +156,11 @@ ORDERS_ONLY = "standing orders alone"
 not moved the game: the position is as it was, and so is the open decision's clock."""
 
 
-def _is_decision(event: Event) -> bool:
+def is_decision(event: Event) -> bool:
     """A move a player was waited for. Setting or cancelling a standing order is no move
-    (it is left at any time); an order that acted at once, as it was set, is one."""
-    if event.kind is not EventKind.ACTION or not event.actor:
+    (it is left at any time); an order that acted at once, as it was set, is one. The
+    commissioner's `end` is none either: nobody was waited for it."""
+    if event.kind is not EventKind.ACTION or not event.actor or event.action.get("type") == "end_game":
         return False
     return event.action.get("type") != "standing_order" or ORDER_MOVED in (event.note or "")
 
@@ -113,7 +168,7 @@ def _is_decision(event: Event) -> bool:
 def starts_a_decision(event: Event) -> bool:
     """Whether a new decision falls due with ``event`` (the ledger's turn and reminders read it too)."""
     if event.kind is EventKind.ACTION:
-        return _is_decision(event)
+        return is_decision(event)
     if event.kind in (EventKind.UNDO, EventKind.REDO):
         return ORDERS_ONLY not in (event.note or "")
     return event.kind is EventKind.ADMIN and event.action.get("type") in ("start", "resume")
@@ -126,12 +181,26 @@ def _own(event: Event) -> bool:
 # --- reading what players type ----------------------------------------------------------
 
 
+def seconds_in(text: str) -> float | None:
+    """Seconds in a duration as players write it: ``90m``, ``24h``, ``3d``, ``13d 23h``,
+    ``1d12h``, ``1.5d``; ``0`` alone is none. None if ``text`` is no duration (a bare
+    number other than 0 is none either: it names no unit)."""
+    words = text.strip().lower()
+    if words == "0":
+        return 0.0
+    if _DURATION.match(words) is None:
+        return None
+    return sum(float(number) * _UNIT[unit] for number, unit in re.findall(_PART, words))
+
+
 def read_duration(text: str, what: str, low: float, high: float) -> float:
-    """Seconds from ``90m``, ``24h``, ``3d`` (a bare number is hours), between ``low`` and ``high``."""
-    match = _DURATION.match(text.strip().lower())
-    if match is None:
-        raise Refusal(f"Write the {what} as minutes, hours or days: `30m`, `24h`, `3d`.")
-    seconds = float(match[1]) * {"m": 60.0, "h": HOUR, "": HOUR, "d": DAY}[match[2]]
+    """Seconds in ``text`` (:func:`seconds_in`), between ``low`` and ``high``."""
+    seconds = seconds_in(text)
+    if seconds is None:
+        bare = text.strip()
+        if re.fullmatch(r"\d+(?:\.\d+)?", bare):
+            raise Refusal(f"Say which unit: `{bare}d` (days), `{bare}h` (hours) or `{bare}m` (minutes).")
+        raise Refusal(f"Write the {what} in days, hours and minutes: `3d`, `24h`, `13d 23h`, `30m`.")
     if not low <= seconds <= high or (seconds == 0 and low > 0):
         raise Refusal(f"The {what} is from {shown_duration(low)} to {shown_duration(high)}; "
                       f"{text.strip()} is not.")
@@ -156,9 +225,16 @@ def read_quiet(text: str) -> tuple[int, int] | None:
     return start, end
 
 
+@cache
+def _zone_names() -> dict[str, str]:
+    """The zone database's names, by their lower case."""
+    return {name.lower(): name for name in available_timezones()}
+
+
 def read_zone(text: str) -> str:
-    """A time zone's name (``Europe/Amsterdam``), checked against the zone database."""
-    name = text.strip()
+    """A time zone's name as the zone database spells it (``europe/amsterdam`` is
+    ``Europe/Amsterdam``), checked against it."""
+    name = _zone_names().get(text.strip().lower(), text.strip())
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
@@ -206,28 +282,53 @@ class PlayerClock:
 
     def stopped(self, start: datetime, end: datetime, quiet: bool = True) -> Iterator[tuple[datetime, datetime]]:
         """The stretches between ``start`` and ``end`` when this player's clock stands:
-        away, or in their quiet hours (each setting from when it was made)."""
+        away, or in their quiet hours (:meth:`quiet_stretches`)."""
         yield from self.away
-        if not quiet:
-            return
+        if quiet:
+            yield from self.quiet_stretches(start, end)
+
+    def quiet_stretches(self, start: datetime, end: datetime) -> Iterator[tuple[datetime, datetime]]:
+        """The quiet hours that stop the clock between ``start`` and ``end``: each
+        setting from when it was made, and however often they change, the first
+        :data:`QUIET_MOST` minutes of quiet in each day (UTC) alone."""
+        day = datetime.combine(start.astimezone(UTC).date(), time(), UTC)
+        while day < end:
+            following = day + timedelta(days=1)
+            stretches = sorted((max(a, day), min(b, following)) for a, b in self._quiet_hours(day, following)
+                               if a < following and b > day)
+            left, reached = QUIET_MOST * 60.0, day
+            for a, b in stretches:
+                a = max(a, reached)
+                if b <= a or left <= 0:
+                    continue
+                b = min(b, a + timedelta(seconds=left))
+                left -= (b - a).total_seconds()
+                reached = b
+                yield a, b
+            day = following
+
+    def _quiet_hours(self, start: datetime, end: datetime) -> Iterator[tuple[datetime, datetime]]:
+        """The quiet hours as set between ``start`` and ``end``, each setting from when it was made."""
         for n, (since, hours, zone_name) in enumerate(self.quiet_from):
             until = self.quiet_from[n + 1][0] if n + 1 < len(self.quiet_from) else end
             if hours is None or until <= start or since >= end:
                 continue
             zone = ZoneInfo(zone_name)
-            day, last = max(start, since).astimezone(zone).date() - timedelta(days=1), until.astimezone(zone).date()
+            day = max(start, since).astimezone(zone).date() - timedelta(days=1)
+            last = min(until, end).astimezone(zone).date()
             while day <= last:
                 a, b = _quiet_stretch(day, hours, zone)
                 if max(a, since) < min(b, until):
                     yield max(a, since), min(b, until)
                 day += timedelta(days=1)
 
-    def counted(self, start: datetime, end: datetime, quiet: bool = True) -> float:
+    def counted(self, start: datetime, end: datetime, quiet: bool = True,
+                gaps: Iterable[tuple[datetime, datetime]] = ()) -> float:
         """Seconds from ``start`` to ``end`` that count against this player (:meth:`stopped`
-        left out; without ``quiet``, only time away)."""
+        and ``gaps`` left out; without ``quiet``, only time away and ``gaps``)."""
         if end <= start:
             return 0.0
-        stops = sorted((max(a, start), min(b, end)) for a, b in self.stopped(start, end, quiet)
+        stops = sorted((max(a, start), min(b, end)) for a, b in [*self.stopped(start, end, quiet), *gaps]
                        if a < end and b > start)
         total, reached = (end - start).total_seconds(), start
         for a, b in stops:
@@ -237,13 +338,10 @@ class PlayerClock:
         return max(total, 0.0)
 
     def quiet_at(self, moment: datetime) -> bool:
-        """Whether ``moment`` falls in this player's quiet hours."""
+        """Whether ``moment`` falls in this player's quiet hours (those that stop the clock)."""
         if self.quiet is None:
             return False
-        local = moment.astimezone(ZoneInfo(self.zone))
-        minute = local.hour * 60 + local.minute
-        start, end = self.quiet
-        return start <= minute < end if start < end else minute >= start or minute < end
+        return any(a <= moment < b for a, b in self.quiet_stretches(moment, moment + timedelta(seconds=1)))
 
 
 def _quiet_stretch(day: date, quiet: tuple[int, int], zone: ZoneInfo) -> tuple[datetime, datetime]:
@@ -254,14 +352,32 @@ def _quiet_stretch(day: date, quiet: tuple[int, int], zone: ZoneInfo) -> tuple[d
     return begin, finish
 
 
+Stretch = tuple[datetime, datetime]
+
+
 @dataclass(frozen=True)
 class Before:
-    """The clock as it was before a move, for an undo to go back to."""
+    """The clock of the open decision as it was before a move (or an undo), for an undo
+    (or a redo) to go back to."""
 
     began: datetime | None
     position: int
     waits: int
     spent: dict[str, float]
+    overrun: dict[str, Overrun]
+    gaps: tuple[Stretch, ...]
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What an undo took back, for a redo to put back: the moves, their waits, the clock
+    just before the undo (``state``; None: the undo moved standing orders alone) and
+    when the undo was made."""
+
+    moves: list[tuple[int, Before]]
+    waits: list[Wait]
+    state: Before | None
+    at: datetime
 
 
 @dataclass
@@ -276,6 +392,8 @@ class TableClock:
     "policy": POLICY}`` (the policy applied to the decision due since event SEQ)."""
 
     since: datetime | None = None
+    seats: tuple[str, ...] = ()
+    """The players (ids): a change of pace fixes each one's time beyond the old pace."""
     seq: int = 0
     pace: float | None = None
     bank: float | None = None
@@ -286,6 +404,14 @@ class TableClock:
     """When the decision open now fell due (None: before the start, or paused)."""
     position: int = 0
     """The event after which the open decision fell due."""
+    overrun: dict[str, Overrun] = field(default_factory=dict)
+    """The open decision's time beyond older paces, by player (:meth:`_pace_changed`)."""
+    gaps: list[Stretch] = field(default_factory=list)
+    """Stretches of the open decision that do not count: between an undo and its redo."""
+    pace_since: datetime | None = None
+    """When the pace was set after none: it counts from then, never back."""
+    travelled: datetime | None = None
+    """When the last undo or redo was made that set the clock back or forth."""
     timed_out: set[int] = field(default_factory=set)
     """Positions whose decision's time-out has been dealt with."""
     asked: tuple[str, datetime] | None = None
@@ -294,8 +420,13 @@ class TableClock:
     """Every decision made so far (`stats`), each from :meth:`counting` to the move."""
     done: list[tuple[int, Before]] = field(default_factory=list)
     """The moves in effect (their events), each with the clock as it was before it: an undo goes back to it."""
-    redo: list[list[tuple[int, Before]]] = field(default_factory=list)
+    redo: list[Undone] = field(default_factory=list)
     """What each undo not yet redone took back, the latest last."""
+
+    @classmethod
+    def of(cls, record: GameRecord, on_timeout: str = "wait") -> TableClock:
+        """The clock of the game ``record``, before its events are folded."""
+        return cls(since=record.created_at, seats=tuple(s.player_id for s in record.seats), on_timeout=on_timeout)
 
     def player(self, player_id: str) -> PlayerClock:
         return self.players.setdefault(player_id, PlayerClock())
@@ -316,22 +447,21 @@ class TableClock:
         if event.kind is EventKind.ACTION:
             self.done.append((event.seq, self._before()))
             self.redo.clear()
-            if "time ran out" in (event.note or ""):
+            if TIMED_OUT in (event.note or ""):
                 self.timed_out.add(self.position)  # dealt with: an undo of it does not time them out again
-        if _is_decision(event) and (self.since is None or event.created_at > self.since):
+        if is_decision(event) and (self.since is None or event.created_at > self.since):
             self._decided(event)
         if event.kind is EventKind.UNDO:
             self._undone(event, restore=ORDERS_ONLY not in (event.note or ""))
-        elif event.kind is EventKind.REDO and self.redo:
-            self.done.extend(self.redo.pop())
-        if starts_a_decision(event) and event.kind is not EventKind.UNDO:
+        elif event.kind is EventKind.REDO:
+            self._redone(event)
+        elif starts_a_decision(event):
             began = event.created_at if self.since is None else max(event.created_at, self.since)
             self.began, self.position, self.asked = began, event.seq, None
+            self.overrun, self.gaps = {}, []
         if event.kind is not EventKind.ADMIN:
             return
         data, kind = event.action, event.action.get("type")
-        if kind == "clock" and "pace" in data and self.began is not None:
-            self.began = max(self.began, event.created_at)  # a new pace counts from when it is set, never back
         if kind == "pause":
             self.began = None
         elif kind == "ask":
@@ -359,14 +489,34 @@ class TableClock:
                 quiet = (int(hours[0]), int(hours[1])) if isinstance(hours, list) else None
             clock.set_quiet(moment, quiet, zone)
             return
-        for name in ("pace", "bank"):
-            if name in data:
-                value = data[name]
-                setattr(self, name, float(value) if isinstance(value, (int, float)) else None)
+        if "pace" in data:
+            value = data["pace"]
+            self._pace_changed(float(value) if isinstance(value, (int, float)) else None, moment)
+        if "bank" in data:
+            value = data["bank"]
+            self.bank = float(value) if isinstance(value, (int, float)) else None
         if isinstance(data.get("away_limit"), (int, float)):
             self.away_limit = float(data["away_limit"])  # type: ignore[arg-type]
         if data.get("on_timeout") in POLICIES:
             self.on_timeout = str(data["on_timeout"])
+
+    def _pace_changed(self, pace: float | None, moment: datetime) -> None:
+        """A new pace applies from ``moment``: the open decision's time beyond the old pace
+        so far stays spent, and the new pace is measured from what it has counted by then.
+        A pace set after none counts from when it is set, never back."""
+        if self.pace and self.began is not None:
+            for player_id in {*self.seats, *self.players}:
+                start = self.counting(player_id)
+                if start is not None:
+                    counted = self.counted(player_id, start, moment)
+                    fixed = self.overrun.get(player_id, Overrun())
+                    self.overrun[player_id] = Overrun(fixed.beyond(counted, self.pace), counted)
+        if pace and not self.pace:
+            self.pace_since = moment
+            if self.began is not None:
+                self.began = max(self.began, moment)
+                self.overrun = {p: Overrun(o.spent) for p, o in self.overrun.items()}  # counted from now
+        self.pace = pace
 
     def _back(self, player_id: str, moment: datetime, from_computer: bool) -> None:
         """The player is back: an away stretch still running ends now and their open
@@ -378,7 +528,19 @@ class TableClock:
             clock.returned = moment
 
     def _before(self) -> Before:
-        return Before(self.began, self.position, len(self.waits), {p: c.spent for p, c in self.players.items()})
+        return Before(self.began, self.position, len(self.waits), {p: c.spent for p, c in self.players.items()},
+                      dict(self.overrun), tuple(self.gaps))
+
+    def _restore(self, before: Before) -> None:
+        """The open decision and the banks as ``before`` (a pace set since counts from when it was)."""
+        began = before.began
+        if began is not None and self.pace and self.pace_since is not None and self.pace_since > began:
+            began = self.pace_since
+        self.began, self.position, self.asked = began, before.position, None
+        self.overrun, self.gaps = dict(before.overrun), list(before.gaps)
+        del self.waits[before.waits:]
+        for player_id, clock in self.players.items():
+            clock.spent = before.spent.get(player_id, 0.0)
 
     def _undone(self, event: Event, restore: bool) -> None:
         """An undo: the moves it takes back were no decisions. The clock goes back to
@@ -389,17 +551,43 @@ class TableClock:
             else self.done[-1:]
         if undone:
             del self.done[-len(undone):]
-            self.redo.append(undone)
         if not restore:
+            if undone:
+                self.redo.append(Undone(undone, [], None, event.created_at))
             return
         if not undone:
             self.began, self.position, self.asked = event.created_at, event.seq, None
+            self.overrun, self.gaps = {}, []
             return
         before = undone[0][1]
-        self.began, self.position, self.asked = before.began, before.position, None
-        del self.waits[before.waits:]
-        for player_id, clock in self.players.items():
-            clock.spent = before.spent.get(player_id, 0.0)
+        self.redo.append(Undone(undone, self.waits[before.waits:], self._before(), event.created_at))
+        self._restore(before)
+        self.travelled = event.created_at
+
+    def _redone(self, event: Event) -> None:
+        """A redo: the undone moves are made again now. The clock is as they left it (the
+        banks they spent, their waits in `stats`); the first of them took the time it was
+        held back too (since the undo, or the redo before), and the decision open before
+        the undo runs on, the time between the undo and the redo left out."""
+        if not self.redo:
+            return
+        undone = self.redo.pop()
+        self.done.extend(undone.moves)
+        if undone.state is None:
+            return
+        moment, held_from = event.created_at, self.travelled or undone.at
+        self.waits.extend(undone.waits)
+        self._restore(undone.state)
+        self.gaps.append((undone.at, moment))
+        self.travelled = moment
+        if undone.waits:
+            first = undone.waits[0]
+            mine = self.player(first.player)
+            held = mine.counted(held_from, moment, quiet=False)
+            self.waits[undone.state.waits - len(undone.waits)] = replace(first, held=first.held + held)
+            if first.charge is not None:
+                more = first.charge.after(mine.counted(held_from, moment)) - first.charge.after()
+                mine.spent = min(max(mine.spent + more, 0.0), self.full_bank)
 
     def _decided(self, event: Event) -> None:
         """A decision made: its wait is kept (less the time its player was away), and its time charged."""
@@ -407,24 +595,28 @@ class TableClock:
         if start is None:  # paused: no decision was open
             return
         raw = max((event.created_at - start).total_seconds(), 0.0)
-        away = raw - self.player(player).counted(start, event.created_at, quiet=False)
-        self.waits.append(Wait(player, start, event.created_at, event.seq, _own(event), away))
-        self._charge(player, start, event.created_at, _own(event))
+        away = raw - self.counted(player, start, event.created_at, quiet=False)
+        charge = self._charge(player, start, event.created_at, _own(event))
+        self.waits.append(Wait(player, start, event.created_at, event.seq, _own(event), away, charge=charge))
 
-    def _charge(self, player_id: str, began: datetime, ended: datetime, own: bool) -> None:
+    def _charge(self, player_id: str, began: datetime, ended: datetime, own: bool) -> Charge | None:
         """A decision made, counting from ``began``: time beyond the pace is spent from
         the bank, whoever moved (a time-out leaves the bank empty); made by the player
         within the pace, half the rest comes back."""
-        if not self.pace:
-            return
+        fixed = self.overrun.get(player_id, Overrun())
+        if not self.pace and not fixed.spent:
+            return None
         clock = self.player(player_id)
-        counted = clock.counted(began, ended)
-        if counted > self.pace:
-            clock.spent = min(clock.spent + counted - self.pace, self.full_bank)
-        elif own:
-            clock.spent = max(clock.spent - REFILL_SHARE * (self.pace - counted), 0.0)
+        charge = Charge(clock.spent, self.counted(player_id, began, ended), fixed, self.pace, self.full_bank, own)
+        clock.spent = charge.after()
+        return charge
 
     # --- questions about now ------------------------------------------------------------
+
+    def counted(self, player_id: str, start: datetime, end: datetime, quiet: bool = True) -> float:
+        """Seconds of the open decision from ``start`` to ``end`` that count against
+        ``player_id`` (:meth:`PlayerClock.counted`, the decision's :attr:`gaps` left out)."""
+        return self.player(player_id).counted(start, end, quiet, self.gaps)
 
     def counting(self, player_id: str) -> datetime | None:
         """Since when the open decision counts against ``player_id`` (None: no decision open)."""
@@ -434,13 +626,18 @@ class TableClock:
         returned = self.player(player_id).returned
         return max(began, returned) if returned else began
 
+    def beyond_pace(self, player_id: str, now: datetime) -> float:
+        """Seconds the open decision has run beyond the pace for ``player_id`` by ``now``."""
+        start = self.counting(player_id)
+        if start is None:
+            return 0.0
+        return self.overrun.get(player_id, Overrun()).beyond(self.counted(player_id, start, now), self.pace)
+
     def bank_left(self, player_id: str, now: datetime, acting: str | None) -> float:
         """Seconds left in the player's bank now, their open decision's overrun taken off."""
-        clock = self.player(player_id)
-        left = self.full_bank - clock.spent
-        start = self.counting(player_id)
-        if self.pace and player_id == acting and start is not None:
-            left -= max(clock.counted(start, now) - self.pace, 0.0)
+        left = self.full_bank - self.player(player_id).spent
+        if player_id == acting:
+            left -= self.beyond_pace(player_id, now)
         return max(left, 0.0)
 
     def timed_out_now(self, player_id: str | None, now: datetime) -> bool:
@@ -448,8 +645,7 @@ class TableClock:
         dealt_with = self.position in self.timed_out and self.asked is None
         if not self.pace or player_id is None or dealt_with:
             return False
-        mine, start = self.player(player_id), self.counting(player_id)
-        if mine.away_at(now) is not None or start is None or mine.counted(start, now) <= self.pace:
+        if self.player(player_id).away_at(now) is not None or self.beyond_pace(player_id, now) <= 0:
             return False
         return self.bank_left(player_id, now, player_id) <= 0
 

@@ -185,8 +185,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
          words=2, typist="handing"),
     Verb("back", "back | I'm back", "Back from `away`, or play your own seat again after `computer takes over` "
          "(or a time-out)", "turn", words=1, aliases=("i'm", "im", "i’m"), typist="returning"),
-    Verb("away", "away DURATION", "Stop your clock while you are away, e.g. `away 5d` (within the game's "
-         "away limit); the table is told", "turn", words=1, options=what()),
+    Verb("away", "away DURATION", "Stop your clock while you are away, e.g. `away 5d` or `away 2d 12h` "
+         "(within the game's away limit); the table is told", "turn", words=4, options=what()),
     Verb("quiet", "quiet HH:MM-HH:MM | quiet off", "Your quiet hours in your time zone (`tz`): no reminders "
          "then, and your clock stands still, e.g. `quiet 23:00-08:00`", "turn", words=1, options=what()),
     Verb("tz", "tz ZONE", "Your time zone for quiet hours, e.g. `tz Europe/Amsterdam`", "turn", words=1,
@@ -228,11 +228,11 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("end", "end confirm [REASON]", "Commissioner: end the game now (scores as it stands; no way back)",
          "admin", options=what(required=False)),
     Verb("pace", "pace DURATION|off", "Commissioner: the time a decision may take (e.g. `pace 24h`); beyond it "
-         "a player's bank is spent", "admin", words=1, options=what()),
+         "a player's bank is spent", "admin", words=4, options=what()),
     Verb("bank", "bank DURATION", "Commissioner: each player's time bank (three paces unless set), e.g. "
-         "`bank 3d`", "admin", words=1, options=what()),
+         "`bank 3d`", "admin", words=4, options=what()),
     Verb("away-limit", "away-limit DURATION", "Commissioner: how long each player may be `away` in this game "
-         "(14d unless set)", "admin", words=1, options=what()),
+         "(14d unless set)", "admin", words=4, options=what()),
     Verb("on-timeout", "on-timeout wait|computer|pass", "Commissioner: what happens when a bank runs out: tell "
          "the commissioner, the computer plays the seat, or the safe move (pass, withhold)", "admin", words=1,
          options=what()),

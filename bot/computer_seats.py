@@ -20,6 +20,7 @@ from dataclasses import replace
 from engine import Decision, Game, as_listed, command, decide
 from storage import GameRecord, GameStatus, Seat
 
+from .clock import COMPUTER_MOVED
 from .commands import VERBS, Parsed, split
 from .core import Core, Feature, Reply, code_span, handles, seat_of
 from .errors import NoGame, NotAllowed, Refusal
@@ -27,7 +28,7 @@ from .ledger import Ledger
 from .posts import next_line
 from .turns import Turns
 
-PLAYED = "played by the computer"
+PLAYED = COMPUTER_MOVED
 """The note on each move the computer makes for a seat."""
 
 log = logging.getLogger("troika.computer")

@@ -32,6 +32,7 @@ from storage import (
 from storage.repository import effective_events
 
 from .archive import archive_if_idle
+from .clock import HOUR, shown_duration
 from .core import Core, Feature, Post
 from .errors import PostWaits, WorkerStopped
 from .posts import Picture, event_command, next_line, player_name, render_pictures, seat_name
@@ -417,7 +418,8 @@ class Delivery(Feature):
         if not hours or (self.holds is not None and await self.holds(record, player, now)):
             return
         name = player_name(game, player)
-        since = f"since <t:{int(began.timestamp())}:R>" if self.core.timestamps else f"for {waited:.0f} h"
+        since = f"since <t:{int(began.timestamp())}:R>" if self.core.timestamps \
+            else f"for {shown_duration(round(waited) * HOUR)}"
         for stage in (1, 2):
             if waited < stage * hours or stage in ledger.reminded or game.state.finished:
                 continue

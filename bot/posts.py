@@ -45,7 +45,7 @@ from render.tiles import render_tiles
 from storage import Event, EventKind, GameRecord
 from storage.repository import effective_events
 
-from .clock import TableClock
+from .clock import TableClock, shown_duration
 from .commands import VERBS, split
 from .errors import Refusal
 from .ledger import Ledger
@@ -207,20 +207,6 @@ def winners_text(game: Game) -> str:
     return f"{first[0]} wins" if len(first) == 1 else f"{', '.join(first[:-1])} and {first[-1]} share the win"
 
 
-def duration(seconds: float) -> str:
-    """``40 s``, ``12 min``, ``3 h 5 min``, ``2 d 4 h``."""
-    minutes = int(seconds // 60)
-    if minutes < 1:
-        return f"{int(seconds)} s"
-    if minutes < 60:
-        return f"{minutes} min"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 24:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    days, hours = divmod(hours, 24)
-    return f"{days} d {hours} h" if hours else f"{days} d"
-
-
 def status_text(
     record: GameRecord, game: Game, ledger: Ledger, clock: TableClock, now: datetime, *, timestamps: bool = False,
     computer: Collection[str] = (),
@@ -247,7 +233,7 @@ def status_text(
         if began and timestamps:
             waiting = f" (waiting since <t:{int(began.timestamp())}:R>)"
         elif began:
-            waiting = f" (waiting {duration(clock.player(acting or '').counted(began, now, quiet=False))})"
+            waiting = f" (waiting {shown_duration(clock.counted(acting or '', began, now, quiet=False))})"
         lines.append(f"To act: **{who_acts(game)}** {doing(game)}{waiting}")
         lines.append(f"May: {choices_text(game, None)}")
     if state.orders:
@@ -265,7 +251,8 @@ def status_text(
     for seat in record.seats:  # `stats` reads the same waits
         waits = [w.seconds for w in clock.waits if w.own and w.player == seat.player_id]
         if waits:
-            times.append(f"{seat.display_name} {duration(statistics.median(waits))} ({counted(len(waits), 'move')})")
+            median = shown_duration(statistics.median(waits))
+            times.append(f"{seat.display_name} {median} ({counted(len(waits), 'move')})")
     if times:
         lines.append("Time to act (median): " + " · ".join(times))
     if ledger.remind_hours:

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from engine import counted
 from storage import Event, GameRecord
+from storage.repository import effective_events
 
-from .clock import TableClock, shown_duration
+from .clock import TableClock, is_decision, shown_duration
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class PlayerStats:
     p90: float | None
     bank_left: float | None  # None: the table has no pace, so no bank
     away_used: float
+    untimed: int = 0
+    """Moves made before the game came to Troika (an imported game's): not timed."""
 
 
 def nearest_rank(values: Sequence[float], share: float) -> float:
@@ -43,9 +47,11 @@ def nearest_rank(values: Sequence[float], share: float) -> float:
 
 def player_stats(record: GameRecord, events: Sequence[Event], now: datetime, acting: str | None) -> list[PlayerStats]:
     """Each seat's figures, in seat order, from ``events`` (the game's whole log)."""
-    clock = TableClock(since=record.created_at)
+    clock = TableClock.of(record)
     clock.fold(events)
     waits = [w for w in clock.waits if w.own]
+    imported = Counter(e.actor for e in effective_events(events)
+                       if e.created_at <= record.created_at and is_decision(e))
     figures = []
     for seat in record.seats:
         mine = [w.seconds for w in waits if w.player == seat.player_id]
@@ -55,6 +61,7 @@ def player_stats(record: GameRecord, events: Sequence[Event], now: datetime, act
             nearest_rank(mine, 0.9) if mine else None,
             clock.bank_left(seat.player_id, now, acting) if clock.pace else None,
             clock.player(seat.player_id).away_used(),
+            imported[seat.player_id],
         ))
     return figures
 
@@ -69,7 +76,9 @@ def stats_text(record: GameRecord, events: Sequence[Event], now: datetime, actin
 
 
 def _player_line(figures: PlayerStats) -> str:
-    if figures.median is None or figures.p90 is None:
+    if (figures.median is None or figures.p90 is None) and figures.untimed:
+        acted = f"{counted(figures.untimed, 'move')} before the game came to Troika, not timed"
+    elif figures.median is None or figures.p90 is None:
         acted = "no moves yet"
     else:
         acted = f"median {shown_duration(figures.median)}, 90% within {shown_duration(figures.p90)} " \

@@ -21,6 +21,7 @@ from .clock import (
     DAY,
     PACE_RANGE,
     POLICIES,
+    TIMED_OUT,
     TableClock,
     read_duration,
     read_quiet,
@@ -39,8 +40,6 @@ log = logging.getLogger("troika.clock")
 
 AWAY_MOST = 365 * DAY
 """The longest `away` anyone may type (the game's away limit is usually far less)."""
-TIMED_OUT = "time ran out"
-"""The note on a move made because its player's time ran out (:data:`bot.clock.NOT_THEIR_OWN`)."""
 
 
 class Timekeeper(Feature):
@@ -58,8 +57,7 @@ class Timekeeper(Feature):
         if clock is None:
             record = await self.store.get_game(game_id)
             chosen = record.options.get("on_timeout")  # at `new`
-            clock = self._clocks[game_id] = TableClock(since=record.created_at,
-                                                       on_timeout=chosen if chosen in POLICIES else "wait")
+            clock = self._clocks[game_id] = TableClock.of(record, chosen if chosen in POLICIES else "wait")
         if clock.seq < await self.store.last_seq(game_id):
             clock.fold(await self.store.events(game_id, after_seq=clock.seq))
         return clock
@@ -68,12 +66,18 @@ class Timekeeper(Feature):
 
     @handles("pace")
     async def pace(self, record: GameRecord, commissioner: Seat, rest: str) -> Reply:
-        """`pace 24h|off`: the time each decision may take before the bank is used."""
-        if rest.strip().lower() in ("off", "none"):
+        """`pace 24h|off`: the time each decision may take before the bank is used. A new
+        pace applies from now (:meth:`bot.clock.TableClock._pace_changed`); the pace it is
+        already changes nothing and is refused."""
+        clock = await self.table_clock(record.id)
+        off = rest.strip().lower() in ("off", "none")
+        seconds = None if off else read_duration(rest, "pace", *PACE_RANGE)
+        if seconds == clock.pace:
+            raise Refusal(f"The pace is {shown_duration(seconds)} already; nothing changed." if seconds
+                          else "There is no pace already; nothing changed.")
+        if seconds is None:
             return await self._setting(record, commissioner, {"pace": None}, "⏱ No pace: decisions take as long "
                                        "as they take, and no bank is used.")
-        seconds = read_duration(rest, "pace", *PACE_RANGE)
-        clock = await self.table_clock(record.id)
         bank = clock.bank if clock.bank is not None else 3 * seconds
         return await self._setting(record, commissioner, {"pace": seconds},
                                    f"⏱ Pace: {shown_duration(seconds)} per decision; beyond it each player "
@@ -178,7 +182,8 @@ class Timekeeper(Feature):
     async def status_lines(self, record: GameRecord, game: Game) -> str:
         """`status`'s clock lines: whose clock runs and since when, banks left, who is away."""
         clock = await self.table_clock(record.id)
-        if not clock.pace and not any(c.away for c in clock.players.values()):
+        chosen = "on_timeout" in record.options or clock.on_timeout != "wait"
+        if not clock.pace and not chosen and not any(c.away for c in clock.players.values()):
             return ""
         now = self.core.clock()
         acting = game.acting_player()
@@ -191,6 +196,8 @@ class Timekeeper(Feature):
                               for s in record.seats)
             lines.append(f"Pace {shown_duration(clock.pace)} per decision · banks left: {banks} · "
                          f"on time-out: {clock.on_timeout}")
+        elif chosen:
+            lines.append(f"No pace yet (the commissioner's `pace 24h` sets one) · on time-out: {clock.on_timeout}")
         for seat in record.seats:
             stretch = clock.player(seat.player_id).away_at(now)
             if stretch is not None:
@@ -219,7 +226,7 @@ class Timekeeper(Feature):
             return None
         clock = await self.table_clock(record.id)
         start = clock.counting(player)
-        return None if start is None else (start, clock.player(player).counted(start, now, quiet=False))
+        return None if start is None else (start, clock.counted(player, start, now, quiet=False))
 
     # --- time-outs ------------------------------------------------------------------------
 

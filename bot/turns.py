@@ -23,7 +23,7 @@ from storage import ChannelBusy, Event, EventKind, GameRecord, GameStatus, Seat,
 from storage.repository import effective_events, undos_to_redo
 
 from .archive import archived_note
-from .clock import ORDER_MOVED, ORDERS_ONLY
+from .clock import COMPUTER_MOVED, ORDER_MOVED, ORDERS_ONLY, TIMED_OUT
 from .commands import ACTION_VERBS, VERBS, Parsed
 from .core import Account, Core, Feature, Reply, code_span, handles, notes, proxy_note, seat_of, sentence
 from .delivery import Delivery
@@ -290,6 +290,7 @@ class Turns(Feature):
             raise Refusal("There is nothing to undo.")
         last = effective[-1]
         self._check_travel(record, seat, last.actor, reason, proxy, "take back")
+        _check_not_made_for(last, seat, proxy)
         line = f"↶ **{seat.display_name}** takes back #{len(effective)} " \
                f"({seat_name(record, last.actor)}: `{event_command(record, last)}`)"
         return await self._travel(record, seat, reason, proxy, line, undo=True,
@@ -309,8 +310,10 @@ class Turns(Feature):
         restored = [(n, e) for n, e in enumerate(effective_events(stored[:undo]), 1) if e.seq not in kept]
         what = ", ".join(f"#{n} ({seat_name(record, e.actor)}: `{event_command(record, e)}`)"
                          for n, e in restored)
+        first = restored[0][1] if restored else None
         return await self._travel(record, seat, reason, proxy, f"↷ **{seat.display_name}** redoes {what}".rstrip(),
-                                  undo=False, clock_note=ORDERS_ONLY if all(_order_alone(e) for _, e in restored)
+                                  undo=False, orders_of=first.action if first and first.kind is EventKind.ACTION
+                                  else None, clock_note=ORDERS_ONLY if all(_order_alone(e) for _, e in restored)
                                   and restored else None)
 
     @staticmethod
@@ -330,17 +333,18 @@ class Turns(Feature):
         self, record: GameRecord, seat: Seat, reason: str, proxy: Seat | None, line: str, *, undo: bool,
         orders_of: dict[str, Any] | None = None, clock_note: str | None = None,
     ) -> Reply:
-        """Undo or redo; ``orders_of``: the action an undo takes back, whose standing
-        orders' moves (taken back with it) the post names; ``clock_note``: what the
-        clock reads from it (:data:`bot.clock.ORDERS_ONLY`)."""
+        """Undo or redo; ``orders_of``: the action an undo takes back (a redo makes
+        again), whose standing orders' moves, taken back (made again) with it, the post
+        names; ``clock_note``: what the clock reads from it (:data:`bot.clock.ORDERS_ONLY`)."""
         live = await self.repo.load(record.id)
         before, acting_before = fingerprints(live.game), live.game.acting_player()
         note = notes(reason.strip(), proxy_note(proxy), clock_note)
         shown = notes(code_span(reason), proxy_note(proxy))
         travel = self.repo.undo if undo else self.repo.redo
+        redone = "" if undo else _orders_taken_back(live.game, orders_of)  # found on the game before the redo
 
         def posts(game: Game, seq: int) -> list[dict[str, Any]]:
-            text = line + _orders_taken_back(game, orders_of)
+            text = line + (_orders_taken_back(game, orders_of) if undo else redone)
             return [{
                 "kind": "turn", "seq": seq, "text": text + (f" _({shown})_" if shown else ""),
                 "next": next_line(game), "mention": _turn_changed(game, acting_before),
@@ -352,6 +356,21 @@ class Turns(Feature):
         except UndoError as exc:
             raise Refusal(f"{sentence(str(exc))}") from None
         return Reply()
+
+
+def _check_not_made_for(event: Event, seat: Seat, proxy: Seat | None) -> None:
+    """A move made for a player (by the computer, or when their time ran out) is taken
+    back by the commissioner, not by that player: else a time-out could be undone by the
+    one it timed out, and never come again (issue 38)."""
+    if event.actor != seat.player_id or proxy is not None:
+        return
+    note = event.note or ""
+    if TIMED_OUT in note:
+        raise NotAllowed("That move was made for you when your time ran out; only the commissioner may take it "
+                         "back (`undo REASON`).")
+    if COMPUTER_MOVED in note:
+        raise NotAllowed("That move was made for you by the computer; only the commissioner may take it back "
+                         "(`undo REASON`).")
 
 
 def _order_alone(event: Event) -> bool:
@@ -377,8 +396,8 @@ def _turn_changed(game: Game, acting_before: str | None) -> str | None:
 
 def _orders_taken_back(game: Game, undone: dict[str, Any] | None) -> str:
     """`` and what standing orders did after it: ⚙ CV `run best`, ⚙ CV `withhold```:
-    the moves an undo took back with ``undone`` (found by playing it again on a copy of
-    ``game``, the game after the undo)."""
+    the moves an undo took back (a redo made again) with ``undone``, found by playing it
+    again on a copy of ``game``, the game without it (after the undo, before the redo)."""
     if undone is None:
         return ""
     again = Game(game.ctx, game.state.copy())

@@ -46,7 +46,7 @@ async def test_a_game_idle_for_60_days_is_archived_readable_and_brought_back(sto
     posts = await _after(service, now, 59)
     assert posts and all("archived" not in p for p in posts)  # reminded, not archived: 59 days
     [archived] = await _after(service, now, 60.1)
-    assert archived.startswith("📦 Game 1 has had no move for 60 d 2 h and is archived")
+    assert archived.startswith("📦 Game 1 has had no move for 60d 2h 24m and is archived")
     assert await _after(service, now, 80) == []  # no reminders for an archived game
     listing = (await service.handle("elsewhere", ANNA, "games")).text
     assert listing == "1 archived game not shown (`unarchive` in its channel brings it back)"

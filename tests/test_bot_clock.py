@@ -98,7 +98,9 @@ async def test_bad_clock_input_is_refused_in_one_line_and_changes_nothing(
     before, status = await _stored(store), await table.say("status")
     for line in ("as Anna pace 0", "as Anna pace soon", "as Boris away 400d", "as Boris away 15d",
                  "as Clara tz Mars/Olympus", "as Clara quiet 25:00-08:00", "as Anna on-timeout nap",
-                 "as Boris pace 2h", "as Anna bank forever"):
+                 "as Boris pace 2h", "as Anna bank forever", "as Boris away 5", "as Anna pace 24h",
+                 "as Anna pace 1d", "as Boris away 14d 1h", "as Clara quiet 08:00-21:00", "as Clara tz europe/nowhere",
+                 "as Anna bank 3 days"):
         said = await table.say(line)
         assert said.startswith("✗ ") and "\n" not in said, (line, said)
     assert await _stored(store) == before and await table.say("status") == status
@@ -144,14 +146,14 @@ async def test_reminders_wait_for_the_end_of_quiet_hours_in_tokyo_and_amsterdam(
     # Anna (Amsterdam, quiet 14:30-16:00 = 13:30-15:00 UTC) is due a reminder at 14:00 UTC
     assert await reminders_at(MONDAY + timedelta(hours=2)) == []
     assert await reminders_at(MONDAY + timedelta(hours=2, minutes=59)) == []
-    assert await reminders_at(MONDAY + timedelta(hours=3)) == ["⏰ Your turn has waited 3 h."]
+    assert await reminders_at(MONDAY + timedelta(hours=3)) == ["⏰ Your turn has waited 3h."]
     await service.handle(CHANNEL, Account("anna", "Anna"), "bid TSR 20")  # at 15:00 UTC = 00:00 in Tokyo
     assert await _acting(table) == "Kenji"
     # Kenji's reminder falls due at 17:00 UTC (02:00 in Tokyo) and waits until 08:00 there (23:00 UTC)
     assert await reminders_at(MONDAY + timedelta(hours=5)) == []
     assert await reminders_at(MONDAY + timedelta(hours=10, minutes=59)) == []
     player, channel = await reminders_at(MONDAY + timedelta(hours=11))  # the channel's was due too
-    assert player == "⏰ Your turn has waited 8 h." and channel.startswith("⏰ **Kenji** has not acted for 8 h.")
+    assert player == "⏰ Your turn has waited 8h." and channel.startswith("⏰ **Kenji** has not acted for 8h.")
 
 
 async def _timing_out(store: SqliteEventStore, clock: Clock, policy: str) -> Table:
@@ -402,10 +404,10 @@ async def test_status_and_stats_read_one_start_for_each_decision(
         assert "✗" not in await table.say(line), line
     clock.advance(hours=4)
     said = await table.say("status")
-    assert "Clock: Anna's runs since 2027-01-04 13:00 UTC" in said and "(waiting 5 h)" in said, said
+    assert "Clock: Anna's runs since 2027-01-04 13:00 UTC" in said and "(waiting 5h)" in said, said
     await table.say("as Anna bid TSR 20")
     assert "Anna: median 5h, 90% within 5h (1 move)" in await table.say("stats")
-    assert "Time to act (median): Anna 5 h (1 move)" in await table.say("status")
+    assert "Time to act (median): Anna 5h (1 move)" in await table.say("status")
     clock.advance(hours=2)  # Boris: from Anna's bid
     assert "Clock: Boris's runs since 2027-01-04 19:00 UTC" in await table.say("status")
     await table.say("as Boris pass")
@@ -451,7 +453,7 @@ async def test_the_pinned_status_shows_the_clock_lines_status_shows(store: Sqlit
     pinned = (await table.service.status(1)).text
     typed = await table.say("status")
     for line in ("Clock: Anna's runs since 2027-01-04 12:00 UTC", "banks left: Anna 2d 23h, Boris 3d, Clara 3d",
-                 "Boris is away until 2027-01-07 12:00 UTC", "bids on TSR (waiting 1 d 1 h)"):
+                 "Boris is away until 2027-01-07 12:00 UTC", "bids on TSR (waiting 1d 1h)"):
         assert line in pinned and line in typed, (line, pinned)
 
 
@@ -523,6 +525,17 @@ async def test_quiet_hours_and_zones_hold_from_when_they_are_set_and_last_at_mos
     assert _bank(await table.say("status"), "Anna") == "3h"
 
 
+async def _bid_and_undo(store: SqliteEventStore, clock: Clock, hours: float) -> Table:
+    """Pace 12 h: Anna bids after ``hours`` and takes it back 5 min later."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    clock.advance(hours=hours)
+    await table.say("as Anna bid TSR 20")
+    clock.advance(minutes=5)
+    assert "✗" not in await table.say("as Anna undo")
+    return table
+
+
 async def test_an_undone_move_is_no_decision_and_the_clock_resumes_from_its_start(
     store: SqliteEventStore, clock: Clock,
 ) -> None:
@@ -530,12 +543,7 @@ async def test_an_undone_move_is_no_decision_and_the_clock_resumes_from_its_star
     bids and takes it back 5 min later: her decision runs again since Monday 12:00 (before
     the fix: since the undo, a fresh pace; the 5 min after the bid count too), and `stats`
     counts no move of hers."""
-    table = await _table(store, clock)
-    await table.say("as Anna pace 12h")
-    clock.advance(hours=30)
-    await table.say("as Anna bid TSR 20")
-    clock.advance(minutes=5)
-    assert "✗" not in await table.say("as Anna undo")
+    table = await _bid_and_undo(store, clock, 30)
     assert await _acting(table) == "Anna"
     status = await table.say("status")
     assert "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status and _bank(status, "Anna") == "17h 55m", status
@@ -556,9 +564,9 @@ async def test_a_holiday_that_ends_by_itself_is_not_time_to_act_for_reminders(
     sent: list[Post] = []
     clock.advance(hours=25)
     assert await _reminded(table, sent) == []
-    assert "(waiting 1 h)" in await table.say("status")
+    assert "(waiting 1h)" in await table.say("status")
     clock.advance(hours=1)
-    assert await _reminded(table, sent) == ["⏰ Your turn has waited 2 h."]
+    assert await _reminded(table, sent) == ["⏰ Your turn has waited 2h."]
 
 
 async def test_reminders_and_status_count_from_one_start_after_away_and_back(
@@ -573,5 +581,245 @@ async def test_reminders_and_status_count_from_one_start_after_away_and_back(
     clock.advance(hours=1)
     await table.say("as Anna back")
     clock.advance(hours=1)
-    assert await _reminded(table, []) == ["⏰ Your turn has waited 4 h."]
-    assert "(waiting 4 h)" in await table.say("status")
+    assert await _reminded(table, []) == ["⏰ Your turn has waited 4h."]
+    assert "(waiting 4h)" in await table.say("status")
+
+
+# --- the re-checker's dodges (issue 38, third round) ------------------------------------------
+
+
+async def test_undo_then_redo_of_ones_own_move_keeps_the_bank_spent_and_the_move_in_stats(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Re-checker's item 1: pace 12 h, Anna waits 40 h (28 h of her 1d 12h bank spent),
+    bids, takes it back 5 min later and redoes it an hour after that. The redo is the bid
+    made again: the hour she held it back is hers too, so 7 h are left and `stats` counts
+    one move of 41 h; Boris's decision runs on from the bid (the hour between the undo
+    and the redo is not his). Before the fix the redo gave her a full bank and no move."""
+    table = await _bid_and_undo(store, clock, 40)
+    clock.advance(hours=1)
+    assert _bank(await table.say("status"), "Anna") == "6h 55m"  # the 5 min after the bid count too
+    assert "✗" not in await table.say("as Anna redo")
+    status = await table.say("status")
+    assert _bank(status, "Anna") == "7h" and "Clock: Boris's runs since 2027-01-06 04:00 UTC" in status, status
+    assert "(waiting 5m)" in status, status
+    assert "Anna: median 1d 17h, 90% within 1d 17h (1 move)" in await table.say("stats")
+    clock.advance(hours=13)  # Boris: 13 h 5 min on this decision, 1 h 5 min over
+    assert _bank(await table.say("status"), "Boris") == "1d 10h 55m"
+
+
+async def test_a_commissioners_undo_of_three_moves_and_their_redo_give_each_bank_and_wait_back(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Anna waits 40 h and bids, Boris 20 h and passes, Clara 1 h and passes (pace 12 h,
+    banks 1d 12h). The commissioner takes the three back: no moves in `stats`, Boris's
+    and Clara's banks whole again, Anna's decision open since Monday. Redone at once,
+    every bank and wait is as the moves left them."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    for hours, line in ((40, "as Anna bid TSR 20"), (20, "as Boris pass"), (1, "as Clara pass")):
+        clock.advance(hours=hours)
+        assert "✗" not in await table.say(line), line
+    moved = await table.say("stats")
+    for _ in range(3):
+        assert "✗" not in await table.say("as Anna undo to test the clock")
+    status = await table.say("status")
+    assert "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status, status
+    assert _bank(status, "Boris") == "1d 12h" and _bank(status, "Clara") == "1d 12h", status
+    assert "Anna: no moves yet" in await table.say("stats")
+    for _ in range(3):
+        assert "✗" not in await table.say("as Anna redo")
+    assert await table.say("stats") == moved
+    status = await table.say("status")
+    assert (_bank(status, "Anna"), _bank(status, "Boris"), _bank(status, "Clara")) == ("8h", "1d 4h", "1d 12h")
+
+
+async def test_an_undo_past_a_pace_setting_counts_the_pace_from_when_it_was_set(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Anna bids at 14:00 with no pace; the pace (12 h) is set at 15:00 and she takes her
+    bid back at 16:00: her decision is open again, but the pace counts from 15:00, never
+    back (before the fix: from 12:00, three hours of her bank gone)."""
+    table = await _table(store, clock)
+    clock.advance(hours=2)
+    await table.say("as Anna bid TSR 20")
+    clock.advance(hours=1)
+    await table.say("as Anna pace 12h")
+    clock.advance(hours=1)
+    assert "✗" not in await table.say("as Anna undo")
+    clock.advance(hours=14)  # 15 h since the pace was set: 3 h over
+    status = await table.say("status")
+    assert "Clock: Anna's runs since 2027-01-04 15:00 UTC" in status and _bank(status, "Anna") == "1d 9h", status
+
+
+async def test_quiet_hours_moved_twice_a_day_stop_the_clock_at_most_12_hours_a_day(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Re-checker's item 2: Anna moves her quiet hours on as each ends, 11 h at a time,
+    for two and a half days. However often they change, at most 12 h of each day (UTC)
+    are quiet: by Wednesday 19:00 she has waited 55 h of which 36 h were quiet, so 19 h
+    count, 7 h over the pace (before the fix none counted: the clock had stopped)."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    for hours, hours_quiet in ((0, "12:00-23:00"), (11, "23:00-10:00"), (11, "10:00-21:00"),
+                               (11, "21:00-08:00"), (11, "08:00-19:00")):
+        clock.advance(hours=hours)
+        assert "✗" not in await table.say(f"as Anna quiet {hours_quiet}")
+    clock.advance(hours=11)
+    status = await table.say("status")
+    assert _bank(status, "Anna") == "1d 5h" and "stopped" not in status, status
+
+
+async def test_a_time_zone_changed_twice_a_day_stops_the_clock_at_most_12_hours_a_day(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Quiet 08:00-20:00, the zone switched between UTC and UTC-12 as each stretch ends,
+    so that every hour is quiet somewhere: 12 h a day count still. Wednesday 20:00: 56 h
+    waited, 36 h quiet, 20 h counted, 8 h over (before the fix: nothing counted)."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    assert "✗" not in await table.say("as Anna quiet 08:00-20:00")
+    for zone in ("Etc/GMT+12", "UTC", "Etc/GMT+12", "UTC"):
+        clock.advance(hours=12 if zone != "Etc/GMT+12" or clock() > MONDAY else 8)
+        assert "✗" not in await table.say(f"as Anna tz {zone}")
+    clock.advance(hours=12)
+    assert clock() == MONDAY + timedelta(hours=56)
+    assert _bank(await table.say("status"), "Anna") == "1d 4h"
+
+
+async def test_a_player_may_not_undo_a_move_made_for_them_when_their_time_ran_out(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Re-checker's item 3: Boris's time ran out and the safe move was made for him. His
+    own `undo` is refused in one line and changes nothing (before: it was taken back and
+    the time-out never came again); the commissioner's undo is allowed."""
+    table = await _timing_out(store, clock, "pass")
+    clock.advance(hours=1, minutes=1)
+    assert "time ran out" in await table.say("status")
+    before = await _stored(store)
+    said = await table.say("as Boris undo")
+    assert said.startswith("✗ That move was made for you when your time ran out") and "\n" not in said, said
+    assert await _stored(store) == before
+    assert "✗" not in await table.say("as Anna undo Boris asked")
+
+
+async def test_a_player_may_not_undo_the_computers_move_for_them_after_a_time_out(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    table = await _timing_out(store, clock, "computer")
+    clock.advance(hours=2)
+    await table.say("status")
+    assert "✗" not in await table.say("as Boris back")
+    said = await table.say("as Boris undo")
+    assert said.startswith("✗ That move was made for you by the computer"), said
+
+
+async def test_re_setting_the_pace_neither_restarts_the_clock_nor_refills_the_bank(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Re-checker's item 4: pace 12 h, bank 36 h; Anna waits 40 h (8 h left). The same
+    pace again is refused and changes nothing; a new pace (1 d) applies from now: the
+    28 h spent stay spent, and as her decision has waited longer than the new pace too,
+    each hour more spends (before the fix: a full bank and a fresh clock)."""
+    table = await _table(store, clock)
+    await table.say("as Anna pace 12h")
+    await table.say("as Anna bank 36h")
+    clock.advance(hours=40)
+    before = await _stored(store)
+    said = await table.say("as Anna pace 12h")
+    assert said.startswith("✗ The pace is 12h already") and "\n" not in said, said
+    assert await _stored(store) == before
+    assert "✗" not in await table.say("as Anna pace 1d")
+    status = await table.say("status")
+    assert _bank(status, "Anna") == "8h" and "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status, status
+    clock.advance(hours=2)
+    assert _bank(await table.say("status"), "Anna") == "6h"
+    await table.say("as Anna bid TSR 20")
+    assert _bank(await table.say("status"), "Anna") == "6h"
+
+
+@pytest.mark.slow
+async def test_redo_keeps_the_bank_spent_and_a_time_out_move_stays_through_the_worker_pool(
+    tmp_path: Path, clock: Clock,
+) -> None:
+    """As `troika run` plays (two worker processes): undo then redo of one's own move
+    leaves the bank spent, and Boris may not undo the move his time-out made."""
+    async with SqliteEventStore(tmp_path / "pool.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as pool:
+        table = Table(pool)  # type: ignore[arg-type]
+        await pool.start_local_game(CHANNEL, PLAYERS, first_player=0, seed=1861)
+        for line in ("as Anna pace 12h", "as Anna on-timeout pass"):
+            assert "✗" not in await table.say(line)
+        clock.advance(hours=40)
+        for line in ("as Anna bid TSR 20", "as Anna undo", "as Anna redo"):
+            assert "✗" not in await table.say(line), line
+        status = await table.say("status")
+        assert _bank(status, "Anna") == "8h" and "Clock: Boris's runs since 2027-01-06 04:00 UTC" in status, status
+        assert "Anna: median 1d 16h" in await table.say("stats")
+        clock.advance(days=3)
+        await pool.send_reminders(clock())
+        assert _moves(await store.events(1), "boris")  # his time ran out: passed for him
+        said = await table.say("as Boris undo")
+        assert said.startswith("✗ That move was made for you when your time ran out"), said
+
+
+async def test_durations_take_a_unit_and_may_be_compound_and_zones_any_case(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Re-checker's low items: `away 5` asks for a unit (it was read as 5 hours);
+    `away 13d 23h`, `pace 1d 12h` are read (they were refused); `tz europe/amsterdam`
+    is Europe/Amsterdam (it was refused for its case)."""
+    table = await _table(store, clock)
+    await table.say("status")
+    before = await _stored(store)
+    assert await table.say("as Boris away 5") == "✗ Say which unit: `5d` (days), `5h` (hours) or `5m` (minutes)."
+    assert await _stored(store) == before
+    assert "Pace: 1d 12h per decision" in await table.say("as Anna pace 1d 12h")
+    assert "Each player's bank holds 2d 6h" in await table.say("as Anna bank 2d 6h")
+    assert "Boris is away for 13d 23h, until 2027-01-18 11:00 UTC" in await table.say("as Boris away 13d 23h")
+    assert "Clara's time zone: Europe/Amsterdam." in await table.say("as Clara tz europe/amsterdam")
+    assert "quiet 23:00-08:00 (Europe/Amsterdam)" in await table.say("as Clara quiet 23:00-08:00")
+
+
+async def test_the_commissioners_end_is_no_move_in_stats(store: SqliteEventStore, clock: Clock) -> None:
+    table = await _table(store, clock)
+    clock.advance(hours=2)
+    await table.say("as Anna bid TSR 20")
+    clock.advance(hours=5)
+    ended = await table.say("as Anna end confirm we stop here")
+    assert "Anna: median 2h, 90% within 2h (1 move)" in ended, ended
+    assert "Anna: median 2h, 90% within 2h (1 move)" in await table.say("stats")
+
+
+async def test_the_policy_chosen_at_new_shows_in_status_before_a_pace_is_set(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    service = TroikaService(store, clock=clock, pictures=False)
+    anna = Account("anna", "Anna")
+    await service.handle("chan", anna, "new 1861 short on-timeout computer")
+    await service.handle("chan", Account("boris", "Boris"), "join")
+    await service.handle("chan", anna, "start")
+    status = (await service.handle("chan", anna, "status")).text
+    assert "No pace yet (the commissioner's `pace 24h` sets one) · on time-out: computer" in status, status
+
+
+@pytest.mark.slow
+async def test_quiet_hours_moved_and_the_pace_re_set_neither_stop_nor_refill_through_the_worker_pool(
+    tmp_path: Path, clock: Clock,
+) -> None:
+    """As `troika run` plays (two worker processes): quiet hours moved on as each ends
+    stop the clock 12 h a day at most, and the same pace again is refused. (The workers
+    read the real time; the store the injected one, so the bid is what is charged.)"""
+    async with SqliteEventStore(tmp_path / "pool.db") as store, \
+            ServicePool(store, workers=2, pictures=False) as pool:
+        table = Table(pool)  # type: ignore[arg-type]
+        await pool.start_local_game(CHANNEL, PLAYERS, first_player=0, seed=1861)
+        assert "✗" not in await table.say("as Anna pace 12h")
+        for hours, hours_quiet in ((0, "12:00-23:00"), (11, "23:00-10:00"), (11, "10:00-21:00")):
+            clock.advance(hours=hours)
+            assert "✗" not in await table.say(f"as Anna quiet {hours_quiet}")
+        clock.advance(hours=22)  # Wednesday 08:00: 44 h waited, 24 h quiet (12 h a day), 8 h over
+        assert "✗" not in await table.say("as Anna bid TSR 20")
+        assert _bank(await table.say("status"), "Anna") == "1d 4h"
+        assert (await table.say("as Anna pace 12h")).startswith("✗ The pace is 12h already")
+        assert _bank(await table.say("status"), "Anna") == "1d 4h"

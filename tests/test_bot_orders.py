@@ -119,7 +119,7 @@ async def test_an_order_that_acts_as_it_is_set_is_its_players_decision(
     assert (last.player, last.seconds, last.own, last.seq) == (events[-2].actor, 5 * 3600, True, events[-2].seq)
     clock.advance(hours=1)
     status = await table.say("status")
-    assert "(waiting 3 h)" in status and "Time to act (median): Player 1 5 h (1 move)" in status, status
+    assert "(waiting 3h)" in status and "Time to act (median): Player 1 5h (1 move)" in status, status
 
 
 @pytest.mark.slow
@@ -133,3 +133,16 @@ async def test_an_order_that_acts_as_it_is_set_is_marked_through_the_worker_pool
         *_, moved, set_only = await store.events(1)
         assert ORDER_MOVED in (moved.note or "") and ORDER_MOVED not in (set_only.note or "")
         assert decision_waits(await store.events(1))[-1].seq == moved.seq
+
+
+@pytest.mark.slow
+async def test_the_redo_of_an_order_that_acted_says_what_it_did(store: SqliteEventStore) -> None:
+    """Re-checker's low item: the undo's post named what the order had done; the redo's
+    post now names what it does again (it said only "redoes #N (Player 1: `auto run`)")."""
+    table = await start_shared(TroikaService(store, pictures=False), CV_AT_TRACK, "1867-19792")
+    await table.say("as Player 1 auto pass track")
+    await table.say("as Player 1 auto run")
+    assert "✗" not in await table.say("undo the run was a mistake")
+    redone = await table.say("redo it was not")
+    assert "(Player 1: `auto run`) and what standing orders did after it: ⚙ CV `run best`" in redone, redone
+    assert (await table.game()).state.companies["CV"].last_revenue == 70

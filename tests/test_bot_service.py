@@ -162,10 +162,10 @@ async def test_reminders_go_to_the_player_once_then_to_the_channel(store: Sqlite
     first = (await table.game()).state.players[(await table.game()).state.priority].name
     assert await remind_after(1) == []
     [reminder] = await remind_after(25)
-    assert reminder.startswith("⏰ Your turn has waited 25 h.") and f"@{first} {first} bids on TSR" in reminder
+    assert reminder.startswith("⏰ Your turn has waited 1d 1h.") and f"@{first} {first} bids on TSR" in reminder
     assert await remind_after(26) == []
     [channel] = await remind_after(49)
-    assert channel.startswith(f"⏰ **{first}** has not acted for 49 h") and "@" not in channel
+    assert channel.startswith(f"⏰ **{first}** has not acted for 2d 1h") and "@" not in channel
     assert await remind_after(50) == []
     now[0] = utc_now()  # the console's line sends the reminders due then too: the pass comes now
     await table.say(f"as {first} pass")

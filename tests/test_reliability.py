@@ -673,5 +673,5 @@ async def test_1_the_cogs_reminder_step_reminds_and_delivers(
     sent = len(bot.channel.sent)
     await cog.remind_due()  # what the reminder loop runs every ten minutes
     reminders = [m.content for m in bot.channel.sent[sent:] if "⏰" in m.content]
-    assert len(reminders) == 2 and "⏰ Your turn has waited 3 h." in reminders[0]
-    assert "Anna** has not acted for 3 h" in reminders[1]
+    assert len(reminders) == 2 and "⏰ Your turn has waited 3h." in reminders[0]
+    assert "Anna** has not acted for 3h" in reminders[1]

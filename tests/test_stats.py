@@ -3,13 +3,17 @@ checked against a log whose figures are worked out by hand; then as players see 
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.clock import DAY, HOUR
-from bot.service import TroikaService
+from bot.service import Account, TroikaService
 from bot.stats import nearest_rank, player_stats, stats_text
+from engine import counted
 from storage import Event, EventKind, GameRecord, GameStatus, Seat, SqliteEventStore
+from storage.repository import effective_events
+from tests.conftest import shared_game
 from tests.test_bot_service import Table
 
 T0 = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
@@ -107,3 +111,20 @@ def test_counts_are_written_singular_for_one_and_plural_otherwise() -> None:
     assert f"**{company.sym}** " in text and "· 1 loan" in text and "loan(s)" not in text
     company.loans = 2
     assert "· 2 loans" in holdings_text(game)
+
+
+async def test_an_imported_games_moves_are_said_to_be_untimed_not_missing(store: SqliteEventStore) -> None:
+    """Re-checker's low item: the moves an imported game came with are not timed, and
+    `stats` says so (it said "no moves yet" of players who had made dozens)."""
+    log, _ = shared_game("1861-29683")
+    cut = {**log, "actions": log["actions"][:40], "result": {}}
+    service = TroikaService(store, pictures=False)
+    await service.import_site_game("c1", Account("u1", "Player 1"), json.dumps(cut).encode())
+    [record] = await store.list_games()
+    stats = (await service.handle("c1", Account("u1", "Player 1"), "stats")).text
+    events = await store.events(record.id)
+    for seat in record.seats:
+        made = sum(1 for e in effective_events(events) if e.actor == seat.player_id and e.kind is ACTION)
+        assert made and f"{seat.display_name}: {counted(made, 'move')} before the game came to Troika, " \
+            "not timed" in stats, stats
+    assert "no moves yet" not in stats
