@@ -92,7 +92,9 @@ class Verb:
     arguments; ``typist``: whose seat a bare command is typed from at a shared keyboard
     (the console): the player who must decide now (``decider``), the one whose deal
     waits (``requester``), the one whose move it takes back (``mover``) or whose undo it
-    restores (``undoer``), or none but the keyboard, which types for every seat (``keyboard``)."""
+    restores (``undoer``), the one player whose seat is handed over or away (``returning``)
+    or who plays their own seat (``handing``), or none but the keyboard, which types for
+    every seat (``keyboard``)."""
 
     name: str
     usage: str
@@ -180,9 +182,9 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     Verb("hint", "hint", "What the computer would do in your place now, and why (only you see it; it never acts)",
          "turn", words=0, secret=True),
     Verb("computer", "computer takes over", "Let the computer play your seat until you type `I'm back`", "turn",
-         words=2),
+         words=2, typist="handing"),
     Verb("back", "back | I'm back", "Back from `away`, or play your own seat again after `computer takes over` "
-         "(or a time-out)", "turn", words=1, aliases=("i'm", "im", "i’m")),
+         "(or a time-out)", "turn", words=1, aliases=("i'm", "im", "i’m"), typist="returning"),
     Verb("away", "away DURATION", "Stop your clock while you are away, e.g. `away 5d` or `away 2d 12h` "
          "(within the game's away limit); the table is told", "turn", words=4, options=what()),
     Verb("quiet", "quiet HH:MM-HH:MM | quiet off", "Your quiet hours in your time zone (`tz`): no reminders "

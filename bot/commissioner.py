@@ -13,7 +13,7 @@ from storage import CorruptEvent, EventKind, GameRecord, GameStatus, NewEvent, S
 
 from .commands import Parsed, split
 from .computer_seats import COMPUTER, give_to_computer, is_computer_seat
-from .core import Account, Core, Feature, Reply, code_span, handles, match_seat, seated_name
+from .core import Account, Core, Feature, Reply, code_span, handles, match_seat, seated_name, unquoted
 from .errors import Refusal
 from .posts import next_line
 from .turns import Turns
@@ -45,10 +45,10 @@ class Commissioner(Feature):
         """`replace PLAYER @ACCOUNT` (or `seat`) as typed: the account as its mention."""
         name, _, new = rest.rpartition(" ")
         if new.lower() == COMPUTER:
-            return await self.replace(record, commissioner, name.strip('"'), Account(COMPUTER, COMPUTER))
+            return await self.replace(record, commissioner, unquoted(name), Account(COMPUTER, COMPUTER))
         if DISCORD_MENTION.fullmatch(new):  # an account is resolved by the frontend, not read here
             raise Refusal("Write it as `replace PLAYER @ACCOUNT`, mentioning the new player.")
-        return await self.replace(record, commissioner, name.strip('"'), Account(new, new.lstrip("@") or new))
+        return await self.replace(record, commissioner, unquoted(name), Account(new, new.lstrip("@") or new))
 
     async def replace(self, record: GameRecord, commissioner: Seat, player: str, new: Account) -> Reply:
         """The commissioner gives ``player``'s seat to the account ``new``: to the computer

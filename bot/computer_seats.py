@@ -17,7 +17,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
-from engine import Decision, Game, decide
+from engine import Decision, Game, as_listed, command, decide
 from storage import GameRecord, GameStatus, Seat
 
 from .clock import COMPUTER_MOVED
@@ -80,17 +80,19 @@ class ComputerSeats(Feature):
         """The computer plays ``seat`` now."""
         return is_computer_seat(seat) or seat.player_id in ledger.computer
 
-    async def catch_up(self, channel_id: str) -> int:
+    async def catch_up(self, channel_id: str, most: int | None = None) -> int:
         """The computer moves for its seats while one of them is to act (not while the
-        game is paused or waits for a consent); how many moves it made."""
-        for made in range(MOST_MOVES):
+        game is paused or waits for a consent), at most ``most`` moves (else
+        :data:`MOST_MOVES`); how many moves it made."""
+        most = MOST_MOVES if most is None else most
+        for made in range(most):
             try:
                 record = await self.core.channel_game(channel_id)
             except NoGame:
                 return made
             if record.status is not GameStatus.RUNNING or not await self.move_for(record):
                 return made
-        return MOST_MOVES
+        return most
 
     async def move_for(self, record: GameRecord, player: str | None = None) -> bool:
         """One move by the computer for the seat to act if the computer plays it (or it is
@@ -171,7 +173,8 @@ class ComputerSeats(Feature):
         if game.acting_player() != seat.player_id:
             raise NotAllowed("It is not your turn: a hint is for the move you are to make.")
         decision = await asyncio.to_thread(decide, game, record.seed)
-        return Reply(f"💡 The computer would {code_span(decision.words(game))}: {decision.reason}.")
+        words = command(game, as_listed(game, decision.action))  # a lay's rotation as `tiles` lists it
+        return Reply(f"💡 The computer would {code_span(words)}: {decision.reason}.")
 
 
 def _read(game: Game, player: str, words: str, decision: Decision) -> Parsed:

@@ -7,10 +7,15 @@ command acts for the player who must decide now, or for the player named by an
 Pictures are written to a folder (``map.png``, ``market.png``, ``table.png``, replaced
 as the game goes on) and their paths printed. The engine work runs in worker processes,
 as the Discord bot's does (:mod:`bot.workers`; ``--workers 0``: in this process).
+While the computer is to act (a table of computer seats, or a player's seat handed to
+it) the console plays on, printing each of its moves with its reason, until a person is
+to act or the game ends; Ctrl-C stops it after the move it is making, and the next line
+typed (Enter will do) lets it go on, as any command lets the computer move after it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import signal
@@ -58,6 +63,8 @@ class Console:
         self.pictures_dir = pictures_dir
         self.files_dir = pictures_dir.parent  # exported games go beside the pictures' folder
         self._write = write
+        self.stopping = False
+        """Ctrl-C was pressed while the computer played on: it stops after its move."""
 
     def write(self, text: str) -> None:
         """Print plain text: the posts' Markdown (bold, italics) taken out."""
@@ -67,6 +74,8 @@ class Console:
         """Carry out one line, then the reminders and time-outs due (the console's periodic
         pass), and deliver the posts they caused."""
         text = text.strip()
+        if not text:  # Enter: the computer goes on if it is to act
+            await self.play_on()
         if not text or text.startswith("#"):
             return
         try:
@@ -93,6 +102,28 @@ class Console:
             self.write("✗ Something went wrong on my side; it is logged. `status` shows where the game is.")
         await self.service.send_reminders()  # the console's periodic pass: reminders and time-outs fallen due
         await self.service.flush(self._deliver)
+        await self.play_on()
+
+    async def play_on(self) -> None:
+        """The computer's moves, one at a time, each printed as it is made, while it is to
+        act (on Discord the bot's periodic pass goes on with them); until Ctrl-C
+        (:meth:`interrupt`), which stops it after the move it is making."""
+        try:
+            while await self.service.computer_moves(CHANNEL, 1):
+                await self.service.flush(self._deliver)
+                if self.stopping:
+                    self.write("⏸ Stopped (Ctrl-C). The next line you type lets the computer play on (Enter will "
+                               "do; `I'm back` takes back a seat you handed it); `quit` leaves, the game saved.")
+                    break
+        except Exception:  # its trouble ends no session: the moves made are stored
+            log.exception("the computer's play on stopped")
+            self.write("✗ The computer stopped on my side; it is logged. Enter lets it try again.")
+        finally:
+            self.stopping = False
+
+    def interrupt(self) -> None:
+        """Ctrl-C while a line is carried out: the computer stops after its move."""
+        self.stopping = True
 
     async def _new(self, words: list[str]) -> Reply:
         words, policy = timeout_chosen(words)  # read as Discord's `new` reads it
@@ -222,13 +253,13 @@ async def run_console(location: str | Path, pictures_dir: Path, workers: int | N
     async with open_service(location, workers=workers, archive_after=archive_after) as service:
         console = Console(service, pictures_dir)
         print(f"Troika console · database {safe_url(str(location))} · pictures in {pictures_dir}/")
-        running = await service.store.active_game_in_channel(CHANNEL)
-        if running is not None:
-            await console.line("status")
-        print(banner(running is not None))
         # asyncio.run's own Ctrl-C handler waits for the loop, which input() blocks: with
         # text on the line the key only cleared it. Python's default raises at once.
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        running = await service.store.active_game_in_channel(CHANNEL)
+        if running is not None:
+            await _carry_out(console, "status")
+        print(banner(running is not None))
         while True:
             try:
                 text = input("troika> ")  # blocking on purpose: Ctrl-C then stops at once
@@ -237,4 +268,14 @@ async def run_console(location: str | Path, pictures_dir: Path, workers: int | N
                 break
             if text.strip().lower() in ("quit", "exit"):
                 break
-            await console.line(text)
+            await _carry_out(console, text)
+
+
+async def _carry_out(console: Console, text: str) -> None:
+    """One line, Ctrl-C meanwhile stopping the computer's play on (not the console)."""
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, console.interrupt)
+    try:
+        await console.line(text)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)  # back to Python's: Ctrl-C at the prompt leaves

@@ -298,7 +298,7 @@ def account_of(seat: Seat) -> Account:
 def match_seat(record: GameRecord, words: list[str]) -> tuple[Seat, int]:
     """The seat whose name (or account mention) the first words give; longest name wins."""
     for used in range(len(words), 0, -1):
-        name = _unquoted(" ".join(words[:used])).lower()
+        name = unquoted(" ".join(words[:used])).lower()
         mention = name.strip("<@!>")
         for seat in record.seats:
             if name == seat.display_name.lower() or mention in (seat.discord_user_id, seat.player_id):
@@ -306,12 +306,18 @@ def match_seat(record: GameRecord, words: list[str]) -> tuple[Seat, int]:
     raise Refusal(f"Whom do you mean? Seated: {', '.join(s.display_name for s in record.seats)}.")
 
 
-def _unquoted(name: str) -> str:
+def unquoted(name: str) -> str:
     """A name as typed, without the quotes around it (`"Player 3"`)."""
+    name = name.strip()
     for opening, closing in ('""', "''", "“”"):
         if len(name) > 1 and name[0] == opening and name[-1] == closing:
             return name[1:-1]
     return name
+
+
+def typed_name(seat: Seat) -> str:
+    """The seat's name as a command names it: quoted if it has a space (`as "Player 3" pass`)."""
+    return f'"{seat.display_name}"' if " " in seat.display_name else seat.display_name
 
 
 def seat_of(record: GameRecord, player_id: str) -> Seat:

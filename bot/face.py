@@ -66,6 +66,9 @@ class ServiceFace(Protocol):
     def called_company(self, channel_id: str, /) -> Awaitable[str | None]:
         """The company whose step the channel's game is in, if one is."""
 
+    def computer_moves(self, channel_id: str, /, most: int) -> Awaitable[int]:
+        """At most ``most`` moves by the computer for its seats while one is to act; how many it made."""
+
     def suggestions(self, channel_id: str, /, verb: str, current: str) -> Awaitable[list[str]]:
         """Completions of ``verb``'s argument as typed so far."""
 

@@ -16,7 +16,19 @@ from storage.store import ACTIVE_STATUSES
 from .clock import TableClock
 from .commands import VERBS
 from .computer_seats import computer_played
-from .core import REPLY_LIMIT, Account, Command, Feature, Reply, Status, account_of, broken, handles, match_seat
+from .core import (
+    REPLY_LIMIT,
+    Account,
+    Command,
+    Feature,
+    Reply,
+    Status,
+    account_of,
+    broken,
+    handles,
+    match_seat,
+    typed_name,
+)
 from .errors import Refusal
 from .posts import (
     Attachment,
@@ -112,6 +124,8 @@ class Information(Feature):
         typist = VERBS[verb].typist
         if typist == "keyboard":
             return None
+        if typist in ("returning", "handing"):
+            return await self._handing_account(channel_id, typist == "returning")
         if typist == "requester":  # with no deal waiting, the one deciding is told so
             return await self.requesting_account(channel_id) or await self.deciding_account(channel_id)
         record = await self.store.active_game_in_channel(channel_id)
@@ -122,6 +136,37 @@ class Information(Feature):
             if seat is not None:
                 return account_of(seat)
         return await self.deciding_account(channel_id)
+
+    async def _handing_account(self, channel_id: str, returning: bool) -> Account | None:
+        """Whose seat a bare `I'm back` (``returning``) or `computer takes over` is typed
+        from at the shared keyboard: the one player whom the computer plays for or who is
+        away (`I'm back`); the player deciding now, else the one player who plays their own
+        seat (`computer takes over`). Refused, naming them, when several could mean it."""
+        record = await self.store.active_game_in_channel(channel_id)
+        if record is None or record.status is not GameStatus.RUNNING:
+            return None
+        ledger = await self.core.ledger(record.id)
+        played = computer_played(record, ledger)
+        if returning:
+            clock = await self.table_clock(record.id) if self.table_clock is not None else TableClock()
+            now = self.core.clock()
+            seats = [s for s in record.seats if s.player_id in ledger.computer or
+                     clock.player(s.player_id).away_at(now) is not None]
+            command, none = "I'm back", ("No player has handed their seat to the computer or is away: there is "
+                                         "nothing to come back from.")
+        else:
+            deciding = await self.deciding_account(channel_id)
+            seats = [s for s in record.seats if s.player_id not in played]
+            if deciding is not None and any(account_of(s) == deciding for s in seats):
+                return deciding
+            command, none = "computer takes over", ("The computer plays every seat already"
+                                                    + ("; `I'm back` gives one back." if ledger.computer else "."))
+        if not seats:
+            raise Refusal(none)
+        if len(seats) > 1:
+            raise Refusal(f"Whose seat? The keyboard types for every player: "
+                          f"{' or '.join(f'`as {typed_name(s)} {command}`' for s in seats)}.")
+        return account_of(seats[0])
 
     async def suggestions(self, channel_id: str, verb: str, current: str) -> list[str]:
         """Ways to complete ``verb``'s argument now, from the engine's candidate actions."""

@@ -173,6 +173,12 @@ class TroikaService:
         await self._computer_moves(channel_id)
         return reply
 
+    async def computer_moves(self, channel_id: str, most: int) -> int:
+        """At most ``most`` moves by the computer for its seats while one is to act (the
+        console's play on, one move at a time); how many it made."""
+        async with self.core.lock(channel_id):
+            return await self.computer.catch_up(channel_id, most)
+
     async def _computer_moves(self, channel_id: str) -> None:
         """The computer's moves for its seats after a command (each its own event, under
         no request key of a person's command); its trouble is logged, the command stands."""

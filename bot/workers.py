@@ -636,6 +636,7 @@ class ServicePool:
     deciding_account = in_channel_worker(ServiceFace.deciding_account)
     typing_account = in_channel_worker(ServiceFace.typing_account)
     called_company = in_channel_worker(ServiceFace.called_company)
+    computer_moves = in_channel_worker(ServiceFace.computer_moves)
     suggestions = in_channel_worker(ServiceFace.suggestions)
     status = in_game_worker(ServiceFace.status)
     set_status_message = in_game_worker(ServiceFace.set_status_message)

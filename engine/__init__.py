@@ -33,6 +33,7 @@ from .view import AuctionView, TrackView, TurnView, pass_note, round_title, turn
 from .notation import (
     Unreadable,
     addressed,
+    as_listed,
     command,
     distinct_rotations,
     hinted_actions,
@@ -120,7 +121,7 @@ __all__ = [
     "RemoveToken", "ReplayReport", "RouteResult", "Rules", "RunRoutes", "SelfPlayResult", "Setup", "StandingOrder",
     "TileDef",
     "TrackView", "Train", "TurnView", "Unreadable",
-    "action_from_dict", "actions_of", "addressed", "agent_named", "available_minors", "best_routes",
+    "action_from_dict", "actions_of", "addressed", "as_listed", "agent_named", "available_minors", "best_routes",
     "borrowing_power", "cert_count", "cert_limit", "check_invariants", "check_logged_routes", "check_options",
     "check_routes", "cheapest_bank_price", "city_mapping", "command", "consent_needed", "counted", "decide",
     "decide_counted",

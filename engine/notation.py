@@ -12,6 +12,7 @@ action is applied. Routes are read and written by :mod:`engine.route_notation`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from . import trains
@@ -226,15 +227,30 @@ def distinct_rotations(tile: TileDef, fits: list[int]) -> list[int]:
     seen: set[tuple[frozenset[frozenset[int]], frozenset[tuple[object, ...]]]] = set()
     result = []
     for rotation in fits:
-        nodes = frozenset(
-            (node.kind, node.revenue, node.slots, exits)
-            for node, exits in zip(tile.nodes, tile.node_exits(rotation))
-        )
-        track = (tile.edge_pairs(rotation), nodes)
+        track = _laid(tile, rotation)
         if track not in seen:
             seen.add(track)
             result.append(rotation)
     return result
+
+
+def _laid(tile: TileDef, rotation: int) -> tuple[frozenset[frozenset[int]], frozenset[tuple[object, ...]]]:
+    """The track ``tile`` lays at ``rotation``: its edges joined, and its stops with their exits."""
+    nodes = frozenset(
+        (node.kind, node.revenue, node.slots, exits)
+        for node, exits in zip(tile.nodes, tile.node_exits(rotation))
+    )
+    return tile.edge_pairs(rotation), nodes
+
+
+def as_listed(game: Game, action: Action) -> Action:
+    """``action`` as `tiles` lists it: a lay at the first rotation that lays the same
+    track (:func:`distinct_rotations`, a straight at 3 written at 0); any other as it is."""
+    if not isinstance(action, LayTile):
+        return action
+    tile = game.ctx.board.tiles[action.tile]
+    laid = _laid(tile, action.rotation)
+    return replace(action, rotation=next(r for r in ROTATIONS if _laid(tile, r) == laid))
 
 
 def _tile_name(game: Game, word: str) -> str:

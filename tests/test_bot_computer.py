@@ -13,7 +13,7 @@ from bot.console import Console
 from bot.errors import NotAllowed, Refusal
 from bot.service import Account, Post, TroikaService
 from bot.workers import ServicePool
-from storage import SqliteEventStore
+from storage import GameStatus, SqliteEventStore
 from tests.test_bot_discord import ANNA, BORIS, CHANNEL_ID, USERS, Table, posts, table  # noqa: F401 (the fixture)
 
 ANNA_ACCOUNT, BORIS_ACCOUNT = Account("111", "Anna"), Account("222", "Boris")
@@ -232,3 +232,126 @@ async def test_the_computer_refuses_a_deal_asked_of_its_seat_and_proposes_none()
         assert any(t.id == "2-0" for t in game.state.companies["N"].trains)  # kept
         assert (await store.get_game(1)).status.name == "RUNNING"
         assert "agree" not in (await table.say("status")).split("May:")[0]
+
+
+async def test_at_the_console_a_bare_im_back_is_typed_for_the_seat_handed_to_the_computer() -> None:
+    """Checker of issue 37: a bare `I'm back` was typed for whoever must act (often a
+    computer seat) and refused. The keyboard types for every seat: it is the one seat
+    handed to the computer by its player, and with several the console asks whose."""
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+        await console.line("new 1861 Anna Boris Clara")
+        await console.line("as Anna computer takes over")
+        await console.line("as Boris computer takes over")
+        assert (await service.deciding_account("console")) == Account("Clara", "Clara")
+        out.clear()
+        await console.line("I'm back")
+        assert out == ["✗ Whose seat? The keyboard types for every player: `as Anna I'm back` or "
+                       "`as Boris I'm back`."]
+        out.clear()
+        await console.line("as Boris I'm back")
+        assert any("Boris is back and plays their own seat" in line for line in out), out
+        out.clear()
+        await console.line("I'm back")  # Anna's is the one seat handed over now
+        assert any("Anna is back and plays their own seat" in line for line in out), out
+        out.clear()
+        await console.line("I'm back")
+        assert out == ["✗ No player has handed their seat to the computer or is away: there is nothing to come "
+                       "back from."]
+
+
+async def test_at_the_console_computer_takes_over_is_typed_for_a_person_when_the_computer_acts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bare `computer takes over` while a computer seat is to act is typed for the one
+    person at the table (it was typed for the computer's seat and refused)."""
+    monkeypatch.setattr(computer_seats, "MOST_MOVES", 0)  # the computer is left to act
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), lambda text: (out.append(text), console.interrupt()))
+        await service.start_local_game("console", [("x", "computer"), ("Anna", "Anna")], first_player=0)
+        assert (await service.deciding_account("console")) == Account("computer-1", "Computer 1")
+        await console.line("computer takes over")
+        assert any("The computer plays Anna's seat until they type `I'm back`" in line for line in out), out
+        assert out[-1].startswith("⏸ Stopped (Ctrl-C)")  # it would play on to the end
+        out.clear()
+        await console.line("computer takes over")
+        assert out[0] == "✗ The computer plays every seat already; `I'm back` gives one back."
+
+
+async def test_replace_reads_a_quoted_computer_as_any_quoted_name() -> None:
+    """One reading of quotes for `replace` (review): `'computer'` or `“computer”` (a
+    phone's quotes) is the computer's seat, as `"computer"` was; it was read as a player
+    called so and refused."""
+    async with SqliteEventStore(":memory:") as store:
+        service, anna = await _boris_handed_to_the_computer_beside_two_computers(store)
+        await service.handle("c", anna, "replace “computer” @Boris")
+        [record] = await store.list_games()
+        assert [s.discord_user_id for s in record.seats][:2] == ["Anna", "@Boris"]
+
+
+async def _computers_play_on_at_the_console(service: TroikaService | ServicePool, store: SqliteEventStore,
+                                            lines: int = 200) -> None:
+    """`new 1861 computer computer` at the console: the computer plays on, each move
+    printed with its reason, until Ctrl-C (here after ``lines`` lines); Enter lets it go on."""
+    out: list[str] = []
+    console = Console(service, Path("unused"), lambda text: (out.append(text), len(out) % lines or console.interrupt()))
+    await console.line("new 1861 computer computer")
+    assert out[-1].startswith("⏸ Stopped (Ctrl-C). The next line you type lets the computer play on"), out[-3:]
+    moved = len(await store.events(1))
+    assert moved > 2 * computer_seats.MOST_MOVES  # on beyond the moves made after a command (it stopped there)
+    posts = [line for line in out if MARK in line]
+    assert len(posts) >= moved - 1 and all(line.startswith("Computer ") and "(`" in line for line in posts)
+    await console.line("")  # Enter
+    assert len(await store.events(1)) > moved and out[-1].startswith("⏸ Stopped")
+    assert (await store.get_game(1)).status is GameStatus.RUNNING  # stopped, not over
+
+
+async def test_at_the_console_the_computer_plays_on_while_every_seat_is_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checker of issue 37: with every seat the computer's, the console stopped after the
+    moves made after a command and waited, silent, for a line to be typed."""
+    monkeypatch.setattr(computer_seats, "MOST_MOVES", 4)
+    async with SqliteEventStore(":memory:") as store:
+        await _computers_play_on_at_the_console(TroikaService(store, pictures=False), store, lines=40)
+
+
+@pytest.mark.slow
+async def test_at_the_console_the_computer_plays_on_through_worker_processes(tmp_path: Path) -> None:
+    async with SqliteEventStore(tmp_path / "pool.db") as store, \
+            ServicePool(store, workers=1, pictures=False) as pool:
+        await _computers_play_on_at_the_console(pool, store)
+
+
+@pytest.mark.parametrize(("name", "commands", "seat", "hex_id", "listed", "written"), [
+    ("1861-29683", 78, "Player 1", "C13", "`lay C13 9 1`", "`lay C13 9 4`"),
+    ("1867-21268", 184, "Player 4", "G15", "`lay G15 14 1`", "`lay G15 14 4`"),
+])
+async def test_a_hinted_lay_is_written_at_a_rotation_that_tiles_lists(
+        name: str, commands: int, seat: str, hex_id: str, listed: str, written: str) -> None:
+    """A shared game's lay step where the computer's lay is a straight (or 14) at a
+    rotation `tiles` does not list, as it lists one rotation of each track: the hint
+    wrote that rotation (checker of issue 37); it writes the one `tiles` lists."""
+    from tests.test_bot_service import start_shared
+
+    async with SqliteEventStore(":memory:") as store:
+        table = await start_shared(TroikaService(store, pictures=False), commands, name)
+        hint = await table.say(f"as {seat} hint")
+        tiles = await table.say(f"as {seat} tiles {hex_id}")
+        assert listed in hint and listed in tiles and written not in tiles, (hint, tiles)
+
+
+async def test_trouble_in_the_computers_play_on_ends_no_console_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+
+        async def broken(channel_id: str, most: int) -> int:
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr(service, "computer_moves", broken)
+        await console.line("new 1861 computer computer")
+        assert out[-1] == "✗ The computer stopped on my side; it is logged. Enter lets it try again."

@@ -419,7 +419,7 @@ async def _face_answers(service: TroikaService | ServicePool, channel: str) -> l
         (await service.status(game_id)).text.replace(f"game {game_id}", "game #"),
         await service.deciding_account(channel),
         await service.typing_account(channel, "bid"), await service.called_company(channel),
-        await service.suggestions(channel, "bid", ""),
+        await service.suggestions(channel, "bid", ""), await service.computer_moves(channel, 1),
     ]
     await service.set_status_message(game_id, "42")
     answers.append(await service.channel_deleted(channel) == game_id)

@@ -3,6 +3,8 @@ reasons an 18xx player recognises, naming the tile, hex, company or train of eac
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.actions import (
@@ -150,3 +152,103 @@ def test_where_no_lay_raises_the_run_the_computer_lays_toward_a_stop(until: int)
     ends = [board.across[lay.hex, e][0] for e in board.tiles[lay.tile].exits(lay.rotation)
             if (lay.hex, e) in board.across and not game.ctx.tile_at(state, board.across[lay.hex, e][0])[0].paths]
     assert min(hex_distance(h, s) for h in ends for s in stops) < min(hex_distance(lay.hex, s) for s in stops)
+
+
+ONLY_PASS_TRAINS = [("1861-29683", 73, "KR"), ("1867-21268", 96, "CV")]
+"""Train steps after these log ids where the company can afford no train from the bank and
+the others on offer are other players' companies' (their consent needed): the computer's
+one move is a pass, which read "the only move allowed" (checker of issue 37)."""
+
+
+@pytest.mark.parametrize(("name", "until", "company"), ONLY_PASS_TRAINS)
+def test_a_pass_in_the_train_step_says_why_it_buys_no_train(name: str, until: int, company: str) -> None:
+    game = replayed(name, until)
+    assert company_acting(game) == company
+    decision = decide(game)
+    cash, cheapest = game.state.companies[company].cash, 100
+    sellers = sorted({next(s for s, c in game.state.companies.items() if any(t.id == a.train for t in c.trains))
+                      for a in legal_actions(game) if isinstance(a, BuyTrain)})
+    assert isinstance(decision.action, Pass) and sellers
+    assert decision.reason == (f"buys no train: the bank's cheapest costs {cheapest}, more than the {cash} in its "
+                               f"treasury; the trains of {', '.join(sellers)} are other players' to sell (the "
+                               "computer asks no one)")
+
+
+MINOR_BIDS = [("1861-29683", 37, "KR"), ("1867-21268", 40, "CA")]
+"""Minors' auctions (stock round 1) after these log ids: a bid read "worth about that to
+its seat", with no figure (checker of issue 37)."""
+
+
+@pytest.mark.parametrize(("name", "until", "minor"), MINOR_BIDS)
+def test_a_minor_bid_says_what_the_minor_is_worth_to_its_seat(name: str, until: int, minor: str) -> None:
+    game = replayed(name, until)
+    bid = min((a for a in legal_actions(game) if isinstance(a, Bid)), key=lambda a: a.price)
+    told = re.search(r"; it sees it worth about (\d+) to its seat$", explain(game, bid))
+    assert told and bid.price <= int(told[1]) < 200, explain(game, bid)  # the treasury and half its runs
+    decision = decide(game)
+    assert isinstance(decision.action, Bid) and decision.reason.endswith(told[0]), decision.reason
+
+
+def test_bidding_no_higher_says_whether_the_lot_is_worth_less_or_the_cash_is_short() -> None:
+    """It read "worth less, or too little cash left" (checker of issue 37): it says which."""
+    from engine.computer.reasons import lot_worth
+    from engine.computer.value import stock_round_reserve
+
+    game = replayed("1861-29683", 123)  # RO (a minor): the next bid, 170, is above its worth
+    decision, worth = decide(game), lot_worth(game, "RO")
+    assert isinstance(decision.action, Pass) and worth is not None and worth < 170
+    assert decision.reason == ("bids no higher on RO (Riga-Orel Railway): the next bid, 170, is above its worth to "
+                               f"its seat, about {worth:.0f}")
+    game = replayed("1861-29683", 21)  # MRR, worth more than the next bid, 75: with 150 in hand
+    game.state.player(game.acting_player() or "").cash = 150
+    decision, worth, keeps = decide(game), lot_worth(game, "MRR"), stock_round_reserve(game)
+    assert isinstance(decision.action, Pass) and worth is not None and worth > 75 and keeps > 150 - 75
+    assert decision.reason == ("bids no higher on MRR (Moscow - Ryazan Railway): a bid of 75 would leave 75 of its "
+                               f"150, less than the {keeps:.0f} it keeps to win a minor in the first stock round")
+
+
+def test_a_lay_that_reaches_nothing_new_says_where_its_track_runs() -> None:
+    """A lay that raises no run, reaches no new stop and leads toward none was told as
+    "lays 9 on J14" and no more (checker of issue 37, 1867): it says where its track runs."""
+    from engine.computer.track import LayAims
+
+    game = replayed("1867-21268", 135)
+    company = company_acting(game)
+    assert company is not None
+    aims, before = LayAims(game, company), route_income(game, company)
+    aimless = [lay for lay in legal_actions(game) if isinstance(lay, LayTile) and aims.gain(lay) == (0, 0)
+               and not aims.toward(lay) and aims.open_ends(lay)]
+    lay = next(lay for lay in aimless if route_income(after(game, lay) or game, company) == before)
+    told = explain(game, lay)
+    assert told.startswith(f"lays {lay.tile} on {lay.hex}")
+    assert told.endswith(f"; no new stop yet: its track runs on into {', '.join(aims.open_ends(lay))}"), told
+
+
+@pytest.mark.parametrize(("name", "until"), [("1867-21268", 146), ("1867-21268", 150), ("1861-29683", 383)])
+def test_a_lay_is_written_at_a_rotation_that_tiles_lists(name: str, until: int) -> None:
+    """`hint` wrote a straight at 3 where `tiles` lists it at 0 (the same track): every
+    lay, as written for a hint, has a rotation `tiles` lists for its hex and tile."""
+    from bot.track_help import track_options
+    from engine import as_listed
+
+    game = replayed(name, until)
+    listed = {(hex_id, o.tile): o.rotations for hex_id, options in track_options(game).items() for o in options}
+    lays = [a for a in legal_actions(game) if isinstance(a, LayTile)]
+    assert any(lay.rotation not in listed[lay.hex, lay.tile] for lay in lays)  # such lays are offered
+    for lay in lays:
+        written = as_listed(game, lay)
+        assert isinstance(written, LayTile) and written.rotation in listed[lay.hex, lay.tile], lay
+        assert after(game, written) is not None
+
+
+def test_a_train_step_pass_names_the_presidents_own_companies_that_keep_their_trains() -> None:
+    """1861-29683 after log id 223: MB may take a train for 1 from companies of its own
+    president; the computer leaves them (it did say "none is worth its price")."""
+    game = replayed("1861-29683", 223)
+    decision = decide(game)
+    own = sorted(s for s, c in game.state.companies.items() if s != "MB" and c.trains
+                 and game.controller(s) == game.controller("MB"))
+    assert isinstance(decision.action, Pass) and len(own) > 1
+    assert decision.reason == (f"buys no train: the bank's cheapest costs 225, more than the "
+                               f"{game.state.companies['MB'].cash} in its treasury; its president's {', '.join(own)} "
+                               "keep their trains")

@@ -448,6 +448,41 @@ def test_a_finished_game_s_status_is_unpinned_and_a_deleted_channel_s_game_is_ab
     assert f"<#{doomed.id}>" not in reply(fake, world.two, mark).content
 
 
+@pytest.mark.parametrize("title", ["1861", "1867"])
+def test_computer_seats_post_their_moves_with_reasons_and_a_hint_answers_only_the_asker(
+        world: World, title: str) -> None:
+    """Issue 37 on the Discord path as `troika run` starts it: a game of Dmitri and two
+    computer seats; the computer's moves are posted, marked, each with its reason; `/hint`
+    is answered to Dmitri alone (ephemeral), a typed `!hint` by direct message."""
+    fake, dmitri = world.fake, world.dmitri
+    channel = fake.call(lambda: fake.channel(f"computers-{title}"))
+    mark = fake.last_id()
+    fake.say(dmitri, channel, f"!new {title} computer computer")
+    reply(fake, channel, mark, "sets up game")
+    mark = fake.last_id()
+    fake.say(dmitri, channel, "!start")
+    post = turn_post(world, channel, mark)
+    for _ in range(4):  # the seats' order is drawn: Dmitri may act before a computer does
+        played = [m.content for m in fake.posts(channel) if "played by the computer" in m.content]
+        if played:
+            break
+        assert called(world, post) is dmitri
+        mark = fake.last_id()
+        fake.say(dmitri, channel, "!pass")
+        post = turn_post(world, channel, mark)
+    assert played and all(m.startswith("**Computer ") and "(`" in m for m in played), played
+    assert called(world, post) is dmitri  # the computer moved until Dmitri is to act
+    mark = fake.last_id()
+    hint = fake.slash(dmitri, channel, "hint")
+    answer = answered(fake, hint, "💡 The computer would `")
+    assert answer.ephemeral and ": " in answer.content.split("`", 2)[2]  # the move, then its reason
+    dms = len(fake.call(lambda: fake.direct_messages(dmitri)))
+    fake.say(dmitri, channel, "!hint")
+    fake.wait(lambda: len(fake.direct_messages(dmitri)) > dms, 15, "the hint by direct message")
+    assert "💡 The computer would `" in fake.call(lambda: fake.direct_messages(dmitri))[-1].content
+    assert not [m for m in fake.posts(channel, mark) if "💡" in m.content and not m.ephemeral]
+
+
 def test_every_message_was_well_formed_and_every_interaction_answered_in_time(world: World) -> None:
     fake = world.fake
     messages = fake.call(lambda: [m for m in fake.messages.values() if m.author is fake.bot])

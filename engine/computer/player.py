@@ -32,7 +32,7 @@ from ..actions import (
 )
 from ..game import Game
 from .agents import Agent, Decision, after, company_acting, moves
-from .reasons import Move, reason
+from .reasons import Move, no_higher, only_move, reason
 from .track import LayAims
 from .value import (
     Work,
@@ -99,10 +99,8 @@ class ComputerAgent(Agent):
             return Decision(runs[0], "runs its proven-best routes" + (f" for {found}" if found else ""))
         if len(legal) == 1:
             if len(allowed) > 1:
-                return Decision(legal[0], "bids no higher: worth less, or too little cash left for the stock round")
-            told = reason(Move(game, after(game, legal[0]), legal[0], company_acting(game), (0, 0), 0.0, tuple(legal)))
-            return Decision(legal[0], "the only move allowed" if isinstance(legal[0], Pass) else
-                            f"{told} (the only move allowed)")
+                return Decision(legal[0], no_higher(game, [m for m in allowed if isinstance(m, Bid)]))
+            return Decision(legal[0], only_move(game, legal[0]))
         player = game.acting_player() or ""
         company = company_acting(game)
         income = _income(game, company, work, None)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import market
+from .. import market, trains
 from ..actions import (
     Action,
     Bid,
@@ -32,7 +32,10 @@ from ..actions import (
     RunRoutes,
     SellShares,
 )
+from ..legal import legal_actions
+from .agents import after, company_acting
 from .track import LayAims
+from .value import first_train_income, minor_worth, private_worth, route_income, stock_round_reserve
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -110,8 +113,16 @@ def _lay(move: Move, lay: LayTile) -> str:
         why = (f"reaches new stops worth {stops}" if stops else
                f"opens the way to {_place(move.game, target)} for the next lay" if target and opens else
                f"leads toward {_place(move.game, target)}" if target else
-               "a new way between its stops" if legs else "")
+               "a new way between its stops" if legs else _runs_on(move.aims, lay))
     return _joined(what + (f" for {cost}" if cost else ""), why)
+
+
+def _runs_on(aims: LayAims, lay: LayTile) -> str:
+    """What a lay that reaches nothing new and leads toward no stop does: where its
+    track runs on to, if anywhere."""
+    ends = aims.open_ends(lay)
+    return f"no new stop yet: its track runs on into {', '.join(ends)}" if ends else \
+        "no new stop, nor a new way between its stops"
 
 
 def _cash_spent(move: Move, sym: str) -> int:
@@ -237,14 +248,61 @@ def _sell(move: Move, sell: SellShares) -> str:
                    _price_move(move, sym) or "")
 
 
+def _lot(game: Game, target: str) -> str:
+    """"MRR (Moscow-Ryazan Railway)": the lot bid on, with its name."""
+    board = game.ctx.board
+    lot = board.corporations.get(target)
+    name = next((p.name for p in board.privates if p.sym == target), lot.name if lot else "")
+    return f"{target} ({name})" if name else target
+
+
+def lot_worth(game: Game, target: str) -> float | None:
+    """What the lot bid on is worth to its bidder as the computer counts it: a private's
+    worth (:func:`private_worth`), a minor's to its president (:func:`minor_worth`, from
+    its best routes once its home is on the map, else a first train's); None for neither."""
+    if any(p.sym == target for p in game.ctx.board.privates):
+        return private_worth(game, target)
+    company = game.state.companies.get(target)
+    if company is None:
+        return None
+    income = route_income(game, target) if company.placed_tokens else 0
+    return minor_worth(game, max(income, first_train_income(game)))
+
+
 def _bid(move: Move, bid: Bid) -> str:
-    board = move.game.ctx.board
-    lot = board.corporations.get(bid.target)
-    name = next((p.name for p in board.privates if p.sym == bid.target), lot.name if lot else "")
-    what = f"bids {bid.price} on {bid.target}" + (f" ({name})" if name else "")
-    if move.gain > 0:
-        return _joined(what, f"it sees it worth about {bid.price + move.gain:.0f} to its seat")
-    return _joined(what, "it sees it worth about that to its seat, no more")
+    what = f"bids {bid.price} on {_lot(move.game, bid.target)}"
+    worth = lot_worth(move.game, bid.target)
+    if worth is None:
+        return what
+    return _joined(what, f"it sees it worth about {worth:.0f} to its seat")
+
+
+def no_higher(game: Game, bids: list[Bid]) -> str:
+    """Why the computer passes where ``bids`` are allowed: the lowest is above what it
+    sees the lot worth, or would leave less cash than it keeps to win a minor in the
+    first stock round (the bids it never makes, :func:`engine.computer.player._overbid`)."""
+    bid = min(bids, key=lambda b: b.price)
+    lot = _lot(game, bid.target)
+    worth = lot_worth(game, bid.target)
+    if worth is not None and bid.price > worth:
+        return f"bids no higher on {lot}: the next bid, {bid.price}, is above its worth to its seat, about {worth:.0f}"
+    cash = game.state.player(bid.entity).cash
+    return (f"bids no higher on {lot}: a bid of {bid.price} would leave {cash - bid.price} of its {cash}, less than "
+            f"the {stock_round_reserve(game):.0f} it keeps to win a minor in the first stock round")
+
+
+def only_move(game: Game, action: Action) -> str:
+    """The reason for the one move the computer may make (it asks nobody's consent, so
+    a train or private of another player's is not among its moves): a pass says why
+    it buys or does nothing else that the step offers."""
+    company = company_acting(game)
+    if isinstance(action, Pass):
+        offered = legal_actions(game)
+        if len(offered) == 1:
+            return "the only move allowed"
+        return reason(Move(game, after(game, action), action, company, (0, 0), 0.0, tuple(offered)))
+    told = reason(Move(game, after(game, action), action, company, (0, 0), 0.0, (action,)))
+    return f"{told} (the only move allowed)"
 
 
 def _private(move: Move, buy: BuyPrivate) -> str:
@@ -288,8 +346,8 @@ def _pass(move: Move, action: Pass) -> str:
     legal_kinds = {type(a) for a in move.legal}
     if LayTile in legal_kinds:
         return "lays no track: no lay pays its cost here, in run or in a way toward a stop it does not reach"
-    if BuyTrain in legal_kinds:
-        return "buys no train: none is worth its price to its seat now"
+    if BuyTrain in legal_kinds and move.company:
+        return _no_train(move, move.company)
     if Bid in legal_kinds:
         return "passes: the next bid would cost more than the lot is worth to its seat"
     if BuyShare in legal_kinds or Par in legal_kinds or SellShares in legal_kinds:
@@ -297,6 +355,36 @@ def _pass(move: Move, action: Pass) -> str:
     if PlaceToken in legal_kinds:
         return "places no token: none raises its run"
     return "passes: nothing else leaves it better off"
+
+
+def _no_train(move: Move, sym: str) -> str:
+    """"buys no train: ...": none from the bank worth its price, or none it can afford
+    (or room for none); other companies' trains kept by their presidents or its own."""
+    game = move.game
+    company = game.state.companies[sym]
+    where = {a.train: trains.find_train(game.ctx, game.state, a.train)[0] for a in move.legal
+             if isinstance(a, BuyTrain)}
+    from_bank = [a for a in move.legal if isinstance(a, BuyTrain) and where[a.train] in ("yard", "pool")]
+    cheapest = trains.cheapest_bank_price(game.ctx, game.state)
+    if from_bank:
+        buy = min(from_bank, key=lambda a: a.price)
+        why = f"none is worth its price to its seat now (the cheapest, a {_train_name(game, buy.train)}-train, " \
+              f"costs {buy.price})"
+    elif len(company.trains) >= trains.train_limit(game.ctx, game.state, company):
+        why = f"it holds as many trains as it may ({len(company.trains)})"
+    elif cheapest is not None:
+        why = f"the bank's cheapest costs {cheapest}, more than the {company.cash} in its treasury"
+    else:
+        why = "the bank has none left"
+    president = game.controller(sym)
+    sellers = sorted({s for s in where.values() if s in game.state.companies and s != sym})
+    others = [s for s in sellers if game.controller(s) != president]
+    own = [s for s in sellers if game.controller(s) == president]
+    kept = f"its president's {own[0]} keeps its trains" if len(own) == 1 else \
+        f"its president's {', '.join(own)} keep their trains" if own else ""
+    return _joined(f"buys no train: {why}",
+                   f"the trains of {', '.join(others)} are other players' to sell (the computer asks no one)"
+                   if others else "", kept)
 
 
 EXPLAIN: dict[type[Action], Callable[[Move, Any], str]] = {

@@ -111,6 +111,10 @@ class LayAims:
             return None
         return min((hex_distance(h, t), t) for h in self._opened(lay) for t in self.targets)[1]
 
+    def open_ends(self, lay: LayTile) -> list[str]:
+        """The empty hexes the lay's track runs into (where the next lay may go on)."""
+        return self._opened(lay)
+
     def _opened(self, lay: LayTile) -> list[str]:
         """The empty hexes the lay's track ends run into."""
         ctx = self.game.ctx
