@@ -11,7 +11,8 @@ The rules (README, "Time: pace, banks, holidays"):
   a resume) and stops when the player moves (or a standing order
   moves for them). Setting or cancelling a standing order is no move: the clock runs on.
 - A player asked to agree to a deal, or whose seat the computer gave back, counts from
-  then; a pace set after none counts from when it is set. `status`, `stats` and
+  then; while a deal waits for its consenter, the clock, the bank and the time-out are
+  theirs (charged at the answer), and the proposer's decision stands still until it; a pace set after none counts from when it is set. `status`, `stats` and
   reminders read this one start.
 - Time a player is away, or inside their quiet hours, does not count. A holiday stops
   the clock only while it lasts: after it (`back`, or its end) the same decision's
@@ -449,6 +450,8 @@ class TableClock:
             self.redo.clear()
             if TIMED_OUT in (event.note or ""):
                 self.timed_out.add(self.position)  # dealt with: an undo of it does not time them out again
+        if event.kind is EventKind.ACTION and self.asked is not None:
+            self._answered(event)  # a deal agreed to: the consenter's time is theirs
         if is_decision(event) and (self.since is None or event.created_at > self.since):
             self._decided(event)
         if event.kind is EventKind.UNDO:
@@ -467,7 +470,7 @@ class TableClock:
         elif kind == "ask":
             self.asked = (str(data["consenter"]), event.created_at)
         elif kind == "answer":
-            self.asked = None
+            self._answered(event)
         elif kind == "clock":
             self._setting(data, event.created_at)
         elif kind == "away":
@@ -589,6 +592,20 @@ class TableClock:
                 more = first.charge.after(mine.counted(held_from, moment)) - first.charge.after()
                 mine.spent = min(max(mine.spent + more, 0.0), self.full_bank)
 
+    def _answered(self, event: Event) -> None:
+        """A deal answered (agreed to, refused, withdrawn): the consenter's time since the
+        request is charged to their bank, and it never counts against the proposer, whose
+        decision runs on."""
+        if self.asked is None:
+            return
+        consenter, since = self.asked
+        self.asked = None
+        if self.began is None:
+            return
+        self._charge(consenter, since, event.created_at, _own(event))
+        self.overrun.pop(consenter, None)
+        self.gaps.append((since, event.created_at))
+
     def _decided(self, event: Event) -> None:
         """A decision made: its wait is kept (less the time its player was away), and its time charged."""
         player, start = event.actor or "", self.counting(event.actor or "")
@@ -615,8 +632,16 @@ class TableClock:
 
     def counted(self, player_id: str, start: datetime, end: datetime, quiet: bool = True) -> float:
         """Seconds of the open decision from ``start`` to ``end`` that count against
-        ``player_id`` (:meth:`PlayerClock.counted`, the decision's :attr:`gaps` left out)."""
-        return self.player(player_id).counted(start, end, quiet, self.gaps)
+        ``player_id`` (:meth:`PlayerClock.counted`, the decision's :attr:`gaps` left out,
+        and for all but the consenter, the time a deal waits for their answer)."""
+        gaps = self.gaps
+        if self.asked is not None and self.asked[0] != player_id:
+            gaps = [*gaps, (self.asked[1], max(end, self.asked[1]))]
+        return self.player(player_id).counted(start, end, quiet, gaps)
+
+    def running(self, acting: str | None) -> str | None:
+        """Whose clock runs: the consenter's while a deal waits for them, else the acting player's."""
+        return self.asked[0] if self.asked is not None and self.began is not None else acting
 
     def counting(self, player_id: str) -> datetime | None:
         """Since when the open decision counts against ``player_id`` (None: no decision open)."""

@@ -186,7 +186,7 @@ class Timekeeper(Feature):
         if not clock.pace and not chosen and not any(c.away for c in clock.players.values()):
             return ""
         now = self.core.clock()
-        acting = game.acting_player()
+        acting = clock.running(game.acting_player())
         lines = []
         if acting is not None and (start := clock.counting(acting)) is not None and not game.state.finished:
             stopped = self._why_stopped(clock, acting, now)

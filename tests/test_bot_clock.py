@@ -823,3 +823,28 @@ async def test_quiet_hours_moved_and_the_pace_re_set_neither_stop_nor_refill_thr
         assert _bank(await table.say("status"), "Anna") == "1d 4h"
         assert (await table.say("as Anna pace 12h")).startswith("✗ The pace is 12h already")
         assert _bank(await table.say("status"), "Anna") == "1d 4h"
+
+
+async def test_a_deal_awaiting_consent_runs_the_consenters_clock_and_bank_not_the_proposers(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Checker's high item: while a deal waits for its consenter, the clock, the bank and
+    the time-out are the consenter's; the proposer's decision runs on after the answer."""
+    from tests.test_bot_service import BEFORE_MK_BUYS, start_shared
+
+    table = await start_shared(TroikaService(store, clock=clock, pictures=False), BEFORE_MK_BUYS)
+    for line in ("as Player 1 pace 12h", "as Player 1 on-timeout computer"):
+        assert "✗" not in await table.say(line)
+    assert "asks Player 3 to agree" in await table.say("as Player 2 train 2-0 from N 60")
+    clock.advance(hours=40)
+    status = await table.say("status")
+    assert "Clock: Player 3's runs" in status, status
+    assert _bank(status, "Player 2") == "1d 12h" and _bank(status, "Player 3") == "8h"
+    clock.advance(hours=10)  # Player 3's bank runs out: the deal is refused for them
+    said = await table.say("status")
+    assert "Player 3** refuses" in said or "Player 3 refuses" in said, said
+    assert "computer plays" not in said, said
+    status = await table.say("status")
+    assert "Clock: Player 2's runs" in status and _bank(status, "Player 2") == "1d 12h", status
+    assert _bank(status, "Player 3") == "0m"
+    assert await _acting(table) == "Player 2"
