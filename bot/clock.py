@@ -7,12 +7,14 @@ Nothing here keeps a clock of its own: every figure is derived from the events' 
 
 The rules (README, "Time: pace, banks, holidays"):
 
-- A decision's clock starts when it falls due (the game's start, the move before it,
-  a resume) and stops when the player moves (or a standing order
-  moves for them). Setting or cancelling a standing order is no move: the clock runs on.
+- A decision's clock starts when it falls due (the game's start, the move before it)
+  and stops when the player moves (or a standing order moves for them). Setting or
+  cancelling a standing order is no move: the clock runs on. A pause stops it while
+  it lasts: after the resume the same decision runs on, its bank spent kept.
 - A player asked to agree to a deal, or whose seat the computer gave back, counts from
   then; while a deal waits for its consenter, the clock, the bank and the time-out are
-  theirs (charged at the answer), and the proposer's decision stands still until it; a pace set after none counts from when it is set. `status`, `stats` and
+  theirs (charged at the answer), and the proposer's decision stands still until it.
+  A pace set after none counts from when it is set. `status`, `stats` and
   reminders read this one start.
 - Time a player is away, or inside their quiet hours, does not count. A holiday stops
   the clock only while it lasts: after it (`back`, or its end) the same decision's
@@ -417,6 +419,8 @@ class TableClock:
     """Positions whose decision's time-out has been dealt with."""
     asked: tuple[str, datetime] | None = None
     """The player asked for their consent now, and since when: their clock counts from the request."""
+    paused: tuple[datetime, datetime | None] | None = None
+    """While paused: since when, and when the decision open at the pause fell due."""
     waits: list[Wait] = field(default_factory=list)
     """Every decision made so far (`stats`), each from :meth:`counting` to the move."""
     done: list[tuple[int, Before]] = field(default_factory=list)
@@ -458,6 +462,8 @@ class TableClock:
             self._undone(event, restore=ORDERS_ONLY not in (event.note or ""))
         elif event.kind is EventKind.REDO:
             self._redone(event)
+        elif self.paused is not None and event.kind is EventKind.ADMIN and event.action.get("type") == "resume":
+            self._resumed(event.created_at)
         elif starts_a_decision(event):
             began = event.created_at if self.since is None else max(event.created_at, self.since)
             self.began, self.position, self.asked = began, event.seq, None
@@ -466,7 +472,7 @@ class TableClock:
             return
         data, kind = event.action, event.action.get("type")
         if kind == "pause":
-            self.began = None
+            self.paused, self.began = (event.created_at, self.began), None
         elif kind == "ask":
             self.asked = (str(data["consenter"]), event.created_at)
         elif kind == "answer":
@@ -591,6 +597,18 @@ class TableClock:
             if first.charge is not None:
                 more = first.charge.after(mine.counted(held_from, moment)) - first.charge.after()
                 mine.spent = min(max(mine.spent + more, 0.0), self.full_bank)
+
+    def _resumed(self, moment: datetime) -> None:
+        """A resume: the decision open at the pause runs on, its time before the pause and
+        its bank spent kept, the pause left out (a game paused with none open starts one)."""
+        assert self.paused is not None
+        since, began = self.paused
+        self.paused = None
+        if began is None:
+            self.began, self.overrun, self.gaps, self.asked = moment, {}, [], None
+            return
+        self.began = began
+        self.gaps.append((since, moment))
 
     def _answered(self, event: Event) -> None:
         """A deal answered (agreed to, refused, withdrawn): the consenter's time since the

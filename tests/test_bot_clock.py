@@ -848,3 +848,23 @@ async def test_a_deal_awaiting_consent_runs_the_consenters_clock_and_bank_not_th
     assert "Clock: Player 2's runs" in status and _bank(status, "Player 2") == "1d 12h", status
     assert _bank(status, "Player 3") == "0m"
     assert await _acting(table) == "Player 2"
+
+
+async def test_pause_and_resume_stop_the_clock_while_paused_and_keep_the_bank_spent(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Checker's medium item: resume continues the same decision, its bank as it was."""
+    table = await _table(store, clock)
+    assert "✗" not in await table.say("as Anna pace 24h")
+    clock.advance(hours=30)
+    assert _bank(await table.say("status"), "Anna") == "2d 18h"
+    assert "✗" not in await table.say("as Anna pause holiday")
+    clock.advance(hours=1)
+    assert "✗" not in await table.say("as Anna resume")
+    clock.advance(hours=2)
+    status = await table.say("status")
+    assert "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status, status
+    assert _bank(status, "Anna") == "2d 16h", status  # 32 h counted, the hour paused left out
+    assert "(waiting 1d 8h)" in status, status
+    await table.say("as Anna bid TSR 20")
+    assert _bank(await table.say("status"), "Anna") == "2d 16h"

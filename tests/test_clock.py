@@ -32,7 +32,7 @@ def test_each_decision_waits_from_the_move_before_to_its_own_and_setting_a_stand
                (21, ACTION, {"type": "pass"}, "clara", "played by the computer"))
     waits = decision_waits(log)
     assert [(w.player, w.seconds / HOUR, w.own) for w in waits] == [
-        ("anna", 2, True), ("boris", 5, True), ("clara", 1, False)]  # the order moved nothing; resumed at 20
+        ("anna", 2, True), ("boris", 5, True), ("clara", 2, False)]  # no order moved; pause 8-20 left out
     assert decision_waits(log, since=T0 + timedelta(hours=5))[0].seconds == 2 * HOUR  # imported: from 5 h
 
 
