@@ -31,7 +31,8 @@ The rules (README, "Time: pace, banks, holidays"):
   a decision made within the pace gives back half the time it left unused, up to a
   full bank. Moves not made by the player (the computer's, a timeout's) spend what
   ran over but refill nothing. A new pace applies from when it is set: the open decision's time beyond
-  the old pace stays spent, and it spends again once it has run longer than the new.
+  the old pace stays spent, and it spends again once it has run longer than the new
+  (a pace set again after `pace off` too: the decision counts on from its start).
 - A player whose bank is empty while their decision is still open has timed out: the
   table's `on-timeout` policy applies.
 """
@@ -512,7 +513,8 @@ class TableClock:
     def _pace_changed(self, pace: float | None, moment: datetime) -> None:
         """A new pace applies from ``moment``: the open decision's time beyond the old pace
         so far stays spent, and the new pace is measured from what it has counted by then.
-        A pace set after none counts from when it is set, never back."""
+        The game's first pace counts from when it is set, never back; a pace set again
+        after `pace off` is a change of pace (the decision counts on from its start)."""
         if self.pace and self.began is not None:
             for player_id in {*self.seats, *self.players}:
                 start = self.counting(player_id)
@@ -520,7 +522,13 @@ class TableClock:
                     counted = self.counted(player_id, start, moment)
                     fixed = self.overrun.get(player_id, Overrun())
                     self.overrun[player_id] = Overrun(fixed.beyond(counted, self.pace), counted)
-        if pace and not self.pace:
+        if pace and not self.pace and self.pace_since is not None and self.began is not None:
+            for player_id in {*self.seats, *self.players}:  # a pace again: counted on from the start
+                start = self.counting(player_id)
+                if start is not None:
+                    spent = self.overrun.get(player_id, Overrun()).spent
+                    self.overrun[player_id] = Overrun(spent, self.counted(player_id, start, moment))
+        elif pace and not self.pace:
             self.pace_since = moment
             if self.began is not None:
                 self.began = max(self.began, moment)

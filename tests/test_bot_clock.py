@@ -868,3 +868,20 @@ async def test_pause_and_resume_stop_the_clock_while_paused_and_keep_the_bank_sp
     assert "(waiting 1d 8h)" in status, status
     await table.say("as Anna bid TSR 20")
     assert _bank(await table.say("status"), "Anna") == "2d 16h"
+
+
+async def test_pace_off_then_on_counts_on_from_the_decisions_start(store: SqliteEventStore, clock: Clock) -> None:
+    """Checker's item: `pace off` then `pace 24h` is a change of pace, not a new decision."""
+    table = await _table(store, clock)
+    assert "✗" not in await table.say("as Anna pace 24h")
+    clock.advance(hours=30)  # 6 h beyond the pace: spent
+    assert "✗" not in await table.say("as Anna pace off")
+    clock.advance(hours=10)  # no pace: nothing more spent
+    assert "✗" not in await table.say("as Anna pace 24h")
+    status = await table.say("status")
+    assert "Clock: Anna's runs since 2027-01-04 12:00 UTC" in status and "(waiting 1d 16h)" in status, status
+    assert _bank(status, "Anna") == "2d 18h", status
+    clock.advance(hours=2)  # the decision has run longer than the new pace: it spends again
+    assert _bank(await table.say("status"), "Anna") == "2d 16h"
+    await table.say("as Anna bid TSR 20")
+    assert _bank(await table.say("status"), "Anna") == "2d 16h"
