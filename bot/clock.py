@@ -34,7 +34,8 @@ The rules (README, "Time: pace, banks, holidays"):
   the old pace stays spent, and it spends again once it has run longer than the new
   (a pace set again after `pace off` too: the decision counts on from its start).
 - A player whose bank is empty while their decision is still open has timed out: the
-  table's `on-timeout` policy applies.
+  table's `on-timeout` policy applies, once per decision; after a change of policy an
+  expired decision gets the new one (also one whose time-out move the commissioner undid).
 """
 
 from __future__ import annotations
@@ -508,6 +509,8 @@ class TableClock:
         if isinstance(data.get("away_limit"), (int, float)):
             self.away_limit = float(data["away_limit"])  # type: ignore[arg-type]
         if data.get("on_timeout") in POLICIES:
+            if data["on_timeout"] != self.on_timeout:
+                self.timed_out.clear()  # a new policy: an expired decision gets it, dealt with or not
             self.on_timeout = str(data["on_timeout"])
 
     def _pace_changed(self, pace: float | None, moment: datetime) -> None:

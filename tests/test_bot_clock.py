@@ -885,3 +885,19 @@ async def test_pace_off_then_on_counts_on_from_the_decisions_start(store: Sqlite
     assert _bank(await table.say("status"), "Anna") == "2d 16h"
     await table.say("as Anna bid TSR 20")
     assert _bank(await table.say("status"), "Anna") == "2d 16h"
+
+
+@pytest.mark.parametrize("policy", ["pass", "computer"])
+async def test_a_new_policy_applies_to_a_decision_whose_time_out_was_dealt_with(
+    store: SqliteEventStore, clock: Clock, policy: str,
+) -> None:
+    """Checker's item: the commissioner called (`wait`), then `on-timeout pass|computer`:
+    the expired decision gets the new policy, and the game does not stall."""
+    table = await _timing_out(store, clock, "wait")
+    clock.advance(hours=2)
+    assert "time bank ran out on this decision" in await table.say("status")
+    assert "✗" not in await table.say(f"as Anna on-timeout {policy}")
+    clock.advance(hours=6)
+    await table.say("status")
+    [move, *_] = _moves(await store.events(1), "boris")
+    assert ("time ran out" if policy == "pass" else "played by the computer") in (move.note or "")
