@@ -565,7 +565,9 @@ class TableClock:
     def _undone(self, event: Event, restore: bool) -> None:
         """An undo: the moves it takes back were no decisions. The clock goes back to
         before the earliest of them: that decision counts again from when it fell due, its
-        waits leave `stats`, and the bank is as it was."""
+        waits leave `stats`, and the bank is as it was. The time from its move to the last
+        later move taken back (by this undo or those just before it) was others' decisions:
+        it is left out, so each reopened decision is charged only its own time."""
         target = event.action.get("action_id")
         undone = [d for d in self.done if isinstance(target, int) and d[0] > target] if isinstance(target, int) \
             else self.done[-1:]
@@ -581,7 +583,12 @@ class TableClock:
             return
         before = undone[0][1]
         self.redo.append(Undone(undone, self.waits[before.waits:], self._before(), event.created_at))
+        mine = self.waits[before.waits] if len(self.waits) > before.waits else None
         self._restore(before)
+        if mine is not None and mine.seq == undone[0][0]:  # the later moves' time was others'
+            last = max(w.ended for u in self.redo for w in u.waits)
+            if last > mine.ended:
+                self.gaps.append((mine.ended, last))
         self.travelled = event.created_at
 
     def _redone(self, event: Event) -> None:

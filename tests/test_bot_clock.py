@@ -901,3 +901,24 @@ async def test_a_new_policy_applies_to_a_decision_whose_time_out_was_dealt_with(
     await table.say("status")
     [move, *_] = _moves(await store.events(1), "boris")
     assert ("time ran out" if policy == "pass" else "played by the computer") in (move.note or "")
+
+
+async def test_undoing_two_moves_charges_each_reopened_decision_only_its_own_time(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Checker's item: Boris passes after 30 h, Clara after 72 h; the commissioner takes
+    both back. Boris's reopened decision counts his 30 h, not Clara's 72 h too (before:
+    4d 6h, his bank gone and a time-out pass made for him at once)."""
+    table = await _table(store, clock, on_timeout="pass")
+    for line in ("as Anna pace 24h", "as Anna bid TSR 20"):
+        assert "✗" not in await table.say(line)
+    for hours, line in ((30, "as Boris pass"), (72, "as Clara pass")):
+        clock.advance(hours=hours)
+        assert "✗" not in await table.say(line), line
+    for _ in range(2):
+        said = await table.say("as Anna undo to test the clock")
+        assert "✗" not in said and "time ran out" not in said, said
+    assert await _acting(table) == "Boris"
+    status = await table.say("status")
+    assert "(waiting 1d 6h)" in status and _bank(status, "Boris") == "2d 18h", status
+    assert _bank(status, "Clara") == "3d", status
