@@ -239,6 +239,8 @@ def _zone_names() -> dict[str, str]:
 def read_zone(text: str) -> str:
     """A time zone's name as the zone database spells it (``europe/amsterdam`` is
     ``Europe/Amsterdam``), checked against it."""
+    if not text.strip():
+        raise Refusal("Which time zone? Write it as `tz Europe/Amsterdam` or `tz Asia/Tokyo`.")
     name = _zone_names().get(text.strip().lower(), text.strip())
     try:
         ZoneInfo(name)

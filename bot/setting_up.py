@@ -89,7 +89,7 @@ class SetUp(Feature):
         try:
             record = await self.repo.import_game(troika, account.id, guild_id=guild_id, channel_id=channel_id)
         except ChannelBusy as exc:
-            raise Refusal(f"This channel already has game {exc.game_id}; its commissioner can `end` it.") from None
+            raise Refusal(await self._busy(exc.game_id)) from None
         except InvalidGameLog as exc:
             raise Refusal(f"This 18xx.games log does not replay: {one_line(str(exc))}") from None
         game = (await self.repo.load(record.id)).game
@@ -151,7 +151,15 @@ class SetUp(Feature):
         except ChannelBusy as exc:
             if await self._settle_finished(exc.game_id):
                 return await self._create(channel_id, seats, options, seed, creator, title, guild_id)
-            raise Refusal(f"This channel already has game {exc.game_id}; its commissioner can `end` it.") from None
+            raise Refusal(await self._busy(exc.game_id)) from None
+
+    async def _busy(self, game_id: int) -> str:
+        """Why a new game may not start here: the channel's game, archived or not."""
+        record = await self.store.get_game(game_id)
+        if record.archived_at is not None:
+            return (f"This channel has game {game_id}, archived on {record.archived_at:%d %b %Y} for want of moves: "
+                    "`unarchive` brings it back, and its commissioner can then `end` it.")
+        return f"This channel already has game {game_id}; its commissioner can `end` it."
 
     async def _settle_finished(self, game_id: int) -> bool:
         """Mark finished a running game its last action finished (a crash of an older

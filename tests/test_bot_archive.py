@@ -13,6 +13,7 @@ import pytest
 
 from bot.archive import read_archive_after
 from bot.console import CHANNEL
+from bot.errors import Refusal
 from bot.service import Account, Post, TroikaService
 from bot.workers import ServicePool
 from storage import SqliteEventStore
@@ -57,6 +58,8 @@ async def test_a_game_idle_for_60_days_is_archived_readable_and_brought_back(sto
     refused = await table.say("as Anna pass")
     assert refused.startswith("✗ Game 1 was archived on") and "`unarchive` brings it back" in refused
     assert "\n" not in refused and (await table.game()).dump() == before
+    with pytest.raises(Refusal, match=r"^This channel has game 1, archived on .* `unarchive` brings it back"):
+        await service.start_local_game(CHANNEL, PLAYERS, first_player=0)  # said "already has game 1" and no more
     assert await table.say("as Boris unarchive please") == "✗ `unarchive` takes no `please`: write it as `unarchive`."
     back = await table.say("as Boris unarchive")
     assert "📦 Boris brings game 1 back from the archive" in back
@@ -64,6 +67,8 @@ async def test_a_game_idle_for_60_days_is_archived_readable_and_brought_back(sto
     assert "✗ Game 1 is not archived." in await table.say("as Boris unarchive")
     assert all("archived" not in p for p in await _after(service, now, 81))  # idle again from its return
     assert "Anna: `pass`" in await table.say("as Anna pass")
+    with pytest.raises(Refusal, match="^This channel already has game 1; its commissioner can `end` it"):
+        await service.start_local_game(CHANNEL, PLAYERS, first_player=0)
 
 
 async def test_the_archive_time_is_set_by_troika_run(store: SqliteEventStore) -> None:
