@@ -631,14 +631,17 @@ class TableClock:
         self.gaps.append((since, moment))
 
     def _answered(self, event: Event) -> None:
-        """A deal answered (agreed to, refused, withdrawn): the consenter's time since the
-        request is charged to their bank, and it never counts against the proposer, whose
-        decision runs on."""
+        """A deal answered (agreed to or refused): the consenter's time since the request is
+        charged to their bank, and it never counts against the proposer, whose decision
+        runs on. A deal its proposer withdraws was their own time: the consenter is charged
+        nothing and the proposer's decision counts on through it (else asking and
+        withdrawing again and again would stop the proposer's clock)."""
         if self.asked is None:
             return
         consenter, since = self.asked
         self.asked = None
-        if self.began is None:
+        if self.began is None or (event.kind is EventKind.ADMIN and event.action.get("answer") == "withdrawn"):
+            self.overrun.pop(consenter, None)
             return
         self._charge(consenter, since, event.created_at, _own(event))
         self.overrun.pop(consenter, None)

@@ -850,6 +850,26 @@ async def test_a_deal_awaiting_consent_runs_the_consenters_clock_and_bank_not_th
     assert await _acting(table) == "Player 2"
 
 
+async def test_asking_and_withdrawing_a_deal_again_and_again_does_not_stop_the_proposers_clock(
+    store: SqliteEventStore, clock: Clock,
+) -> None:
+    """Re-checker's dodge: a proposer who asked for a deal and withdrew it just before the
+    consenter's pace ran out, again and again, stood still on the clock for free. A
+    withdrawn deal is the proposer's own time, and the consenter is charged nothing."""
+    from tests.test_bot_service import BEFORE_MK_BUYS, start_shared
+
+    table = await start_shared(TroikaService(store, clock=clock, pictures=False), BEFORE_MK_BUYS)
+    assert "✗" not in await table.say("as Player 1 pace 12h")
+    clock.advance(hours=10)
+    for _ in range(4):
+        assert "asks Player 3 to agree" in await table.say("as Player 2 train 2-0 from N 60")
+        clock.advance(hours=11, minutes=50)
+        assert "✗" not in await table.say("as Player 2 withdraw")
+    status = await table.say("status")
+    assert "Clock: Player 2's runs" in status and "(waiting 2d 9h 20m)" in status, status
+    assert _bank(status, "Player 2") == "0m" and _bank(status, "Player 3") == "1d 12h", status  # was 1d 12h and 1d 12h
+
+
 async def test_pause_and_resume_stop_the_clock_while_paused_and_keep_the_bank_spent(
     store: SqliteEventStore, clock: Clock,
 ) -> None:
