@@ -281,6 +281,32 @@ async def test_at_the_console_computer_takes_over_is_typed_for_a_person_when_the
         assert out[0] == "✗ The computer plays every seat already; `I'm back` gives one back."
 
 
+async def test_at_the_console_a_refused_line_leaves_the_computer_stopped_after_ctrl_c() -> None:
+    """Checker of issue 37: with every seat handed to the computer and Ctrl-C pressed, a
+    bare `I'm back` was refused ("Whose seat?") and the computer played on (to the end of
+    the game) before `as Anna I'm back` could be typed. A refused line leaves it stopped;
+    the accepted one lets it go on."""
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), lambda text: (out.append(text), console.interrupt()))
+        await console.line("new 1867 Anna Boris computer")
+        await console.line("as Boris computer takes over")
+        await console.line("computer takes over")  # Anna's: every seat is the computer's
+        assert out[-1].startswith("⏸ Stopped (Ctrl-C)"), out[-3:]
+        moved = len(await store.events(1))
+        out.clear()
+        await console.line("I'm back")
+        assert out == ["✗ Whose seat? The keyboard types for every player: `as Anna I'm back` or "
+                       "`as Boris I'm back`."]
+        assert len(await store.events(1)) == moved  # stopped still
+        await console.line("bid nonsense")
+        assert len(await store.events(1)) == moved
+        await console.line("as Anna I'm back")
+        assert any("Anna is back and plays their own seat" in line for line in out), out
+        assert len(await store.events(1)) > moved + 1  # the hand-back, and the computer went on
+
+
 async def test_replace_reads_a_quoted_computer_as_any_quoted_name() -> None:
     """One reading of quotes for `replace` (review): `'computer'` or `“computer”` (a
     phone's quotes) is the computer's seat, as `"computer"` was; it was read as a player
@@ -299,7 +325,7 @@ async def _computers_play_on_at_the_console(service: TroikaService | ServicePool
     out: list[str] = []
     console = Console(service, Path("unused"), lambda text: (out.append(text), len(out) % lines or console.interrupt()))
     await console.line("new 1861 computer computer")
-    assert out[-1].startswith("⏸ Stopped (Ctrl-C). The next line you type lets the computer play on"), out[-3:]
+    assert out[-1].startswith("⏸ Stopped (Ctrl-C). The next line accepted lets the computer play on"), out[-3:]
     moved = len(await store.events(1))
     assert moved > 2 * computer_seats.MOST_MOVES  # on beyond the moves made after a command (it stopped there)
     posts = [line for line in out if MARK in line]
