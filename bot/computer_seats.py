@@ -150,6 +150,10 @@ class ComputerSeats(Feature):
         return Reply()
 
     async def _hand(self, record: GameRecord, seat: Seat, on: bool, text: str) -> None:
+        if is_computer_seat(seat) and seat.player_id != seat.discord_user_id:  # `replace NAME computer`
+            name = seat.display_name
+            raise NotAllowed(f"The commissioner handed {name}'s seat to the computer: only the commissioner "
+                             f"gives it back (`replace computer @{name}`).")
         if is_computer_seat(seat):
             raise NotAllowed("This seat is the computer's; the commissioner gives it to a person with "
                              "`replace computer @ACCOUNT`.")

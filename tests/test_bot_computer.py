@@ -135,6 +135,23 @@ async def test_with_several_computer_seats_the_commissioner_names_the_one_to_giv
         assert "· Boris · Computer 1 (computer) · Dmitri —" in (await service.handle("c", anna, "status")).text
 
 
+async def test_im_back_on_a_seat_the_commissioner_handed_over_says_who_gives_it_back() -> None:
+    """Checker of issue 37: after `replace Boris computer`, `as Boris I'm back` said "You
+    are neither away nor played by the computer", which is false."""
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+        await console.line("new 1861 Anna Boris computer")
+        await console.line("as Anna replace Boris computer")
+        events = len(await store.events(1))
+        out.clear()
+        await console.line("as Boris I'm back")
+        assert out[0] == ("✗ The commissioner handed Boris's seat to the computer: only the commissioner gives it "
+                          "back (`replace computer @Boris`).")
+        assert len(await store.events(1)) == events
+
+
 async def test_a_typed_at_name_gives_back_that_players_own_seat() -> None:
     """Checker of issue 37: at the console (or typed without a Discord mention)
     `replace computer @Boris` was read as a player called "@Boris", so with several
