@@ -13,6 +13,7 @@ from bot.console import Console
 from bot.errors import NotAllowed, Refusal
 from bot.service import Account, Post, TroikaService
 from bot.workers import ServicePool
+from engine import counted
 from storage import GameStatus, SqliteEventStore
 from tests.test_bot_discord import ANNA, BORIS, CHANNEL_ID, USERS, Table, posts, table  # noqa: F401 (the fixture)
 
@@ -150,6 +151,25 @@ async def test_im_back_on_a_seat_the_commissioner_handed_over_says_who_gives_it_
         assert out[0] == ("✗ The commissioner handed Boris's seat to the computer: only the commissioner gives it "
                           "back (`replace computer @Boris`).")
         assert len(await store.events(1)) == events
+
+
+async def test_time_at_the_table_counts_the_computers_moves() -> None:
+    """Checker of issue 37: the time-at-the-table lines (`stats`, the game's end post)
+    said "Computer 1: no moves yet" after hundreds of computer moves."""
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), out.append)
+        await console.line("new 1861 Anna computer computer")
+        await console.line("pass")
+        made = {name: sum(1 for line in out if line.startswith(f"{name}: ") and MARK in line)
+                for name in ("Computer 1", "Computer 2")}
+        assert all(made.values()), out
+        out.clear()
+        await console.line("stats")
+        for name, count in made.items():
+            assert f"{name}: {counted(count, 'move')} by the computer, not timed · " in out[0], out[0]
+        assert "no moves yet" not in out[0]
 
 
 async def test_a_typed_at_name_gives_back_that_players_own_seat() -> None:
