@@ -153,6 +153,19 @@ async def test_im_back_on_a_seat_the_commissioner_handed_over_says_who_gives_it_
         assert len(await store.events(1)) == events
 
 
+async def test_on_discord_the_player_whose_seat_the_commissioner_handed_over_is_told_so() -> None:
+    """Boris's own account, no longer seated once `replace Boris computer` gave his seat
+    away, was told "You have no seat in game 1 (seated: Anna, Boris, ...)"."""
+    async with SqliteEventStore(":memory:") as store:
+        service, _ = await _boris_handed_to_the_computer_beside_two_computers(store)
+        for typed in ("I'm back", "computer takes over"):
+            with pytest.raises(NotAllowed, match=r"^The commissioner handed Boris's seat to the computer: only the "
+                                                 r"commissioner gives it back \(`replace computer @Boris`\)\.$"):
+                await service.handle("c", Account("b1", "Boris"), typed)
+        with pytest.raises(NotAllowed, match="You have no seat in game 1"):
+            await service.handle("c", Account("d", "Dmitri"), "I'm back")
+
+
 async def test_time_at_the_table_counts_the_computers_moves() -> None:
     """Checker of issue 37: the time-at-the-table lines (`stats`, the game's end post)
     said "Computer 1: no moves yet" after hundreds of computer moves."""
