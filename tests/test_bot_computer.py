@@ -4,6 +4,8 @@ console, the service in one process and the service's worker pool (the Discord p
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -136,14 +138,20 @@ async def test_with_several_computer_seats_the_commissioner_names_the_one_to_giv
         assert "· Boris · Computer 1 (computer) · Dmitri —" in (await service.handle("c", anna, "status")).text
 
 
+@asynccontextmanager
+async def _at_the_console(new: str) -> AsyncIterator[tuple[SqliteEventStore, Console, list[str]]]:
+    """A console on a store in memory, the game ``new`` set up; what it prints is kept."""
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        console = Console(TroikaService(store, pictures=False), Path("unused"), out.append)
+        await console.line(new)
+        yield store, console, out
+
+
 async def test_im_back_on_a_seat_the_commissioner_handed_over_says_who_gives_it_back() -> None:
     """Checker of issue 37: after `replace Boris computer`, `as Boris I'm back` said "You
     are neither away nor played by the computer", which is false."""
-    out: list[str] = []
-    async with SqliteEventStore(":memory:") as store:
-        service = TroikaService(store, pictures=False)
-        console = Console(service, Path("unused"), out.append)
-        await console.line("new 1861 Anna Boris computer")
+    async with _at_the_console("new 1861 Anna Boris computer") as (store, console, out):
         await console.line("as Anna replace Boris computer")
         events = len(await store.events(1))
         out.clear()
@@ -169,11 +177,7 @@ async def test_on_discord_the_player_whose_seat_the_commissioner_handed_over_is_
 async def test_time_at_the_table_counts_the_computers_moves() -> None:
     """Checker of issue 37: the time-at-the-table lines (`stats`, the game's end post)
     said "Computer 1: no moves yet" after hundreds of computer moves."""
-    out: list[str] = []
-    async with SqliteEventStore(":memory:") as store:
-        service = TroikaService(store, pictures=False)
-        console = Console(service, Path("unused"), out.append)
-        await console.line("new 1861 Anna computer computer")
+    async with _at_the_console("new 1861 Anna computer computer") as (_, console, out):
         await console.line("pass")
         made = {name: sum(1 for line in out if line.startswith(f"{name}: ") and MARK in line)
                 for name in ("Computer 1", "Computer 2")}
