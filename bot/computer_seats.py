@@ -51,6 +51,16 @@ def is_computer_seat(seat: Seat) -> bool:
     return (seat.discord_user_id or "").startswith(f"{COMPUTER}-")
 
 
+def handed_by_commissioner(seat: Seat) -> str:
+    """What its player is told of a seat the commissioner gave the computer (`replace NAME
+    computer`: the seat keeps its player's id), else nothing."""
+    if not is_computer_seat(seat) or seat.player_id == seat.discord_user_id:
+        return ""
+    name = seat.display_name
+    return (f"The commissioner handed {name}'s seat to the computer: only the commissioner gives it back "
+            f"(`replace computer @{name}`).")
+
+
 def computer_played(record: GameRecord, ledger: Ledger) -> set[str]:
     """The players whose seats the computer plays now."""
     return {s.player_id for s in record.seats if ComputerSeats.plays(s, ledger)}
@@ -150,6 +160,9 @@ class ComputerSeats(Feature):
         return Reply()
 
     async def _hand(self, record: GameRecord, seat: Seat, on: bool, text: str) -> None:
+        handed = handed_by_commissioner(seat)
+        if handed:
+            raise NotAllowed(handed)
         if is_computer_seat(seat):
             raise NotAllowed("This seat is the computer's; the commissioner gives it to a person with "
                              "`replace computer @ACCOUNT`.")

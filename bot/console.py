@@ -10,7 +10,8 @@ as the Discord bot's does (:mod:`bot.workers`; ``--workers 0``: in this process)
 While the computer is to act (a table of computer seats, or a player's seat handed to
 it) the console plays on, printing each of its moves with its reason, until a person is
 to act or the game ends; Ctrl-C stops it after the move it is making, and the next line
-typed (Enter will do) lets it go on, as any command lets the computer move after it.
+accepted (Enter will do) lets it go on, as any command lets the computer move after it; a
+refused line leaves it stopped (a mistyped `I'm back` must not give the game away).
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ class Console:
         self._write = write
         self.stopping = False
         """Ctrl-C was pressed while the computer played on: it stops after its move."""
+        self.held = False
+        """Ctrl-C stopped the computer: it waits for Enter or a line that is accepted."""
 
     def write(self, text: str) -> None:
         """Print plain text: the posts' Markdown (bold, italics) taken out."""
@@ -78,6 +81,7 @@ class Console:
             await self.play_on()
         if not text or text.startswith("#"):
             return
+        refused = True
         try:
             words = text.split()
             if [w.lower() for w in words] == ["help", "new"]:
@@ -89,6 +93,7 @@ class Console:
             else:
                 account, command = await self._identity(words)
                 self._show(await self.service.handle(CHANNEL, account, command))
+            refused = False
         except NotAllowed as exc:
             nested = len(words) > 2 and words[0].lower() == "as" and "as" in (w.lower() for w in words[2:4])
             hint = " On the console, `as NAME COMMAND` types for that player directly." if nested else ""
@@ -100,6 +105,9 @@ class Console:
         except Exception:  # a bug behind one command ends no session (Discord's error handler does the same)
             log.exception("command %r failed", text)
             self.write("✗ Something went wrong on my side; it is logged. `status` shows where the game is.")
+        if refused and self.held:  # stopped by Ctrl-C: the periodic pass would move the computer too
+            await self.service.flush(self._deliver)
+            return
         await self.service.send_reminders()  # the console's periodic pass: reminders and time-outs fallen due
         await self.service.flush(self._deliver)
         await self.play_on()
@@ -108,12 +116,15 @@ class Console:
         """The computer's moves, one at a time, each printed as it is made, while it is to
         act (on Discord the bot's periodic pass goes on with them); until Ctrl-C
         (:meth:`interrupt`), which stops it after the move it is making."""
+        self.held = False
         try:
             while await self.service.computer_moves(CHANNEL, 1):
                 await self.service.flush(self._deliver)
                 if self.stopping:
-                    self.write("⏸ Stopped (Ctrl-C). The next line you type lets the computer play on (Enter will "
-                               "do; `I'm back` takes back a seat you handed it); `quit` leaves, the game saved.")
+                    self.write("⏸ Stopped (Ctrl-C). The next line accepted lets the computer play on (Enter will "
+                               "do; `as NAME I'm back` takes back a seat you handed it; a refused line leaves it "
+                               "stopped); `quit` leaves, the game saved.")
+                    self.held = True
                     break
         except Exception:  # its trouble ends no session: the moves made are stored
             log.exception("the computer's play on stopped")

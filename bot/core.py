@@ -181,6 +181,12 @@ class Core:
         """The account's seat in the game; refused if it has none."""
         seat = next((s for s in record.seats if s.discord_user_id == account.id), None)
         if seat is None:
+            from .computer_seats import handed_by_commissioner  # it builds on this module
+
+            given = next((handed_by_commissioner(s) for s in record.seats
+                          if account.id == s.player_id or account.name == s.display_name), "")
+            if given:
+                raise NotAllowed(given)
             raise NotAllowed(f"You have no seat in game {record.id} (seated: "
                              f"{', '.join(s.display_name for s in record.seats)}).")
         return seat

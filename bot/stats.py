@@ -4,8 +4,9 @@ game's end post shows them too.
 
 Time to act is the wall-clock wait of each decision the player made themselves, from
 when it began to count against them (:meth:`bot.clock.TableClock.counting`, the start
-`status` shows) to their move; the computer's moves and a timeout's are left out: its median, and the 90th percentile
-by the nearest-rank rule (the wait that 90% of the decisions did not exceed).
+`status` shows) to their move; the computer's moves (counted apart) and a timeout's are
+left out: its median, and the 90th percentile by the nearest-rank rule (the wait that 90%
+of the decisions did not exceed).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from engine import counted
 from storage import Event, GameRecord
 from storage.repository import effective_events
 
-from .clock import TableClock, is_decision, shown_duration
+from .clock import COMPUTER_MOVED, TableClock, is_decision, shown_duration
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ class PlayerStats:
     away_used: float
     untimed: int = 0
     """Moves made before the game came to Troika (an imported game's): not timed."""
+    by_computer: int = 0
+    """Moves the computer made for the seat: not timed."""
 
 
 def nearest_rank(values: Sequence[float], share: float) -> float:
@@ -50,8 +53,9 @@ def player_stats(record: GameRecord, events: Sequence[Event], now: datetime, act
     clock = TableClock.of(record)
     clock.fold(events)
     waits = [w for w in clock.waits if w.own]
-    imported = Counter(e.actor for e in effective_events(events)
-                       if e.created_at <= record.created_at and is_decision(e))
+    decided = [e for e in effective_events(events) if is_decision(e)]
+    imported = Counter(e.actor for e in decided if e.created_at <= record.created_at)
+    by_computer = Counter(e.actor for e in decided if COMPUTER_MOVED in (e.note or ""))
     figures = []
     for seat in record.seats:
         mine = [w.seconds for w in waits if w.player == seat.player_id]
@@ -62,6 +66,7 @@ def player_stats(record: GameRecord, events: Sequence[Event], now: datetime, act
             clock.bank_left(seat.player_id, now, acting) if clock.pace else None,
             clock.player(seat.player_id).away_used(),
             imported[seat.player_id],
+            by_computer[seat.player_id],
         ))
     return figures
 
@@ -76,13 +81,17 @@ def stats_text(record: GameRecord, events: Sequence[Event], now: datetime, actin
 
 
 def _player_line(figures: PlayerStats) -> str:
+    computer = f"{counted(figures.by_computer, 'move')} by the computer, not timed" if figures.by_computer else ""
     if (figures.median is None or figures.p90 is None) and figures.untimed:
         acted = f"{counted(figures.untimed, 'move')} before the game came to Troika, not timed"
     elif figures.median is None or figures.p90 is None:
-        acted = "no moves yet"
+        acted = computer or "no moves yet"
+        computer = ""
     else:
         acted = f"median {shown_duration(figures.median)}, 90% within {shown_duration(figures.p90)} " \
             f"({counted(figures.decisions, 'move')})"
+    if computer:
+        acted = f"{acted}; {computer}"
     bank = "no pace set" if figures.bank_left is None else f"bank {shown_duration(figures.bank_left)} left"
     away = f"away {shown_duration(figures.away_used)}" if figures.away_used >= 60 else "never away"
     return f"{acted} · {bank} · {away}"

@@ -138,7 +138,7 @@ class Timekeeper(Feature):
         """`back` (or `I'm back`): an away stretch ends now; a seat the computer plays comes back."""
         clock = await self.table_clock(record.id)
         ledger = await self.core.ledger(record.id)
-        if seat.player_id in ledger.computer:
+        if ComputerSeats.plays(seat, ledger):
             return await self.computer.back(record, seat, rest, proxy)
         if clock.player(seat.player_id).away_at(self.core.clock()) is None:
             raise Refusal("You are neither away nor played by the computer: there is nothing to come back from.")

@@ -180,9 +180,16 @@ def _cities(game: Game, hex_id: str) -> list[int]:
     return [i for i, node in enumerate(tile.nodes) if node.kind == "city"]
 
 
-def _lay(game: Game, actor: str, args: list[str]) -> Action:
+def _loan_word(args: list[str]) -> tuple[bool, list[str]]:
+    """Whether the words end in ``loan`` (a lay's consent to borrow; the `(loan)` a menu
+    shows after a train), and the words without it."""
     loan = bool(args) and args[-1].lower() in ("loan", "loans")
-    args = _words("lay", args[:-1] if loan else args, 3)
+    return loan, args[:-1] if loan else args
+
+
+def _lay(game: Game, actor: str, args: list[str]) -> Action:
+    loan, args = _loan_word(args)
+    args = _words("lay", args, 3)
     hex_id, tile = _sym(args[0]), _tile_name(game, args[1])
     if len(args) > 2:
         rotation = _number(args[2], "the rotation")
@@ -296,6 +303,7 @@ def _run(game: Game, actor: str, rest: str) -> tuple[RunRoutes, tuple[RouteResul
 
 
 def _train(game: Game, actor: str, args: list[str]) -> Action:
+    _, args = _loan_word(args)  # `train 2 loan`, as a menu shows it: the loan is taken anyway (8.11.3)
     words = [w for w in _words("train", args, 5) if w.lower() != "for"]
     lowered = [w.lower() for w in words]
     if "from" in lowered:

@@ -4,6 +4,8 @@ console, the service in one process and the service's worker pool (the Discord p
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from bot.console import Console
 from bot.errors import NotAllowed, Refusal
 from bot.service import Account, Post, TroikaService
 from bot.workers import ServicePool
+from engine import counted
 from storage import GameStatus, SqliteEventStore
 from tests.test_bot_discord import ANNA, BORIS, CHANNEL_ID, USERS, Table, posts, table  # noqa: F401 (the fixture)
 
@@ -133,6 +136,57 @@ async def test_with_several_computer_seats_the_commissioner_names_the_one_to_giv
         assert [(s.discord_user_id, s.display_name) for s in record.seats] == [
             ("Anna", "Anna"), ("b2", "Boris"), ("computer-3", "Computer 1"), ("Dmitri", "Dmitri")]
         assert "· Boris · Computer 1 (computer) · Dmitri —" in (await service.handle("c", anna, "status")).text
+
+
+@asynccontextmanager
+async def _at_the_console(new: str) -> AsyncIterator[tuple[SqliteEventStore, Console, list[str]]]:
+    """A console on a store in memory, the game ``new`` set up; what it prints is kept."""
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        console = Console(TroikaService(store, pictures=False), Path("unused"), out.append)
+        await console.line(new)
+        yield store, console, out
+
+
+async def test_im_back_on_a_seat_the_commissioner_handed_over_says_who_gives_it_back() -> None:
+    """Checker of issue 37: after `replace Boris computer`, `as Boris I'm back` said "You
+    are neither away nor played by the computer", which is false."""
+    async with _at_the_console("new 1861 Anna Boris computer") as (store, console, out):
+        await console.line("as Anna replace Boris computer")
+        events = len(await store.events(1))
+        out.clear()
+        await console.line("as Boris I'm back")
+        assert out[0] == ("✗ The commissioner handed Boris's seat to the computer: only the commissioner gives it "
+                          "back (`replace computer @Boris`).")
+        assert len(await store.events(1)) == events
+
+
+async def test_on_discord_the_player_whose_seat_the_commissioner_handed_over_is_told_so() -> None:
+    """Boris's own account, no longer seated once `replace Boris computer` gave his seat
+    away, was told "You have no seat in game 1 (seated: Anna, Boris, ...)"."""
+    async with SqliteEventStore(":memory:") as store:
+        service, _ = await _boris_handed_to_the_computer_beside_two_computers(store)
+        for typed in ("I'm back", "computer takes over"):
+            with pytest.raises(NotAllowed, match=r"^The commissioner handed Boris's seat to the computer: only the "
+                                                 r"commissioner gives it back \(`replace computer @Boris`\)\.$"):
+                await service.handle("c", Account("b1", "Boris"), typed)
+        with pytest.raises(NotAllowed, match="You have no seat in game 1"):
+            await service.handle("c", Account("d", "Dmitri"), "I'm back")
+
+
+async def test_time_at_the_table_counts_the_computers_moves() -> None:
+    """Checker of issue 37: the time-at-the-table lines (`stats`, the game's end post)
+    said "Computer 1: no moves yet" after hundreds of computer moves."""
+    async with _at_the_console("new 1861 Anna computer computer") as (_, console, out):
+        await console.line("pass")
+        made = {name: sum(1 for line in out if line.startswith(f"{name}: ") and MARK in line)
+                for name in ("Computer 1", "Computer 2")}
+        assert all(made.values()), out
+        out.clear()
+        await console.line("stats")
+        for name, count in made.items():
+            assert f"{name}: {counted(count, 'move')} by the computer, not timed · " in out[0], out[0]
+        assert "no moves yet" not in out[0]
 
 
 async def test_a_typed_at_name_gives_back_that_players_own_seat() -> None:
@@ -281,6 +335,32 @@ async def test_at_the_console_computer_takes_over_is_typed_for_a_person_when_the
         assert out[0] == "✗ The computer plays every seat already; `I'm back` gives one back."
 
 
+async def test_at_the_console_a_refused_line_leaves_the_computer_stopped_after_ctrl_c() -> None:
+    """Checker of issue 37: with every seat handed to the computer and Ctrl-C pressed, a
+    bare `I'm back` was refused ("Whose seat?") and the computer played on (to the end of
+    the game) before `as Anna I'm back` could be typed. A refused line leaves it stopped;
+    the accepted one lets it go on."""
+    out: list[str] = []
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        console = Console(service, Path("unused"), lambda text: (out.append(text), console.interrupt()))
+        await console.line("new 1867 Anna Boris computer")
+        await console.line("as Boris computer takes over")
+        await console.line("computer takes over")  # Anna's: every seat is the computer's
+        assert out[-1].startswith("⏸ Stopped (Ctrl-C)"), out[-3:]
+        moved = len(await store.events(1))
+        out.clear()
+        await console.line("I'm back")
+        assert out == ["✗ Whose seat? The keyboard types for every player: `as Anna I'm back` or "
+                       "`as Boris I'm back`."]
+        assert len(await store.events(1)) == moved  # stopped still
+        await console.line("bid nonsense")
+        assert len(await store.events(1)) == moved
+        await console.line("as Anna I'm back")
+        assert any("Anna is back and plays their own seat" in line for line in out), out
+        assert len(await store.events(1)) > moved + 1  # the hand-back, and the computer went on
+
+
 async def test_replace_reads_a_quoted_computer_as_any_quoted_name() -> None:
     """One reading of quotes for `replace` (review): `'computer'` or `“computer”` (a
     phone's quotes) is the computer's seat, as `"computer"` was; it was read as a player
@@ -299,7 +379,7 @@ async def _computers_play_on_at_the_console(service: TroikaService | ServicePool
     out: list[str] = []
     console = Console(service, Path("unused"), lambda text: (out.append(text), len(out) % lines or console.interrupt()))
     await console.line("new 1861 computer computer")
-    assert out[-1].startswith("⏸ Stopped (Ctrl-C). The next line you type lets the computer play on"), out[-3:]
+    assert out[-1].startswith("⏸ Stopped (Ctrl-C). The next line accepted lets the computer play on"), out[-3:]
     moved = len(await store.events(1))
     assert moved > 2 * computer_seats.MOST_MOVES  # on beyond the moves made after a command (it stopped there)
     posts = [line for line in out if MARK in line]

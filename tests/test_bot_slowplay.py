@@ -316,6 +316,8 @@ async def test_a_train_only_a_loan_pays_for_is_marked(store: SqliteEventStore) -
     may = (await table.say("status")).split("May: ")[1]
     assert "`train 2` (loan)" in may, may  # the 2-train costs 100, KR holds 85
     assert "has no train and must buy one (8.11.3)" in await table.say("run")
+    await table.say("train 2 loan")  # typed as the menu shows it (checker of issue 37: it was refused)
+    assert [t.name for t in (await table.game()).state.companies["KR"].trains] == ["2"]
 
 
 @pytest.mark.slow

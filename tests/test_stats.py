@@ -67,7 +67,8 @@ def test_stats_figures_match_the_hand_computed_log() -> None:
     assert [f.bank_left for f in figures.values()] == [30 * HOUR, 30 * HOUR, 10 * HOUR]
     assert [f.away_used for f in figures.values()] == [2 * DAY, 0, 0]
     text = stats_text(RECORD, LOG, NOW, acting="anna")
-    assert "Anna: median 1h, 90% within 1h (2 moves) · bank 1d 6h left · away 2d" in text
+    assert "Anna: median 1h, 90% within 1h (2 moves); 1 move by the computer, not timed · bank 1d 6h left · " \
+        "away 2d" in text
     assert "Clara: median 16h, 90% within 1d 6h (2 moves) · bank 10h left · never away" in text
 
 
