@@ -6,6 +6,7 @@ import argparse
 import gc
 import json
 import os
+import signal
 import sys
 from typing import Any
 
@@ -399,6 +400,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if token:
             from bot.discord_bot import run_discord, startup_problem
 
+            # Ctrl-C or `kill -INT` stops the bot cleanly even when a non-interactive shell
+            # started it in the background, whose jobs inherit SIGINT ignored (POSIX).
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             try:
                 asyncio.run(run_discord(token, args.db, args.guild, shard, workers=args.workers,
                                         archive_after=archive_after))

@@ -42,7 +42,7 @@ class Troika:
     """``troika run`` as a process, with its own log file."""
 
     def __init__(self, fake: FakeDiscord, db: Path, *, token: str | None = None, url: str | None = None,
-                 logs: Path | None = None, workers: int | None = None) -> None:
+                 logs: Path | None = None, workers: int | None = None, deaf_to_ctrl_c: bool = False) -> None:
         self.log = (logs or db.parent) / f"troika-{time.monotonic_ns()}.log"
         env = {**os.environ, "DISCORD_TOKEN": token or fake.token, "TROIKA_TEST_DISCORD_URL": url or fake.url,
                "PYTHONUNBUFFERED": "1"}
@@ -50,7 +50,9 @@ class Troika:
         with self.log.open("wb") as out:
             command = [sys.executable, "-m", "bot.cli", "run", "--db", str(db)]
             command += [] if workers is None else ["--workers", str(workers)]
-            self.process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+            ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if deaf_to_ctrl_c else None
+            self.process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                            preexec_fn=ignore)
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -556,4 +558,19 @@ def test_discord_banning_the_machine_at_login_is_one_line(tmp_path: Path) -> Non
     try:
         _one_line(Troika(fake, tmp_path / "t.db"), 1, "429", "wait")
     finally:
+        fake.stop()
+
+
+def test_ctrl_c_stops_the_bot_started_in_the_background_by_a_script(tmp_path: Path) -> None:
+    """A non-interactive shell starts `troika run &` with SIGINT ignored (POSIX); the bot
+    still stops cleanly on SIGINT (it ran on, deaf to it, and the end-to-end tests' restarts
+    timed out whenever the suite itself ran in the background)."""
+    fake = FakeDiscord().start()
+    bot = Troika(fake, tmp_path / "t.db", workers=0, deaf_to_ctrl_c=True)
+    try:
+        fake.wait(lambda: fake.ready or not bot.alive(), 45, "READY")
+        assert bot.stop() == 0, bot.output
+    finally:
+        if bot.alive():
+            bot.process.kill()
         fake.stop()
