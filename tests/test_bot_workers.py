@@ -337,6 +337,11 @@ EVERY_VERB: list[tuple[str, Account, str]] = [
 """A command of each verb of the table, in an order that plays a little of a game."""
 
 
+TIMES = (r"\d+ s\b|\d+ min\b|\d\d \w\w\w \d\d:\d\d"  # how long, and when, a reply may say:
+         r"|\b\d+[dhm]\b|\d{4}-\d\d-\d\d \d\d:\d\d( UTC)?|<t:\d+(:\w)?>")  # "1d 2h 0m" and clock times
+"""The times a reply may hold, which differ between two runs of the same moves."""
+
+
 async def _every_verb(service: TroikaService | ServicePool) -> list[str]:
     """Each verb of the table sent as the Discord cog sends it (a typed or slash command
     to ``handle``; an attached file to ``import_site_game``; a mentioned member to
@@ -354,7 +359,7 @@ async def _every_verb(service: TroikaService | ServicePool) -> list[str]:
             answer = f"refused: {exc}"
         if isinstance(answer, Reply):
             answer = f"{answer.text} {[p.name for p in answer.pictures]} {[f.name for f in answer.files]}"
-        seen.append(re.sub(r"\d+ s\b|\d+ min\b|\d\d \w\w\w \d\d:\d\d", "a while", str(answer)))  # times
+        seen.append(re.sub(TIMES, "a while", str(answer)))
 
     await service.start_local_game("table", [(a.id, a.name) for a in (ANNA, BORIS, CLARA)], seed=1, first_player=0)
     log, _ = shared_game("1867-21268")
