@@ -43,6 +43,18 @@ async def serving(store: EventStore, workers: int | None, **settings: Any) -> As
         yield pool
 
 
+@asynccontextmanager
+async def console_game(workers: int | None, players: list[tuple[str, str]], first_player: int,
+                       out: list[str]) -> AsyncIterator[Console]:
+    """A console writing to ``out`` on a started game of ``players`` (seed 7), its first
+    posts delivered."""
+    async with SqliteEventStore(":memory:") as store, serving(store, workers, pictures=False) as service:
+        console = Console(service, Path("unused"), out.append)
+        await service.start_local_game(CHANNEL, players, first_player=first_player, seed=7)
+        await service.flush(console._deliver)
+        yield console
+
+
 def repo_of(service: TroikaService | ServicePool) -> Any:
     """The repository of the bot's process, to read the stored game back."""
     return service.front.repo if isinstance(service, ServicePool) else service.repo
@@ -137,11 +149,7 @@ async def test_undo_and_redo_are_typed_by_whoever_made_the_move_or_the_undo(work
     """Finding 24: at one keyboard, a bare `redo` after the commissioner's `as Anna undo
     REASON` is Anna's, not the player called again; a bare `undo` is the last mover's."""
     out: list[str] = []
-    async with SqliteEventStore(":memory:") as store, serving(store, workers, pictures=False) as service:
-        console = Console(service, Path("unused"), out.append)
-        await service.start_local_game(CHANNEL, [("Anna", "Anna"), ("Boris", "Boris"), ("Clara", "Clara")],
-                                       first_player=1, seed=7)
-        await service.flush(console._deliver)
+    async with console_game(workers, [("Anna", "Anna"), ("Boris", "Boris"), ("Clara", "Clara")], 1, out) as console:
         await console.line("pass")  # Boris, who acts first
         await console.line("as Anna undo Boris meant to bid")
         assert "↶ Anna takes back #1 (Boris: `pass`)" in out[-1]
@@ -158,11 +166,7 @@ async def test_a_name_of_two_words_may_be_quoted_after_as() -> None:
     """Checker of issue 35: `as "Player 3" pass` answered "Whom do you mean?" while
     `as Player 3 pass` worked; a quoted name is the name."""
     out: list[str] = []
-    async with SqliteEventStore(":memory:") as store, serving(store, None, pictures=False) as service:
-        console = Console(service, Path("unused"), out.append)
-        await service.start_local_game(CHANNEL, [("p1", "Player 1"), ("p2", "Player 2"), ("p3", "Player 3")],
-                                       first_player=2, seed=7)
-        await service.flush(console._deliver)
+    async with console_game(None, [("p1", "Player 1"), ("p2", "Player 2"), ("p3", "Player 3")], 2, out) as console:
         out.clear()
         await console.line('as "Player 3" pass')
         assert not [line for line in out if line.startswith("✗")], out
