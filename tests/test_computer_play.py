@@ -26,11 +26,13 @@ from engine.board import hex_distance
 from engine.computer import decide
 from engine.computer.agents import after, company_acting
 from engine.computer.player import explain
-from engine.computer.value import route_income
+from engine.computer.value import holding, route_income
 from engine.game import Game
 from engine.graph import reachable
 from engine.legal import legal_actions
-from tests.conftest import replayed
+from engine.replay import replay
+from engine.rules import Rules
+from tests.conftest import replayed, shared_game
 
 RAISING = [("1867-21268", 280), ("1867-21268", 502), ("1861-29683", 383)]
 """Lay steps after these log ids where some lay raises the company's best run: before the
@@ -252,3 +254,36 @@ def test_a_train_step_pass_names_the_presidents_own_companies_that_keep_their_tr
     assert decision.reason == (f"buys no train: the bank's cheapest costs 225, more than the "
                                f"{game.state.companies['MB'].cash} in its treasury; its president's {', '.join(own)} "
                                "keep their trains")
+
+
+
+FORMING = [("1861-29683", 286), ("1861-bank-breaks", 285), ("1867-19792", 210), ("1867-21268", 348)]
+"""Merger-round positions of the shared games (after this many of Troika's moves) where
+the minor's owner had begun converting or merging and named the major next. Played by
+the rulebook, which lets a player give up here, the computer passed at each before
+the worth model counted a major's unsold shares to its president ("gives up
+converting"): the minor, all its owner's, became 20% of the major and nothing else."""
+
+
+@pytest.mark.parametrize(("name", "moves"), FORMING)
+def test_having_begun_a_conversion_or_merge_the_computer_forms_the_major(name: str, moves: int) -> None:
+    log, _ = shared_game(name)
+    game = replay(log, moves=moves).game
+    game.ctx.rules = Rules.rulebook(market=game.ctx.rules.market, options=game.ctx.rules.options)
+    decision = decide(game)
+    assert isinstance(decision.action, Merge), decision
+    assert game.state.companies[decision.action.target].is_major, decision
+    assert f" {decision.action.target} at " in decision.reason, decision.reason
+
+
+def test_a_majors_unsold_shares_count_to_its_president_and_no_one_else() -> None:
+    log, _ = shared_game("1867-21268")
+    game = replay(log, moves=348).game
+    formed = after(game, Merge("BBG", "CNR"))
+    assert formed is not None
+    president = formed.state.president("CNR")
+    assert president is not None and president.percent_of("CNR") == 20
+    major = formed.state.companies["CNR"]
+    assert holding(formed.state, president.id, major) == 1.0
+    others = [p for p in formed.state.players if p is not president]
+    assert all(holding(formed.state, p.id, major) == p.percent_of("CNR") / 100 for p in others)

@@ -111,8 +111,9 @@ class ComputerAgent(Agent):
             later = after(game, move)
             if later is None:
                 continue
-            earns = _income(later, company, work, income) if isinstance(move, ROUTE_MOVES) else income
-            incomes = {company: earns} if company else None
+            runner = _runner(later, company)
+            earns = _income(later, runner, work, income) if isinstance(move, ROUTE_MOVES) else income
+            incomes = {runner: earns} if runner else None
             tried.append((standing(worths(later, incomes), player) + _bid_gain(game, move), rng.random(), move, earns,
                           later))
         if not tried:
@@ -176,6 +177,14 @@ def _income(game: Game, company: str | None, work: Work, otherwise: int | None) 
     if found is not None:
         return found
     return otherwise if otherwise is not None else game.state.companies[company].last_revenue or 0
+
+
+def _runner(game: Game, company: str | None) -> str | None:
+    """The company that runs ``company``'s trains in ``game``: the major it converted
+    or merged into (9.1B, 9.2B), else itself."""
+    if company is None:
+        return None
+    return game.state.companies[company].merged_into or company
 
 
 def _lead(aims: LayAims | None, move: Action) -> float:

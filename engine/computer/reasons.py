@@ -314,8 +314,13 @@ def _private(move: Move, buy: BuyPrivate) -> str:
 def _merge(move: Move, merge: Merge) -> str:
     formed = next((line for line in move.lines if " form " in line or " converts into " in line), "")
     if merge.target in move.game.state.companies and not move.game.state.companies[merge.target].is_minor:
+        before, after = move.runs
+        converting = getattr(move.game.state.round, "converting", False)
         return _joined(formed or f"forms {merge.target} from {' and '.join(_merging(move) or [merge.entity])}",
-                       "one major runs their tokens and trains together, its shares worth more than the minors")
+                       "a major pays its holders in full where a minor half pays (8.6), and has shares to sell "
+                       "for cash" if converting else "one major runs their tokens and trains together",
+                       f"{merge.target}'s best run {after} against {merge.entity}'s {before}" if after != before
+                       else "")
     return _joined(f"merges {merge.target} with {merge.entity}", "toward one major that runs both their networks")
 
 

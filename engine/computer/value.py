@@ -152,15 +152,29 @@ def train_need(game: Game, company: Company) -> int:
 
 def company_value(game: Game, company: Company, income: int, horizon: float) -> float:
     """What ``company`` is worth to its holders beyond its share price, for all of it:
-    income over the horizon, its cash (in full up to the train it needs), less loans."""
+    income over the horizon, its cash (in full up to the train it needs), less loans.
+    A minor always half pays (8.6): the half it keeps counts as its spare cash does."""
     need = train_need(game, company)
     cash = min(company.cash, need) + SPARE_CASH * max(0, company.cash - need)
-    return income * horizon + cash - LOAN_COST * company.loans
+    paid = PRESIDENT_PART + (1 - PRESIDENT_PART) * SPARE_CASH if company.is_minor else 1.0
+    return income * horizon * paid + cash - LOAN_COST * company.loans
+
+
+def spare_cash(game: Game, company: Company) -> float:
+    """The part of :func:`company_value` that is cash beyond the train the company needs."""
+    return SPARE_CASH * max(0, company.cash - train_need(game, company))
 
 
 def holding(state: GameState, player: str, company: Company) -> float:
-    """The part of ``company`` that ``player`` holds (a minor's one certificate is all of it)."""
-    return state.player(player).percent_of(company.sym) / 100
+    """The part of ``company`` that counts to ``player``: the shares they hold (a minor's
+    one certificate is all of it) and, for its president, the shares still in its
+    treasury: the president decides whether and when they are sold, and what they bring
+    goes into the company's treasury (7.4, 9.1D), so a conversion or a merge that leaves
+    the president 20% of the major does not throw away the rest."""
+    part = state.player(player).percent_of(company.sym)
+    if company.treasury and state.president(company.sym) is state.player(player):
+        part += sum(c.percent for c in company.treasury)
+    return part / 100
 
 
 def worths(game: Game, incomes: dict[str, int] | None = None) -> dict[str, float]:
@@ -179,8 +193,10 @@ def worths(game: Game, incomes: dict[str, int] | None = None) -> dict[str, float
         if income is None:
             income = guessed_income(game, company)
         value = company_value(game, company, income, horizon)
+        spare = spare_cash(game, company)
         for player in state.holders(company.sym):
-            values[player.id] += holding(state, player.id, company) * value
+            values[player.id] += holding(state, player.id, company) * (value - spare)
+            values[player.id] += state.player(player.id).percent_of(company.sym) / 100 * spare
     return values
 
 
