@@ -39,10 +39,10 @@ class BoundedCache(Generic[K, V]):
             while len(self._entries) > self.kept:
                 self._entries.popitem(last=False)
 
-    def values(self) -> list[V]:
-        """The values kept, least recently used first."""
+    def items(self) -> list[tuple[K, V]]:
+        """The keys and values kept, least recently used first."""
         with self._lock:
-            return list(self._entries.values())
+            return list(self._entries.items())
 
     def clear(self) -> None:
         """Forget every value."""

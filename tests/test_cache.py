@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from engine import route_search
+from engine import graph, route_search
 from engine.cache import BoundedCache
 
 
@@ -20,17 +20,17 @@ def test_the_least_recently_used_is_forgotten_first() -> None:
     assert (len(cache), cache.get("b")) == (3, None)
     cache.put("c", 20)  # stored again: now the most recently used, still one entry
     cache.put("e", 4)  # forgets a (read before c and d were stored)
-    assert cache.values() == [3, 20, 4]
+    assert cache.items() == [("d", 3), ("c", 20), ("e", 4)]
     assert [cache.get(key) for key in "abcde"] == [None, None, 20, 3, 4]
     cache.clear()
     assert (len(cache), cache.get("c")) == (0, None)
 
 
-def test_the_route_search_memories_keep_their_bounds() -> None:
-    """The three memories of the route search are bounded as before: 16 solved positions,
-    1024 bounded searches and 1024 incomes."""
-    assert (route_search._SOLVED.kept, route_search._SEARCHED.kept, route_search._INCOMES.kept) == (
-        route_search.SOLVED_KEPT, route_search.SEARCHED_KEPT, route_search.SEARCHED_KEPT) == (16, 1024, 1024)
+def test_the_engine_memories_keep_their_bounds() -> None:
+    """The engine's memories are bounded as before: 32 track graphs, and in the route
+    search 16 solved positions, 1024 bounded searches and 1024 incomes."""
+    kept = (graph._CACHE.kept, route_search._SOLVED.kept, route_search._SEARCHED.kept, route_search._INCOMES.kept)
+    assert kept == (32, 16, 1024, 1024)
 
 
 def test_threads_sharing_a_cache_keep_it_bounded_and_consistent() -> None:
