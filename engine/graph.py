@@ -24,6 +24,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from .board import Board, Node, TileDef, is_edge
+from .cache import BoundedCache
 from .tokens import NEUTRAL
 
 if TYPE_CHECKING:
@@ -425,8 +426,8 @@ def _extend_segment(
         _extend_segment(g, start, onward, mask, hexes, found, touched)
 
 
-_CACHE: dict[_LayoutKey, TrackGraph] = {}
 _CACHE_SIZE = 32
+_CACHE: BoundedCache[_LayoutKey, TrackGraph] = BoundedCache(_CACHE_SIZE)
 _CHANGES_DERIVED = 4  # a layout this close to a cached one is derived from it
 
 
@@ -448,9 +449,7 @@ def track_graph(ctx: Context, state: GameState) -> TrackGraph:
     graph = _CACHE.get(key)
     if graph is None:
         graph = _derived(ctx, state, key) or TrackGraph(ctx.board, tile_layout(ctx, state))
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = graph
+        _CACHE.put(key, graph)
     _LATEST = (ctx.board, dict(tiles), graph)
     return graph
 
@@ -468,8 +467,8 @@ def _track_at(ctx: Context, state: GameState, hex_id: str) -> tuple[TileDef, int
 
 
 def _derived(ctx: Context, state: GameState, key: _LayoutKey) -> TrackGraph | None:
-    """The graph of the map derived from the latest cached graph of the same board, if
-    that one's tiles differ on a few hexes only."""
+    """The graph of the map derived from the most recently used cached graph of the
+    same board, if that one's tiles differ on a few hexes only."""
     board_id, placed = key
     for (other_board, other_placed), graph in reversed(_CACHE.items()):
         if other_board != board_id:

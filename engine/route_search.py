@@ -7,12 +7,12 @@ it; this module only finds the best ones.
 from __future__ import annotations
 
 import math
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .board import TrainDef
+from .cache import BoundedCache
 from .graph import TrackGraph, set_bits
 from .routes import Found, OutOfSteps, RouteResult, Scope, lowest_bit, route_result
 from .state import Company, Context, GameState, Train
@@ -502,8 +502,7 @@ def _lows(mask: int) -> Iterable[int]:
 SOLVED_KEPT = 16
 """Positions whose best routes are remembered (see :func:`best_routes`)."""
 
-_SOLVED: OrderedDict[tuple[object, ...], list[RouteResult]] = OrderedDict()
-_SOLVED_LOCK = threading.Lock()
+_SOLVED: BoundedCache[tuple[object, ...], list[RouteResult]] = BoundedCache(SOLVED_KEPT)
 
 
 def best_routes(
@@ -518,14 +517,10 @@ def best_routes(
     if quick_steps is not None or not remember or state.companies.get(company.sym) is not company:
         return _solve(ctx, state, company, quick_steps)
     key = (id(ctx.board), ctx.rules, company.sym, state.saved())
-    with _SOLVED_LOCK:
-        known = _SOLVED.get(key)
+    known = _SOLVED.get(key)
     if known is None:
         known = _solve(ctx, state, company, None)
-        with _SOLVED_LOCK:
-            _SOLVED[key] = known
-            while len(_SOLVED) > SOLVED_KEPT:
-                _SOLVED.popitem(last=False)
+        _SOLVED.put(key, known)
     return list(known)
 
 
@@ -569,10 +564,7 @@ def bounded_income(ctx: Context, state: GameState, company: Company, steps: int)
     if not trains or not company.placed_tokens:
         return 0, 0
     key = (id(ctx.board), routes_key(state, company, trains))
-    with _SEARCHED_LOCK:
-        known = _SEARCHED.get(key)
-        if known is not None:
-            _SEARCHED.move_to_end(key)
+    known = _SEARCHED.get(key)
     answer = known.within(steps) if known is not None and known.board is ctx.board else None
     if answer is not None:
         return answer
@@ -583,18 +575,11 @@ def bounded_income(ctx: Context, state: GameState, company: Company, steps: int)
     try:
         picked = _Optimizer(scope, trains).solve()
     except OutOfSteps:
-        _remember(key, _Searched(ctx.board, None, steps, scope.lumps))
+        _SEARCHED.put(key, _Searched(ctx.board, None, steps, scope.lumps))
         return None, scope.steps
     income = sum(r.revenue for r in _results(scope, trains, picked))
-    _remember(key, _Searched(ctx.board, income, scope.steps, scope.lumps))
+    _SEARCHED.put(key, _Searched(ctx.board, income, scope.steps, scope.lumps))
     return income, scope.steps
-
-
-def _remember(key: tuple[object, ...], searched: _Searched) -> None:
-    with _SEARCHED_LOCK:
-        _SEARCHED[key] = searched
-        while len(_SEARCHED) > SEARCHED_KEPT:
-            _SEARCHED.popitem(last=False)
 
 
 def best_income(ctx: Context, state: GameState, company: Company) -> int:
@@ -605,16 +590,11 @@ def best_income(ctx: Context, state: GameState, company: Company) -> int:
     if not trains or not company.placed_tokens:
         return 0
     key = (id(ctx.board), routes_key(state, company, trains))
-    with _SEARCHED_LOCK:
-        known = _INCOMES.get(key)
-        if known is not None and known[0] is ctx.board:
-            _INCOMES.move_to_end(key)
-            return known[1]
+    known = _INCOMES.get(key)
+    if known is not None and known[0] is ctx.board:
+        return known[1]
     income = sum(r.revenue for r in _solve(ctx, state, company, None))
-    with _SEARCHED_LOCK:
-        _INCOMES[key] = (ctx.board, income)
-        while len(_INCOMES) > SEARCHED_KEPT:
-            _INCOMES.popitem(last=False)
+    _INCOMES.put(key, (ctx.board, income))
     return income
 
 
@@ -660,9 +640,8 @@ class _Searched:
 SEARCHED_KEPT = 1024
 """Bounded searches remembered (see :func:`bounded_income`), and incomes (:func:`best_income`)."""
 
-_SEARCHED: OrderedDict[tuple[object, ...], _Searched] = OrderedDict()
-_INCOMES: OrderedDict[tuple[object, ...], tuple[object, int]] = OrderedDict()  # see best_income
-_SEARCHED_LOCK = threading.Lock()
+_SEARCHED: BoundedCache[tuple[object, ...], _Searched] = BoundedCache(SEARCHED_KEPT)
+_INCOMES: BoundedCache[tuple[object, ...], tuple[object, int]] = BoundedCache(SEARCHED_KEPT)  # see best_income
 
 
 def _by_integer_program(optimizer: _Optimizer) -> list[tuple[Train, Found]]:

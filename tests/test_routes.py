@@ -537,7 +537,7 @@ def test_a_remembered_bounded_search_answers_as_a_search_made_afresh() -> None:
     final = position(FINAL_TILES, FINAL_TOKENS, FINAL_TRAINS, phase="8")
     route_search._SEARCHED.clear()
     income, total = bounded_income(CTX, final, final.companies["RSR"], 10**9)
-    (searched,) = route_search._SEARCHED.values()
+    ((_, searched),) = route_search._SEARCHED.items()
     (before, lump), = [(b, n) for b, n in searched.lumps if n > 1]  # the clash tables of two trains' lists
     budgets = (1, before, before + lump - 1, before + lump, total - 1, total)
     remembered = [bounded_income(CTX, final, final.companies["RSR"], steps) for steps in budgets]
