@@ -3,7 +3,10 @@ speed-up leaves their play unchanged: every move, its reason and (for the comput
 player) the route-search steps it spent, with each game's CPU seconds and decision times.
 
     python tests/play_record.py record OUT.json [--games 1861:computer,random,random,random:1-3 ...]
-    python tests/play_record.py compare BEFORE.json AFTER.json
+    python tests/play_record.py compare BEFORE.json AFTER.json [--moves-only]
+
+``--moves-only`` leaves the reasons out of the comparison: the moves and route-search
+steps must be the same, the words written for them may differ.
 
 Each game is played in a process of its own (no cache carried from one game to the next),
 one at a time, so its CPU seconds are its own.
@@ -94,7 +97,7 @@ def _summary(games: list[dict[str, Any]]) -> None:
                       f"max {times[-1]:.1f} ({len(times)} decisions)")
 
 
-def compare(before_path: str, after_path: str) -> int:
+def compare(before_path: str, after_path: str, moves_only: bool = False) -> int:
     with open(before_path, encoding="utf-8") as f:
         before = json.load(f)
     with open(after_path, encoding="utf-8") as f:
@@ -105,9 +108,12 @@ def compare(before_path: str, after_path: str) -> int:
         if (old["title"], old["seats"], old["seed"]) != (new["title"], new["seats"], new["seed"]):
             print(f"{label}: not the same game in both")
             return 2
-        first = next((i for i, (a, b) in enumerate(zip(old["moves"], new["moves"])) if a != b), None)
+        first = next((i for i, (a, b) in enumerate(zip(old["moves"], new["moves"]))
+                      if _played(a, moves_only) != _played(b, moves_only)), None)
         if first is None and len(old["moves"]) == len(new["moves"]) and old["result"] == new["result"]:
-            print(f"{label}: the same {len(old['moves'])} moves, steps and reasons")
+            reworded = sum(a[2] != b[2] for a, b in zip(old["moves"], new["moves"]))
+            print(f"{label}: the same {len(old['moves'])} moves and steps, " +
+                  (f"{reworded} reasons reworded" if moves_only else "and reasons"))
             continue
         differ += 1
         print(f"{label}: differs at action {first}: {old['moves'][first] if first is not None else ''} "
@@ -119,6 +125,11 @@ def compare(before_path: str, after_path: str) -> int:
     return 1 if differ else 0
 
 
+def _played(move: list[Any], moves_only: bool) -> list[Any]:
+    """A recorded move ([agent, action, reason, steps]) as compared: without its reason if ``moves_only``."""
+    return [move[0], move[1], move[3]] if moves_only else move
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -128,11 +139,12 @@ def main() -> int:
     cmp = sub.add_parser("compare")
     cmp.add_argument("before")
     cmp.add_argument("after")
+    cmp.add_argument("--moves-only", action="store_true", help="compare moves and steps, not the reasons")
     args = parser.parse_args()
     if args.command == "record":
         record(args.out, args.games)
         return 0
-    return compare(args.before, args.after)
+    return compare(args.before, args.after, args.moves_only)
 
 
 if __name__ == "__main__":

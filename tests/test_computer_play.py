@@ -24,7 +24,7 @@ from engine.actions import (
 )
 from engine.board import hex_distance
 from engine.computer import decide
-from engine.computer.agents import after, company_acting
+from engine.computer.agents import Decision, after, company_acting
 from engine.computer.player import explain
 from engine.computer.value import holding, route_income
 from engine.game import Game
@@ -287,3 +287,120 @@ def test_a_majors_unsold_shares_count_to_its_president_and_no_one_else() -> None
     assert holding(formed.state, president.id, major) == 1.0
     others = [p for p in formed.state.players if p is not president]
     assert all(holding(formed.state, p.id, major) == p.percent_of("CNR") / 100 for p in others)
+
+
+RAN_ALREADY = [("1867-21268", 658, "5-1", "CPR"), ("1861-bank-breaks", 114, "2-1", "KR")]
+"""Train steps (after this many of Troika's moves) where a trainless company may buy for 1
+a train that another company of its president's has already run this operating round.
+It was told "GWR's best run 400 -> 360", as if it ran now and the run fell (checker of
+issue 37: 1867 computer vs greedy, seed 2, "buys a 8-train for 1 from GTR; CNR's best
+run 360 -> 530")."""
+
+
+@pytest.mark.parametrize(("name", "moves", "train", "seller"), RAN_ALREADY)
+def test_a_train_that_has_run_this_round_is_told_to_run_for_its_buyer_from_the_next(
+        name: str, moves: int, train: str, seller: str) -> None:
+    """A train runs once an operating round (8.8) and the train step comes after the run:
+    it runs for its buyer from the next round. A trainless company must own a train
+    (8.11.3): bought for 1, it spares the bank's cheapest."""
+    log, _ = shared_game(name)
+    game = replay(log, moves=moves).game
+    buyer = company_acting(game)
+    assert buyer is not None and not game.state.companies[buyer].trains
+    assert next(t for t in game.state.companies[seller].trains if t.id == train).operated
+    cheapest = min((t for t in [*game.state.depot.upcoming, *game.state.depot.pool]),
+                   key=lambda t: game.ctx.board.train(t.name).price)
+    price = game.ctx.board.train(cheapest.name).price
+    kept = sorted(t.name for t in game.state.companies[seller].trains if t.id != train)
+    told = explain(game, BuyTrain(buyer, train, 1))
+    assert "->" not in told, told
+    assert f"{buyer} must own a train (8.11.3): this spares it the bank's {cheapest.name}-train for {price}" in told
+    assert f"the train has run this operating round, so it first runs for {buyer} from the next operating round: " \
+           f"best run {route_income(after(game, BuyTrain(buyer, train, 1)) or game, buyer)}" in told, told
+    assert told.endswith(f"{seller} keeps its {', '.join(kept)}-train" + ("s" if len(kept) > 1 else "")), told
+
+
+def test_the_computers_train_for_1_says_it_has_run_this_round() -> None:
+    """1867-21268: GWR, trainless, takes CPR's 2+2-train, which CPR has run this round."""
+    log, _ = shared_game("1867-21268")
+    game = replay(log, moves=658).game
+    decision = decide(game)
+    assert decision.action == BuyTrain("GWR", "2+2-0", 1), decision
+    assert "->" not in decision.reason and "the train has run this operating round, so it first runs for GWR " \
+        "from the next operating round" in decision.reason, decision.reason
+
+
+def test_a_train_bought_beside_others_raises_the_run_from_the_next_round() -> None:
+    """1867-21268 after 402 moves: NYC, with trains, buys a 4-train from the bank after its run."""
+    log, _ = shared_game("1867-21268")
+    game = replay(log, moves=402).game
+    buy = BuyTrain("NYC", "4-2", 350)
+    before, later = route_income(game, "NYC"), after(game, buy)
+    assert later is not None and game.state.companies["NYC"].trains and getattr(game.state.round, "step", "") == "trains"
+    assert explain(game, buy) == f"buys a 4-train for 350; NYC's best run {before} -> " \
+        f"{route_income(later, 'NYC')} from the next operating round"
+
+
+AUCTION_PASSES = [
+    ("1867-21268", 40, "bids no higher on CA (Canada Atlantic Railway): a bid of 105 is within its worth to its "
+                       "seat, about {worth}, but a bid counts for no more than a pass until the auction is won"),
+    ("1861-29683", 37, "bids on none of RO, KB, OK, KK, SPW, KR, N, M-K, MNN, MV: a bid of 100 is within its worth "
+                       "to its seat, about {worth}, but a bid counts for no more than a pass until the auction is "
+                       "won"),
+]
+"""Minors' auctions after these log ids where the next bid is within the minor's worth to
+the seat: a pass read "the next bid would cost more than the lot is worth to its seat"
+(checker of issue 37). A bid on a minor changes no one's worth until it wins, so the
+computer counts it as a pass; it says so."""
+
+
+@pytest.mark.parametrize(("name", "until", "expected"), AUCTION_PASSES)
+def test_a_pass_in_a_minor_auction_says_what_it_weighs(name: str, until: int, expected: str) -> None:
+    from engine.computer.reasons import lot_worth
+
+    game = replayed(name, until)
+    bids = [a for a in legal_actions(game) if isinstance(a, Bid)]
+    worth = lot_worth(game, bids[0].target)
+    assert worth is not None and all(b.price <= worth for b in bids)
+    assert explain(game, Pass(game.acting_player() or "")) == expected.format(worth=f"{worth:.0f}")
+
+
+def test_a_pass_in_the_private_auction_says_which_bid_it_will_not_make() -> None:
+    """1861-29683 after log id 21, MRR: with 150 the next bid, 75, leaves less than the
+    cash kept for a minor; with all its cash a bid leaves the seat better off, as said."""
+    from engine.computer.value import private_worth, stock_round_reserve
+
+    game = replayed("1861-29683", 21)
+    player = game.acting_player() or ""
+    worth = private_worth(game, "MRR")
+    told = explain(game, Pass(player))
+    assert re.fullmatch(rf"bids no higher on MRR \(Moscow - Ryazan Railway\): a bid of 75 is within its worth to its "
+                        rf"seat, about {worth:.0f}, and leaves it about \d+ better off than a pass", told), told
+    game.state.player(player).cash = 150
+    assert explain(game, Pass(player)) == (
+        "bids no higher on MRR (Moscow - Ryazan Railway): a bid of 75 would leave 75 of its 150, less than the "
+        f"{stock_round_reserve(game):.0f} it keeps to win a minor in the first stock round")
+
+
+@pytest.mark.parametrize(("name", "moves", "minor", "other"), [("1861-29683", 184, "KK", "M-K"),
+                                                                ("1867-21268", 197, "CS", "TN")])
+def test_a_minor_that_merges_with_no_one_says_whose_consent_it_would_need(
+        name: str, moves: int, minor: str, other: str) -> None:
+    """Merger rounds where the computer's minor could merge only with another player's:
+    its pass read "passes: nothing else leaves it better off"."""
+    log, _ = shared_game(name)
+    decision = decide(replay(log, moves=moves).game)
+    assert decision == Decision(Pass(minor), f"{minor} stays a minor: it merges with no one; {other} is another "
+                                             "player's minor, to merge with only by consent (the computer asks "
+                                             "no one)")
+
+
+@pytest.mark.parametrize(("name", "moves", "company", "private"), [("1861-29683", 203, "MB", "WVR"),
+                                                                    ("1867-21268", 141, "PM", "SCT")])
+def test_a_company_that_buys_no_private_says_why(name: str, moves: int, company: str, private: str) -> None:
+    """Private purchase windows (8.12) where the computer's company buys none: its pass
+    read "passes: nothing else leaves it better off"."""
+    log, _ = shared_game(name)
+    decision = decide(replay(log, moves=moves).game)
+    assert decision == Decision(Pass(company), f"buys no private: {private} is worth no more to its seat than a "
+                                               "price it may pay")

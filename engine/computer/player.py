@@ -36,8 +36,10 @@ from .reasons import Move, no_higher, only_move, reason
 from .track import LayAims
 from .value import (
     Work,
+    bid_gain,
     bounded_route_income,
     first_train_income,
+    is_private,
     minor_worth,
     private_worth,
     route_income,
@@ -114,7 +116,7 @@ class ComputerAgent(Agent):
             runner = _runner(later, company)
             earns = _income(later, runner, work, income) if isinstance(move, ROUTE_MOVES) else income
             incomes = {runner: earns} if runner else None
-            tried.append((standing(worths(later, incomes), player) + _bid_gain(game, move), rng.random(), move, earns,
+            tried.append((standing(worths(later, incomes), player) + bid_gain(game, move), rng.random(), move, earns,
                           later))
         if not tried:
             return Decision(legal[0], "the first move allowed (no other could be judged)")
@@ -122,7 +124,7 @@ class ComputerAgent(Agent):
         best = max(tried, key=lambda t: (t[0] + (0.0 if raised else _lead(aims, t[2])), t[1]))
         stay = after(game, next((m for m in legal if isinstance(m, Pass)), legal[0]))
         baseline = standing(worths(stay, {company: income} if company else None), player) if stay else best[0]
-        gain = _bid_gain(game, best[2]) if isinstance(best[2], Bid) else best[0] - baseline  # a bid: what it sees
+        gain = bid_gain(game, best[2]) if isinstance(best[2], Bid) else best[0] - baseline  # a bid: what it sees
         chosen = Move(game, best[4], best[2], company, (income, best[3]), gain, tuple(legal), aims)
         return Decision(best[2], reason(chosen))
 
@@ -136,20 +138,7 @@ def explain(game: Game, action: Action) -> str:
     runs = (before, route_income(later, company) if company and later and isinstance(action, ROUTE_MOVES)
             else before)
     aims = LayAims(game, company) if company and isinstance(action, LayTile) else None
-    return reason(Move(game, later, action, company, runs, _bid_gain(game, action), tuple(moves(game)), aims))
-
-
-def _is_private(game: Game, sym: str) -> bool:
-    return any(p.sym == sym for p in game.ctx.board.privates)
-
-
-def _bid_gain(game: Game, move: Action) -> float:
-    """What a bid on a private gains its bidder if it wins: its worth to an 18xx player
-    (:func:`private_worth`) less the price paid to the bank (5.2). A bid changes nobody's
-    worth until it wins, so without this every bid would look as good as a pass."""
-    if not isinstance(move, Bid) or not _is_private(game, move.target):
-        return 0.0
-    return private_worth(game, move.target) - move.price
+    return reason(Move(game, later, action, company, runs, bid_gain(game, action), tuple(moves(game)), aims))
 
 
 def _overbid(game: Game, move: Action, work: Work) -> bool:
@@ -159,7 +148,7 @@ def _overbid(game: Game, move: Action, work: Work) -> bool:
     first train once its home is on the map)."""
     if not isinstance(move, Bid):
         return False
-    if _is_private(game, move.target):
+    if is_private(game, move.target):
         cash = game.state.player(move.entity).cash
         return move.price > private_worth(game, move.target) or cash - move.price < stock_round_reserve(game)
     if move.target not in game.state.companies:

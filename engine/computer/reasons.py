@@ -32,10 +32,21 @@ from ..actions import (
     RunRoutes,
     SellShares,
 )
-from ..legal import legal_actions
+from ..legal import consent_needed, legal_actions
+from ..operating_steps import must_buy
 from .agents import after, company_acting
 from .track import LayAims
-from .value import first_train_income, minor_worth, private_worth, route_income, stock_round_reserve
+from .value import (
+    bid_gain,
+    first_train_income,
+    is_private,
+    minor_worth,
+    private_worth,
+    route_income,
+    standing,
+    stock_round_reserve,
+    worths,
+)
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -172,16 +183,67 @@ def _rusted(move: Move, bought: BuyTrain) -> str:
 
 
 def _train(move: Move, buy: BuyTrain) -> str:
-    name = _train_name(move.game, buy.train)
-    seller = next((sym for sym, c in move.game.state.companies.items() if any(t.id == buy.train for t in c.trains)),
-                  None)
-    what = f"buys a {name}-train for {buy.price}" + (f" from {seller}" if seller else "")
-    if seller and not move.run_change():
-        what += f", a train {seller} can spare"
+    """A train bought in the train step (8.11), after the company's run (8.8): it first
+    runs for the buyer in the next operating round, whatever it did this one."""
+    game = move.game
+    where, train = trains.find_train(game.ctx, game.state, buy.train)
+    seller = where if where in game.state.companies else None
+    what = f"buys a {train.name}-train for {buy.price}" + (f" from {seller}" if seller else "")
+    if buy.exchange:
+        what += f", trading in its {_train_name(game, buy.exchange)}-train"
     phase = next((line.split(":")[0].lower() for line in move.lines if line.startswith("Phase ")), "")
-    first = "its first train: it can run" if not move.game.state.companies[buy.entity].trains else ""
+    first = not game.state.companies[buy.entity].trains
     return _joined(what, _rusted(move, buy), phase.replace("phase", "starts phase").replace(" begins", ""),
-                   move.run_change() or first)
+                   _spares(move, buy) if first and seller else "",
+                   _first_run(move, buy, train.operated) if first else _next_run(move), _seller_left(move, seller))
+
+
+def _bank_cheapest(game: Game) -> tuple[str, int] | None:
+    """The bank's cheapest train now: its name and price."""
+    price = trains.cheapest_bank_price(game.ctx, game.state)
+    name = next((t.name for t in trains.bank_trains(game.ctx, game.state)
+                 if game.ctx.board.train(t.name).price == price), None)
+    return (name, price) if name is not None and price is not None else None
+
+
+def _spares(move: Move, buy: BuyTrain) -> str:
+    """What a trainless company's train from another company spares it: the purchase it
+    must make from the bank (8.11.3), or its nationalization if it could afford none."""
+    game, sym = move.game, buy.entity
+    cheapest = _bank_cheapest(game)
+    if cheapest is None:
+        return f"{sym} must own a train (8.11.3) and the bank has none left"
+    name, price = cheapest
+    if must_buy(game.ctx, game.state, game.state.companies[sym]):
+        loans = " and loans" if game.state.companies[sym].cash < price else ""
+        return f"{sym} must own a train (8.11.3): this spares it the bank's {name}-train for {price}{loans}"
+    return f"{sym} must own a train (8.11.3) and cannot afford the bank's {name}-train for {price} even with " \
+           "loans: without this one it is nationalized"
+
+
+def _first_run(move: Move, buy: BuyTrain, ran: bool) -> str:
+    """A first train's run, from the next operating round (a train runs once a round, 8.8),
+    against the run with the bank's cheapest train that the computer weighs it against."""
+    probe, runs = move.runs
+    lead = "the train has run this operating round, so it first runs" if ran else "its first train: it runs"
+    cheapest = _bank_cheapest(move.game)
+    other = f" ({probe} with the bank's {cheapest[0]}-train)" if cheapest and probe and probe != runs else ""
+    return f"{lead} for {buy.entity} from the next operating round" + (f": best run {runs}{other}" if runs else "")
+
+
+def _next_run(move: Move) -> str:
+    change = move.run_change()
+    return f"{change} from the next operating round" if change else ""
+
+
+def _seller_left(move: Move, seller: str | None) -> str:
+    """What the selling company is left with."""
+    if seller is None or move.later is None:
+        return ""
+    left = sorted(t.name for t in move.later.state.companies[seller].trains)
+    if not left:
+        return f"leaves {seller} without a train"
+    return f"{seller} keeps its {', '.join(left)}-train" + ("s" if len(left) > 1 else "")
 
 
 def _discard(move: Move, discard: DiscardTrain) -> str:
@@ -260,7 +322,7 @@ def lot_worth(game: Game, target: str) -> float | None:
     """What the lot bid on is worth to its bidder as the computer counts it: a private's
     worth (:func:`private_worth`), a minor's to its president (:func:`minor_worth`, from
     its best routes once its home is on the map, else a first train's); None for neither."""
-    if any(p.sym == target for p in game.ctx.board.privates):
+    if is_private(game, target):
         return private_worth(game, target)
     company = game.state.companies.get(target)
     if company is None:
@@ -278,17 +340,51 @@ def _bid(move: Move, bid: Bid) -> str:
 
 
 def no_higher(game: Game, bids: list[Bid]) -> str:
-    """Why the computer passes where ``bids`` are allowed: the lowest is above what it
-    sees the lot worth, or would leave less cash than it keeps to win a minor in the
-    first stock round (the bids it never makes, :func:`engine.computer.player._overbid`)."""
-    bid = min(bids, key=lambda b: b.price)
-    lot = _lot(game, bid.target)
+    """Why the computer makes none of ``bids``, by lot (its lowest bid on each): above what
+    it sees the lot worth, or a private's bid that would leave less cash than it keeps to
+    win a minor in the first stock round (the bids it never makes,
+    :func:`engine.computer.player._overbid`), or a bid within both that it counts as no
+    better than a pass: a bid on a minor changes no one's worth until it wins."""
+    lowest: dict[str, Bid] = {}
+    for bid in sorted(bids, key=lambda b: b.price):
+        lowest.setdefault(bid.target, bid)
+    whys = [_why_not(game, bid) for bid in lowest.values()]
+    if len(lowest) == 1:
+        return f"bids no higher on {_lot(game, bids[0].target)}: {whys[0]}"
+    told: dict[str, list[str]] = {}
+    for target, why in zip(lowest, whys):
+        told.setdefault(why, []).append(target)
+    return "bids on none of " + "; nor on ".join(f"{', '.join(targets)}: {why}" for why, targets in told.items())
+
+
+def _why_not(game: Game, bid: Bid) -> str:
     worth = lot_worth(game, bid.target)
     if worth is not None and bid.price > worth:
-        return f"bids no higher on {lot}: the next bid, {bid.price}, is above its worth to its seat, about {worth:.0f}"
+        return f"the next bid, {bid.price}, is above its worth to its seat, about {worth:.0f}"
     cash = game.state.player(bid.entity).cash
-    return (f"bids no higher on {lot}: a bid of {bid.price} would leave {cash - bid.price} of its {cash}, less than "
-            f"the {stock_round_reserve(game):.0f} it keeps to win a minor in the first stock round")
+    keeps = stock_round_reserve(game)
+    if is_private(game, bid.target) and cash - bid.price < keeps:
+        return (f"a bid of {bid.price} would leave {cash - bid.price} of its {cash}, less than "
+                f"the {keeps:.0f} it keeps to win a minor in the first stock round")
+    within = f"a bid of {bid.price} is within its worth to its seat, about {worth:.0f}" if worth is not None else \
+        f"a bid of {bid.price} is allowed"
+    better = _bid_over_pass(game, bid)
+    if better > 0:
+        return f"{within}, and leaves it about {better:.0f} better off than a pass"
+    held = [c.sym for c in game.state.companies.values()
+            if c.is_minor and not c.closed and game.state.president(c.sym) is game.state.player(bid.entity)]
+    return within + (", but leaves it no better off than a pass, as it counts it" if is_private(game, bid.target)
+                     else ", but a bid counts for no more than a pass until the auction is won") + \
+        (f" (it has the minors {', '.join(held)} already)" if held else "")
+
+
+def _bid_over_pass(game: Game, bid: Bid) -> float:
+    """How much better off the bid leaves its bidder than a pass, as the computer counts
+    it (:func:`engine.computer.player.ComputerAgent.decide`): 0 if either is refused."""
+    bidding, passing = after(game, bid), after(game, Pass(bid.entity))
+    if bidding is None or passing is None:
+        return 0.0
+    return standing(worths(bidding), bid.entity) + bid_gain(game, bid) - standing(worths(passing), bid.entity)
 
 
 def only_move(game: Game, action: Action) -> str:
@@ -354,12 +450,50 @@ def _pass(move: Move, action: Pass) -> str:
     if BuyTrain in legal_kinds and move.company:
         return _no_train(move, move.company)
     if Bid in legal_kinds:
-        return "passes: the next bid would cost more than the lot is worth to its seat"
+        return no_higher(move.game, [a for a in move.legal if isinstance(a, Bid)])
     if BuyShare in legal_kinds or Par in legal_kinds or SellShares in legal_kinds:
         return "passes: no share bought or sold leaves it better off"
     if PlaceToken in legal_kinds:
         return "places no token: none raises its run"
+    if Merge in legal_kinds or Convert in legal_kinds:
+        return _no_merge(move, action)
+    if BuyPrivate in legal_kinds:
+        return _no_private(move)
     return "passes: nothing else leaves it better off"
+
+
+def _no_merge(move: Move, action: Pass) -> str:
+    """A minor that neither converts nor merges this merger round (9.1, 9.2): a merger
+    with another player's minor needs their consent, which the computer does not ask."""
+    game = move.game
+    companies = game.state.companies
+    merges = [m for m in move.legal if isinstance(m, Merge)]
+    others = [m.target for m in merges if consent_needed(game, m)]
+    majors = [m.target for m in merges if not companies[m.target].is_minor and m.target not in others]
+    minors = [m.target for m in merges if companies[m.target].is_minor and m.target not in others]
+    ways = [f"forming {'any of ' if len(majors) > 1 else ''}{', '.join(majors)}" if majors else "",
+            f"merging with {' or '.join(minors)}" if minors else ""]
+    ways = [w for w in ways if w] or ([] if others else ["converting"])
+    whose = "is another player's minor" if len(others) == 1 else "are other players' minors"
+    return _joined(f"{action.entity} stays a minor: " + (" or ".join(ways) + " leaves its seat no better off"
+                                                         if ways else "it merges with no one"),
+                   f"{', '.join(others)} {whose}, to merge with only by consent (the computer asks no one)"
+                   if others else "")
+
+
+def _no_private(move: Move) -> str:
+    """A company that buys no private in its turn (8.12): those of other players need
+    their consent, which the computer does not ask; its own president's cost more than
+    they are worth to it."""
+    game = move.game
+    offered = sorted({m.private for m in move.legal if isinstance(m, BuyPrivate)})
+    others = sorted({m.private for m in move.legal if isinstance(m, BuyPrivate) and consent_needed(game, m)})
+    own = [p for p in offered if p not in others]
+    told = [f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} worth no more to its seat than a price it may pay"
+            if own else "",
+            f"{', '.join(others)} {'is' if len(others) == 1 else 'are'} other players' to sell (the computer asks "
+            "no one)" if others else ""]
+    return "buys no private: " + "; ".join(t for t in told if t)
 
 
 def _no_train(move: Move, sym: str) -> str:
@@ -373,8 +507,9 @@ def _no_train(move: Move, sym: str) -> str:
     cheapest = trains.cheapest_bank_price(game.ctx, game.state)
     if from_bank:
         buy = min(from_bank, key=lambda a: a.price)
+        trade = f" with its {_train_name(game, buy.exchange)}-train traded in" if buy.exchange else ""
         why = f"none is worth its price to its seat now (the cheapest, a {_train_name(game, buy.train)}-train, " \
-              f"costs {buy.price})"
+              f"costs {buy.price}{trade})"
     elif len(company.trains) >= trains.train_limit(game.ctx, game.state, company):
         why = f"it holds as many trains as it may ({len(company.trains)})"
     elif cheapest is not None:

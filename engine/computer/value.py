@@ -13,6 +13,7 @@ import pickle
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..actions import Action, Bid
 from ..route_search import best_income, bounded_income
 from ..scoring import final_values
 from ..state import Company, GameState, Train
@@ -261,3 +262,17 @@ def stock_round_reserve(game: Game) -> float:
     """The cash a player keeps through the private auction: enough to win a minor in
     the first stock round (:func:`minor_worth` with a first train's guessed income)."""
     return minor_worth(game, first_train_income(game))
+
+
+def is_private(game: Game, sym: str) -> bool:
+    """Whether ``sym`` is a private company's."""
+    return any(p.sym == sym for p in game.ctx.board.privates)
+
+
+def bid_gain(game: Game, move: Action) -> float:
+    """What a bid on a private gains its bidder if it wins: its worth to an 18xx player
+    (:func:`private_worth`) less the price paid to the bank (5.2). A bid changes nobody's
+    worth until it wins, so without this every bid would look as good as a pass."""
+    if not isinstance(move, Bid) or not is_private(game, move.target):
+        return 0.0
+    return private_worth(game, move.target) - move.price
