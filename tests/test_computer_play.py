@@ -13,6 +13,7 @@ from engine.actions import (
     BuyPrivate,
     BuyShare,
     BuyTrain,
+    Choose,
     Dividend,
     LayTile,
     Merge,
@@ -314,8 +315,9 @@ def test_a_train_that_has_run_this_round_is_told_to_run_for_its_buyer_from_the_n
     kept = sorted(t.name for t in game.state.companies[seller].trains if t.id != train)
     told = explain(game, BuyTrain(buyer, train, 1))
     assert "->" not in told, told
-    assert f"{buyer} must own a train (8.11.3): this spares it the bank's {cheapest.name}-train for {price}" in told
-    assert f"the train has run this operating round, so it first runs for {buyer} from the next operating round: " \
+    spares = f"{buyer} must own a train (8.11.3): this spares it buying the bank's {cheapest.name}-train for {price}"
+    assert spares in told, told
+    assert f"the train has run this operating round, so it can run for {buyer} only from the next operating round: " \
            f"best run {route_income(after(game, BuyTrain(buyer, train, 1)) or game, buyer)}" in told, told
     assert told.endswith(f"{seller} keeps its {', '.join(kept)}-train" + ("s" if len(kept) > 1 else "")), told
 
@@ -326,7 +328,7 @@ def test_the_computers_train_for_1_says_it_has_run_this_round() -> None:
     game = replay(log, moves=658).game
     decision = decide(game)
     assert decision.action == BuyTrain("GWR", "2+2-0", 1), decision
-    assert "->" not in decision.reason and "the train has run this operating round, so it first runs for GWR " \
+    assert "->" not in decision.reason and "the train has run this operating round, so it can run for GWR only " \
         "from the next operating round" in decision.reason, decision.reason
 
 
@@ -336,7 +338,8 @@ def test_a_train_bought_beside_others_raises_the_run_from_the_next_round() -> No
     game = replay(log, moves=402).game
     buy = BuyTrain("NYC", "4-2", 350)
     before, later = route_income(game, "NYC"), after(game, buy)
-    assert later is not None and game.state.companies["NYC"].trains and getattr(game.state.round, "step", "") == "trains"
+    assert later is not None and game.state.companies["NYC"].trains
+    assert getattr(game.state.round, "step", "") == "trains"  # after its run
     assert explain(game, buy) == f"buys a 4-train for 350; NYC's best run {before} -> " \
         f"{route_income(later, 'NYC')} from the next operating round"
 
@@ -390,17 +393,84 @@ def test_a_minor_that_merges_with_no_one_says_whose_consent_it_would_need(
     its pass read "passes: nothing else leaves it better off"."""
     log, _ = shared_game(name)
     decision = decide(replay(log, moves=moves).game)
-    assert decision == Decision(Pass(minor), f"{minor} stays a minor: it merges with no one; {other} is another "
-                                             "player's minor, to merge with only by consent (the computer asks "
-                                             "no one)")
+    assert decision == Decision(Pass(minor), f"{minor} stays a minor; {other} is another player's minor, to merge "
+                                             "with only by consent (the computer asks no one)")
 
 
-@pytest.mark.parametrize(("name", "moves", "company", "private"), [("1861-29683", 203, "MB", "WVR"),
-                                                                    ("1867-21268", 141, "PM", "SCT")])
-def test_a_company_that_buys_no_private_says_why(name: str, moves: int, company: str, private: str) -> None:
+@pytest.mark.parametrize(("name", "moves", "company", "private", "others"),
+                         [("1861-29683", 203, "MB", "WVR", "BSS, MRR, MYR, TSR"),
+                          ("1867-21268", 141, "PM", "SCT", "C&SL, MB, NFB, QB")])
+def test_a_company_that_buys_no_private_says_why(name: str, moves: int, company: str, private: str,
+                                                 others: str) -> None:
     """Private purchase windows (8.12) where the computer's company buys none: its pass
     read "passes: nothing else leaves it better off"."""
     log, _ = shared_game(name)
     decision = decide(replay(log, moves=moves).game)
     assert decision == Decision(Pass(company), f"buys no private: {private} is worth no more to its seat than a "
-                                               "price it may pay")
+                                               f"price it may pay; {others} are other players' to sell (the "
+                                               "computer asks no one)")
+
+
+def _at(name: str, moves: int) -> Game:
+    log, _ = shared_game(name)
+    return replay(log, moves=moves).game
+
+
+def test_a_lay_for_a_company_without_a_train_says_its_run_is_with_the_train_it_must_buy() -> None:
+    """1867-21268 after 75 moves: BO, trainless, lays 57 on G15. It read "BO's best run
+    0 -> 50", a run it cannot make: the computer counts it with the bank's cheapest train."""
+    game = _at("1867-21268", 75)
+    assert company_acting(game) == "BO" and not game.state.companies["BO"].trains
+    lay = next(a for a in legal_actions(game) if isinstance(a, LayTile) and (a.hex, a.tile) == ("G15", "57")
+               and route_income(after(game, a) or game, "BO") > 0)
+    later = after(game, lay)
+    assert later is not None
+    assert explain(game, lay).endswith(f"BO's best run with a 2-train 0 -> {route_income(later, 'BO')} (it has no "
+                                       "train yet)"), explain(game, lay)
+
+
+def test_a_payout_that_leaves_the_price_says_why() -> None:
+    """1861-29683 after 349 moves: NW pays out 120 with its shares at 165. It read "pays
+    out 120 (12 a share); to its holders"."""
+    game = _at("1861-29683", 349)
+    assert explain(game, Dividend("NW", "payout")) == ("pays out 120 (12 a share); NW's share price stays at 165: "
+                                                       "it paid out less than that (8.9.2)")
+
+
+def test_keeping_a_trainless_major_says_so() -> None:
+    """1867-21268 after 527 moves: GTR's president may nationalize it (10). Its pass read
+    "passes: nothing else leaves it better off"."""
+    game = _at("1867-21268", 527)
+    assert {type(a) for a in legal_actions(game)} == {Choose, Pass}
+    assert explain(game, Pass("GTR")) == ("does not nationalize GTR (10): it has no train and must buy one (8.11.3), "
+                                          "but kept it is worth more to its seat")
+
+
+def test_a_pass_while_adding_minors_to_a_merge_says_it_adds_no_more() -> None:
+    """1861-29683 after 366 moves: KR merges with MV and may add more minors; a pass
+    ends the adding (it read "passes: nothing else leaves it better off")."""
+    game = _at("1861-29683", 366)
+    assert getattr(game.state.round, "merging", []) == ["KR", "MV"]
+    assert explain(game, Pass("KR")).startswith("KR adds no more minors to its merge with MV")
+
+
+def test_a_token_not_placed_though_it_raises_the_run_says_so() -> None:
+    """1861-29683 after 603 moves: SE places no token, though one in Riga raises its run;
+    the pass read "places no token: none raises its run"."""
+    game = _at("1861-29683", 603)
+    decision = decide(game)
+    before = route_income(game, "SE")
+    raised = max(route_income(after(game, a) or game, "SE") for a in legal_actions(game) if isinstance(a, PlaceToken)
+                 and a.hex == "B4")
+    assert isinstance(decision.action, Pass) and raised > before
+    assert decision.reason == (f"places no token: the best, in B4 (Riga), would raise SE's best run {before} -> "
+                               f"{raised}, not worth its cost to its seat")
+
+
+def test_a_lay_paid_for_with_a_loan_says_its_cost() -> None:
+    """1867-21268 after 159 moves: AE takes a loan to pay 20 for 637 on Montreal. With the
+    loan its cash rose, so the cost went unsaid ("lays 637 on L12 (Montreal); ...")."""
+    game = _at("1867-21268", 159)
+    lay = LayTile("AE", "L12", "637", 1, "637-0")
+    assert explain(game, lay).startswith("lays 637 on L12 (Montreal) for 20; ")
+    assert explain(game, lay).endswith("; takes a loan for it")

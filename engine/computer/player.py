@@ -125,7 +125,8 @@ class ComputerAgent(Agent):
         stay = after(game, next((m for m in legal if isinstance(m, Pass)), legal[0]))
         baseline = standing(worths(stay, {company: income} if company else None), player) if stay else best[0]
         gain = bid_gain(game, best[2]) if isinstance(best[2], Bid) else best[0] - baseline  # a bid: what it sees
-        chosen = Move(game, best[4], best[2], company, (income, best[3]), gain, tuple(legal), aims)
+        earned: tuple[tuple[Action, int], ...] = tuple((t[2], t[3]) for t in tried if isinstance(t[2], ROUTE_MOVES))
+        chosen = Move(game, best[4], best[2], company, (income, best[3]), gain, tuple(legal), aims, earned)
         return Decision(best[2], reason(chosen))
 
 

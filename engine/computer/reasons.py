@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import market, trains
+from .. import loans, market, trains
 from ..actions import (
     Action,
     Bid,
@@ -66,6 +66,9 @@ class Move:
     gain: float
     legal: tuple[Action, ...] = ()
     aims: LayAims | None = None
+    tried: tuple[tuple[Action, int], ...] | None = None
+    """The moves tried that may change the company's run, each with its best run after
+    (None: not known)."""
 
     @property
     def lines(self) -> list[str]:
@@ -77,16 +80,22 @@ class Move:
     def run_change(self) -> str:
         """"MVR's best run 40 -> 60", if the move changed it."""
         before, after = self.runs
-        return f"{self.company}'s best run {before} -> {after}" if self.company and before != after else ""
+        if not self.company or before == after:
+            return ""
+        company = self.game.state.companies.get(self.company)
+        cheapest = _bank_cheapest(self.game) if company is not None and not company.trains else None
+        if cheapest is not None:  # its run as the computer counts it: with the train it must buy
+            return f"{self.company}'s best run with a {cheapest[0]}-train {before} -> {after} (it has no train yet)"
+        return f"{self.company}'s best run {before} -> {after}"
 
 
 def reason(move: Move) -> str:
     """One line on why ``move.action``, naming what it changes."""
     explain = next((EXPLAIN[kind] for kind in type(move.action).__mro__ if kind in EXPLAIN), None)
     found = explain(move, move.action) if explain else ""
-    loans = sum("takes a loan" in line for line in move.lines)
-    if loans and found:
-        found += f"; takes {'a loan' if loans == 1 else f'{loans} loans'} for it"
+    taken = sum("takes a loan" in line for line in move.lines)
+    if taken and found:
+        found += f"; takes {'a loan' if taken == 1 else f'{taken} loans'} for it"
     return found or f"leaves its seat {move.gain:+.0f} better off than passing"
 
 
@@ -137,9 +146,11 @@ def _runs_on(aims: LayAims, lay: LayTile) -> str:
 
 
 def _cash_spent(move: Move, sym: str) -> int:
+    """What the move cost ``sym``: the cash it has less, and what its loans for it brought (8.10)."""
     if move.later is None or sym not in move.game.state.companies:
         return 0
-    return max(0, move.game.state.companies[sym].cash - move.later.state.companies[sym].cash)
+    borrowed = (loans.LOAN - loans.INTEREST) * sum(line.startswith(f"{sym} takes a loan") for line in move.lines)
+    return max(0, move.game.state.companies[sym].cash - move.later.state.companies[sym].cash + borrowed)
 
 
 def _token(move: Move, token: PlaceToken) -> str:
@@ -215,8 +226,8 @@ def _spares(move: Move, buy: BuyTrain) -> str:
         return f"{sym} must own a train (8.11.3) and the bank has none left"
     name, price = cheapest
     if must_buy(game.ctx, game.state, game.state.companies[sym]):
-        loans = " and loans" if game.state.companies[sym].cash < price else ""
-        return f"{sym} must own a train (8.11.3): this spares it the bank's {name}-train for {price}{loans}"
+        borrowing = ", with loans" if game.state.companies[sym].cash < price else ""
+        return f"{sym} must own a train (8.11.3): this spares it buying the bank's {name}-train for {price}{borrowing}"
     return f"{sym} must own a train (8.11.3) and cannot afford the bank's {name}-train for {price} even with " \
            "loans: without this one it is nationalized"
 
@@ -225,10 +236,12 @@ def _first_run(move: Move, buy: BuyTrain, ran: bool) -> str:
     """A first train's run, from the next operating round (a train runs once a round, 8.8),
     against the run with the bank's cheapest train that the computer weighs it against."""
     probe, runs = move.runs
-    lead = "the train has run this operating round, so it first runs" if ran else "its first train: it runs"
+    when = f"so it can run for {buy.entity} only from the next operating round" if ran else \
+        f"it can run for {buy.entity} from the next operating round"
+    lead = "the train has run this operating round, " if ran else "its first train: "
     cheapest = _bank_cheapest(move.game)
     other = f" ({probe} with the bank's {cheapest[0]}-train)" if cheapest and probe and probe != runs else ""
-    return f"{lead} for {buy.entity} from the next operating round" + (f": best run {runs}{other}" if runs else "")
+    return lead + when + (f": best run {runs}{other}" if runs else "")
 
 
 def _next_run(move: Move) -> str:
@@ -268,7 +281,18 @@ def _dividend(move: Move, dividend: Dividend) -> str:
                       if f"{sym} pays " in line and " a share" in line), "")
     half = "half " if dividend.choice == "half" else ""
     return _joined(f"pays out {half}{revenue}" + (f" ({per_share} a share)" if per_share else ""),
-                   price or "to its holders")
+                   price or _price_stays(move, sym))
+
+
+def _price_stays(move: Move, sym: str) -> str:
+    """Why a payout leaves the share price where it is: less paid out than the price
+    (8.9.2), or the price at the market's end."""
+    stays = next((line for line in move.lines if line.startswith(f"{sym} share price stays at ")), "")
+    if stays:
+        return f"{sym}'s{stays[len(sym):].replace(' (it paid out less than that, 8.9.2)', '')}: it paid out less " \
+               "than that (8.9.2)"
+    price = _price(move.game, sym)
+    return f"{sym}'s share price stays at {price}, as far right as it goes" if price else "to its holders"
 
 
 def _par(move: Move, par: Par) -> str:
@@ -446,7 +470,7 @@ def _redeem(move: Move, redeem: RedeemShares) -> str:
 def _pass(move: Move, action: Pass) -> str:
     legal_kinds = {type(a) for a in move.legal}
     if LayTile in legal_kinds:
-        return "lays no track: no lay pays its cost here, in run or in a way toward a stop it does not reach"
+        return _no_lay(move)
     if BuyTrain in legal_kinds and move.company:
         return _no_train(move, move.company)
     if Bid in legal_kinds:
@@ -454,41 +478,87 @@ def _pass(move: Move, action: Pass) -> str:
     if BuyShare in legal_kinds or Par in legal_kinds or SellShares in legal_kinds:
         return "passes: no share bought or sold leaves it better off"
     if PlaceToken in legal_kinds:
-        return "places no token: none raises its run"
-    if Merge in legal_kinds or Convert in legal_kinds:
-        return _no_merge(move, action)
-    if BuyPrivate in legal_kinds:
-        return _no_private(move)
+        return _no_token(move)
+    offered = legal_actions(move.game)  # also the moves that wait for another player's consent
+    offered_kinds = {type(a) for a in offered}
+    if Choose in offered_kinds:
+        return f"does not nationalize {action.entity} (10): it has no train and must buy one (8.11.3), but kept it " \
+               "is worth more to its seat"
+    if Merge in offered_kinds or Convert in offered_kinds:
+        return _no_merge(move.game, action, offered)
+    if BuyPrivate in offered_kinds:
+        return _no_private(move.game, offered)
     return "passes: nothing else leaves it better off"
 
 
-def _no_merge(move: Move, action: Pass) -> str:
-    """A minor that neither converts nor merges this merger round (9.1, 9.2): a merger
-    with another player's minor needs their consent, which the computer does not ask."""
-    game = move.game
+def _no_lay(move: Move) -> str:
+    """A company that lays no track (8.6): no lay tried raises its run or leads toward a
+    stop enough to pay its cost, or the best that raises it is not worth its cost."""
+    best = _best_raise(move, LayTile)
+    if best is None:
+        return "lays no track: no lay pays its cost here, in run or in a way toward a stop it does not reach"
+    runs, lay = best
+    return f"lays no track: the best, {lay.tile} on {_place(move.game, lay.hex)}, would raise {move.company}'s best " \
+           f"run {move.runs[0]} -> {runs}, not worth its cost to its seat"
+
+
+def _no_token(move: Move) -> str:
+    """A company that places no station token (8.7): none raises its run, or the best
+    that does is not worth its cost to its seat."""
+    if move.tried is None:
+        return "places no token: none leaves its seat better off"
+    best = _best_raise(move, PlaceToken)
+    if best is None:
+        return "places no token: none raises its run"
+    runs, token = best
+    return f"places no token: the best, in {_place(move.game, token.hex)}, would raise {move.company}'s best run " \
+           f"{move.runs[0]} -> {runs}, not worth its cost to its seat"
+
+
+def _best_raise(move: Move, kind: type[LayTile] | type[PlaceToken]) -> tuple[int, Any] | None:
+    """The move of ``kind`` tried that raises the company's best run most, with that run."""
+    raising = [(runs, tried) for tried, runs in move.tried or () if isinstance(tried, kind) and runs > move.runs[0]]
+    return max(raising, key=lambda r: r[0]) if raising else None
+
+
+def _no_merge(game: Game, action: Pass, offered: list[Action]) -> str:
+    """A minor's pass in the merger round (9.1, 9.2): it adds no more minors to its merge,
+    gives up the conversion or merge it began (nothing has changed hands yet), or stays
+    a minor. A merger with another player's minor needs their consent, which the
+    computer does not ask."""
+    sym = action.entity
     companies = game.state.companies
-    merges = [m for m in move.legal if isinstance(m, Merge)]
+    merges = [m for m in offered if isinstance(m, Merge)]
     others = [m.target for m in merges if consent_needed(game, m)]
     majors = [m.target for m in merges if not companies[m.target].is_minor and m.target not in others]
     minors = [m.target for m in merges if companies[m.target].is_minor and m.target not in others]
-    ways = [f"forming {'any of ' if len(majors) > 1 else ''}{', '.join(majors)}" if majors else "",
-            f"merging with {' or '.join(minors)}" if minors else ""]
-    ways = [w for w in ways if w] or ([] if others else ["converting"])
+    rnd = game.state.round
+    partners = [s for s in getattr(rnd, "merging", []) if s != sym]
+    forming = f"forming {'any of ' if len(majors) > 1 else ''}{', '.join(majors)}" if majors else ""
+    adding = f"adding {' or '.join(minors)}" if minors else ""
+    if partners and not getattr(rnd, "adding_done", False):
+        what, ways = f"{sym} adds no more minors to its merge with {', '.join(partners)}", [adding]
+    elif partners or getattr(rnd, "converting", False):
+        what = f"{sym} gives up {'the merge with ' + ', '.join(partners) if partners else 'converting'}"
+        ways = [forming]
+    else:
+        what, ways = f"{sym} stays a minor", [forming, adding.replace("adding", "merging with")]
+        if not any(ways) and not others:
+            ways = ["converting"]
+    told = " or ".join(w for w in ways if w)
     whose = "is another player's minor" if len(others) == 1 else "are other players' minors"
-    return _joined(f"{action.entity} stays a minor: " + (" or ".join(ways) + " leaves its seat no better off"
-                                                         if ways else "it merges with no one"),
+    return _joined(what + (f": {told} leaves its seat no better off" if told else ""),
                    f"{', '.join(others)} {whose}, to merge with only by consent (the computer asks no one)"
                    if others else "")
 
 
-def _no_private(move: Move) -> str:
+def _no_private(game: Game, offered: list[Action]) -> str:
     """A company that buys no private in its turn (8.12): those of other players need
     their consent, which the computer does not ask; its own president's cost more than
     they are worth to it."""
-    game = move.game
-    offered = sorted({m.private for m in move.legal if isinstance(m, BuyPrivate)})
-    others = sorted({m.private for m in move.legal if isinstance(m, BuyPrivate) and consent_needed(game, m)})
-    own = [p for p in offered if p not in others]
+    privates = sorted({m.private for m in offered if isinstance(m, BuyPrivate)})
+    others = sorted({m.private for m in offered if isinstance(m, BuyPrivate) and consent_needed(game, m)})
+    own = [p for p in privates if p not in others]
     told = [f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} worth no more to its seat than a price it may pay"
             if own else "",
             f"{', '.join(others)} {'is' if len(others) == 1 else 'are'} other players' to sell (the computer asks "
