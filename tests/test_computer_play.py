@@ -474,3 +474,16 @@ def test_a_lay_paid_for_with_a_loan_says_its_cost() -> None:
     lay = LayTile("AE", "L12", "637", 1, "637-0")
     assert explain(game, lay).startswith("lays 637 on L12 (Montreal) for 20; ")
     assert explain(game, lay).endswith("; takes a loan for it")
+
+
+def test_a_stock_round_pass_gives_its_cash_and_certificates() -> None:
+    """1861-29683 after log id 537: a pass read "passes: no share bought or sold leaves it
+    better off", whatever the seat held; it gives the cash and the certificate count."""
+    from engine import cert_count, cert_limit
+
+    game = replayed("1861-29683", 537)
+    player = game.state.player(game.acting_player() or "")
+    assert any(isinstance(a, BuyShare) for a in legal_actions(game))
+    assert explain(game, Pass(player.id)) == (
+        f"passes: no share bought or sold leaves it better off ({player.cash} in hand, {cert_count(player)} of "
+        f"{cert_limit(game.ctx, game.state)} certificates)")

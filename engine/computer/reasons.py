@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import loans, market, trains
+from .. import loans, market, shares, trains
 from ..actions import (
     Action,
     Bid,
@@ -476,7 +476,7 @@ def _pass(move: Move, action: Pass) -> str:
     if Bid in legal_kinds:
         return no_higher(move.game, [a for a in move.legal if isinstance(a, Bid)])
     if BuyShare in legal_kinds or Par in legal_kinds or SellShares in legal_kinds:
-        return "passes: no share bought or sold leaves it better off"
+        return _no_share(move, action, buys=BuyShare in legal_kinds or Par in legal_kinds)
     if PlaceToken in legal_kinds:
         return _no_token(move)
     offered = legal_actions(move.game)  # also the moves that wait for another player's consent
@@ -489,6 +489,21 @@ def _pass(move: Move, action: Pass) -> str:
     if BuyPrivate in offered_kinds:
         return _no_private(move.game, offered)
     return "passes: nothing else leaves it better off"
+
+
+def _no_share(move: Move, action: Pass, buys: bool) -> str:
+    """A stock-round pass: no share bought or sold leaves the seat better off; with its
+    cash and certificates, and whether it may buy at all."""
+    game = move.game
+    player = game.state.player(action.entity)
+    held, limit = shares.cert_count(player), shares.cert_limit(game.ctx, game.state)
+    if buys:
+        return f"passes: no share bought or sold leaves it better off ({player.cash} in hand, {held} of {limit} " \
+               "certificates)"
+    if held >= limit:
+        return f"passes: at its certificate limit ({held} of {limit}) it may buy nothing, and no sale leaves it " \
+               "better off"
+    return f"passes: it may buy nothing now ({player.cash} in hand), and no sale leaves it better off"
 
 
 def _no_lay(move: Move) -> str:
