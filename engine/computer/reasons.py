@@ -34,19 +34,9 @@ from ..actions import (
 )
 from ..legal import consent_needed, legal_actions
 from ..operating_steps import must_buy
+from . import value
 from .agents import after, company_acting
 from .track import LayAims
-from .value import (
-    bid_gain,
-    first_train_income,
-    is_private,
-    minor_worth,
-    private_worth,
-    route_income,
-    standing,
-    stock_round_reserve,
-    worths,
-)
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -346,13 +336,13 @@ def lot_worth(game: Game, target: str) -> float | None:
     """What the lot bid on is worth to its bidder as the computer counts it: a private's
     worth (:func:`private_worth`), a minor's to its president (:func:`minor_worth`, from
     its best routes once its home is on the map, else a first train's); None for neither."""
-    if is_private(game, target):
-        return private_worth(game, target)
+    if value.is_private(game, target):
+        return value.private_worth(game, target)
     company = game.state.companies.get(target)
     if company is None:
         return None
-    income = route_income(game, target) if company.placed_tokens else 0
-    return minor_worth(game, max(income, first_train_income(game)))
+    income = value.route_income(game, target) if company.placed_tokens else 0
+    return value.minor_worth(game, max(income, value.first_train_income(game)))
 
 
 def _bid(move: Move, bid: Bid) -> str:
@@ -382,12 +372,13 @@ def no_higher(game: Game, bids: list[Bid]) -> str:
 
 
 def _why_not(game: Game, bid: Bid) -> str:
+    """Why the computer makes no ``bid`` (see :func:`no_higher`)."""
     worth = lot_worth(game, bid.target)
     if worth is not None and bid.price > worth:
         return f"the next bid, {bid.price}, is above its worth to its seat, about {worth:.0f}"
     cash = game.state.player(bid.entity).cash
-    keeps = stock_round_reserve(game)
-    if is_private(game, bid.target) and cash - bid.price < keeps:
+    keeps = value.stock_round_reserve(game)
+    if value.is_private(game, bid.target) and cash - bid.price < keeps:
         return (f"a bid of {bid.price} would leave {cash - bid.price} of its {cash}, less than "
                 f"the {keeps:.0f} it keeps to win a minor in the first stock round")
     within = f"a bid of {bid.price} is within its worth to its seat, about {worth:.0f}" if worth is not None else \
@@ -397,7 +388,8 @@ def _why_not(game: Game, bid: Bid) -> str:
         return f"{within}, and leaves it about {better:.0f} better off than a pass"
     held = [c.sym for c in game.state.companies.values()
             if c.is_minor and not c.closed and game.state.president(c.sym) is game.state.player(bid.entity)]
-    return within + (", but leaves it no better off than a pass, as it counts it" if is_private(game, bid.target)
+    private = value.is_private(game, bid.target)
+    return within + (", but leaves it no better off than a pass, as it counts it" if private
                      else ", but a bid counts for no more than a pass until the auction is won") + \
         (f" (it has the minors {', '.join(held)} already)" if held else "")
 
@@ -408,7 +400,8 @@ def _bid_over_pass(game: Game, bid: Bid) -> float:
     bidding, passing = after(game, bid), after(game, Pass(bid.entity))
     if bidding is None or passing is None:
         return 0.0
-    return standing(worths(bidding), bid.entity) + bid_gain(game, bid) - standing(worths(passing), bid.entity)
+    gain = value.standing(value.worths(bidding), bid.entity) + value.bid_gain(game, bid)
+    return gain - value.standing(value.worths(passing), bid.entity)
 
 
 def only_move(game: Game, action: Action) -> str:
@@ -512,9 +505,7 @@ def _no_lay(move: Move) -> str:
     best = _best_raise(move, LayTile)
     if best is None:
         return "lays no track: no lay pays its cost here, in run or in a way toward a stop it does not reach"
-    runs, lay = best
-    return f"lays no track: the best, {lay.tile} on {_place(move.game, lay.hex)}, would raise {move.company}'s best " \
-           f"run {move.runs[0]} -> {runs}, not worth its cost to its seat"
+    return f"lays no track: {_declined(move, *best)}"
 
 
 def _no_token(move: Move) -> str:
@@ -523,11 +514,15 @@ def _no_token(move: Move) -> str:
     if move.tried is None:
         return "places no token: none leaves its seat better off"
     best = _best_raise(move, PlaceToken)
-    if best is None:
-        return "places no token: none raises its run"
-    runs, token = best
-    return f"places no token: the best, in {_place(move.game, token.hex)}, would raise {move.company}'s best run " \
-           f"{move.runs[0]} -> {runs}, not worth its cost to its seat"
+    return f"places no token: {_declined(move, *best)}" if best else "places no token: none raises its run"
+
+
+def _declined(move: Move, runs: int, best: LayTile | PlaceToken) -> str:
+    """"the best, 57 on H14, would raise MVR's best run 40 -> 60, not worth its cost to its seat"."""
+    where = f"{best.tile} on {_place(move.game, best.hex)}" if isinstance(best, LayTile) else \
+        f"in {_place(move.game, best.hex)}"
+    return f"the best, {where}, would raise {move.company}'s best run {move.runs[0]} -> {runs}, not worth its cost " \
+           "to its seat"
 
 
 def _best_raise(move: Move, kind: type[LayTile] | type[PlaceToken]) -> tuple[int, Any] | None:
