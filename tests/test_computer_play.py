@@ -14,6 +14,7 @@ from engine.actions import (
     BuyShare,
     BuyTrain,
     Choose,
+    Convert,
     Dividend,
     LayTile,
     Merge,
@@ -487,3 +488,24 @@ def test_a_stock_round_pass_gives_its_cash_and_certificates() -> None:
     assert explain(game, Pass(player.id)) == (
         f"passes: no share bought or sold leaves it better off ({player.cash} in hand, {cert_count(player)} of "
         f"{cert_limit(game.ctx, game.state)} certificates)")
+
+
+def test_a_sale_says_what_it_brings_and_what_is_left() -> None:
+    """1861-29683 after log id 559: a sale read "sells 30% of MKN" and no more where the
+    price and presidency stay: it says what it brings in and what the seat still holds."""
+    from engine import market
+
+    game = replayed("1861-29683", 559)
+    player = game.acting_player() or ""
+    price = market.price(game.ctx, game.state, "MKN")
+    assert game.state.player(player).percent_of("MKN") == 30
+    assert explain(game, SellShares(player, "MKN", 3)) == f"sells 30% of MKN for {3 * price}; holds no more MKN"
+    assert explain(game, SellShares(player, "MKN", 1)) == f"sells 10% of MKN for {price}; holds 20%"
+
+
+def test_a_conversion_or_merge_begun_says_the_major_is_named_next() -> None:
+    """1861-29683 after log id 595: converting or adding a minor only begins the change
+    (9.1, 9.2): it read "converts M-K into a major" and "merges KB with M-K"."""
+    game = replayed("1861-29683", 595)
+    assert explain(game, Convert("M-K")).startswith("begins converting M-K into a major (9.1), named next: ")
+    assert explain(game, Merge("M-K", "KB")).startswith("adds KB to M-K's merge (9.2); ")

@@ -320,8 +320,13 @@ def _buy(move: Move, buy: BuyShare) -> str:
 
 def _sell(move: Move, sell: SellShares) -> str:
     sym = sell.company
-    return _joined(f"sells {sell.count * 10}% of {sym}", _presidency(move, sym, sell.entity),
-                   _price_move(move, sym) or "")
+    if move.later is None:
+        return f"sells {sell.count * 10}% of {sym}"
+    before, after = move.game.state.player(sell.entity), move.later.state.player(sell.entity)
+    held = after.percent_of(sym)
+    return _joined(f"sells {sell.count * 10}% of {sym} for {after.cash - before.cash}",
+                   _presidency(move, sym, sell.entity) or (f"holds {held}%" if held else f"holds no more {sym}"),
+                   _price_move(move, sym))
 
 
 def _lot(game: Game, target: str) -> str:
@@ -430,11 +435,12 @@ def _merge(move: Move, merge: Merge) -> str:
         before, after = move.runs
         converting = getattr(move.game.state.round, "converting", False)
         return _joined(formed or f"forms {merge.target} from {' and '.join(_merging(move) or [merge.entity])}",
-                       "a major pays its holders in full where a minor half pays (8.6), and has shares to sell "
+                       "a major pays its holders in full where a minor half pays (8.9.1), and has shares to sell "
                        "for cash" if converting else "one major runs their tokens and trains together",
                        f"{merge.target}'s best run {after} against {merge.entity}'s {before}" if after != before
                        else "")
-    return _joined(f"merges {merge.target} with {merge.entity}", "toward one major that runs both their networks")
+    return _joined(f"adds {merge.target} to {merge.entity}'s merge (9.2)", "toward one major that runs both their "
+                   "networks, named once the minors are in")
 
 
 def _merging(move: Move) -> list[str]:
@@ -443,7 +449,8 @@ def _merging(move: Move) -> list[str]:
 
 
 def _convert(move: Move, convert: Convert) -> str:
-    return f"converts {convert.entity} into a major: shares to sell for cash, and room to grow as a major"
+    return f"begins converting {convert.entity} into a major (9.1), named next: a major pays its holders in full " \
+           "where a minor half pays (8.9.1), and has shares to sell for cash"
 
 
 def _remove(move: Move, remove: RemoveToken) -> str:

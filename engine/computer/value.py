@@ -40,7 +40,7 @@ ROUND_DISCOUNT = 0.5
 stock round starts minors and buys shares that pay, so revenue a round off counts half."""
 
 PRESIDENT_PART = 0.5
-"""The part of a minor's run its president receives: minors always half pay (8.6)."""
+"""The part of a minor's run its president receives: minors always half pay (8.9.1)."""
 
 
 def rounds_left(game: Game) -> float:
@@ -154,7 +154,7 @@ def train_need(game: Game, company: Company) -> int:
 def company_value(game: Game, company: Company, income: int, horizon: float) -> float:
     """What ``company`` is worth to its holders beyond its share price, for all of it:
     income over the horizon, its cash (in full up to the train it needs), less loans.
-    A minor always half pays (8.6): the half it keeps counts as its spare cash does."""
+    A minor always half pays (8.9.1): the half it keeps counts as its spare cash does."""
     need = train_need(game, company)
     cash = min(company.cash, need) + SPARE_CASH * max(0, company.cash - need)
     paid = PRESIDENT_PART + (1 - PRESIDENT_PART) * SPARE_CASH if company.is_minor else 1.0
@@ -252,7 +252,7 @@ def first_train_income(game: Game) -> int:
 def minor_worth(game: Game, income: int) -> float:
     """What a minor earning ``income`` a round is worth to the player who wins it at
     auction (7.2): the treasury for its first train, which the bid pays in, and the
-    president's half of its runs (8.6), discounted (:func:`discounted_rounds`). More
+    president's half of its runs (8.9.1), discounted (:func:`discounted_rounds`). More
     cash in its treasury is locked there until it converts (9.1), so it is not counted."""
     treasury = max(MINOR_MIN_BID, cheapest_bank_price(game.ctx, game.state) or 0)
     return treasury + PRESIDENT_PART * income * discounted_rounds(rounds_left(game))
