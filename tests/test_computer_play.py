@@ -23,6 +23,7 @@ from engine.actions import (
     PlaceToken,
     RunRoutes,
     SellShares,
+    action_from_dict,
 )
 from engine.board import hex_distance
 from engine.computer import decide
@@ -289,6 +290,35 @@ def test_a_majors_unsold_shares_count_to_its_president_and_no_one_else() -> None
     assert holding(formed.state, president.id, major) == 1.0
     others = [p for p in formed.state.players if p is not president]
     assert all(holding(formed.state, p.id, major) == p.percent_of("CNR") / 100 for p in others)
+
+
+def _arena_position(name: str) -> Game:
+    """A position of an arena game kept in tests/data: the game started as the arena
+    starts it and the moves recorded there applied."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    from engine import agent_named, load_board
+
+    kept = json.loads(gzip.decompress((Path(__file__).parent / "data" / f"{name}.json.gz").read_bytes()))
+    seats = [(f"p{i}", f"{agent_named(agent, 0).name.title()} {i + 1}") for i, agent in enumerate(kept["seats"])]
+    rules = Rules.rulebook(market=load_board(kept["title"]).default_market)
+    game = Game.new(seats, kept["seed"], rules, kept["title"])
+    for move in kept["actions"]:
+        game.apply(action_from_dict(move))
+    return game
+
+
+def test_a_company_never_buys_a_sister_companys_only_train() -> None:
+    """KK (trainless) could buy M-K's one 2-train for 1. Once a minor's kept half of its
+    run counted less, the computer did, and the two then passed it back and forth every
+    round, neither running it (the arena game lost, 2515 to 7925)."""
+    game = _arena_position("1861-arena-91009")
+    assert company_acting(game) == "KK" and len(game.state.companies["M-K"].trains) == 1
+    decision = decide(game)
+    owned = {t.id for t in game.state.companies["M-K"].trains}
+    assert not (isinstance(decision.action, BuyTrain) and decision.action.train in owned), decision
 
 
 RAN_ALREADY = [("1867-21268", 658, "5-1", "CPR"), ("1861-bank-breaks", 114, "2-1", "KR")]

@@ -216,10 +216,14 @@ def candidates(game: Game, legal: list[Action], aims: LayAims | None = None) -> 
 
 
 def _between_companies(game: Game, move: Action, owned: set[str]) -> bool:
-    """A train bought from another company by one that has trains: left alone, since the
-    worth of the seller's loss is only guessed (its last run), which would pass trains
-    back and forth between companies for ever."""
-    return isinstance(move, BuyTrain) and move.train in owned and bool(game.state.companies[move.entity].trains)
+    """A train bought from another company, left alone when the buyer has trains or the
+    seller would have none: the worth of the seller's loss is only guessed (its last run),
+    and a seller left trainless must buy a train at its next turn (8.11) or run nothing,
+    so such sales would pass one train back and forth, neither company running it."""
+    if not isinstance(move, BuyTrain) or move.train not in owned:
+        return False
+    seller = next(c for c in game.state.companies.values() if any(t.id == move.train for t in c.trains))
+    return bool(game.state.companies[move.entity].trains) or len(seller.trains) == 1
 
 
 def _lay_rank(game: Game, lay: LayTile) -> int:

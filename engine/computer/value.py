@@ -3,8 +3,9 @@
 A player's worth is what the rulebook scores at the end (12.2: cash, privates at face
 value, shares at their price) plus what their holdings should still earn: each
 company's income per operating round (its proven-best routes for the company in
-question, its last run for the others), times the player's part of it, over the
-operating rounds the game likely has left, less its loans. Money is the one unit.
+question, its last run for the others), times the player's part of it (a president's
+counts the shares still unsold), over the operating rounds the game likely has left,
+less its loans. Money is the one unit.
 """
 
 from __future__ import annotations
@@ -155,8 +156,7 @@ def company_value(game: Game, company: Company, income: int, horizon: float) -> 
     """What ``company`` is worth to its holders beyond its share price, for all of it:
     income over the horizon, its cash (in full up to the train it needs), less loans.
     A minor always half pays (8.9.1): the half it keeps counts as its spare cash does."""
-    need = train_need(game, company)
-    cash = min(company.cash, need) + SPARE_CASH * max(0, company.cash - need)
+    cash = min(company.cash, train_need(game, company)) + spare_cash(game, company)
     paid = PRESIDENT_PART + (1 - PRESIDENT_PART) * SPARE_CASH if company.is_minor else 1.0
     return income * horizon * paid + cash - LOAN_COST * company.loans
 
@@ -194,7 +194,7 @@ def worths(game: Game, incomes: dict[str, int] | None = None) -> dict[str, float
         if income is None:
             income = guessed_income(game, company)
         value = company_value(game, company, income, horizon)
-        spare = spare_cash(game, company)
+        spare = spare_cash(game, company)  # counted by shares held: what unsold shares add is the buyers'
         for player in state.holders(company.sym):
             values[player.id] += holding(state, player.id, company) * (value - spare)
             values[player.id] += state.player(player.id).percent_of(company.sym) / 100 * spare
