@@ -539,3 +539,27 @@ def test_a_conversion_or_merge_begun_says_the_major_is_named_next() -> None:
     game = replayed("1861-29683", 595)
     assert explain(game, Convert("M-K")).startswith("begins converting M-K into a major (9.1), named next: ")
     assert explain(game, Merge("M-K", "KB")).startswith("adds KB to M-K's merge (9.2); ")
+
+
+BEGUN = [("1861-gen-P3-column-S4017", 193), ("1861-gen-P2-column-S4026", 175),
+         ("1867-gen-P2-grid-S5016", 173), ("1867-gen-P2-grid-S5006", 280)]
+"""Merger-round positions of the shared games (after this many of Troika's moves) where a
+minor's owner began a conversion or merge. The computer, in their place by the rulebook,
+began one too (nothing changes hands until the major is named, so beginning looked as
+good as passing), then passed at the major: "gives up converting", "gives up the merge",
+at 12 of 320 such positions of the generated games."""
+
+
+@pytest.mark.parametrize(("name", "moves"), BEGUN)
+def test_the_computer_begins_a_conversion_or_merge_only_to_finish_it(name: str, moves: int) -> None:
+    log, _ = shared_game(name)
+    game = replay(log, moves=moves).game
+    game.ctx.rules = Rules.rulebook(market=game.ctx.rules.market, options=game.ctx.rules.options)
+    minor, logged = game.actor(), len(game.state.log)
+    chosen = []
+    while game.actor() == minor and len(chosen) < 6:
+        chosen.append(decide(game).action)
+        game.apply(chosen[-1])
+    assert not any("gives up" in line for line in game.state.log[logged:]), chosen
+    begun = isinstance(chosen[0], Merge) or chosen[0].kind == "convert"
+    assert not begun or game.state.companies[minor].merged_into is not None, chosen

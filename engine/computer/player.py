@@ -108,16 +108,26 @@ class ComputerAgent(Agent):
         income = _income(game, company, work, None)
         rng = self.rng(game)
         aims = LayAims(game, company) if company and any(isinstance(m, LayTile) for m in legal) else None
+
+        def judged(later: Game, move: Action) -> tuple[float, int]:
+            """The seat's standing after ``move`` and what the acting company's trains earn."""
+            runner = _runner(later, company)
+            earns = _income(later, runner, work, income) if isinstance(move, ROUTE_MOVES) else income
+            incomes = {runner: earns} if runner else None
+            return standing(worths(later, incomes), player) + bid_gain(game, move), earns
+
         tried: list[tuple[float, float, Action, int, Game]] = []
         for move in candidates(game, legal, aims):
             later = after(game, move)
             if later is None:
                 continue
-            runner = _runner(later, company)
-            earns = _income(later, runner, work, income) if isinstance(move, ROUTE_MOVES) else income
-            incomes = {runner: earns} if runner else None
-            tried.append((standing(worths(later, incomes), player) + bid_gain(game, move), rng.random(), move, earns,
-                          later))
+            if company and _begins_a_major(game, move):  # judged by the best major it can end in
+                ends = [judged(*end) for end in _majors_named(later, company)]
+                if ends:
+                    tried.append((*max(ends)[:1], rng.random(), move, max(ends)[1], later))
+                continue
+            score, earns = judged(later, move)
+            tried.append((score, rng.random(), move, earns, later))
         if not tried:
             return Decision(legal[0], "the first move allowed (no other could be judged)")
         raised = any(isinstance(t[2], LayTile) and t[3] > income for t in tried)
@@ -167,6 +177,27 @@ def _income(game: Game, company: str | None, work: Work, otherwise: int | None) 
     if found is not None:
         return found
     return otherwise if otherwise is not None else game.state.companies[company].last_revenue or 0
+
+
+def _begins_a_major(game: Game, move: Action) -> bool:
+    """A conversion begun, or a minor added to a merge (9.1, 9.2): nothing changes hands
+    until the major is named."""
+    return isinstance(move, Convert) or (isinstance(move, Merge) and game.state.companies[move.target].is_minor)
+
+
+def _majors_named(later: Game, minor: str, passes: int = 1) -> list[tuple[Game, Action]]:
+    """The positions where ``minor``, having begun a conversion or merge, names the major
+    next (or after ``passes`` passes, one of which ends its adding, RN 8.3), each with the
+    naming move."""
+    if company_acting(later) != minor:
+        return []
+    named: list[tuple[Game, Action]] = [
+        (end, m) for m in moves(later)
+        if isinstance(m, Merge) and later.state.companies[m.target].is_major and (end := after(later, m)) is not None]
+    if named or not passes:
+        return named
+    done = next((after(later, m) for m in moves(later) if isinstance(m, Pass)), None)
+    return _majors_named(done, minor, passes - 1) if done is not None else []
 
 
 def _runner(game: Game, company: str | None) -> str | None:
