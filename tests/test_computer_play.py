@@ -563,3 +563,14 @@ def test_the_computer_begins_a_conversion_or_merge_only_to_finish_it(name: str, 
     assert not any("gives up" in line for line in game.state.log[logged:]), chosen
     begun = isinstance(chosen[0], Merge) or chosen[0].kind == "convert"
     assert not begun or game.state.companies[minor].merged_into is not None, chosen
+
+
+def test_a_minor_with_the_cash_buys_the_first_3_train() -> None:
+    """1861 with four computer seats: N (a 2-train, 235 in its treasury) declined the
+    first 3-train ("none is worth its price"), as every company did, round after round,
+    and the game ended when the bank broke, still in phase 2. A train counted for nothing
+    but its runs within the horizon, and a phase started seemed to shorten that horizon."""
+    game = _arena_position("1861-four-computers-1")
+    assert company_acting(game) == "N" and game.state.phase == "2"
+    decision = decide(game)
+    assert isinstance(decision.action, BuyTrain) and decision.action.train.startswith("3-"), decision

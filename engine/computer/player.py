@@ -42,6 +42,7 @@ from .value import (
     is_private,
     minor_worth,
     private_worth,
+    rounds_left,
     route_income,
     standing,
     stock_round_reserve,
@@ -109,12 +110,16 @@ class ComputerAgent(Agent):
         rng = self.rng(game)
         aims = LayAims(game, company) if company and any(isinstance(m, LayTile) for m in legal) else None
 
+        # One horizon for every move compared: a train that starts a phase would otherwise
+        # shorten it and seem to cost every holding its future runs, so none was bought.
+        horizon = rounds_left(game)
+
         def judged(later: Game, move: Action) -> tuple[float, int]:
             """The seat's standing after ``move`` and what the acting company's trains earn."""
             runner = _runner(later, company)
             earns = _income(later, runner, work, income) if isinstance(move, ROUTE_MOVES) else income
             incomes = {runner: earns} if runner else None
-            return standing(worths(later, incomes), player) + bid_gain(game, move), earns
+            return standing(worths(later, incomes, horizon), player) + bid_gain(game, move), earns
 
         tried: list[tuple[float, float, Action, int, Game]] = []
         for move in candidates(game, legal, aims):
@@ -133,7 +138,7 @@ class ComputerAgent(Agent):
         raised = any(isinstance(t[2], LayTile) and t[3] > income for t in tried)
         best = max(tried, key=lambda t: (t[0] + (0.0 if raised else _lead(aims, t[2])), t[1]))
         stay = after(game, next((m for m in legal if isinstance(m, Pass)), legal[0]))
-        baseline = standing(worths(stay, {company: income} if company else None), player) if stay else best[0]
+        baseline = standing(worths(stay, {company: income} if company else None, horizon), player) if stay else best[0]
         gain = bid_gain(game, best[2]) if isinstance(best[2], Bid) else best[0] - baseline  # a bid: what it sees
         earned: tuple[tuple[Action, int], ...] = tuple((t[2], t[3]) for t in tried if isinstance(t[2], ROUTE_MOVES))
         chosen = Move(game, best[4], best[2], company, (income, best[3]), gain, tuple(legal), aims, earned)

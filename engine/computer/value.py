@@ -33,6 +33,12 @@ LOAN_COST = 120
 SPARE_CASH = 0.4
 """A company's cash beyond the next train it needs, to its holders per unit (it may buy more later)."""
 
+TRAIN_WORTH = 0.3
+"""A company's train, to its holders, per unit of its price beyond what it earns within the
+horizon: it runs on after that until it rusts, or is sold to another company (8.11). A
+little below :data:`SPARE_CASH`, so a train is bought for what it adds to the run, and a
+purchase that starts a phase is not judged only by the rounds the phase leaves."""
+
 PER_STOP = 25
 """A rough revenue per stop for a company that has trains but has not run yet."""
 
@@ -158,7 +164,8 @@ def company_value(game: Game, company: Company, income: int, horizon: float) -> 
     A minor always half pays (8.9.1): the half it keeps counts as its spare cash does."""
     cash = min(company.cash, train_need(game, company)) + spare_cash(game, company)
     paid = PRESIDENT_PART + (1 - PRESIDENT_PART) * SPARE_CASH if company.is_minor else 1.0
-    return income * horizon * paid + cash - LOAN_COST * company.loans
+    trains = TRAIN_WORTH * sum(game.ctx.board.train(t.name).price for t in company.trains)
+    return income * horizon * paid + cash + trains - LOAN_COST * company.loans
 
 
 def spare_cash(game: Game, company: Company) -> float:
@@ -178,11 +185,12 @@ def holding(state: GameState, player: str, company: Company) -> float:
     return part / 100
 
 
-def worths(game: Game, incomes: dict[str, int] | None = None) -> dict[str, float]:
+def worths(game: Game, incomes: dict[str, int] | None = None, horizon: float | None = None) -> dict[str, float]:
     """Every player's worth: the final score now plus their part of every company's
-    :func:`company_value`; ``incomes`` overrides guessed incomes by company."""
+    :func:`company_value`; ``incomes`` overrides guessed incomes by company, ``horizon``
+    the operating rounds counted (:func:`rounds_left` of ``game`` by default)."""
     state = game.state
-    horizon = rounds_left(game)
+    horizon = rounds_left(game) if horizon is None else horizon
     values: dict[str, float] = {k: float(v) for k, v in final_values(game.ctx, state).items()}
     for player in state.players:
         for sym in player.privates:
