@@ -612,3 +612,33 @@ def test_a_minor_with_the_cash_buys_the_first_3_train() -> None:
     assert company_acting(game) == "N" and game.state.phase == "2"
     decision = decide(game)
     assert isinstance(decision.action, BuyTrain) and decision.action.train.startswith("3-"), decision
+
+
+def test_a_sister_company_keeps_a_train_that_outlasts_the_next_phase() -> None:
+    """GWR (trainless) may buy CPR's 5-train for 1 while CPR keeps its 2+2. Had CPR kept
+    only a 4-train in phase 7, the first 8-train would rust it and leave CPR with none:
+    checker check37f saw MKN take SE's 7-train ("SE keeps its 4-train") just before the 8."""
+    from dataclasses import replace
+
+    from engine.computer.player import candidates
+
+    log, _ = shared_game("1867-21268")
+    game = replay(log, moves=658).game
+    legal = legal_actions(game)
+    buy = next(m for m in legal if isinstance(m, BuyTrain) and m.train == "5-1")
+    assert buy in candidates(game, legal)
+    cpr = game.state.companies["CPR"]
+    cpr.trains = [replace(t, name="4") if t.name == "2+2" else t for t in cpr.trains]
+    game.state.phase = "7"
+    assert buy not in candidates(game, legal)
+
+
+def test_a_move_is_told_with_its_own_companys_loans_only() -> None:
+    """1861-29683 after 363 moves: GRR's pass ends its turn, and the RSR then operates and
+    takes loans for its first train. GRR's reason said "takes 7 loans for it" (check37f)."""
+    log, _ = shared_game("1861-29683")
+    game = replay(log, moves=363).game
+    passing = next(m for m in legal_actions(game) if isinstance(m, Pass))
+    later = after(game, passing)
+    assert later is not None and any(line.startswith("RSR takes a loan") for line in later.state.log)
+    assert "loan" not in explain(game, passing), explain(game, passing)

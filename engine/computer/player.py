@@ -253,13 +253,25 @@ def candidates(game: Game, legal: list[Action], aims: LayAims | None = None) -> 
 
 def _between_companies(game: Game, move: Action, owned: set[str]) -> bool:
     """A train bought from another company, left alone when the buyer has trains or the
-    seller would have none: the worth of the seller's loss is only guessed (its last run),
-    and a seller left trainless must buy a train at its next turn (8.11) or run nothing,
-    so such sales would pass one train back and forth, neither company running it."""
+    seller would keep none that outlasts the next phase: the worth of the seller's loss is
+    only guessed (its last run), and a seller left trainless must buy a train at its next
+    turn (8.11) or run nothing, so such sales would pass one train back and forth, neither
+    company running it (or leave the seller to the next rust)."""
     if not isinstance(move, BuyTrain) or move.train not in owned:
         return False
+    if game.state.companies[move.entity].trains:
+        return True
     seller = next(c for c in game.state.companies.values() if any(t.id == move.train for t in c.trains))
-    return bool(game.state.companies[move.entity].trains) or len(seller.trains) == 1
+    rusting = _next_phase(game)
+    return not any(t.id != move.train and (rusting is None or game.ctx.board.train(t.name).rusts_on != rusting)
+                   for t in seller.trains)
+
+
+def _next_phase(game: Game) -> str | None:
+    """The phase after the current one, if any."""
+    names = [p.name for p in game.ctx.board.phases]
+    at = names.index(game.state.phase) if game.state.phase in names else len(names)
+    return names[at + 1] if at + 1 < len(names) else None
 
 
 def _lay_rank(game: Game, lay: LayTile) -> int:

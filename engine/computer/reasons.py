@@ -85,7 +85,7 @@ def reason(move: Move) -> str:
     """One line on why ``move.action``, naming what it changes."""
     explain = next((EXPLAIN[kind] for kind in type(move.action).__mro__ if kind in EXPLAIN), None)
     found = explain(move, move.action) if explain else ""
-    taken = sum("takes a loan" in line for line in move.lines)
+    taken = sum(line.startswith(f"{move.action.entity} takes a loan") for line in move.lines)  # not the national's
     if taken and found:
         found += f"; takes {'a loan' if taken == 1 else f'{taken} loans'} for it"
     return found or f"leaves its seat {move.gain:+.0f} better off than passing"
