@@ -969,8 +969,15 @@ JUNCTION_WEIGHT = 8
 """Texts keep this far from the middle of an edge that a neighbour's track reaches:
 covering it costs as much as this many points of track (less than a city)."""
 
-STUB_TRIANGLE = ((-0.2 * SIZE, APOTHEM - 1), (0.2 * SIZE, APOTHEM - 1), (0.0, APOTHEM - 0.3 * SIZE))
-"""A must-connect triangle on edge 0 (8.6.2, 1867), pointing into the hex."""
+STUB_GAP = 6.0
+"""Paper between a must-connect triangle and its edge: flush on the edge, G15's yellow
+triangle over the outline read as a wedge of Toronto's yellow hex crossing into G15."""
+STUB_TRIANGLE = (
+    (-0.2 * SIZE, APOTHEM - STUB_GAP),
+    (0.2 * SIZE, APOTHEM - STUB_GAP),
+    (0.0, APOTHEM - STUB_GAP - 0.28 * SIZE),
+)
+"""A must-connect triangle by edge 0 (8.6.2, 1867), inside the hex, pointing into it."""
 
 
 def _draw_stubs(group: ET.Element, tile: TileDef) -> None:
