@@ -13,12 +13,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from engine.game import Game
-from render.map import APOTHEM, render_map
+from engine.state import PlacedTile
+from render.map import APOTHEM, OUTLINE_HALF, render_map
 from tests.svg_geometry import beyond_hex, hex_shapes
 
-OUTLINE_HALF = 0.75
-"""Half the width of the grey hex outline (``.outline`` stroke 1.5): ink closer to the
-edge than this paints over the border between two hexes."""
 TRACK = ("rail", "casing")
 """Track runs to the middle of an edge, where the neighbour's track meets it."""
 
@@ -51,3 +49,21 @@ def test_every_printed_hex_stays_inside_its_outline(title: str) -> None:
     assert any(shape.kind == "stub" for shape in shapes) is (title == "1867")
     assert overreach(root) == []
 
+
+
+@pytest.mark.parametrize("title", ["1861", "1867"])
+def test_every_tile_at_every_rotation_stays_inside_its_hex(title: str) -> None:
+    """Each tile of the title laid at each rotation, one to a hex: its cities keep to
+    the hex (Toronto's brown 122 and Montreal's X5-X7 drew a city of two slots up to
+    15 px into the next hex)."""
+    game = _start(title)
+    state, hexes = game.state, list(game.ctx.board.hexes)
+    tiles = list(game.ctx.board.tiles)
+    assert len(hexes) >= len(tiles)
+    found = []
+    for rotation in range(6):
+        state.map.tiles = {h: PlacedTile(t, rotation, f"{t}-0") for h, t in zip(hexes, tiles)}
+        laid = dict(zip(hexes, tiles))
+        root = ET.fromstring(render_map(game.ctx, state))
+        found += [(laid.get(h, h), rotation, shape) for h, shape, _ in overreach(root)]
+    assert found == []
