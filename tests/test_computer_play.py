@@ -29,13 +29,14 @@ from engine.board import hex_distance
 from engine.computer import decide
 from engine.computer.agents import Decision, after, company_acting
 from engine.computer.player import explain
+from engine.computer.reasons import a_train
 from engine.computer.value import holding, route_income
 from engine.game import Game
 from engine.graph import reachable
 from engine.legal import legal_actions
 from engine.replay import replay
 from engine.rules import Rules
-from tests.conftest import replayed, shared_game
+from tests.conftest import before_first_trade_in, replayed, shared_game
 
 RAISING = [("1867-21268", 280), ("1867-21268", 502), ("1861-29683", 383)]
 """Lay steps after these log ids where some lay raises the company's best run: before the
@@ -130,6 +131,43 @@ def test_a_train_buy_names_the_trains_it_rusts() -> None:
     told = explain(game, buy)
     owners = [s for s, c in game.state.companies.items() if any(t.name == "2" for t in c.trains) and s != buy.entity]
     assert told.startswith("buys a 4-train for 350") and f"rusts the 2-trains of {', '.join(owners)}" in told, told
+
+
+def test_a_trade_in_names_the_train_handed_in_and_rusts_nothing_it_does_not() -> None:
+    """A trade-in (8.11) hands one train to the pool, the others of its rank stay: before,
+    the reason read "buys a 8-train for 675, trading in its 6-train; rusts its own 6-trains"
+    (every train gone after the buy counted as rusted). Only a phase the buy starts rusts."""
+    game, trade = before_first_trade_in()
+    buy = BuyTrain(trade["entity"], trade["train"], trade["price"], trade["exchange"])
+    full = game.ctx.board.train("8").price
+    told = explain(game, buy)
+    assert told.startswith(f"buys an 8-train for {buy.price}, trading in its 6-train for {full - buy.price} off "
+                           f"the 8-train's {full}"), told
+    assert "rusts" not in told and game.state.phase == "8", told  # no phase starts: nothing rusts
+
+
+@pytest.mark.parametrize(("name", "told"), [("2", "a 2-train"), ("8", "an 8-train"), ("8+8E", "an 8+8E-train"),
+                                            ("5+5E", "a 5+5E-train"), ("2+2", "a 2+2-train")])
+def test_a_train_is_named_with_its_article(name: str, told: str) -> None:
+    assert a_train(name) == told
+
+
+def test_a_home_token_names_what_its_city_pays_and_where_it_runs() -> None:
+    """A minor's home (1867-19792): before, "a city of its own on its network, before others
+    take the slot" whatever the city. With track out of Ottawa (log id 173) the reason gives
+    the run from there with the bank's 2-train; Montreal, with none yet (id 52), its value
+    and the nearest stops."""
+    game = replayed("1867-19792", 173)
+    home = next(a for a in legal_actions(game) if isinstance(a, PlaceToken) and a.hex == "J12")
+    later = after(game, home)
+    assert later is not None and route_income(later, home.entity) > 0
+    assert explain(game, home).endswith(f"its home, a city paying 30: best run {route_income(later, home.entity)} "
+                                        "from there with a 2-train"), explain(game, home)
+    game = replayed("1867-19792", 52)
+    home = next(a for a in legal_actions(game) if isinstance(a, PlaceToken) and a.hex == "L12")
+    assert explain(game, home).endswith("its home, a city paying 40; no run from there yet, the nearest other "
+                                        "stops K13 (Cornwall) 1 hex away, L10 (St. Jerome) 1 hex away"), \
+        explain(game, home)
 
 
 TOWARD = [135, 146, 150, 170, 199, 207, 214]

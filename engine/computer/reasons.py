@@ -32,6 +32,8 @@ from ..actions import (
     RunRoutes,
     SellShares,
 )
+from ..board import hex_distance
+from ..graph import tile_layout
 from ..legal import consent_needed, legal_actions
 from ..operating_steps import must_buy
 from . import value
@@ -75,7 +77,7 @@ class Move:
         company = self.game.state.companies.get(self.company)
         cheapest = _bank_cheapest(self.game) if company is not None and not company.trains else None
         if cheapest is not None:  # its run as the computer counts it: with the train it must buy
-            return f"{self.company}'s best run with a {cheapest[0]}-train {before} -> {after} (it has no train yet)"
+            return f"{self.company}'s best run with {a_train(cheapest[0])} {before} -> {after} (it has no train yet)"
         return f"{self.company}'s best run {before} -> {after}"
 
 
@@ -147,13 +149,35 @@ def _token(move: Move, token: PlaceToken) -> str:
     what = f"places a station token in {_place(move.game, token.hex)}"
     cost = _cash_spent(move, token.entity)
     return _joined(what + (f" for {cost}" if cost else ""),
-                   move.run_change() or "a city of its own on its network, before others take the slot")
+                   _home(move, token) or move.run_change() or "a city of its own on its network, before others take "
+                   "the slot")
 
 
-def _trains(game: Game | None) -> dict[str, list[str]]:
-    if game is None:
-        return {}
-    return {sym: [t.id for t in c.trains] for sym, c in game.state.companies.items()}
+def _home(move: Move, token: PlaceToken) -> str:
+    """What a company's first token, its home, gives it: what the city pays, and its best
+    run from there with the bank's cheapest train, as the computer counts a home
+    (:func:`value.route_income`); with no run from there yet, the nearest other stops."""
+    game = move.game
+    if move.later is None or game.state.companies[token.entity].placed_tokens:
+        return ""
+    color = game.ctx.board.phase(game.state.phase).color
+    pays = game.ctx.tile_at(game.state, token.hex)[0].nodes[token.city].value(color)
+    cheapest = _bank_cheapest(game)
+    runs = value.route_income(move.later, token.entity) if cheapest else 0
+    home = f"its home, a city paying {pays}" if pays else "its home, a city that pays once a tile is laid there"
+    if runs and cheapest:
+        return f"{home}: best run {runs} from there with {a_train(cheapest[0])}"
+    return f"{home}; no run from there yet, the nearest other stops " + \
+        ", ".join(f"{_place(game, hex_id)} {far} hex{'es' if far > 1 else ''} away"
+                  for far, hex_id in _nearest_stops(game, token.hex))
+
+
+def _nearest_stops(game: Game, home: str, count: int = 2) -> list[tuple[int, str]]:
+    """The ``count`` hexes with a stop nearest ``home``, with their distance in hexes."""
+    layout = tile_layout(game.ctx, game.state)
+    stops = sorted((hex_distance(home, hex_id), hex_id) for hex_id, (tile, _) in layout.items()
+                   if hex_id != home and any(not n.hidden for n in tile.nodes))
+    return stops[:count]
 
 
 def _train_name(game: Game, train_id: str) -> str:
@@ -164,23 +188,44 @@ def _train_name(game: Game, train_id: str) -> str:
     return train_id.rsplit("-", 1)[0]
 
 
+def a_train(name: str) -> str:
+    """"a 3-train", "an 8-train", "an 8+8E-train": the train named with its article."""
+    spoken = name.split("+")[0]
+    return f"{'an' if spoken.startswith('8') or spoken in ('11', '18') else 'a'} {name}-train"
+
+
+def _phase_started(move: Move) -> str | None:
+    """The phase the move starts, if it starts one (8.11.1): from its "Phase N begins" line."""
+    line = next((line for line in move.lines if line.startswith("Phase ") and " begins" in line), "")
+    return line.split()[1] if line else None
+
+
 def _rusted(move: Move, bought: BuyTrain) -> str:
-    """"rusts its own 2-trains and those of MVR and NW", from the trains gone after the buy."""
-    before, after = _trains(move.game), _trains(move.later)
-    if not after:
-        return ""
+    """"rusts its own 2-trains and those of MVR and NW": the trains whose rank rusts in
+    the phase the buy starts (11), by their holders before it. A train traded in (8.11)
+    leaves for the pool whatever the phase, and is no rusting."""
+    phase = _phase_started(move)
+    board = move.game.ctx.board
+    rusting = {t.name for t in board.trains if t.rusts_on == phase} if phase else set()
     lost: dict[str, list[str]] = {}
-    for sym, ids in before.items():
-        gone = {_train_name(move.game, t) for t in ids if t not in after.get(sym, []) and t != bought.train}
-        for name in sorted(gone):
+    for sym, company in move.game.state.companies.items():
+        names = {t.name for t in company.trains if t.name in rusting and t.id not in (bought.train, bought.exchange)}
+        for name in sorted(names):
             lost.setdefault(name, []).append(sym)
     told = []
-    for name, owners in lost.items():
+    for name, owners in sorted(lost.items()):
         others = [s for s in owners if s != bought.entity]
         own = bought.entity in owners
         told.append(f"its own {name}-trains" + (f" and those of {', '.join(others)}" if others else "") if own
                     else f"the {name}-trains of {', '.join(others)}")
     return "rusts " + " and ".join(told) if told else ""
+
+
+def _trade_in(game: Game, buy: BuyTrain, name: str) -> str:
+    """", trading in its 6-train for 325 off the 8-train's 1000" (8.11)."""
+    price = game.ctx.board.train(name).price
+    off = f" for {price - buy.price} off the {name}-train's {price}" if price > buy.price else ""
+    return f", trading in its {_train_name(game, buy.exchange)}-train{off}"
 
 
 def _train(move: Move, buy: BuyTrain) -> str:
@@ -189,9 +234,9 @@ def _train(move: Move, buy: BuyTrain) -> str:
     game = move.game
     where, train = trains.find_train(game.ctx, game.state, buy.train)
     seller = where if where in game.state.companies else None
-    what = f"buys a {train.name}-train for {buy.price}" + (f" from {seller}" if seller else "")
+    what = f"buys {a_train(train.name)} for {buy.price}" + (f" from {seller}" if seller else "")
     if buy.exchange:
-        what += f", trading in its {_train_name(game, buy.exchange)}-train"
+        what += _trade_in(game, buy, train.name)
     phase = next((line.split(":")[0].lower() for line in move.lines if line.startswith("Phase ")), "")
     first = not game.state.companies[buy.entity].trains
     return _joined(what, _rusted(move, buy), phase.replace("phase", "starts phase").replace(" begins", ""),
@@ -250,7 +295,7 @@ def _seller_left(move: Move, seller: str | None) -> str:
 
 
 def _discard(move: Move, discard: DiscardTrain) -> str:
-    return _joined(f"discards a {_train_name(move.game, discard.train)}-train to the pool",
+    return _joined(f"discards {a_train(_train_name(move.game, discard.train))} to the pool",
                    "over the train limit, it keeps the trains that earn most")
 
 
@@ -595,7 +640,7 @@ def _no_train(move: Move, sym: str) -> str:
     if from_bank:
         buy = min(from_bank, key=lambda a: a.price)
         trade = f" with its {_train_name(game, buy.exchange)}-train traded in" if buy.exchange else ""
-        why = f"none is worth its price to its seat now (the cheapest, a {_train_name(game, buy.train)}-train, " \
+        why = f"none is worth its price to its seat now (the cheapest, {a_train(_train_name(game, buy.train))}, " \
               f"costs {buy.price}{trade})"
     elif len(company.trains) >= trains.train_limit(game.ctx, game.state, company):
         why = f"it holds as many trains as it may ({len(company.trains)})"
