@@ -98,6 +98,8 @@ FALLBACK_SCALES = (1.0, 0.86, 0.72)
 """Texts are set smaller (down to 10 px from 14) only in hexes with no room for them."""
 
 OUTLINE = "#777777"
+OUTLINE_HALF = 0.75
+"""Half the width of a hex's outline: what a hex shows keeps off it."""
 WATER = "#2b78c2"
 HIGHLIGHT = "#e6007e"
 LOCK = "#5b3f8c"
@@ -106,7 +108,7 @@ LOCK_TEXT = f"phase {LOCKS_OPEN_IN_PHASE}"
 BORDER_COLORS = {"impassable": "#c0282d", "water": WATER}
 
 CSS = f"""
-.outline {{ stroke: {OUTLINE}; stroke-width: 1.5; }}
+.outline {{ stroke: {OUTLINE}; stroke-width: {fmt(2 * OUTLINE_HALF)}; }}
 .casing {{ fill: none; stroke: {PAPER}; stroke-width: {fmt(CASING)}; }}
 .rail {{ fill: none; stroke: {INK}; stroke-width: {fmt(TRACK)}; }}
 .town-bar {{ stroke: {INK}; stroke-width: {fmt(TOWN_BAR[1])}; }}
@@ -331,14 +333,29 @@ SPREAD_SPOTS = ((0.0, 0.0),) + tuple(
 
 
 def _spread(positions: list[Point], tile: TileDef, exits: tuple[frozenset[int], ...]) -> list[Point]:
-    """The nodes' centres, moved apart where two would overlap or one would sit on
-    another's track (Montreal's X1-X4, whose cities lie on straights through the
-    centre). Nodes with a printed place (``loc``) stay; the others move, one at a
-    time, to the spot that clears the others and strays least from where they were."""
+    """The nodes' centres, moved apart where two would overlap, one would sit on
+    another's track or leave the hex (Montreal's X1-X4, whose cities lie on straights
+    through the centre; X6, whose city of two slots has no room where its exits lead).
+    Nodes with a printed place (``loc``) stay; the others move, one at a time, to the
+    spot that clears the others and strays least from where they were. Where that
+    leaves them crowded, the roomiest node starts from each spot in turn."""
     movable = [i for i, n in enumerate(tile.nodes) if n.loc is None and n.kind != "offboard"]
     if len(tile.nodes) < 2 or not movable or not _crowding(positions, tile, exits):
         return positions
-    placed = list(positions)
+    placed = _settle(list(positions), positions, movable, tile, exits)
+    if _crowding(placed, tile, exits):
+        roomiest = max(movable, key=lambda i: tile.nodes[i].slots)
+        others = [i for i in movable if i != roomiest]
+        starts = (positions[:roomiest] + [spot] + positions[roomiest + 1 :] for spot in SPREAD_SPOTS)
+        tries = (_settle(start, positions, others, tile, exits) for start in starts)
+        placed = min(tries, key=lambda tried: _crowding(tried, tile, exits) + _strayed(tried, positions))
+    return placed
+
+
+def _settle(
+    placed: list[Point], positions: list[Point], movable: list[int], tile: TileDef, exits: tuple[frozenset[int], ...]
+) -> list[Point]:
+    """Each of ``movable`` moved in turn (twice round) to its least crowded spot."""
     for _ in range(2):
         for i in movable:
             placed[i] = min(
@@ -349,34 +366,48 @@ def _spread(positions: list[Point], tile: TileDef, exits: tuple[frozenset[int], 
     return placed
 
 
+def _strayed(placed: list[Point], positions: list[Point]) -> float:
+    return 0.05 * sum(math.dist(p, q) for p, q in zip(placed, positions))
+
+
 def _crowding(
     positions: list[Point], tile: TileDef, exits: tuple[frozenset[int], ...], only: int | None = None
 ) -> float:
     """How badly nodes overlap each other, sit on each other's track or leave the hex
-    (for node ``only``, just its own part)."""
-    radius = [_reach(n) for n in tile.nodes]
+    (for node ``only``, just its own part). A city counts as its slots as drawn (in the
+    tile's frame: in a shared hex they turn with the tile), so two cities of two slots
+    fit (Toronto's 122, Montreal's X6: drawn 10 px across their outline before)."""
+    discs = [[(x + dx, y + dy) for dx, dy in _slot_offsets(n.slots)] for n, (x, y) in zip(tile.nodes, positions)]
+    radius = [TOWN_DOT_R if n.kind == "town" else CITY_R for n in tile.nodes]
     segments = [[(edge_middle(e), positions[j]) for e in exits[j]] for j in range(len(positions))]
     cost = 0.0
-    for i, (x, y) in enumerate(positions):
-        if math.hypot(x, y) + radius[i] > APOTHEM and only in (None, i):
+    for i, mine in enumerate(discs):
+        if only in (None, i) and any(_beyond_hex(p) + radius[i] + _ink(tile.nodes[i]) > 0 for p in mine):
             cost += 100.0
-        for j, other in enumerate(positions):
+        for j, theirs in enumerate(discs):
             if j == i or only not in (None, i, j):
                 continue
-            if j > i and math.dist((x, y), other) < radius[i] + radius[j] + 4:
+            if j > i and any(math.dist(p, q) < radius[i] + radius[j] + 4 for p in mine for q in theirs):
                 cost += 100.0
-            if any(_to_segment((x, y), a, b) < radius[i] + 1 for a, b in segments[j]):
+            if any(_to_segment(p, a, b) < radius[i] + 1 for p in mine for a, b in segments[j]):
                 cost += 50.0
     return cost
 
 
-def _reach(node: Node) -> float:
-    """How far a node's drawing reaches from its centre."""
-    if node.kind == "town":
-        return TOWN_DOT_R
-    if node.slots <= 1:
-        return CITY_R
-    return CITY_R / math.sin(math.pi / node.slots) + CITY_R
+def _ink(node: Node) -> float:
+    """How far a node's outline reaches past its circles, and the hex outline's half width
+    that it must keep clear of (a city of several slots has a black band round them)."""
+    if node.kind == "city" and node.slots > 1:
+        return 2.0 + OUTLINE_HALF
+    return 1.0 + OUTLINE_HALF
+
+
+def _beyond_hex(point: Point) -> float:
+    """How far a point lies outside the hex (negative inside), in the hex's frame."""
+    return max(
+        point[0] * math.cos(math.radians(a)) + point[1] * math.sin(math.radians(a)) - APOTHEM
+        for a in range(30, 360, 60)
+    )
 
 
 def _to_segment(p: Point, a: Point, b: Point) -> float:
@@ -804,12 +835,13 @@ def _draw_hex(
     track = [(*_rotate(p, angle), CASING / 2) for p in layout.samples]
     nodes: list[tuple[float, float, float]] = []
     numbered = len(tile.city_indexes) > 1
+    turn = angle if len(tile.nodes) > 1 else 0.0  # shared hexes: the tile's layout turns whole
     closed = {c for h, c in ctx.title.closed_spots(ctx, state) if h == hex_id}
     for i, node in enumerate(tile.nodes):
         position = _rotate(layout.nodes[i], angle)
         if node.kind == "city":
             slots = _draw_city(
-                ctx, state, group, hex_id, i, node, position, numbered=numbered, closed=i in closed
+                ctx, state, group, hex_id, i, node, position, turn, numbered=numbered, closed=i in closed
             )
             nodes.extend((position[0] + x, position[1] + y, CITY_R + 2) for x, y in slots)
             if len(slots) > 1:
@@ -916,18 +948,21 @@ def _draw_city(
     index: int,
     node: Node,
     at: Point,
+    angle: float,
     *,
     numbered: bool = False,
     closed: bool = False,
 ) -> list[Point]:
-    """A city with its slots, tokens and reservation; returns the slot centres.
+    """A city with its slots, tokens and reservation; returns the slot centres. The
+    slots turn by ``angle``: with the tile where the city shares its hex, so the
+    layout worked out for the tile holds at every rotation; tokens stay upright.
 
     ``numbered``: the hex has several cities, so the city's number (as typed in
     ``token HEX N``) goes in its first free slot. ``closed``: a green spot of the
     board (open from phase 3), drawn green with a 3, its neutral token too."""
     holders = state.map.tokens.get((hex_id, index), [])
     count = max(node.slots, len(holders))
-    offsets = _slot_offsets(count)
+    offsets = [_rotate(p, angle) for p in _slot_offsets(count)]
     city = el(
         group,
         "g",
@@ -969,8 +1004,15 @@ JUNCTION_WEIGHT = 8
 """Texts keep this far from the middle of an edge that a neighbour's track reaches:
 covering it costs as much as this many points of track (less than a city)."""
 
-STUB_TRIANGLE = ((-0.2 * SIZE, APOTHEM - 1), (0.2 * SIZE, APOTHEM - 1), (0.0, APOTHEM - 0.3 * SIZE))
-"""A must-connect triangle on edge 0 (8.6.2, 1867), pointing into the hex."""
+STUB_GAP = 6.0
+"""Paper between a must-connect triangle and its edge: flush on the edge, G15's yellow
+triangle over the outline read as a wedge of Toronto's yellow hex crossing into G15."""
+STUB_TRIANGLE = (
+    (-0.2 * SIZE, APOTHEM - STUB_GAP),
+    (0.2 * SIZE, APOTHEM - STUB_GAP),
+    (0.0, APOTHEM - STUB_GAP - 0.28 * SIZE),
+)
+"""A must-connect triangle by edge 0 (8.6.2, 1867), inside the hex, pointing into it."""
 
 
 def _draw_stubs(group: ET.Element, tile: TileDef) -> None:

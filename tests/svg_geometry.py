@@ -297,3 +297,65 @@ def overlaps(geometry: MapGeometry) -> Overlaps:
         if any(box_meets_circle(label.box, *p, r) for _, p, r in geometry.track):
             found.track.append(name)
     return found
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One shape of a hex: where its ink reaches, as points on the map and the half
+    width of its stroke (a circle is sampled round its rim)."""
+
+    hex: str
+    center: Point
+    tag: str
+    kind: str  # its class
+    points: list[Point]
+    half_stroke: float
+
+
+def _shape_points(node: ET.Element, matrix: Matrix) -> list[Point]:
+    tag = node.tag.removeprefix(SVG)
+    if tag == "polygon":
+        nums = [float(v) for v in re.split(r"[ ,]+", node.get("points", "").strip())]
+        return [_apply(matrix, x, y) for x, y in zip(nums[::2], nums[1::2])]
+    if tag == "path" and node.get("class") != "water":  # the wave icon is drawn in a label's box
+        return [_apply(matrix, x, y) for x, y in path_points(node.get("d", ""))]
+    if tag == "circle":
+        cx, cy, r = (float(node.get(k, 0)) for k in ("cx", "cy", "r"))
+        rim = (math.radians(7.5 * k) for k in range(48))
+        return [_apply(matrix, cx + r * math.cos(a), cy + r * math.sin(a)) for a in rim]
+    if tag == "line":
+        ends = [(float(node.get(f"x{i}", 0)), float(node.get(f"y{i}", 0))) for i in (1, 2)]
+        return [_apply(matrix, x, y) for x, y in ends]
+    if tag == "rect":
+        box = _rect_box(node, matrix)
+        return [(box[0], box[1]), (box[2], box[1]), (box[0], box[3]), (box[2], box[3])]
+    if tag == "text":
+        x0, y0, x1, y1 = text_box(node, matrix)
+        return [(x0, y0), (x1, y0), (x0, y1), (x1, y1)]
+    return []
+
+
+def hex_shapes(root: ET.Element) -> Iterator[Drawn]:
+    """Every shape drawn in a hex's groups (its track, cities, tokens, marks and texts)."""
+    widths = _stroke_widths(root.find(f"{SVG}style").text or "")
+    for group, matrix in _walk(root):
+        if group.tag != f"{SVG}g" or group.get("class") not in ("tile", "printed", "hex-labels"):
+            continue
+        center = _apply(matrix, 0.0, 0.0)
+        for child in group:
+            for node, here in _walk(child, matrix):
+                points = _shape_points(node, here)
+                if points:
+                    kind = node.get("class", "")
+                    stroke = node.get("stroke-width") or widths.get(kind.split(" ")[0], 0.0)
+                    yield Drawn(group.get("data-hex", ""), center, node.tag.removeprefix(SVG), kind, points,
+                                float(stroke) / 2)
+
+
+def beyond_hex(point: Point, center: Point, apothem: float) -> float:
+    """How far a point lies outside the flat-topped hex round ``center`` (negative inside)."""
+    dx, dy = point[0] - center[0], point[1] - center[1]
+    return max(
+        dx * math.cos(math.radians(30 + 60 * k)) + dy * math.sin(math.radians(30 + 60 * k)) - apothem
+        for k in range(6)
+    )

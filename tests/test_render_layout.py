@@ -27,7 +27,7 @@ from tests.svg_geometry import box_meets_segment, map_geometry, overlaps
 SHARED_GAMES = ["1861-29683", "1861-bank-breaks", "1867-19792", "1867-21268"]
 GENERATED = ["1861-gen-P6-column-S4010", "1867-gen-P2-grid-S5006"]
 """Two of the generated games (a six-player 1861, a two-player 1867 whose Toronto
-reaches into the next hex); all fifty pass, but take a minute."""
+is the brown 122, two cities of two slots); all fifty pass, but take a minute."""
 Box = tuple[float, float, float, float]
 MOST_ON_TRACK = 0.2
 """At most this share of a map's texts may lie on track (crowded cities, off-boards)."""
