@@ -642,3 +642,17 @@ def test_a_move_is_told_with_its_own_companys_loans_only() -> None:
     later = after(game, passing)
     assert later is not None and any(line.startswith("RSR takes a loan") for line in later.state.log)
     assert "loan" not in explain(game, passing), explain(game, passing)
+
+
+def test_the_greedy_baselines_route_searches_are_bounded() -> None:
+    """An arena game of 1867 (computer against greedy, seed 90005) where greedy's NTR, with
+    five trains earning 1,230, tried its lays: each searched in full, the decision took
+    750 s of CPU and held up the arena (beyond this suite's per-test timeout). Its
+    searches are now bounded as the computer player's are, and a lay whose routes would
+    need more is not taken."""
+    from engine.computer.greedy import GreedyAgent
+
+    game = _arena_position("1867-arena-90005-greedy")
+    assert company_acting(game) == "NTR"
+    decision = GreedyAgent(0).decide(game)
+    assert decision.action in legal_actions(game)

@@ -25,7 +25,8 @@ from ..actions import (
 from ..game import Game
 from ..market import price
 from .agents import Agent, Decision, after, company_acting, moves
-from .value import guessed_income, route_income
+from .player import DECISION_STEPS, SEARCH_STEPS
+from .value import Work, bounded_route_income, guessed_income
 
 ROUTE_MOVES = (LayTile, PlaceToken, BuyTrain, DiscardTrain)
 """Moves the greedy player judges by what the company's trains would earn after them."""
@@ -64,12 +65,17 @@ def _affordable(game: Game, move: Action) -> bool:
 
 
 def _best_run(game: Game, company: str, routed: list[Action], legal: list[Action]) -> Decision:
-    """The move after which ``company``'s trains earn the most; a pass if none earns more."""
-    now = route_income(game, company)
+    """The move after which ``company``'s trains earn the most; a pass if none earns more.
+    Its route searches are bounded as the computer player's are (:data:`SEARCH_STEPS` each,
+    :data:`DECISION_STEPS` in all): a move whose routes would need more is not taken."""
+    work = Work(DECISION_STEPS, SEARCH_STEPS)
+    found = bounded_route_income(game, company, work)
+    now = found if found is not None else game.state.companies[company].last_revenue or 0
     best, earns = None, now
     for move in routed:
         later = after(game, move)
-        income = route_income(later, company) if later is not None else -1
+        searched = bounded_route_income(later, company, work) if later is not None else None
+        income = searched if searched is not None else -1
         if income > earns or (best is None and isinstance(move, DiscardTrain)):
             best, earns = move, income
     if best is None:
