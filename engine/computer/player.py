@@ -129,7 +129,8 @@ class ComputerAgent(Agent):
             if company and _begins_a_major(game, move):  # judged by the best major it can end in
                 ends = [judged(*end) for end in _majors_named(later, company)]
                 if ends:
-                    tried.append((*max(ends)[:1], rng.random(), move, max(ends)[1], later))
+                    score, earns = max(ends)
+                    tried.append((score, rng.random(), move, earns, later))
                 continue
             score, earns = judged(later, move)
             tried.append((score, rng.random(), move, earns, later))
