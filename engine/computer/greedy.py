@@ -26,7 +26,7 @@ from ..game import Game
 from ..market import price
 from .agents import Agent, Decision, after, company_acting, moves
 from .player import DECISION_STEPS, SEARCH_STEPS
-from .value import Work, bounded_route_income, guessed_income
+from .value import Work, bounded_route_income, guessed_income, income_within
 
 ROUTE_MOVES = (LayTile, PlaceToken, BuyTrain, DiscardTrain)
 """Moves the greedy player judges by what the company's trains would earn after them."""
@@ -69,8 +69,7 @@ def _best_run(game: Game, company: str, routed: list[Action], legal: list[Action
     Its route searches are bounded as the computer player's are (:data:`SEARCH_STEPS` each,
     :data:`DECISION_STEPS` in all): a move whose routes would need more is not taken."""
     work = Work(DECISION_STEPS, SEARCH_STEPS)
-    found = bounded_route_income(game, company, work)
-    now = found if found is not None else game.state.companies[company].last_revenue or 0
+    now = income_within(game, company, work, None)
     best, earns = None, now
     for move in routed:
         later = after(game, move)

@@ -39,6 +39,7 @@ from .value import (
     bid_gain,
     bounded_route_income,
     first_train_income,
+    income_within,
     is_private,
     minor_worth,
     private_worth,
@@ -106,7 +107,7 @@ class ComputerAgent(Agent):
             return Decision(legal[0], only_move(game, legal[0]))
         player = game.acting_player() or ""
         company = company_acting(game)
-        income = _income(game, company, work, None)
+        income = income_within(game, company, work, None)
         rng = self.rng(game)
         aims = LayAims(game, company) if company and any(isinstance(m, LayTile) for m in legal) else None
 
@@ -117,7 +118,7 @@ class ComputerAgent(Agent):
         def judged(later: Game, move: Action) -> tuple[float, int]:
             """The seat's standing after ``move`` and what the acting company's trains earn."""
             runner = _runner(later, company)
-            earns = _income(later, runner, work, income) if isinstance(move, ROUTE_MOVES) else income
+            earns = income_within(later, runner, work, income) if isinstance(move, ROUTE_MOVES) else income
             incomes = {runner: earns} if runner else None
             return standing(worths(later, incomes, horizon), player) + bid_gain(game, move), earns
 
@@ -172,17 +173,6 @@ def _overbid(game: Game, move: Action, work: Work) -> bool:
         return False
     income = bounded_route_income(game, move.target, work) if game.state.companies[move.target].placed_tokens else None
     return move.price > minor_worth(game, max(income or 0, first_train_income(game)))
-
-
-def _income(game: Game, company: str | None, work: Work, otherwise: int | None) -> int:
-    """What the acting ``company`` earns on its best routes in ``game``, within the work
-    left; else ``otherwise`` (the run as it was), or its last run for the position itself."""
-    if company is None:
-        return 0
-    found = bounded_route_income(game, company, work)
-    if found is not None:
-        return found
-    return otherwise if otherwise is not None else game.state.companies[company].last_revenue or 0
 
 
 def _begins_a_major(game: Game, move: Action) -> bool:

@@ -104,6 +104,17 @@ def bounded_route_income(game: Game, sym: str, work: Work) -> int | None:
     return income
 
 
+def income_within(game: Game, company: str | None, work: Work, otherwise: int | None) -> int:
+    """What the acting ``company`` earns on its best routes in ``game``, within the work
+    left; else ``otherwise`` (the run as it was), or its last run for the position itself."""
+    if company is None:
+        return 0
+    found = bounded_route_income(game, company, work)
+    if found is not None:
+        return found
+    return otherwise if otherwise is not None else game.state.companies[company].last_revenue or 0
+
+
 def _map_key(state: GameState) -> bytes:
     """What routes see of the map (tiles, tokens, blocked hexes), as bytes that are the
     same however the map was reached (no set or dict order in them)."""
