@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import market
 from .actions import Action, Choose, Pass
 from .errors import IllegalAction
@@ -76,7 +78,7 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
     repay_loans(state, company)
     price = _nationalization_price(ctx, state, sym, 1 + company.loans * ctx.title.nationalization_steps_per_loan)
     for player in state.players:
-        units = sum(2 if c.percent in (20, 100) else 1 for c in player.certs if c.company == sym)
+        units = player.shares_of(sym)
         if units:
             player.cash += units * price
             state.bank -= units * price
@@ -93,6 +95,19 @@ def nationalize(ctx: Context, state: GameState, sym: str) -> None:
         company.tokens = [t for t in company.tokens if t.hex is None]
     else:
         state.companies[sym] = new_company(ctx.board, sym)
+
+
+def nationalization_payout(ctx: Context, state: GameState, sym: str, withheld: int = 0) -> int:
+    """What a share of ``sym`` would be paid were it nationalized now (10.1 A-D), after
+    ``withheld`` runs that earn nothing (each a space left, 8.9.2), found on a copy of
+    what those change: ``state`` is left as it is."""
+    company = replace(state.companies[sym])
+    probe = replace(state, companies={**state.companies, sym: company}, log=[],
+                    market={cell: list(stack) for cell, stack in state.market.items()})
+    for _ in range(withheld):
+        market.move_left(ctx, probe, sym)
+    repay_loans(probe, company)
+    return _nationalization_price(ctx, probe, sym, 1 + company.loans * ctx.title.nationalization_steps_per_loan)
 
 
 def _national_without_treasury(ctx: Context, state: GameState, nat: Company) -> None:

@@ -26,11 +26,9 @@ def final_values(ctx: Context, state: GameState) -> dict[str, int]:
     for player in state.players:
         total = player.cash
         total += sum(ctx.board.private(sym).value for sym in player.privates)
-        for cert in player.certs:
-            company = state.companies[cert.company]
-            if company.market is None or company.closed:
-                continue
-            units = 2 if cert.percent in (20, 100) else 1
-            total += units * market.price(ctx, state, cert.company)
+        for sym in {cert.company for cert in player.certs}:
+            company = state.companies[sym]
+            if company.market is not None and not company.closed:
+                total += player.shares_of(sym) * market.price(ctx, state, sym)
         values[player.id] = total
     return values

@@ -41,6 +41,11 @@ class Player:
     def percent_of(self, company: str) -> int:
         return sum(c.percent for c in self.certs if c.company == company)
 
+    def shares_of(self, company: str) -> int:
+        """Shares held in ``company`` as they are scored and paid (12.2, 10.1D): a
+        president's certificate and a minor's certificate count as two."""
+        return sum(2 if c.percent in (20, 100) else 1 for c in self.certs if c.company == company)
+
 
 @dataclass
 class Train:

@@ -3,6 +3,7 @@ reasons an 18xx player recognises, naming the tile, hex, company or train of eac
 
 from __future__ import annotations
 
+import copy
 import re
 
 import pytest
@@ -29,11 +30,12 @@ from engine.board import hex_distance
 from engine.computer import decide
 from engine.computer.agents import Decision, after, company_acting
 from engine.computer.player import explain
-from engine.computer.reasons import a_train
-from engine.computer.value import holding, route_income
+from engine.computer.reasons import a_train, no_higher
+from engine.computer.value import doomed, holding, nationalization_payouts, route_income
 from engine.game import Game
 from engine.graph import reachable
 from engine.legal import legal_actions
+from engine.nationalization import nationalization_payout
 from engine.replay import replay
 from engine.rules import Rules
 from tests.conftest import before_first_trade_in, replayed, shared_game
@@ -656,3 +658,62 @@ def test_the_greedy_baselines_route_searches_are_bounded() -> None:
     assert company_acting(game) == "NTR"
     decision = GreedyAgent(0).decide(game)
     assert decision.action in legal_actions(game)
+
+
+def test_a_minor_whose_treasury_could_buy_no_train_is_not_bid_on() -> None:
+    """Phase 3, the bank's cheapest train 225: a minor won for 100 has 100 and may borrow
+    90 (8.2), so it is nationalized at its first train step (8.11.3). The computer put V
+    up for 100 ("worth about 259", counting a treasury the bid did not pay) and lost it at
+    40 a share (checker of issue 37, console game with four computer seats)."""
+    game = _arena_position("1861-four-computers-2")
+    bids = [m for m in legal_actions(game) if isinstance(m, Bid) and game.state.companies.get(m.target)]
+    assert bids and game.state.phase == "3"
+    decision = decide(game)
+    assert not isinstance(decision.action, Bid), decision
+    told = no_higher(game, bids)
+    assert "could not buy the bank's cheapest train, for 225, even with its 2 loans (8.2)" in told, told
+
+
+def test_a_company_that_can_afford_no_train_is_nationalized_at_once() -> None:
+    """Phase 6: CPR has no train, 239 and room for five loans (225), short of the bank's
+    cheapest, 650. Kept, it runs for nothing (its price a space left, 8.9.2) and is
+    nationalized at its train step (8.11.3); the computer kept it."""
+    game = _arena_position("1867-four-computers-1")
+    cpr = game.state.companies["CPR"]
+    assert company_acting(game) == "CPR" and not cpr.trains and doomed(game, cpr)
+    now, later = nationalization_payouts(game, cpr)
+    assert now > later
+    decision = decide(game)
+    assert decision.action == Choose("CPR", "nationalize"), decision
+    assert f"{now} a share now, not {later}" in decision.reason, decision.reason
+
+
+def test_the_payout_foreseen_is_the_payout_paid_and_changes_nothing() -> None:
+    """:func:`nationalization_payout` reads 10.1's price on a copy: the state it reads is
+    unchanged, and each share is then paid exactly that."""
+    game = _arena_position("1867-four-computers-1")
+    before = copy.deepcopy(game.state)
+    foreseen = nationalization_payout(game.ctx, game.state, "CPR", withheld=1)
+    assert game.state == before
+    foreseen = nationalization_payout(game.ctx, game.state, "CPR")
+    holders = {p.id: (p.cash, p.shares_of("CPR")) for p in game.state.players if p.shares_of("CPR")}
+    later = after(game, Choose("CPR", "nationalize"))
+    assert later is not None and holders
+    for player, (cash, shares) in holders.items():
+        assert later.state.player(player).cash == cash + shares * foreseen
+
+
+def test_a_company_is_not_left_unable_to_afford_its_train_by_buying_privates() -> None:
+    """MVR, trainless with 340, bought MRR for 75 from its president: 265 and five loans
+    (225) then fell short of the bank's 5-train (550), and it was nationalized. It buys
+    the train (with loans); a purchase that leaves a company so says."""
+    game = _arena_position("1861-four-computers-3")
+    mvr = game.state.companies["MVR"]
+    assert company_acting(game) == "MVR" and not mvr.trains and not doomed(game, mvr)
+    buy = BuyPrivate("MVR", "MRR", 75)
+    later = after(game, buy)
+    assert later is not None and doomed(later, later.state.companies["MVR"])
+    decision = decide(game)
+    assert not isinstance(decision.action, BuyPrivate), decision
+    assert "MVR can then afford no train, even with loans, so it is nationalized at its train step (8.11.3)" \
+        in explain(game, buy)

@@ -15,6 +15,8 @@ it is; a position met again in one decision is not searched again).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..actions import (
     Action,
     Bid,
@@ -47,6 +49,7 @@ from .value import (
     route_income,
     standing,
     stock_round_reserve,
+    train_beyond_reach,
     worths,
 )
 
@@ -163,7 +166,8 @@ def _overbid(game: Game, move: Action, work: Work) -> bool:
     """A bid the computer never makes: a private above its worth or leaving less cash than
     the first stock round needs to win a minor (:func:`stock_round_reserve`), a minor
     above its worth to its president (:func:`minor_worth`, from its best routes with a
-    first train once its home is on the map)."""
+    first train once its home is on the map) or whose treasury, the bid, could not buy
+    it a train (:func:`train_beyond_reach`)."""
     if not isinstance(move, Bid):
         return False
     if is_private(game, move.target):
@@ -171,6 +175,8 @@ def _overbid(game: Game, move: Action, work: Work) -> bool:
         return move.price > private_worth(game, move.target) or cash - move.price < stock_round_reserve(game)
     if move.target not in game.state.companies:
         return False
+    if train_beyond_reach(game, replace(game.state.companies[move.target], cash=move.price), move.entity):
+        return True  # nationalized at its first train step (8.11.3)
     income = bounded_route_income(game, move.target, work) if game.state.companies[move.target].placed_tokens else None
     return move.price > minor_worth(game, max(income or 0, first_train_income(game)))
 

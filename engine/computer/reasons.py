@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import loans, market, shares, trains
@@ -405,8 +405,8 @@ def _bid(move: Move, bid: Bid) -> str:
 
 def no_higher(game: Game, bids: list[Bid]) -> str:
     """Why the computer makes none of ``bids``, by lot (its lowest bid on each): above what
-    it sees the lot worth, or a private's bid that would leave less cash than it keeps to
-    win a minor in the first stock round (the bids it never makes,
+    it sees the lot worth, a private's bid that would leave less cash than it keeps to
+    win a minor in the first stock round, or a minor's whose treasury could buy no train (the bids it never makes,
     :func:`engine.computer.player._overbid`), or a bid within both that it counts as no
     better than a pass: a bid on a minor changes no one's worth until it wins."""
     lowest: dict[str, Bid] = {}
@@ -426,6 +426,11 @@ def _why_not(game: Game, bid: Bid) -> str:
     worth = lot_worth(game, bid.target)
     if worth is not None and bid.price > worth:
         return f"the next bid, {bid.price}, is above its worth to its seat, about {worth:.0f}"
+    minor = game.state.companies.get(bid.target)
+    if minor is not None and value.train_beyond_reach(game, replace(minor, cash=bid.price), bid.entity):
+        return (f"a minor won for {bid.price} could not buy the bank's cheapest train, for "
+                f"{trains.cheapest_bank_price(game.ctx, game.state)}, even with its {loans.MAX_LOANS[minor.type]} "
+                "loans (8.2): it would be nationalized at its first train step (8.11.3)")
     cash = game.state.player(bid.entity).cash
     keeps = value.stock_round_reserve(game)
     if value.is_private(game, bid.target) and cash - bid.price < keeps:
@@ -471,7 +476,19 @@ def only_move(game: Game, action: Action) -> str:
 def _private(move: Move, buy: BuyPrivate) -> str:
     private = move.game.ctx.board.private(buy.private)
     return _joined(f"buys {buy.private} ({private.name}) for {buy.price}",
-                   f"{private.revenue} a round to {buy.entity}" if private.revenue else "")
+                   f"{private.revenue} a round to {buy.entity}" if private.revenue else "", _dooms(move, buy.entity))
+
+
+def _dooms(move: Move, sym: str) -> str:
+    """What a move that leaves ``sym`` unable to afford its compulsory train means: its
+    nationalization at its train step, and the payout."""
+    if move.later is None or value.doomed(move.game, move.game.state.companies[sym]):
+        return ""
+    company = move.later.state.companies[sym]
+    if company.closed or not value.doomed(move.later, company):
+        return ""
+    return f"{sym} can then afford no train, even with loans, so it is nationalized at its train step (8.11.3), " \
+           f"paying {value.nationalization_payouts(move.later, company)[1]} a share"
 
 
 def _merge(move: Move, merge: Merge) -> str:
@@ -504,7 +521,14 @@ def _remove(move: Move, remove: RemoveToken) -> str:
 
 
 def _choose(move: Move, choose: Choose) -> str:
-    return f"{choose.choice}s {choose.entity}: it has no train and its president would pay more to keep it"
+    game, sym = move.game, choose.entity
+    if value.doomed(game, game.state.companies[sym]):
+        price = trains.cheapest_bank_price(game.ctx, game.state)
+        now, later = value.nationalization_payouts(game, game.state.companies[sym])
+        return f"{choose.choice}s {sym} (10): it cannot afford the bank's cheapest train, for {price}, even with " \
+               f"loans, so it would be nationalized at its train step (8.11.3)" + \
+               (f" after a run that earns nothing (8.9.2): {now} a share now, not {later}" if later != now else "")
+    return f"{choose.choice}s {sym}: it has no train and its president would pay more to keep it"
 
 
 def _redeem(move: Move, redeem: RedeemShares) -> str:
@@ -527,6 +551,10 @@ def _pass(move: Move, action: Pass) -> str:
     offered = legal_actions(move.game)  # also the moves that wait for another player's consent
     offered_kinds = {type(a) for a in offered}
     if Choose in offered_kinds:
+        kept = move.later.state.companies[action.entity] if move.later else None
+        if move.later and kept and value.doomed(move.later, kept):
+            return f"keeps {action.entity} for now (10): it cannot afford the bank's cheapest train even with " \
+                   "loans, so it is nationalized at its train step (8.11.3)"
         return f"does not nationalize {action.entity} (10): it has no train and must buy one (8.11.3), but kept it " \
                "is worth more to its seat"
     if Merge in offered_kinds or Convert in offered_kinds:

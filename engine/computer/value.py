@@ -14,7 +14,11 @@ import pickle
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from .. import market
 from ..actions import Action, Bid
+from ..loans import borrowing_power
+from ..nationalization import nationalization_payout
+from ..operating import OperatingRound
 from ..route_search import best_income, bounded_income
 from ..scoring import final_values
 from ..state import Company, GameState, Train
@@ -184,6 +188,51 @@ def spare_cash(game: Game, company: Company) -> float:
     return SPARE_CASH * max(0, company.cash - train_need(game, company))
 
 
+def doomed(game: Game, company: Company) -> bool:
+    """Whether ``company`` is nationalized at its next train step (8.11.3, 10): it has no
+    train, none within reach (:func:`train_beyond_reach`), and no stock round (where its
+    treasury shares could be sold) comes before its turn."""
+    state = game.state
+    rnd = state.round
+    if company.trains or not isinstance(rnd, OperatingRound):
+        return False
+    if company.sym not in rnd.order[rnd.index:] and rnd.number >= state.operating_rounds:
+        return False
+    president = state.president(company.sym)
+    return train_beyond_reach(game, company, president.id if president else None)
+
+
+def nationalization_payouts(game: Game, company: Company) -> tuple[int, int]:
+    """What a share of a :func:`doomed` company is paid if nationalized now, and at its
+    train step (after a run that earns nothing, if one comes first)."""
+    now = nationalization_payout(game.ctx, game.state, company.sym)
+    runs = _runs_before_train_step(game, company)
+    return now, nationalization_payout(game.ctx, game.state, company.sym, runs) if runs else now
+
+
+def _runs_before_train_step(game: Game, company: Company) -> int:
+    """1 if ``company`` (in an operating round) comes to its dividend step before its next
+    train step: it earns nothing there, and its price moves left (8.9.2); else 0."""
+    rnd = game.state.round
+    assert isinstance(rnd, OperatingRound)
+    operating = rnd.order[rnd.index] if rnd.index < len(rnd.order) else None
+    steps = game.ctx.title.step_index
+    return int(operating != company.sym or steps[rnd.step] < steps["dividend"])
+
+
+def train_beyond_reach(game: Game, company: Company, president: str | None) -> bool:
+    """Whether ``company`` cannot afford the bank's cheapest train even with every loan it
+    may still take (8.2, 8.11.3) and no other company of ``president``'s has a second
+    train to sell it."""
+    state = game.state
+    price = cheapest_bank_price(game.ctx, state)
+    if price is None or borrowing_power(company) >= price:
+        return False
+    sisters = [c for c in state.companies.values() if c is not company and president is not None
+               and (chief := state.president(c.sym)) is not None and chief.id == president]
+    return not any(len(sister.trains) > 1 for sister in sisters)
+
+
 def holding(state: GameState, player: str, company: Company) -> float:
     """The part of ``company`` that counts to ``player``: the shares they hold (a minor's
     one certificate is all of it) and, for its president, the shares still in its
@@ -208,6 +257,11 @@ def worths(game: Game, incomes: dict[str, int] | None = None, horizon: float | N
             values[player.id] += game.ctx.board.private(sym).revenue * horizon
     for company in state.companies.values():
         if company.closed or not company.floated or company.is_national:
+            continue
+        if doomed(game, company):  # its holders get the payout (10.1D), nothing else
+            payout = nationalization_payouts(game, company)[1] - market.price(game.ctx, state, company.sym)
+            for player in state.holders(company.sym):
+                values[player.id] += player.shares_of(company.sym) * payout
             continue
         income = (incomes or {}).get(company.sym)
         if income is None:
