@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from engine.actions import Action
+from engine import agent_named, load_board
+from engine.actions import Action, action_from_dict
 from engine.game import Game
 from engine.rules import Rules
 from storage import SqliteEventStore
@@ -24,6 +25,7 @@ os.environ.setdefault("TROIKA_WEB", "off")
 """The `troika run`s of the tests (and their children) serve no web page unless a test
 asks for one with --web: the console's default address may be taken on this machine."""
 GAMES = SHARED / "games"
+DATA = ROOT / "tests" / "data"
 
 
 @pytest.fixture
@@ -42,15 +44,53 @@ def shared_game(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         if os.environ.get("CI"):
             pytest.fail(f"the shared games are missing: {log_path}")
         pytest.skip(f"shared games not found at {GAMES}")
-    log = json.loads(_read(log_path))
-    trace = [json.loads(line) for line in _read(folder / f"{name}.trace.jsonl{suffix}").splitlines() if line.strip()]
+    log = read_json(log_path)
+    trace = read_json_lines(folder / f"{name}.trace.jsonl{suffix}")
     return log, [t for t in trace if "header" not in t]
 
 
-def _read(path: Path) -> str:
-    if path.suffix == ".gz":
-        return gzip.decompress(path.read_bytes()).decode("utf-8")
-    return path.read_text(encoding="utf-8")
+class DataFileError(Exception):
+    """A test data file that is not valid (gzipped) JSON, named."""
+
+
+def read_json(path: Path) -> Any:
+    """The data of a ``.json`` or ``.json.gz`` file (a missing one: FileNotFoundError, named)."""
+    return _parsed(_text(path), str(path))
+
+
+def read_json_lines(path: Path) -> list[Any]:
+    """The data of each non-blank line of a ``.jsonl`` or ``.jsonl.gz`` file."""
+    lines = _text(path).splitlines()
+    return [_parsed(line, f"{path} line {n}") for n, line in enumerate(lines, 1) if line.strip()]
+
+
+def _text(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as exc:  # a bad gzip file is an OSError
+        raise DataFileError(f"cannot read {path}: {exc}") from None
+
+
+def _parsed(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataFileError(f"{where} is not valid JSON: {exc}") from None
+
+
+def kept_game(name: str) -> Game:
+    """A game kept in tests/data as ``{title, seed, seats, rules, note, actions}``:
+    started as ``troika arena`` starts it, then its actions applied."""
+    kept = read_json(DATA / f"{name}.json.gz")
+    if kept["rules"] != "rulebook":
+        raise DataFileError(f"{name}: a kept game plays by the rulebook, not {kept['rules']!r}")
+    seats = [(f"p{i}", f"{agent_named(agent, 0).name.title()} {i + 1}") for i, agent in enumerate(kept["seats"])]
+    rules = Rules.rulebook(market=load_board(kept["title"]).default_market)
+    game = Game.new(seats, kept["seed"], rules, kept["title"])
+    for move in kept["actions"]:
+        game.apply(action_from_dict(move))
+    return game
 
 
 def replayed(name: str, until: int, rules: Rules | None = None) -> Game:

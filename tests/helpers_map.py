@@ -8,19 +8,17 @@ an 18xx.games trace (``shared/games/*.trace.jsonl``).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from engine.board import load_board
 from engine.rules import Rules
 from engine.state import Company, Context, GameState, PlacedTile, StationToken, Train
 from engine.titles import title_named
+from tests.conftest import GAMES, read_json_lines
 
-GAMES = Path("/work/shared/games")
 TRACES = sorted(GAMES.glob("1861-*.trace.jsonl"))
 
 TokenSpec = str | tuple[str, int]
@@ -118,13 +116,6 @@ def _upgraded_city(state: GameState, hex_id: str, printed_city: int) -> int:
     return printed_city
 
 
-def trace_lines(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open() as f:
-        next(f)  # header
-        for line in f:
-            yield json.loads(line)
-
-
 def trace_position(line: Mapping[str, Any], cities: Mapping[tuple[str, str], int] | None = None) -> GameState:
     """The state of one trace line; ``cities`` fixes (company, hex) -> city where needed."""
     corps = line["corporations"]
@@ -150,6 +141,6 @@ def final_positions() -> list[GameState]:
     """The end-of-game map of every shared 1861 game."""
     result = []
     for path in TRACES:
-        *_, last = trace_lines(path)
+        last = read_json_lines(path)[-1]
         result.append(trace_position(last))
     return result

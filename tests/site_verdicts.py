@@ -58,10 +58,9 @@ from engine.operating import OperatingRound
 from engine.rules import Rules
 from engine.state import GameState
 from engine.trains import train_limit
+from tests.conftest import DATA, SHARED, read_json
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("TROIKA_SHARED", ROOT.parent / "shared"))
-FIXTURE = ROOT / "tests" / "data" / "site_verdicts.json.gz"
+FIXTURE = DATA / "site_verdicts.json.gz"
 
 FIXTURE_GAMES = {
     "1861-29683": 50,
@@ -118,9 +117,7 @@ def game_path(name: str) -> Path:
 
 def load_log(name: str) -> dict[str, Any]:
     """A shared game's log (:func:`game_path`), gzipped or not."""
-    path = game_path(name)
-    text = gzip.decompress(path.read_bytes()) if path.name.endswith(".gz") else path.read_bytes()
-    return dict(json.loads(text))
+    return dict(read_json(game_path(name)))
 
 
 def live_rules(game: Game) -> Rules:
@@ -320,7 +317,7 @@ def compare(game: Game, verdict: dict[str, Any]) -> list[tuple[str, str, str | N
 
 
 def read_fixture(path: Path = FIXTURE) -> dict[str, Any]:
-    return dict(json.loads(gzip.decompress(path.read_bytes())))
+    return dict(read_json(path))
 
 
 def measure(names: list[str], every: int, oracle: Path) -> dict[str, Any]:

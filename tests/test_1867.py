@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from engine.actions import Bid, BuyTrain, Pass, PlaceToken
 from engine.game import Game
+from engine.importer import actions_of, read_log
 from engine.legal import legal_actions
 from engine.nationalization import nationalize
 from engine.notation import command, parse
@@ -17,7 +15,8 @@ from engine.rules import Rules
 from engine.stock_round import home_cities
 from engine.track import border_crossings_paid
 from engine.trains import export_train, trade_in_prices, yard_trains
-from tests.conftest import PLAYERS3, before_first_trade_in, play, refused, shared_game
+from tests.conftest import DATA, PLAYERS3, before_first_trade_in, play, read_json, refused, shared_game
+from tests.site_verdicts import load_log, positions
 
 GREEN_SPOTS = [("D2", 0), ("L12", 2)]
 
@@ -416,17 +415,13 @@ def test_a_trade_in_buys_a_pool_train_too(site: bool) -> None:
     assert [t.id for t in state.depot.pool] == ["6-0"]
 
 
-DATA = Path(__file__).parent / "data"
-VERDICT_K = json.loads((DATA / "nationalized_trains_verdict.json").read_text())
+VERDICT_K = read_json(DATA / "nationalized_trains_verdict.json")
 
 
 def _after_cnr_is_nationalized(for_sale: bool) -> Game:
     """The generated 1867 game S5012 at position 580 (the verdict's): CNR, a major, was
     nationalized with a 5-train; C&O is to buy trains. Its log loads as an import does,
     then the site's live rules, with ``nationalized_major_trains_for_sale`` as given."""
-    from engine.importer import actions_of, read_log
-    from tests.site_verdicts import load_log
-
     game, kept = read_log(load_log(VERDICT_K["log"]))
     game.ctx.rules = game.ctx.rules.but(nationalized_major_trains_for_sale=for_sale)
     for entry in kept[: VERDICT_K["position"]]:
@@ -462,18 +457,14 @@ def test_a_nationalized_major_s_train_is_for_sale_on_18xx_games_only() -> None:
     refused(book, buy, f"train {train.id} is not for sale now")
 
 
-VERDICT_OPERATING = json.loads((DATA / "operating_major_nationalized_verdict.json").read_text())
+VERDICT_OPERATING = read_json(DATA / "operating_major_nationalized_verdict.json")
 
 
 def _cpr_first_and_trainless(not_nationalized: bool) -> Game:
     """The fresh export 1867-selfplay-61004 at position 979 (the verdict's): operating
     round 10.2 begins with CPR, which lost its last train with C&O at the end of 10.1;
     CPR's president chooses first. Played by the site's live rules, the switch as given."""
-    import gzip
-
-    from tests.site_verdicts import positions
-
-    log = json.loads(gzip.decompress((DATA / VERDICT_OPERATING["log"]).read_bytes()))
+    log = read_json(DATA / VERDICT_OPERATING["log"])
     _, game = next(positions(log, {VERDICT_OPERATING["position"]}))
     game.ctx.rules = game.ctx.rules.but(operating_major_not_nationalized=not_nationalized)
     return game
@@ -519,18 +510,13 @@ def test_the_major_whose_turn_it_is_may_be_nationalized_by_the_rulebook() -> Non
     assert not game.state.companies["CPR"].floated and game.actor() == "NYC"
 
 
-PHASE_EIGHT = json.loads((DATA / "phase_eight_turn_ends.json").read_text())
+PHASE_EIGHT = read_json(DATA / "phase_eight_turn_ends.json")
 
 
 def _gwr_buys_the_first_8_train(ends_turn: bool) -> Game:
     """The fresh export 1867-selfplay-61010 at position 920, then GWR's purchase of the
     first 8-train (its action 921), with ``buyer_turn_ends_when_minors_nationalized`` as given."""
-    import gzip
-
-    from engine.actions import BuyTrain
-    from tests.site_verdicts import positions
-
-    log = json.loads(gzip.decompress((DATA / PHASE_EIGHT["log"]).read_bytes()))
+    log = read_json(DATA / PHASE_EIGHT["log"])
     _, game = next(positions(log, {PHASE_EIGHT["position"]}))
     game.ctx.rules = game.ctx.rules.but(buyer_turn_ends_when_minors_nationalized=ends_turn)
     assert game.actor() == "GWR" and any(c.trains for c in game.state.companies.values() if c.is_minor)

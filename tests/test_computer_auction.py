@@ -4,11 +4,7 @@ at prices people pay (7.2). Positions come from the real games in ``shared/games
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
-from conftest import replayed
 
 from engine.actions import Action, Bid, Pass
 from engine.board import load_board
@@ -17,6 +13,7 @@ from engine.game import Game
 from engine.legal import legal_actions
 from engine.rules import Rules
 from engine.stock_round import MINOR_MIN_BID
+from tests.conftest import GAMES, read_json, replayed
 
 REAL_GAMES = ["1861-29683", "1867-19792", "1867-21268", "1861-bank-breaks"]
 
@@ -72,7 +69,7 @@ def test_the_computer_pays_near_face_value_and_keeps_cash_for_a_minor(title: str
 
 
 def _private_bids(name: str) -> list[dict[str, object]]:
-    log = json.loads((Path("/work/shared/games") / f"{name}.json").read_text())
+    log = read_json(GAMES / f"{name}.json")
     return [a for a in log["actions"] if a["type"] == "bid" and a.get("company")]
 
 

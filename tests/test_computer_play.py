@@ -24,7 +24,6 @@ from engine.actions import (
     PlaceToken,
     RunRoutes,
     SellShares,
-    action_from_dict,
 )
 from engine.board import hex_distance
 from engine.computer import decide
@@ -38,7 +37,7 @@ from engine.legal import legal_actions
 from engine.nationalization import nationalization_payout
 from engine.replay import replay
 from engine.rules import Rules
-from tests.conftest import before_first_trade_in, replayed, shared_game
+from tests.conftest import before_first_trade_in, kept_game, replayed, shared_game
 
 RAISING = [("1867-21268", 280), ("1867-21268", 502), ("1861-29683", 383)]
 """Lay steps after these log ids where some lay raises the company's best run: before the
@@ -332,29 +331,11 @@ def test_a_majors_unsold_shares_count_to_its_president_and_no_one_else() -> None
     assert all(holding(formed.state, p.id, major) == p.percent_of("CNR") / 100 for p in others)
 
 
-def _arena_position(name: str) -> Game:
-    """A position of an arena game kept in tests/data: the game started as the arena
-    starts it and the moves recorded there applied."""
-    import gzip
-    import json
-    from pathlib import Path
-
-    from engine import agent_named, load_board
-
-    kept = json.loads(gzip.decompress((Path(__file__).parent / "data" / f"{name}.json.gz").read_bytes()))
-    seats = [(f"p{i}", f"{agent_named(agent, 0).name.title()} {i + 1}") for i, agent in enumerate(kept["seats"])]
-    rules = Rules.rulebook(market=load_board(kept["title"]).default_market)
-    game = Game.new(seats, kept["seed"], rules, kept["title"])
-    for move in kept["actions"]:
-        game.apply(action_from_dict(move))
-    return game
-
-
 def test_a_company_never_buys_a_sister_companys_only_train() -> None:
     """KK (trainless) could buy M-K's one 2-train for 1. Once a minor's kept half of its
     run counted less, the computer did, and the two then passed it back and forth every
     round, neither running it (the arena game lost, 2515 to 7925)."""
-    game = _arena_position("1861-arena-91009")
+    game = kept_game("1861-arena-91009")
     assert company_acting(game) == "KK" and len(game.state.companies["M-K"].trains) == 1
     decision = decide(game)
     owned = {t.id for t in game.state.companies["M-K"].trains}
@@ -610,7 +591,7 @@ def test_a_minor_with_the_cash_buys_the_first_3_train() -> None:
     first 3-train ("none is worth its price"), as every company did, round after round,
     and the game ended when the bank broke, still in phase 2. A train counted for nothing
     but its runs within the horizon, and a phase started seemed to shorten that horizon."""
-    game = _arena_position("1861-four-computers-1")
+    game = kept_game("1861-four-computers-1")
     assert company_acting(game) == "N" and game.state.phase == "2"
     decision = decide(game)
     assert isinstance(decision.action, BuyTrain) and decision.action.train.startswith("3-"), decision
@@ -654,7 +635,7 @@ def test_the_greedy_baselines_route_searches_are_bounded() -> None:
     need more is not taken."""
     from engine.computer.greedy import GreedyAgent
 
-    game = _arena_position("1867-arena-90005-greedy")
+    game = kept_game("1867-arena-90005-greedy")
     assert company_acting(game) == "NTR"
     decision = GreedyAgent(0).decide(game)
     assert decision.action in legal_actions(game)

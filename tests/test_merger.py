@@ -6,12 +6,14 @@ import pytest
 
 from engine import graph, market
 from engine.actions import BuyShare, Convert, DiscardTrain, Merge, Pass, RemoveToken
+from engine.errors import IllegalAction
 from engine.game import Game
 from engine.legal import legal_actions
 from engine.merger import one_connected_to_all
 from engine.replay import replay
 from engine.rules import Rules
-from tests.conftest import play, refused, replayed, shared_game
+from tests.conftest import DATA, play, read_json, refused, replayed, shared_game
+from tests.site_verdicts import known_cause, positions
 
 
 def _merger_round(rules: Rules | None = None) -> Game:
@@ -310,14 +312,7 @@ def test_on_18xx_games_no_minor_joins_a_merge_that_nobody_could_then_preside() -
     M-K would leave nobody able to preside, and the site's engine accepted no move after
     it. Troika under the site's rules neither offers nor takes that join; a refused join
     changes nothing."""
-    import gzip
-    import json
-    from pathlib import Path
-
-    from engine import IllegalAction, Merge, legal_actions
-    from tests.site_verdicts import positions
-
-    log = json.loads(gzip.decompress((Path(__file__).parent / "data" / "1861-selfplay-97009.json.gz").read_bytes()))
+    log = read_json(DATA / "1861-selfplay-97009.json.gz")
     _, game = next(positions(log, {518}))  # the log goes on with the join, refused now
     assert game.ctx.rules.merger_major_named_after_adding and game.round_name == "Merger"
     join = Merge("M-K", "Y")
@@ -335,14 +330,7 @@ def test_on_18xx_games_the_adding_does_not_end_while_nobody_could_preside() -> N
     major nor give the merge up; Troika under the site's rules offers only SLA's join
     (the oracle accepted it there: ``at 403`` gave ``merge THB SLA`` and ``pass THB``),
     and refuses the pass, naming why; the comparator counts the pass as cause L."""
-    import gzip
-    import json
-    from pathlib import Path
-
-    from engine import IllegalAction, Merge, Pass, legal_actions
-    from tests.site_verdicts import known_cause, positions
-
-    log = json.loads(gzip.decompress((Path(__file__).parent / "data" / "1867-selfplay-98010.json.gz").read_bytes()))
+    log = read_json(DATA / "1867-selfplay-98010.json.gz")
     _, game = next(positions(log, {403}))  # the log goes on with the pass, refused now
     assert game.round.merging == ["THB", "LPS"] and not game.round.adding_done
     assert legal_actions(game) == [Merge("THB", "SLA")]

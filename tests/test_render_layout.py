@@ -9,9 +9,8 @@ the few that cannot are counted and must stay few.
 
 from __future__ import annotations
 
-import gzip
-import json
 import xml.etree.ElementTree as ET
+from typing import Any
 
 import pytest
 
@@ -21,7 +20,7 @@ from engine.rules import Rules
 from engine.state import Context, GameState, PlacedTile
 from engine.titles import title_named
 from render.map import render_map
-from tests.conftest import GAMES
+from tests.conftest import GAMES, read_json, read_json_lines
 from tests.svg_geometry import box_meets_segment, map_geometry, overlaps
 
 SHARED_GAMES = ["1861-29683", "1861-bank-breaks", "1867-19792", "1867-21268"]
@@ -39,12 +38,11 @@ def end_position(name: str) -> tuple[Context, GameState]:
     path = GAMES / f"{name}.json"
     if not path.exists():
         pytest.skip(f"shared games not found at {GAMES}")
-    log = json.loads(path.read_text(encoding="utf-8"))
-    run = replay(log)
+    run = replay(read_json(path))
     if run.stopped_at is None:
         return run.game.ctx, run.game.state
     ctx = Context(load_board(name.split("-")[0]), Rules.rulebook(), title_named(name.split("-")[0]))
-    return ctx, _trace_end(ctx, (GAMES / f"{name}.trace.jsonl").read_text(encoding="utf-8"))
+    return ctx, _trace_end(ctx, read_json_lines(GAMES / f"{name}.trace.jsonl"))
 
 
 def generated_end(name: str) -> tuple[Context, GameState]:
@@ -53,11 +51,11 @@ def generated_end(name: str) -> tuple[Context, GameState]:
     if not path.exists():
         pytest.skip(f"generated games not found at {path.parent}")
     ctx = Context(load_board(name.split("-")[0]), Rules.rulebook(), title_named(name.split("-")[0]))
-    return ctx, _trace_end(ctx, gzip.decompress(path.read_bytes()).decode("utf-8"))
+    return ctx, _trace_end(ctx, read_json_lines(path))
 
 
-def _trace_end(ctx: Context, trace: str) -> GameState:
-    *_, last = (json.loads(line) for line in trace.splitlines() if line.strip())
+def _trace_end(ctx: Context, trace: list[dict[str, Any]]) -> GameState:
+    last = trace[-1]
     state = GameState(title=ctx.board.title, players=[], companies={}, bank=0, phase=last["phase"])
     for hex_id, code in last["tiles"].items():
         tile, rotation = code.split("@")

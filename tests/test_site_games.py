@@ -29,7 +29,7 @@ from engine.rules import Rules
 from storage import GameStatus, SqliteEventStore
 from storage.repository import rules_options
 from storage.store import EventKind
-from tests.conftest import PLAYERS3, replayed, shared_game
+from tests.conftest import DATA, PLAYERS3, read_json, replayed, shared_game
 from tests.site_verdicts import move_key
 from tests.test_orders import _move as plain_move
 
@@ -415,7 +415,7 @@ async def test_an_imported_game_checks_its_new_moves_as_the_site_s_page_does() -
     nor the site allows. The log's own moves still load; the moves after it are checked,
     and the lays offered there are those the site accepts (its verdict recorded in
     ``tests/data/imported_live_lays.json`` with the oracle)."""
-    verdict = json.loads((Path(__file__).parent / "data" / "imported_live_lays.json").read_text())
+    verdict = read_json(DATA / "imported_live_lays.json")
     log, _ = shared_game(verdict["log"])
     cut = {**log, "actions": log["actions"][: verdict["cut"]]}
     async with SqliteEventStore(":memory:") as store:
@@ -461,7 +461,7 @@ def test_an_export_names_the_options_played_and_an_import_reads_them_back() -> N
     assert len(imported.actions) == len(played) and imported.game.state.bank == game.state.bank
 
 
-DEAD_ENDS = json.loads((Path(__file__).parent / "data" / "site_accepts_dead_ends.json").read_text())
+DEAD_ENDS = read_json(DATA / "site_accepts_dead_ends.json")
 
 
 def _stuck_merger(name: str, minor: str, site: bool) -> tuple[dict[str, Any], Game]:
