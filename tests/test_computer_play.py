@@ -646,7 +646,7 @@ def test_a_minor_whose_treasury_could_buy_no_train_is_not_bid_on() -> None:
     90 (8.2), so it is nationalized at its first train step (8.11.3). The computer put V
     up for 100 ("worth about 259", counting a treasury the bid did not pay) and lost it at
     40 a share (checker of issue 37, console game with four computer seats)."""
-    game = _arena_position("1861-four-computers-2")
+    game = kept_game("1861-four-computers-2")
     bids = [m for m in legal_actions(game) if isinstance(m, Bid) and game.state.companies.get(m.target)]
     assert bids and game.state.phase == "3"
     decision = decide(game)
@@ -659,7 +659,7 @@ def test_a_company_that_can_afford_no_train_is_nationalized_at_once() -> None:
     """Phase 6: CPR has no train, 239 and room for five loans (225), short of the bank's
     cheapest, 650. Kept, it runs for nothing (its price a space left, 8.9.2) and is
     nationalized at its train step (8.11.3); the computer kept it."""
-    game = _arena_position("1867-four-computers-1")
+    game = kept_game("1867-four-computers-1")
     cpr = game.state.companies["CPR"]
     assert company_acting(game) == "CPR" and not cpr.trains and doomed(game, cpr)
     now, later = nationalization_payouts(game, cpr)
@@ -672,7 +672,7 @@ def test_a_company_that_can_afford_no_train_is_nationalized_at_once() -> None:
 def test_the_payout_foreseen_is_the_payout_paid_and_changes_nothing() -> None:
     """:func:`nationalization_payout` reads 10.1's price on a copy: the state it reads is
     unchanged, and each share is then paid exactly that."""
-    game = _arena_position("1867-four-computers-1")
+    game = kept_game("1867-four-computers-1")
     before = copy.deepcopy(game.state)
     foreseen = nationalization_payout(game.ctx, game.state, "CPR", withheld=1)
     assert game.state == before
@@ -688,7 +688,7 @@ def test_a_company_is_not_left_unable_to_afford_its_train_by_buying_privates() -
     """MVR, trainless with 340, bought MRR for 75 from its president: 265 and five loans
     (225) then fell short of the bank's 5-train (550), and it was nationalized. It buys
     the train (with loans); a purchase that leaves a company so says."""
-    game = _arena_position("1861-four-computers-3")
+    game = kept_game("1861-four-computers-3")
     mvr = game.state.companies["MVR"]
     assert company_acting(game) == "MVR" and not mvr.trains and not doomed(game, mvr)
     buy = BuyPrivate("MVR", "MRR", 75)
