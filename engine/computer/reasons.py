@@ -88,7 +88,21 @@ def reason(move: Move) -> str:
     taken = sum(line.startswith(f"{move.action.entity} takes a loan") for line in move.lines)  # not the national's
     if taken and found:
         found += f"; takes {'a loan' if taken == 1 else f'{taken} loans'} for it"
-    return found or f"leaves its seat {move.gain:+.0f} better off than passing"
+    found = found or f"leaves its seat {move.gain:+.0f} better off than passing"
+    return _joined(found, _dooms(move, move.action.entity))
+
+
+def _dooms(move: Move, sym: str) -> str:
+    """What a move that leaves ``sym`` unable to afford its compulsory train means: its
+    nationalization at its train step, and the payout."""
+    if sym not in move.game.state.companies or move.later is None or \
+            value.doomed(move.game, move.game.state.companies[sym]):
+        return ""
+    company = move.later.state.companies[sym]
+    if company.closed or not value.doomed(move.later, company):
+        return ""
+    return f"{sym} can then afford no train, even with loans, so it is nationalized at its train step (8.11.3), " \
+           f"paying {value.nationalization_payouts(move.later, company)[1]} a share"
 
 
 def _place(game: Game, hex_id: str) -> str:
@@ -476,19 +490,7 @@ def only_move(game: Game, action: Action) -> str:
 def _private(move: Move, buy: BuyPrivate) -> str:
     private = move.game.ctx.board.private(buy.private)
     return _joined(f"buys {buy.private} ({private.name}) for {buy.price}",
-                   f"{private.revenue} a round to {buy.entity}" if private.revenue else "", _dooms(move, buy.entity))
-
-
-def _dooms(move: Move, sym: str) -> str:
-    """What a move that leaves ``sym`` unable to afford its compulsory train means: its
-    nationalization at its train step, and the payout."""
-    if move.later is None or value.doomed(move.game, move.game.state.companies[sym]):
-        return ""
-    company = move.later.state.companies[sym]
-    if company.closed or not value.doomed(move.later, company):
-        return ""
-    return f"{sym} can then afford no train, even with loans, so it is nationalized at its train step (8.11.3), " \
-           f"paying {value.nationalization_payouts(move.later, company)[1]} a share"
+                   f"{private.revenue} a round to {buy.entity}" if private.revenue else "")
 
 
 def _merge(move: Move, merge: Merge) -> str:
