@@ -17,7 +17,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
-from engine import Decision, Game, as_listed, command, decide
+from engine import Decision, Game, action_from_dict, answer_deal, as_listed, command, decide
 from storage import GameRecord, GameStatus, Seat
 
 from .clock import COMPUTER_MOVED
@@ -113,7 +113,7 @@ class ComputerSeats(Feature):
         if game.state.finished or ledger.paused is not None:
             return False
         if ledger.ask is not None:
-            return await self._refuse_deal(record, live.seq, game, ledger)
+            return await self._answer_deal(record, live.seq, game, ledger)
         acting = game.acting_player()
         if acting is None:
             return False
@@ -131,15 +131,22 @@ class ComputerSeats(Feature):
             return False
         return True
 
-    async def _refuse_deal(self, record: GameRecord, seq: int, game: Game, ledger: Ledger) -> bool:
-        """A deal asked of a seat the computer plays is refused at once (8.11, 8.12, 9.2:
-        the owner's consent): the computer keeps what is its own, and the table is not
-        left waiting for an answer that never comes. Whether it answered."""
+    async def _answer_deal(self, record: GameRecord, seq: int, game: Game, ledger: Ledger) -> bool:
+        """A deal asked of a seat the computer plays (8.11, 8.12, 9.2: the owner's consent)
+        is answered at once, so the table is not left waiting: agreed when it leaves the
+        seat further ahead than no deal (:func:`engine.answer_deal`), else refused, with the
+        reason. Whether it answered."""
         ask = ledger.ask
         if ask is None or not self.plays(consenter := seat_of(record, ask.consenter), ledger):
             return False
-        text = (f"🤖 **{consenter.display_name}** refuses {code_span(ask.command)} _(played by the computer, "
-                "which keeps what is its own)_.")
+        deal = action_from_dict(ask.action)
+        answer = await asyncio.to_thread(answer_deal, game, deal, ask.consenter)
+        if answer.agrees:  # the asker's move, agreed to
+            note = f"agreed by {consenter.display_name}, whose seat the computer plays: {answer.reason}"
+            await self.turns.apply(record, seq, game, seat_of(record, ask.requester), Parsed(deal), ask.command, note)
+            return True
+        text = (f"🤖 **{consenter.display_name}** refuses {code_span(ask.command)} _({answer.reason}; "
+                "played by the computer)_.")
         post = {"kind": "note", "seq": seq + 1, "text": text, "next": next_line(game), "mention": ask.requester}
         await self.repo.record_admin(record.id, seq, {"type": "answer", "answer": "refused"}, consenter.player_id,
                                      note=PLAYED, outbox=[post])

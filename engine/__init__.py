@@ -86,7 +86,7 @@ from .importer import actions_of, import_log, read_log
 from .replay import ReplayReport, replay
 
 # Players that are programs: self-play and the computer player.
-from .computer import AGENTS, Agent, Decision, agent_named, decide, decide_counted
+from .computer import AGENTS, Agent, Answer, Decision, agent_named, answer_deal, decide, decide_counted
 from .selfplay import (
     MAX_ACTIONS,
     SELFPLAY_SETUPS,
@@ -114,14 +114,15 @@ keeps the companies it was set among)."""
 __all__ = [
     "AGENTS", "COLORS", "DEFAULT_TITLE", "ENGINE_VERSION", "LOCKS_OPEN_IN_PHASE", "MARKETS", "MAX_ACTIONS",
     "NEUTRAL", "SELFPLAY_SETUPS", "TITLES",
-    "Action", "Agent", "AuctionView", "Before", "Board", "BuyPrivate", "BuyTrain", "Choose", "Company",
+    "Action", "Agent", "Answer", "AuctionView", "Before", "Board", "BuyPrivate", "BuyTrain", "Choose", "Company",
     "Context", "CorporationDef", "Decision", "DiscardTrain", "Dividend", "EndGame", "EngineError", "Export", "Game",
     "GameState", "IllegalAction",
     "InvariantError", "LayTile", "MarketCell", "Merge", "Node", "OptionDef", "Pass", "PlaceToken", "PlacedTile",
     "RemoveToken", "ReplayReport", "RouteResult", "Rules", "RunRoutes", "SelfPlayResult", "Setup", "StandingOrder",
     "TileDef",
     "TrackView", "Train", "TurnView", "Unreadable",
-    "action_from_dict", "actions_of", "addressed", "as_listed", "agent_named", "available_minors", "best_routes",
+    "action_from_dict", "actions_of", "addressed", "agent_named", "answer_deal", "as_listed", "available_minors",
+    "best_routes",
     "borrowing_power", "cert_count", "cert_limit", "check_invariants", "check_logged_routes", "check_options",
     "check_routes", "cheapest_bank_price", "city_mapping", "command", "consent_needed", "counted", "decide",
     "decide_counted",

@@ -15,7 +15,7 @@ from bot.console import Console
 from bot.errors import NotAllowed, Refusal
 from bot.service import Account, Post, TroikaService
 from bot.workers import ServicePool
-from engine import counted
+from engine import BuyTrain, counted
 from storage import GameStatus, SqliteEventStore
 from tests.test_bot_discord import ANNA, BORIS, CHANNEL_ID, USERS, Table, posts, table  # noqa: F401 (the fixture)
 
@@ -266,9 +266,10 @@ async def test_a_typed_hint_goes_by_direct_message(table: Table, monkeypatch: py
 
 async def test_the_computer_refuses_a_deal_asked_of_its_seat_and_proposes_none() -> None:
     """A person asking a computer-played seat for a train waits for no answer that never
-    comes: the computer refuses at once and keeps its train (checker of issue 37: the
-    table hung on `agree`). And the computer never picks a move that needs another
-    player's consent (it took other companies' trains for 1 without asking)."""
+    comes: the computer answers at once, here refusing, N's one train, and says why
+    (checker of issue 37: the table hung on `agree`). And the computer never picks a move
+    that needs another player's consent (it took other companies' trains for 1 without
+    asking)."""
     from engine import BuyTrain, consent_needed
     from engine.computer.agents import moves
     from tests.test_bot_service import BEFORE_MK_BUYS, start_shared
@@ -281,7 +282,8 @@ async def test_the_computer_refuses_a_deal_asked_of_its_seat_and_proposes_none()
         assert consent_needed(game, deal) == "3058" and deal not in moves(game)
         assert "computer takes Player 3" in await table.say("as Player 1 replace Player 3 computer")
         said = await table.say("as Player 2 train 2-0 from N 60")
-        assert "refuses" in said and "played by the computer" in said, said
+        assert "refuses `train 2-0 from N 60` (N would keep no train that outlasts the next phase" in said
+        assert "played by the computer" in said, said
         game = await table.game()
         assert any(t.id == "2-0" for t in game.state.companies["N"].trains)  # kept
         assert (await store.get_game(1)).status.name == "RUNNING"
@@ -435,3 +437,29 @@ async def test_trouble_in_the_computers_play_on_ends_no_console_session(monkeypa
         monkeypatch.setattr(service, "computer_moves", broken)
         await console.line("new 1861 computer computer")
         assert out[-1] == "✗ The computer stopped on my side; it is logged. Enter lets it try again."
+
+
+async def test_the_computer_agrees_to_a_deal_that_leaves_its_seat_ahead() -> None:
+    """1861-29683: trainless MNN asks for SV's spare 2-train (SV keeps its 3-train). For 1
+    the computer playing SV's owner refuses; for 100 it agrees, and the train changes
+    hands as the asker's move, noted as agreed for the seat, with the computer's reason."""
+    from engine.computer.deals import answer_deal
+    from tests.test_bot_service import start_shared
+    from tests.test_computer_deals import BEFORE_MNN_BUYS
+
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        table = await start_shared(service, BEFORE_MNN_BUYS)
+        game = await table.game()
+        owner = next(p.name for p in game.state.players if p.id == "5522")
+        asker = next(p.name for p in game.state.players if p.id == game.controller("MNN"))
+        assert answer_deal(game, BuyTrain("MNN", "2-6", 100), "5522").agrees
+        assert "computer takes" in await table.say(f"as Player 1 replace {owner} computer")
+        said = await table.say(f"as {asker} train 2-6 from SV 1")
+        assert f"{owner} refuses `train 2-6 from SV 1`" in said, said
+        assert not (await table.game()).state.companies["MNN"].trains
+        said = await table.say(f"as {asker} train 2-6 from SV 100")
+        assert f"agreed by {owner}, whose seat the computer plays: it leaves its seat about" in said, said
+        game = await table.game()
+        assert [t.id for t in game.state.companies["MNN"].trains] == ["2-6"]
+        assert [t.name for t in game.state.companies["SV"].trains] == ["3"]

@@ -4,7 +4,8 @@
 player, :mod:`engine.computer.player`), ``greedy`` (a baseline that takes what pays now,
 :mod:`engine.computer.greedy`) and ``random`` (the self-play player). ``decide(game)``
 is the computer player's move for whoever is to act, with its one-line reason: what the
-table's hand-over (a computer seat, an absent player, a hint) calls.
+table's hand-over (a computer seat, an absent player, a hint) calls. ``answer_deal`` is
+its answer to a deal another player asks of a seat it plays (:mod:`.deals`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from ..errors import EngineError
 from ..game import Game
 from .agents import Agent, Decision, RandomAgent
+from .deals import Answer, answer_deal
 from .greedy import GreedyAgent
 from .player import DECISION_STEPS, SEARCH_STEPS, ComputerAgent
 from .value import Work
@@ -38,5 +40,5 @@ def decide_counted(game: Game, seed: int = 0) -> tuple[Decision, int]:
     return ComputerAgent(seed).decide_within(game, work), work.spent
 
 
-__all__ = ["AGENTS", "Agent", "ComputerAgent", "Decision", "GreedyAgent", "RandomAgent", "agent_named", "decide",
-           "decide_counted"]
+__all__ = ["AGENTS", "Agent", "Answer", "ComputerAgent", "Decision", "GreedyAgent", "RandomAgent", "agent_named",
+           "answer_deal", "decide", "decide_counted"]

@@ -256,12 +256,15 @@ def _between_companies(game: Game, move: Action, owned: set[str]) -> bool:
     company running it (or leave the seller to the next rust)."""
     if not isinstance(move, BuyTrain) or move.train not in owned:
         return False
-    if game.state.companies[move.entity].trains:
-        return True
-    seller = next(c for c in game.state.companies.values() if any(t.id == move.train for t in c.trains))
+    return bool(game.state.companies[move.entity].trains) or not seller_keeps_a_train(game, move.train)
+
+
+def seller_keeps_a_train(game: Game, train: str) -> bool:
+    """Whether the company that owns ``train`` keeps another that outlasts the next phase."""
+    seller = next(c for c in game.state.companies.values() if any(t.id == train for t in c.trains))
     rusting = _next_phase(game)
-    return not any(t.id != move.train and (rusting is None or game.ctx.board.train(t.name).rusts_on != rusting)
-                   for t in seller.trains)
+    return any(t.id != train and (rusting is None or game.ctx.board.train(t.name).rusts_on != rusting)
+               for t in seller.trains)
 
 
 def _next_phase(game: Game) -> str | None:
