@@ -13,7 +13,7 @@ from ..actions import Action, BuyTrain, Merge
 from ..game import Game
 from ..trains import find_train
 from .agents import after
-from .player import DECISION_STEPS, SEARCH_STEPS, _majors_named, _runner, seller_keeps_a_train
+from .player import DECISION_STEPS, SEARCH_STEPS, majors_named, runner, seller_keeps_a_train
 from .value import Work, income_within, rounds_left, standing, worths
 
 AGREE_MARGIN = 5.0
@@ -37,7 +37,7 @@ def answer_deal(game: Game, action: Action, seat: str) -> Answer:
 
     def seat_standing(position: Game) -> float:
         incomes = {sym: income_within(position, sym, work, None)
-                   for sym in {_runner(position, s) or s for s in involved}
+                   for sym in {runner(position, s) or s for s in involved}
                    if not position.state.companies[sym].closed}
         return standing(worths(position, incomes, horizon), seat)
 
@@ -48,7 +48,7 @@ def answer_deal(game: Game, action: Action, seat: str) -> Answer:
             not seller_keeps_a_train(game, action.train):
         return Answer(False, f"{involved[-1]} would keep no train that outlasts the next phase, and "
                              "a company must own a train (8.11.3)")
-    ends = [end for end, _ in _majors_named(later, action.entity)] if isinstance(action, Merge) else []
+    ends = [end for end, _ in majors_named(later, action.entity)] if isinstance(action, Merge) else []
     gain = min(seat_standing(end) for end in ends or [later]) - seat_standing(game)
     if gain > AGREE_MARGIN:
         return Answer(True, f"it leaves its seat about {gain:.0f} further ahead than no deal")

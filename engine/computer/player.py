@@ -120,9 +120,9 @@ class ComputerAgent(Agent):
 
         def judged(later: Game, move: Action) -> tuple[float, int]:
             """The seat's standing after ``move`` and what the acting company's trains earn."""
-            runner = _runner(later, company)
-            earns = income_within(later, runner, work, income) if isinstance(move, ROUTE_MOVES) else income
-            incomes = {runner: earns} if runner else None
+            running = runner(later, company)
+            earns = income_within(later, running, work, income) if isinstance(move, ROUTE_MOVES) else income
+            incomes = {running: earns} if running else None
             return standing(worths(later, incomes, horizon), player) + bid_gain(game, move), earns
 
         tried: list[tuple[float, float, Action, int, Game]] = []
@@ -131,7 +131,7 @@ class ComputerAgent(Agent):
             if later is None:
                 continue
             if company and _begins_a_major(game, move):  # judged by the best major it can end in
-                ends = [judged(*end) for end in _majors_named(later, company)]
+                ends = [judged(*end) for end in majors_named(later, company)]
                 if ends:
                     score, earns = max(ends)
                     tried.append((score, rng.random(), move, earns, later))
@@ -187,7 +187,7 @@ def _begins_a_major(game: Game, move: Action) -> bool:
     return isinstance(move, Convert) or (isinstance(move, Merge) and game.state.companies[move.target].is_minor)
 
 
-def _majors_named(later: Game, minor: str, passes: int = 1) -> list[tuple[Game, Action]]:
+def majors_named(later: Game, minor: str, passes: int = 1) -> list[tuple[Game, Action]]:
     """The positions where ``minor``, having begun a conversion or merge, names the major
     next (or after ``passes`` passes, one of which ends its adding, RN 8.3), each with the
     naming move."""
@@ -199,10 +199,10 @@ def _majors_named(later: Game, minor: str, passes: int = 1) -> list[tuple[Game, 
     if named or not passes:
         return named
     done = next((after(later, m) for m in moves(later) if isinstance(m, Pass)), None)
-    return _majors_named(done, minor, passes - 1) if done is not None else []
+    return majors_named(done, minor, passes - 1) if done is not None else []
 
 
-def _runner(game: Game, company: str | None) -> str | None:
+def runner(game: Game, company: str | None) -> str | None:
     """The company that runs ``company``'s trains in ``game``: the major it converted
     or merged into (9.1B, 9.2B), else itself."""
     if company is None:
