@@ -185,11 +185,17 @@ class ComputerSeats(Feature):
 
     @handles("hint")
     async def hint(self, record: GameRecord, seat: Seat, rest: str, proxy: Seat | None) -> Reply:
-        """`hint`: what the computer would do in the player's place now, and why; it never acts."""
+        """`hint`: what the computer would do in the player's place now (a deal asked of
+        them: `agree` or `refuse`), and why; it never acts."""
         live = await self.repo.load(record.id)
         game = live.game
         if game.state.finished:
             raise Refusal("The game is over.")
+        ask = (await self.core.ledger(record.id, live.seq)).ask
+        if ask is not None and ask.consenter == seat.player_id:
+            answer = await asyncio.to_thread(answer_deal, game, action_from_dict(ask.action), ask.consenter)
+            return Reply(f"💡 The computer would `{'agree' if answer.agrees else 'refuse'}` to "
+                         f"{code_span(ask.command)}: {answer.reason}.")
         if game.acting_player() != seat.player_id:
             raise NotAllowed("It is not your turn: a hint is for the move you are to make.")
         decision = await asyncio.to_thread(decide, game, record.seed)

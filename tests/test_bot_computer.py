@@ -463,3 +463,21 @@ async def test_the_computer_agrees_to_a_deal_that_leaves_its_seat_ahead() -> Non
         game = await table.game()
         assert [t.id for t in game.state.companies["MNN"].trains] == ["2-6"]
         assert [t.name for t in game.state.companies["SV"].trains] == ["3"]
+
+
+async def test_a_hint_asked_about_a_deal_says_whether_the_computer_would_agree() -> None:
+    """A player asked to agree to a deal may ask `hint`: the computer's answer in their
+    place, and why; the deal still waits for them."""
+    from tests.test_bot_service import start_shared
+    from tests.test_computer_deals import BEFORE_MNN_BUYS
+
+    async with SqliteEventStore(":memory:") as store:
+        service = TroikaService(store, pictures=False)
+        table = await start_shared(service, BEFORE_MNN_BUYS)
+        game = await table.game()
+        owner = next(p.name for p in game.state.players if p.id == "5522")
+        asker = next(p.name for p in game.state.players if p.id == game.controller("MNN"))
+        await table.say(f"as {asker} train 2-6 from SV 100")
+        said = await table.say(f"as {owner} hint")
+        assert "The computer would `agree` to `train 2-6 from SV 100`: it leaves its seat about" in said, said
+        assert not (await table.game()).state.companies["MNN"].trains  # still waiting
