@@ -439,28 +439,35 @@ async def test_trouble_in_the_computers_play_on_ends_no_console_session(monkeypa
         assert out[-1] == "✗ The computer stopped on my side; it is logged. Enter lets it try again."
 
 
-async def test_the_computer_agrees_to_a_deal_that_leaves_its_seat_ahead() -> None:
-    """1861-29683: trainless MNN asks for SV's spare 2-train (SV keeps its 3-train). For 1
-    the computer playing SV's owner refuses; for 100 it agrees, and the train changes
-    hands as the asker's move, noted as agreed for the seat, with the computer's reason."""
-    from engine.computer.deals import answer_deal
+@asynccontextmanager
+async def _mnn_may_ask_for_svs_train() -> AsyncIterator[tuple[Table, str, str]]:
+    """1861-29683 where trainless MNN may ask for SV's spare 2-train (SV keeps its
+    3-train): the table, SV's owner and MNN's."""
     from tests.test_bot_service import start_shared
     from tests.test_computer_deals import BEFORE_MNN_BUYS
 
     async with SqliteEventStore(":memory:") as store:
-        service = TroikaService(store, pictures=False)
-        table = await start_shared(service, BEFORE_MNN_BUYS)
+        table = await start_shared(TroikaService(store, pictures=False), BEFORE_MNN_BUYS)
         game = await table.game()
         owner = next(p.name for p in game.state.players if p.id == "5522")
         asker = next(p.name for p in game.state.players if p.id == game.controller("MNN"))
-        assert answer_deal(game, BuyTrain("MNN", "2-6", 100), "5522").agrees
-        assert "computer takes" in await table.say(f"as Player 1 replace {owner} computer")
-        said = await table.say(f"as {asker} train 2-6 from SV 1")
+        yield table, owner, asker
+
+
+async def test_the_computer_agrees_to_a_deal_that_leaves_its_seat_ahead() -> None:
+    """For 1 the computer playing SV's owner refuses; for 100 it agrees, and the train
+    changes hands as the asker's move, noted as agreed for the seat, with the reason."""
+    from engine.computer.deals import answer_deal
+
+    async with _mnn_may_ask_for_svs_train() as (seated, owner, asker):
+        assert answer_deal(await seated.game(), BuyTrain("MNN", "2-6", 100), "5522").agrees
+        assert "computer takes" in await seated.say(f"as Player 1 replace {owner} computer")
+        said = await seated.say(f"as {asker} train 2-6 from SV 1")
         assert f"{owner} refuses `train 2-6 from SV 1`" in said, said
-        assert not (await table.game()).state.companies["MNN"].trains
-        said = await table.say(f"as {asker} train 2-6 from SV 100")
+        assert not (await seated.game()).state.companies["MNN"].trains
+        said = await seated.say(f"as {asker} train 2-6 from SV 100")
         assert f"agreed by {owner}, whose seat the computer plays: it leaves its seat about" in said, said
-        game = await table.game()
+        game = await seated.game()
         assert [t.id for t in game.state.companies["MNN"].trains] == ["2-6"]
         assert [t.name for t in game.state.companies["SV"].trains] == ["3"]
 
@@ -468,16 +475,8 @@ async def test_the_computer_agrees_to_a_deal_that_leaves_its_seat_ahead() -> Non
 async def test_a_hint_asked_about_a_deal_says_whether_the_computer_would_agree() -> None:
     """A player asked to agree to a deal may ask `hint`: the computer's answer in their
     place, and why; the deal still waits for them."""
-    from tests.test_bot_service import start_shared
-    from tests.test_computer_deals import BEFORE_MNN_BUYS
-
-    async with SqliteEventStore(":memory:") as store:
-        service = TroikaService(store, pictures=False)
-        table = await start_shared(service, BEFORE_MNN_BUYS)
-        game = await table.game()
-        owner = next(p.name for p in game.state.players if p.id == "5522")
-        asker = next(p.name for p in game.state.players if p.id == game.controller("MNN"))
-        await table.say(f"as {asker} train 2-6 from SV 100")
-        said = await table.say(f"as {owner} hint")
+    async with _mnn_may_ask_for_svs_train() as (seated, owner, asker):
+        await seated.say(f"as {asker} train 2-6 from SV 100")
+        said = await seated.say(f"as {owner} hint")
         assert "The computer would `agree` to `train 2-6 from SV 100`: it leaves its seat about" in said, said
-        assert not (await table.game()).state.companies["MNN"].trains  # still waiting
+        assert not (await seated.game()).state.companies["MNN"].trains  # still waiting
