@@ -79,16 +79,16 @@ def _parsed(text: str, where: str) -> Any:
         raise DataFileError(f"{where} is not valid JSON: {exc}") from None
 
 
-def kept_game(name: str) -> Game:
+def kept_game(name: str, moves: int | None = None) -> Game:
     """A game kept in tests/data as ``{title, seed, seats, rules, note, actions}``:
-    started as ``troika arena`` starts it, then its actions applied."""
+    started as ``troika arena`` starts it, then its actions applied (the first ``moves``)."""
     kept = read_json(DATA / f"{name}.json.gz")
     if kept["rules"] != "rulebook":
         raise DataFileError(f"{name}: a kept game plays by the rulebook, not {kept['rules']!r}")
     seats = [(f"p{i}", f"{agent_named(agent, 0).name.title()} {i + 1}") for i, agent in enumerate(kept["seats"])]
     rules = Rules.rulebook(market=load_board(kept["title"]).default_market)
     game = Game.new(seats, kept["seed"], rules, kept["title"])
-    for move in kept["actions"]:
+    for move in kept["actions"][:moves]:
         game.apply(action_from_dict(move))
     return game
 

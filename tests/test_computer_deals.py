@@ -39,8 +39,8 @@ def test_a_companys_only_train_is_not_sold_at_any_price() -> None:
     for price in (1, 60, 100):
         answer = answer_deal(game, BuyTrain("M-K", "2-0", price), "3058")
         assert not answer.agrees
-        assert answer.reason == "N would keep no train that outlasts the next phase, and a company must " \
-            "own a train (8.11.3)"
+        assert answer.reason == "N would keep no train that lasts as long and outlasts the next phase, " \
+            "and a company must own a train (8.11.3)"
 
 
 def test_a_merge_is_judged_by_the_major_the_asker_may_name_that_is_worst_for_the_seat() -> None:

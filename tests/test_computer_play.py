@@ -30,7 +30,7 @@ from engine.computer import decide
 from engine.computer.agents import Decision, after, company_acting
 from engine.computer.player import explain
 from engine.computer.reasons import a_train, no_higher
-from engine.computer.value import doomed, holding, nationalization_payouts, route_income
+from engine.computer.value import doomed, holding, nationalization_payouts, route_income, unfunded
 from engine.game import Game
 from engine.graph import reachable
 from engine.legal import legal_actions
@@ -491,11 +491,13 @@ def test_a_payout_that_leaves_the_price_says_why() -> None:
 
 def test_keeping_a_trainless_major_says_so() -> None:
     """1867-21268 after 527 moves: GTR's president may nationalize it (10). Its pass read
-    "passes: nothing else leaves it better off"."""
+    "passes: nothing else leaves it better off". GTR has 91 and the cheapest train costs
+    650: kept, it is nationalized at its train step, and the computer nationalizes it now."""
     game = _at("1867-21268", 527)
     assert {type(a) for a in legal_actions(game)} == {Choose, Pass}
-    assert explain(game, Pass("GTR")) == ("does not nationalize GTR (10): it has no train and must buy one (8.11.3), "
-                                          "but kept it is worth more to its seat")
+    assert explain(game, Pass("GTR")) == ("keeps GTR for now (10): it cannot afford the bank's cheapest train even "
+                                          "with loans, so it is nationalized at its train step (8.11.3)")
+    assert decide(game).action == Choose("GTR", "nationalize")
 
 
 def test_a_pass_while_adding_minors_to_a_merge_says_it_adds_no_more() -> None:
@@ -698,3 +700,72 @@ def test_a_company_is_not_left_unable_to_afford_its_train_by_buying_privates() -
     assert not isinstance(decision.action, BuyPrivate), decision
     assert "MVR can then afford no train, even with loans, so it is nationalized at its train step (8.11.3)" \
         in explain(game, buy)
+
+
+def test_the_player_who_puts_a_minor_up_needs_a_treasury_that_could_buy_a_train() -> None:
+    """Phase 3, the bank's cheapest train 225. Computer 4 put SV up for 100, counting on a
+    company of its own to sell SV a train; none did, and SV was nationalized at 40 without
+    running. A minor is started only with a treasury that could buy a train (8.2, 8.11.3)."""
+    game = kept_game("1861-four-computers-4")
+    assert game.acting_player() == "p3" and any(isinstance(m, Bid) for m in legal_actions(game))
+    assert any(len(c.trains) > 1 for c in game.state.companies.values()
+               if (chief := game.state.president(c.sym)) is not None and chief.id == "p3")
+    decision = decide(game)
+    assert not isinstance(decision.action, Bid), decision
+    assert "could not buy the bank's cheapest train, for 225, even with its 2 loans (8.2)" in decision.reason
+
+
+def test_no_bid_on_a_minor_when_the_cheapest_train_is_beyond_its_treasury_and_loans() -> None:
+    """Phase 5, the cheapest train 550: E was put up for 100 and bid to 105 ("worth about
+    605"), spent 60 on track and was nationalized at 40 without running."""
+    game = kept_game("1861-four-computers-5", 488)
+    decision = decide(game)
+    assert isinstance(decision.action, Pass), decision
+    assert decision.reason.startswith("bids on none of ") and "for 550, even with its 2 loans" in decision.reason
+
+
+def test_a_company_takes_a_sisters_older_train_not_the_one_that_carries_it_on() -> None:
+    """Trainless MB took SE's 4-train for 1; SE kept a 3-train, which rusted at the 6-train,
+    and SE was nationalized. A seller keeps its longest-lasting train."""
+    game = kept_game("1861-four-computers-5", 507)
+    se = {t.id: t.name for t in game.state.companies["SE"].trains}
+    assert company_acting(game) == "MB" and sorted(se.values()) == ["3", "4"]
+    decision = decide(game)
+    assert isinstance(decision.action, BuyTrain) and se.get(decision.action.train) == "3", decision
+
+
+def test_a_sisters_train_that_rusts_at_the_next_phase_saves_no_company() -> None:
+    """THB (100, two loans' room) counted on GWR's 2-trains, which rust at the 4-train, and
+    paid 90 for SCT; then GWR bought the 4-train and THB was nationalized."""
+    game = kept_game("1867-computer-seats-1", 389)
+    assert company_acting(game) == "THB"
+    assert sorted(t.name for t in game.state.companies["GWR"].trains) == ["2", "2", "3"]
+    assert doomed(game, game.state.companies["THB"])
+    assert not isinstance(decide(game).action, BuyPrivate)
+
+
+def test_a_company_buys_its_train_rather_than_a_private_that_leaves_it_short() -> None:
+    """CPR (380) bought MB for 60 and could then afford no 5-train (550) even with five
+    loans; nationalized at 165 that turn."""
+    game = kept_game("1867-computer-seats-1", 495)
+    assert company_acting(game) == "CPR" and not doomed(game, game.state.companies["CPR"])
+    decision = decide(game)
+    assert isinstance(decision.action, BuyTrain) and decision.action.price == 550, decision
+
+
+def test_a_company_that_can_afford_no_train_is_nationalized_in_the_merger_round_too() -> None:
+    """Phase 6 began at an export; in the merger round that followed, CNR (298, cheapest
+    train 650) was kept, then nationalized at its turn."""
+    game = kept_game("1867-computer-seats-1", 561)
+    cnr = game.state.companies["CNR"]
+    assert game.state.round is not None and game.state.round.kind == "Merger" and doomed(game, cnr)
+    assert decide(game).action == Choose("CNR", "nationalize")
+
+
+def test_a_major_is_not_started_when_its_two_shares_and_loans_could_buy_no_train() -> None:
+    """Computer 2 started CPR at 200 (400 in its treasury, 225 more in loans) with the
+    bank's cheapest train at 650; CPR was nationalized at its first turn."""
+    game = kept_game("1867-computer-seats-1", 563)
+    starts = [m for m in legal_actions(game) if isinstance(m, Par)]
+    assert starts and all(unfunded(game, m) for m in starts)
+    assert not isinstance(decide(game).action, Par)

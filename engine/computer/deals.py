@@ -13,8 +13,8 @@ from ..actions import Action, BuyTrain, Merge
 from ..game import Game
 from ..trains import find_train
 from .agents import after
-from .player import DECISION_STEPS, SEARCH_STEPS, majors_named, runner, seller_keeps_a_train
-from .value import Work, income_within, rounds_left, standing, worths
+from .player import DECISION_STEPS, SEARCH_STEPS, majors_named, runner
+from .value import Work, income_within, rounds_left, seller_keeps_a_train, standing, worths
 
 AGREE_MARGIN = 5.0
 """How much further ahead a deal must leave the seat, at least, to be agreed: a deal
@@ -46,8 +46,8 @@ def answer_deal(game: Game, action: Action, seat: str) -> Answer:
         return Answer(False, "the engine would not allow it")
     if isinstance(action, BuyTrain) and game.state.companies.get(involved[-1]) and \
             not seller_keeps_a_train(game, action.train):
-        return Answer(False, f"{involved[-1]} would keep no train that outlasts the next phase, and "
-                             "a company must own a train (8.11.3)")
+        return Answer(False, f"{involved[-1]} would keep no train that lasts as long and outlasts the "
+                             "next phase, and a company must own a train (8.11.3)")
     ends = [end for end, _ in majors_named(later, action.entity)] if isinstance(action, Merge) else []
     gain = min(seat_standing(end) for end in ends or [later]) - seat_standing(game)
     if gain > AGREE_MARGIN:

@@ -47,9 +47,11 @@ from .value import (
     private_worth,
     rounds_left,
     route_income,
+    seller_keeps_a_train,
     standing,
     stock_round_reserve,
     train_beyond_reach,
+    unfunded,
     worths,
 )
 
@@ -98,7 +100,7 @@ class ComputerAgent(Agent):
     def decide_within(self, game: Game, work: Work) -> Decision:
         """:meth:`decide` within the route-search ``work`` given (spent from it)."""
         allowed = moves(game)
-        legal = [m for m in allowed if not _overbid(game, m, work)] or allowed
+        legal = [m for m in allowed if not _overbid(game, m, work) and not unfunded(game, m)] or allowed
         runs = [m for m in legal if isinstance(m, RunRoutes)]
         if runs:  # what they earn found within the work, as the decisions' searches are
             company = company_acting(game)
@@ -175,7 +177,7 @@ def _overbid(game: Game, move: Action, work: Work) -> bool:
         return move.price > private_worth(game, move.target) or cash - move.price < stock_round_reserve(game)
     if move.target not in game.state.companies:
         return False
-    if train_beyond_reach(game, replace(game.state.companies[move.target], cash=move.price), move.entity):
+    if train_beyond_reach(game, replace(game.state.companies[move.target], cash=move.price), None):
         return True  # nationalized at its first train step (8.11.3)
     income = bounded_route_income(game, move.target, work) if game.state.companies[move.target].placed_tokens else None
     return move.price > minor_worth(game, max(income or 0, first_train_income(game)))
@@ -250,28 +252,14 @@ def candidates(game: Game, legal: list[Action], aims: LayAims | None = None) -> 
 
 def _between_companies(game: Game, move: Action, owned: set[str]) -> bool:
     """A train bought from another company, left alone when the buyer has trains or the
-    seller would keep none that outlasts the next phase: the worth of the seller's loss is
-    only guessed (its last run), and a seller left trainless must buy a train at its next
-    turn (8.11) or run nothing, so such sales would pass one train back and forth, neither
-    company running it (or leave the seller to the next rust)."""
+    seller would keep none as lasting that outlasts the next phase (:func:`seller_keeps_a_train`):
+    the worth of the seller's loss is only guessed (its last run), and a seller left
+    trainless must buy a train at its next turn (8.11) or run nothing, so such sales would
+    pass one train back and forth, neither company running it (or leave the seller to the
+    next rust, its lasting train given away)."""
     if not isinstance(move, BuyTrain) or move.train not in owned:
         return False
     return bool(game.state.companies[move.entity].trains) or not seller_keeps_a_train(game, move.train)
-
-
-def seller_keeps_a_train(game: Game, train: str) -> bool:
-    """Whether the company that owns ``train`` keeps another that outlasts the next phase."""
-    seller = next(c for c in game.state.companies.values() if any(t.id == train for t in c.trains))
-    rusting = _next_phase(game)
-    return any(t.id != train and (rusting is None or game.ctx.board.train(t.name).rusts_on != rusting)
-               for t in seller.trains)
-
-
-def _next_phase(game: Game) -> str | None:
-    """The phase after the current one, if any."""
-    names = [p.name for p in game.ctx.board.phases]
-    at = names.index(game.state.phase) if game.state.phase in names else len(names)
-    return names[at + 1] if at + 1 < len(names) else None
 
 
 def _lay_rank(game: Game, lay: LayTile) -> int:

@@ -441,7 +441,7 @@ def _why_not(game: Game, bid: Bid) -> str:
     if worth is not None and bid.price > worth:
         return f"the next bid, {bid.price}, is above its worth to its seat, about {worth:.0f}"
     minor = game.state.companies.get(bid.target)
-    if minor is not None and value.train_beyond_reach(game, replace(minor, cash=bid.price), bid.entity):
+    if minor is not None and value.train_beyond_reach(game, replace(minor, cash=bid.price), None):
         return (f"a minor won for {bid.price} could not buy the bank's cheapest train, for "
                 f"{trains.cheapest_bank_price(game.ctx, game.state)}, even with its {loans.MAX_LOANS[minor.type]} "
                 "loans (8.2): it would be nationalized at its first train step (8.11.3)")
@@ -544,8 +544,9 @@ def _pass(move: Move, action: Pass) -> str:
         return _no_lay(move)
     if BuyTrain in legal_kinds and move.company:
         return _no_train(move, move.company)
-    if Bid in legal_kinds:
-        return no_higher(move.game, [a for a in move.legal if isinstance(a, Bid)])
+    bids = [a for a in legal_actions(move.game) if isinstance(a, Bid)]  # also those the computer never makes
+    if bids and (Bid in legal_kinds or not {BuyShare, Par} & legal_kinds):
+        return no_higher(move.game, bids)
     if BuyShare in legal_kinds or Par in legal_kinds or SellShares in legal_kinds:
         return _no_share(move, action, buys=BuyShare in legal_kinds or Par in legal_kinds)
     if PlaceToken in legal_kinds:
@@ -573,8 +574,12 @@ def _no_share(move: Move, action: Pass, buys: bool) -> str:
     player = game.state.player(action.entity)
     held, limit = shares.cert_count(player), shares.cert_limit(game.ctx, game.state)
     if buys:
+        starts = [m for m in legal_actions(game) if isinstance(m, Par)]
+        unfunded = f"; starts no major: even at {max(m.price for m in starts)} its two shares (7.4) and loans " \
+            f"would not buy the bank's cheapest train, for {trains.cheapest_bank_price(game.ctx, game.state)} " \
+            "(8.11.3)" if starts and all(value.unfunded(game, m) for m in starts) else ""
         return f"passes: no share bought or sold leaves it better off ({player.cash} in hand, {held} of {limit} " \
-               "certificates)"
+               f"certificates){unfunded}"
     if held >= limit:
         return f"passes: at its certificate limit ({held} of {limit}) it may buy nothing, and no sale leaves it " \
                "better off"

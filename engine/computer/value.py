@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .. import market
-from ..actions import Action, Bid
+from ..actions import Action, Bid, Par
 from ..loans import borrowing_power
 from ..nationalization import nationalization_payout
 from ..operating import OperatingRound
@@ -190,15 +190,11 @@ def spare_cash(game: Game, company: Company) -> float:
 
 def doomed(game: Game, company: Company) -> bool:
     """Whether ``company`` is nationalized at its next train step (8.11.3, 10): it has no
-    train, none within reach (:func:`train_beyond_reach`), and no stock round (where its
-    treasury shares could be sold) comes before its turn."""
-    state = game.state
-    rnd = state.round
-    if company.trains or not isinstance(rnd, OperatingRound):
+    train and none within reach (:func:`train_beyond_reach`). Money a stock round could
+    bring it (its treasury shares sold) saves it only once paid in."""
+    if company.trains:
         return False
-    if company.sym not in rnd.order[rnd.index:] and rnd.number >= state.operating_rounds:
-        return False
-    president = state.president(company.sym)
+    president = game.state.president(company.sym)
     return train_beyond_reach(game, company, president.id if president else None)
 
 
@@ -211,26 +207,62 @@ def nationalization_payouts(game: Game, company: Company) -> tuple[int, int]:
 
 
 def _runs_before_train_step(game: Game, company: Company) -> int:
-    """1 if ``company`` (in an operating round) comes to its dividend step before its next
-    train step: it earns nothing there, and its price moves left (8.9.2); else 0."""
+    """1 if ``company`` comes to its dividend step before its next train step (it is not
+    past its run in this operating round): it earns nothing there, and its price moves
+    left (8.9.2); else 0."""
     rnd = game.state.round
-    assert isinstance(rnd, OperatingRound)
-    operating = rnd.order[rnd.index] if rnd.index < len(rnd.order) else None
+    if not isinstance(rnd, OperatingRound) or rnd.index >= len(rnd.order) or rnd.order[rnd.index] != company.sym:
+        return 1
     steps = game.ctx.title.step_index
-    return int(operating != company.sym or steps[rnd.step] < steps["dividend"])
+    return int(steps[rnd.step] < steps["dividend"])
 
 
 def train_beyond_reach(game: Game, company: Company, president: str | None) -> bool:
     """Whether ``company`` cannot afford the bank's cheapest train even with every loan it
-    may still take (8.2, 8.11.3) and no other company of ``president``'s has a second
-    train to sell it."""
+    may still take (8.2, 8.11.3), and no other company of ``president``'s (if named) has a
+    train that outlasts the next phase and that it would sell (:func:`seller_keeps_a_train`)."""
     state = game.state
     price = cheapest_bank_price(game.ctx, state)
     if price is None or borrowing_power(company) >= price:
         return False
     sisters = [c for c in state.companies.values() if c is not company and president is not None
                and (chief := state.president(c.sym)) is not None and chief.id == president]
-    return not any(len(sister.trains) > 1 for sister in sisters)
+    return not any(_outlasts_next_phase(game, train.name) and seller_keeps_a_train(game, train.id)
+                   for sister in sisters for train in sister.trains)
+
+
+def _lasts(game: Game, train: str) -> int:
+    """The place among the phases of the one that rusts ``train`` (past the last: never)."""
+    names = [p.name for p in game.ctx.board.phases]
+    rusts = game.ctx.board.train(train).rusts_on
+    return names.index(rusts) if rusts in names else len(names)
+
+
+def _outlasts_next_phase(game: Game, train: str) -> bool:
+    """Whether ``train`` runs on after the next phase begins (or never rusts)."""
+    names = [p.name for p in game.ctx.board.phases]
+    now = names.index(game.state.phase) if game.state.phase in names else len(names)
+    return _lasts(game, train) > min(now + 1, len(names) - 1)
+
+
+def seller_keeps_a_train(game: Game, train: str) -> bool:
+    """Whether the company that owns ``train`` keeps another that outlasts the next phase
+    and lasts at least as long as ``train``: a company sells its older trains, not the
+    one that carries it on."""
+    seller = next(c for c in game.state.companies.values() if any(t.id == train for t in c.trains))
+    sold = _lasts(game, next(t.name for t in seller.trains if t.id == train))
+    return any(t.id != train and _outlasts_next_phase(game, t.name) and _lasts(game, t.name) >= sold
+               for t in seller.trains)
+
+
+def unfunded(game: Game, move: Action) -> bool:
+    """A major the computer never starts: one whose treasury from its start (the
+    president's two shares, 7.4) could not buy the bank's cheapest train even with every
+    loan (8.2, 8.11.3), so it is nationalized at its first turn unless others pay in."""
+    if not isinstance(move, Par):
+        return False
+    major = game.state.companies[move.company]
+    return train_beyond_reach(game, replace(major, cash=major.cash + 2 * move.price), None)
 
 
 def holding(state: GameState, player: str, company: Company) -> float:
