@@ -458,9 +458,9 @@ def test_a_company_that_buys_no_private_says_why(name: str, moves: int, company:
     read "passes: nothing else leaves it better off"."""
     log, _ = shared_game(name)
     decision = decide(replay(log, moves=moves).game)
-    assert decision == Decision(Pass(company), f"buys no private: {private} is worth no more to its seat than a "
-                                               f"price it may pay; {others} are other players' to sell (the "
-                                               "computer asks no one)")
+    assert decision == Decision(Pass(company), f"buys no private: {private} would leave its seat no better off at "
+                                               f"any price it may pay (8.12); {others} are other players' to sell "
+                                               "(the computer asks no one)")
 
 
 def _at(name: str, moves: int) -> Game:
@@ -769,3 +769,13 @@ def test_a_major_is_not_started_when_its_two_shares_and_loans_could_buy_no_train
     starts = [m for m in legal_actions(game) if isinstance(m, Par)]
     assert starts and all(unfunded(game, m) for m in starts)
     assert not isinstance(decide(game).action, Par)
+
+
+def test_a_train_that_leaves_the_run_as_it_is_says_so_and_why() -> None:
+    """CNR's third 3-train read only "buys a 3-train for 225" (checker of issue 37): its
+    run stays as it is; the train in hand is what it is bought for."""
+    game = kept_game("1867-computer-seats-1", 339)
+    decision = decide(game)
+    assert decision.action == BuyTrain("CNR", "3-3", 225), decision
+    assert decision.reason.startswith(f"buys a 3-train for 225; CNR's best run stays {route_income(game, 'CNR')}; "
+                                      "as a train in hand it leaves its seat about "), decision.reason

@@ -294,8 +294,15 @@ def _first_run(move: Move, buy: BuyTrain, ran: bool) -> str:
 
 
 def _next_run(move: Move) -> str:
+    """The run the train changes from the next operating round; else that the run stays,
+    and what the train is worth to the seat beside it (trains count for part of their
+    price: they run on and may be sold, 8.11)."""
     change = move.run_change()
-    return f"{change} from the next operating round" if change else ""
+    if change:
+        return f"{change} from the next operating round"
+    stays = f"{move.company}'s best run stays {move.runs[0]}" if move.company else ""
+    return _joined(stays, f"as a train in hand it leaves its seat about {move.gain:.0f} better off than buying none"
+                   if move.gain >= 1 else "")
 
 
 def _seller_left(move: Move, seller: str | None) -> str:
@@ -484,7 +491,8 @@ def only_move(game: Game, action: Action) -> str:
             return "the only move allowed"
         return reason(Move(game, after(game, action), action, company, (0, 0), 0.0, tuple(offered)))
     told = reason(Move(game, after(game, action), action, company, (0, 0), 0.0, (action,)))
-    return f"{told} (the only move allowed)"
+    consent = " without another player's consent" if len(legal_actions(game)) > 1 else ""  # their train, private
+    return f"{told} (the only move allowed{consent})"
 
 
 def _private(move: Move, buy: BuyPrivate) -> str:
@@ -656,7 +664,7 @@ def _no_private(game: Game, offered: list[Action]) -> str:
     privates = sorted({m.private for m in offered if isinstance(m, BuyPrivate)})
     others = sorted({m.private for m in offered if isinstance(m, BuyPrivate) and consent_needed(game, m)})
     own = [p for p in privates if p not in others]
-    told = [f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} worth no more to its seat than a price it may pay"
+    told = [f"{', '.join(own)} would leave its seat no better off at any price it may pay (8.12)"
             if own else "",
             f"{', '.join(others)} {'is' if len(others) == 1 else 'are'} other players' to sell (the computer asks "
             "no one)" if others else ""]
