@@ -779,3 +779,15 @@ def test_a_train_that_leaves_the_run_as_it_is_says_so_and_why() -> None:
     assert decision.action == BuyTrain("CNR", "3-3", 225), decision
     assert decision.reason.startswith(f"buys a 3-train for 225; CNR's best run stays {route_income(game, 'CNR')}; "
                                       "as a train in hand it leaves its seat about "), decision.reason
+
+
+def test_a_major_nationalized_by_the_move_tried_is_not_judged_by_a_price_it_no_longer_has() -> None:
+    """Arena, 1867 against greedy (seed 90001): ICR (413, cheapest train 650) passing its
+    train step is nationalized; on the copy it is a major to be restarted, with no share
+    price, and the reason asked its payout: "ICR has no share price", the game stopped."""
+    game = kept_game("1867-arena-90001-greedy")
+    later = after(game, Pass("ICR"))
+    assert company_acting(game) == "ICR" and later is not None
+    assert later.state.companies["ICR"].market is None and not doomed(later, later.state.companies["ICR"])
+    decision = decide(game)
+    assert decision.action == Pass("ICR") and decision.reason.startswith("buys no train: "), decision

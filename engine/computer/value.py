@@ -192,7 +192,7 @@ def doomed(game: Game, company: Company) -> bool:
     """Whether ``company`` is nationalized at its next train step (8.11.3, 10): it has no
     train and none within reach (:func:`train_beyond_reach`). Money a stock round could
     bring it (its treasury shares sold) saves it only once paid in."""
-    if company.trains:
+    if company.trains or company.market is None or not company.floated:  # e.g. a major just reset (10.1E)
         return False
     president = game.state.president(company.sym)
     return train_beyond_reach(game, company, president.id if president else None)
