@@ -283,8 +283,7 @@ async def test_the_computer_refuses_a_deal_asked_of_its_seat_and_proposes_none()
         assert consent_needed(game, deal) == "3058" and deal not in moves(game)
         assert "computer takes Player 3" in await table.say("as Player 1 replace Player 3 computer")
         said = await table.say("as Player 2 train 2-0 from N 60")
-        assert "refuses `train 2-0 from N 60` (N would keep no train that lasts as long and outlasts the next " \
-            "phase" in said
+        assert "refuses `train 2-0 from N 60` (N would keep no train, and a company must own one" in said
         assert "played by the computer" in said, said
         game = await table.game()
         assert any(t.id == "2-0" for t in game.state.companies["N"].trains)  # kept

@@ -6,10 +6,10 @@ from __future__ import annotations
 import copy
 
 from engine import BuyTrain, Merge, answer_deal, consent_needed
-from engine.computer.agents import after
+from engine.computer.agents import after, company_acting
 from engine.game import Game
 from engine.replay import replay
-from tests.conftest import shared_game
+from tests.conftest import kept_game, shared_game
 
 BEFORE_MNN_BUYS = 249
 """Moves of 1861-29683 after which MNN (trainless, 179) at its train step could ask player
@@ -39,8 +39,7 @@ def test_a_companys_only_train_is_not_sold_at_any_price() -> None:
     for price in (1, 60, 100):
         answer = answer_deal(game, BuyTrain("M-K", "2-0", price), "3058")
         assert not answer.agrees
-        assert answer.reason == "N would keep no train that lasts as long and outlasts the next phase, " \
-            "and a company must own a train (8.11.3)"
+        assert answer.reason == "N would keep no train, and a company must own one (8.11.3)"
 
 
 def test_a_merge_is_judged_by_the_major_the_asker_may_name_that_is_worst_for_the_seat() -> None:
@@ -57,3 +56,15 @@ def test_a_merge_is_judged_by_the_major_the_asker_may_name_that_is_worst_for_the
     assert merge == Merge("AE", "CA") and after(game, merge) is not None
     answer = answer_deal(game, merge, owner)
     assert not answer.agrees and "further behind than no deal" in answer.reason, answer
+
+
+def test_one_of_two_trains_is_sold_by_price_not_refused_by_rule() -> None:
+    """N has two 2-trains. Selling one to KK for 150 was refused "whatever the price", with
+    the reason that N would keep no train as lasting (checker of issue 37): it keeps one
+    just like it. Now the price decides."""
+    game = kept_game("1861-two-people-two-computers")
+    assert company_acting(game) == "KK" and [t.name for t in game.state.companies["N"].trains] == ["2", "2"]
+    owner = consent_needed(game, BuyTrain("KK", "2-9", 10))
+    assert owner is not None
+    assert not answer_deal(game, BuyTrain("KK", "2-9", 10), owner).agrees
+    assert answer_deal(game, BuyTrain("KK", "2-9", 150), owner).agrees

@@ -2,7 +2,7 @@
 private of its own (8.12), its minor in a merge (9.2). The computer agrees when the deal
 leaves its seat further ahead than no deal, as it counts worth (:mod:`.value`): the
 companies in the deal judged by their best routes before and after, a merge by the
-major the asker may name that is worst for the seat.
+major the asker may name that is worst for the seat. It sells no company's last train.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ..game import Game
 from ..trains import find_train
 from .agents import after
 from .player import DECISION_STEPS, SEARCH_STEPS, majors_named, runner
-from .value import Work, income_within, rounds_left, seller_keeps_a_train, standing, worths
+from .value import Work, income_within, rounds_left, standing, worths
 
 AGREE_MARGIN = 5.0
 """How much further ahead a deal must leave the seat, at least, to be agreed: a deal
@@ -44,10 +44,9 @@ def answer_deal(game: Game, action: Action, seat: str) -> Answer:
     later = after(game, action)
     if later is None:
         return Answer(False, "the engine would not allow it")
-    if isinstance(action, BuyTrain) and game.state.companies.get(involved[-1]) and \
-            not seller_keeps_a_train(game, action.train):
-        return Answer(False, f"{involved[-1]} would keep no train that lasts as long and outlasts the "
-                             "next phase, and a company must own a train (8.11.3)")
+    seller = game.state.companies.get(involved[-1]) if isinstance(action, BuyTrain) else None
+    if seller is not None and not later.state.companies[seller.sym].trains:
+        return Answer(False, f"{seller.sym} would keep no train, and a company must own one (8.11.3)")
     ends = [end for end, _ in majors_named(later, action.entity)] if isinstance(action, Merge) else []
     gain = min(seat_standing(end) for end in ends or [later]) - seat_standing(game)
     if gain > AGREE_MARGIN:
