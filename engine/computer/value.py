@@ -231,18 +231,21 @@ def train_beyond_reach(game: Game, company: Company, president: str | None) -> b
                    for sister in sisters for train in sister.trains)
 
 
+def _phase_place(game: Game, phase: str | None) -> int:
+    """``phase``'s place among the title's phases (past the last: none, or never)."""
+    names = [p.name for p in game.ctx.board.phases]
+    return names.index(phase) if phase in names else len(names)
+
+
 def _lasts(game: Game, train: str) -> int:
     """The place among the phases of the one that rusts ``train`` (past the last: never)."""
-    names = [p.name for p in game.ctx.board.phases]
-    rusts = game.ctx.board.train(train).rusts_on
-    return names.index(rusts) if rusts in names else len(names)
+    return _phase_place(game, game.ctx.board.train(train).rusts_on)
 
 
 def _outlasts_next_phase(game: Game, train: str) -> bool:
     """Whether ``train`` runs on after the next phase begins (or never rusts)."""
-    names = [p.name for p in game.ctx.board.phases]
-    now = names.index(game.state.phase) if game.state.phase in names else len(names)
-    return _lasts(game, train) > min(now + 1, len(names) - 1)
+    last = len(game.ctx.board.phases) - 1
+    return _lasts(game, train) > min(_phase_place(game, game.state.phase) + 1, last)
 
 
 def seller_keeps_a_train(game: Game, train: str) -> bool:
